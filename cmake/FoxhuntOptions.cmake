@@ -1,0 +1,42 @@
+# Build options and the small helpers every layer uses.
+option(FOXHUNT_BUILD_ENGINE "Build the engine, CLI and benchmarks (needs SQLite, zstd, date)" ON)
+option(FOXHUNT_BUILD_GUI "Build the Qt GUI (needs Qt 6 Widgets + Charts)" ON)
+option(FOXHUNT_BUILD_TESTS "Build the Qt Test suite" ON)
+option(FOXHUNT_WARNINGS_AS_ERRORS "Treat compiler warnings as errors" OFF)
+option(FOXHUNT_USE_PCH "Precompile the LibTorch headers for targets that use them" ON)
+
+set(CMAKE_CXX_STANDARD 20)
+set(CMAKE_CXX_STANDARD_REQUIRED ON)
+set(CMAKE_CXX_EXTENSIONS OFF)
+set(CMAKE_EXPORT_COMPILE_COMMANDS ON)
+if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
+  set(CMAKE_BUILD_TYPE RelWithDebInfo CACHE STRING "Build type" FORCE)
+endif()
+
+find_program(FOXHUNT_CCACHE ccache)
+if(FOXHUNT_CCACHE AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
+  set(CMAKE_CXX_COMPILER_LAUNCHER "${FOXHUNT_CCACHE}")
+endif()
+
+include(GNUInstallDirs)
+
+# foxhunt_target_defaults(target): C++20, warnings. No global flags.
+function(foxhunt_target_defaults target)
+  target_compile_features(${target} PUBLIC cxx_std_20)
+  if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+    target_compile_options(${target} PRIVATE -Wall -Wextra)
+    if(FOXHUNT_WARNINGS_AS_ERRORS)
+      target_compile_options(${target} PRIVATE -Werror)
+    endif()
+  endif()
+endfunction()
+
+# foxhunt_qt_defaults(target): every Qt target compiles with QT_NO_KEYWORDS,
+# because Qt's `slots` macro breaks the LibTorch headers.
+function(foxhunt_qt_defaults target)
+  target_compile_definitions(${target} PRIVATE QT_NO_KEYWORDS)
+endfunction()
+
+# Torch targets take the system LibTorch 1.13 (CPU) on Debian, or the one in a
+# PyTorch 2.x wheel when CMAKE_PREFIX_PATH points at it (tests/gpu/run.sh).
+find_package(Torch REQUIRED)

@@ -1,0 +1,46 @@
+#pragma once
+// Validation of a parsed file: the rules a bar series must satisfy before it is stored.
+
+#include "engine/data/parsed_file.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace foxhunt {
+
+/// A run of exact duplicate rows that were dropped.
+struct DuplicateRun {
+    std::uint64_t firstLine = 0;     ///< first file line of the dropped run
+    std::uint64_t lastLine = 0;      ///< last file line of the dropped run
+    std::uint64_t originalLine = 0;  ///< the line the first dropped row repeats
+    std::uint64_t rows = 0;
+};
+
+/// A gap between consecutive bars of one instrument that is longer than the bar interval.
+struct Gap {
+    enum class Kind { DailyBreak, Weekend, Other };
+    Kind kind = Kind::Other;
+    std::int64_t fromTs = 0;   ///< start of the last bar before the gap (UTC ns)
+    std::int64_t toTs = 0;     ///< start of the first bar after it
+};
+
+/// What validation found. Bars in `file` are updated in place (duplicates removed).
+struct ValidationReport {
+    std::uint64_t rowsIn = 0;
+    std::uint64_t rowsKept = 0;
+    std::uint64_t duplicatesDropped = 0;
+    std::vector<DuplicateRun> duplicateRuns;
+    std::uint64_t offGridPrices = 0;   ///< bars with a price off the 0.25 tick grid (warning)
+    std::int64_t intervalNs = 0;       ///< the bar interval (from the file, else the most common step)
+    std::vector<Gap> gaps;
+    std::uint64_t dailyBreaks = 0, weekends = 0, otherGaps = 0;
+    std::vector<std::string> warnings;  ///< readable, ready for a report
+};
+
+/// Checks OHLC consistency, positive prices, per-instrument increasing timestamps;
+/// drops exact duplicates (counted, with their file lines); classifies gaps.
+/// Throws ImportError (`file:line: reason`) when the file must be rejected whole.
+ValidationReport validateBars(ParsedFile& file);
+
+} // namespace foxhunt

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Installs everything Foxhunt needs to build, test and package, from Debian 12
+# packages. Idempotent: run it as often as you like (as root, or with sudo).
+set -euo pipefail
+
+if [ "$(id -u)" -ne 0 ]; then
+  exec sudo -E bash "$0" "$@"
+fi
+
+packages=(
+  # toolchain
+  g++ cmake ninja-build ccache pkg-config git file
+  # Qt 6: widgets, charts, SQL (SQLite driver), svg, platform plugins
+  qt6-base-dev qt6-base-dev-tools libqt6charts6-dev libqt6svg6-dev
+  libqt6opengl6-dev libqt6sql6-sqlite qt6-qpa-plugins libgl-dev libxkbcommon-dev
+  # LibTorch 1.13 (CPU) and a fast BLAS: without OpenBLAS LibTorch falls back
+  # to reference BLAS and runs about 30x slower (see shared/DESIGN.md).
+  libtorch-dev libopenblas0-pthread libopenblas-dev
+  # engine libraries
+  libsqlite3-dev sqlite3 libzstd-dev libhowardhinnant-date-dev tzdata
+  nlohmann-json3-dev libcli11-dev libbenchmark-dev libssl-dev
+  # GUI tests and screenshots
+  xvfb xauth
+  # reference measurements (PyTorch's Python API at the same version)
+  python3-torch
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup-deps: all ${#packages[@]} packages already installed"
+else
+  echo "setup-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q
+  apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+# Make sure the OpenBLAS alternative is the active libblas.so.3.
+if [ -e /usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3 ]; then
+  update-alternatives --set libblas.so.3-x86_64-linux-gnu \
+    /usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3 >/dev/null 2>&1 || true
+  update-alternatives --set liblapack.so.3-x86_64-linux-gnu \
+    /usr/lib/x86_64-linux-gnu/openblas-pthread/liblapack.so.3 >/dev/null 2>&1 || true
+fi
