@@ -1,2 +1,37 @@
-#include <cstdio>
-int main() { std::puts("foxhunt-cli"); return 0; }
+// foxhunt-cli: the headless front end. Every command is also what tests and
+// the README's checks call.
+
+#include "app/cli/commands.h"
+
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+#include <map>
+#include <string>
+
+int main(int argc, char** argv)
+{
+    CLI::App app{"Foxhunt: train and watch trading models on ES futures bars (headless)", "foxhunt-cli"};
+    app.set_version_flag("--version", std::string("foxhunt-cli ") + FOXHUNT_VERSION);
+    app.require_subcommand(1);
+
+    std::map<CLI::App*, foxhunt::cli::Runner> runners;
+    auto add = [&](foxhunt::cli::Runner (*adder)(CLI::App&)) {
+        const std::size_t before = app.get_subcommands({}).size();
+        foxhunt::cli::Runner runner = adder(app);
+        runners[app.get_subcommands({}).at(before)] = std::move(runner);
+    };
+    add(&foxhunt::cli::addImportCommand);
+    add(&foxhunt::cli::addBarsCommand);
+    add(&foxhunt::cli::addReplayCommand);
+    add(&foxhunt::cli::addBenchCommand);
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e);
+    }
+    for (auto& [sub, run] : runners)
+        if (sub->parsed()) return run();
+    return foxhunt::cli::kExitError;
+}

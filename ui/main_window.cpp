@@ -1,4 +1,274 @@
 #include "ui/main_window.h"
+
+#include "ui/bars_chart_view.h"
+#include "ui/import_controller.h"
+#include "ui/import_report.h"
+
+#include "engine/data/market_time.h"
+#include "engine/store/bar_store.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QIcon>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTableWidget>
+#include <QUrl>
+#include <QVBoxLayout>
+
 namespace foxhunt {
-MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) { setWindowTitle(QStringLiteral("Foxhunt")); }
+
+namespace {
+
+enum SeriesColumn { ColSymbol, ColKind, ColDataset, ColInterval, ColBars, ColFrom, ColTo, ColCount };
+
+QString intervalText(std::int64_t ns)
+{
+    const std::int64_t s = ns / kNsPerSecond;
+    if (s <= 0) return QStringLiteral("?");
+    if (s % 86400 == 0) return QStringLiteral("%1 d").arg(s / 86400);
+    if (s % 3600 == 0) return QStringLiteral("%1 h").arg(s / 3600);
+    if (s % 60 == 0) return QStringLiteral("%1 min").arg(s / 60);
+    return QStringLiteral("%1 s").arg(s);
+}
+
+} // namespace
+
+MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
+    : QMainWindow(parent), m_databasePath(databasePath),
+      m_import(std::make_unique<ImportController>(databasePath))
+{
+    setWindowTitle(QStringLiteral("Foxhunt"));
+    setWindowIcon(QIcon(QStringLiteral(":/foxhunt/icon.svg")));
+    setAcceptDrops(true);
+    buildMenus();
+    buildCentral();
+
+    connect(m_import.get(), &ImportController::progress, this, [this](int percent, const QString& text) {
+        m_progress->setVisible(true);
+        m_progress->setValue(percent);
+        statusBar()->showMessage(text);
+    });
+    connect(m_import.get(), &ImportController::finished, this, &MainWindow::onImportFinished);
+
+    try {
+        m_store = std::make_unique<BarStore>(databasePath.toStdString());
+        if (ensureDefaultData(*m_store))
+            m_log->appendPlainText(tr("Created %1 with the bundled synthetic ES-like series.").arg(databasePath));
+    } catch (const std::exception& e) {
+        m_log->appendPlainText(tr("Cannot open the store: %1").arg(QString::fromStdString(e.what())));
+        QMetaObject::invokeMethod(this, [this, msg = QString::fromStdString(e.what())] {
+            QMessageBox::critical(this, tr("Foxhunt"), tr("Cannot open the data store:\n%1").arg(msg));
+        }, Qt::QueuedConnection);
+    }
+    refreshSeries();
+    resize(1100, 700);
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildMenus()
+{
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QAction* importAction = file->addAction(tr("&Import bars..."), this, &MainWindow::openImportDialog);
+    importAction->setShortcut(QKeySequence(QStringLiteral("Ctrl+I")));
+    file->addSeparator();
+    QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About Foxhunt"), this, &MainWindow::showAbout);
+    help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+}
+
+void MainWindow::buildCentral()
+{
+    auto* central = new QWidget;
+    auto* layout = new QVBoxLayout(central);
+
+    m_banner = new QWidget;
+    m_banner->setObjectName(QStringLiteral("syntheticBanner"));
+    m_banner->setStyleSheet(QStringLiteral("#syntheticBanner { background: #fff3cd; border: 1px solid #e0c060; }"
+                                           "#syntheticBanner QLabel { color: #5c4400; }"));
+    auto* bannerLayout = new QHBoxLayout(m_banner);
+    m_bannerText = new QLabel(tr("<b>Synthetic data.</b> Only the bundled ES-like synthetic series is stored; "
+                                 "nothing you see is a real market. Import real ES bars (Databento DBN, CSV) to "
+                                 "train on the market."));
+    m_bannerText->setWordWrap(true);
+    auto* importButton = new QPushButton(tr("Import real data..."));
+    connect(importButton, &QPushButton::clicked, this, &MainWindow::openImportDialog);
+    bannerLayout->addWidget(m_bannerText, 1);
+    bannerLayout->addWidget(importButton);
+    layout->addWidget(m_banner);
+
+    auto* splitter = new QSplitter(Qt::Horizontal);
+    m_seriesTable = new QTableWidget(0, ColCount);
+    m_seriesTable->setHorizontalHeaderLabels(
+        {tr("Series"), tr("Kind"), tr("Dataset"), tr("Bar"), tr("Bars"), tr("From (UTC)"), tr("To (UTC)")});
+    m_seriesTable->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_seriesTable->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_seriesTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_seriesTable->verticalHeader()->hide();
+    m_seriesTable->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    connect(m_seriesTable, &QTableWidget::itemSelectionChanged, this, &MainWindow::showSelectedSeries);
+    splitter->addWidget(m_seriesTable);
+
+    m_chart = new BarsChartView;
+    splitter->addWidget(m_chart);
+    splitter->setStretchFactor(0, 2);
+    splitter->setStretchFactor(1, 3);
+
+    auto* vertical = new QSplitter(Qt::Vertical);
+    vertical->addWidget(splitter);
+    m_log = new QPlainTextEdit;
+    m_log->setReadOnly(true);
+    m_log->setPlaceholderText(tr("Import reports appear here. Drop files on the window to import them."));
+    vertical->addWidget(m_log);
+    vertical->setStretchFactor(0, 4);
+    vertical->setStretchFactor(1, 1);
+    layout->addWidget(vertical, 1);
+    setCentralWidget(central);
+
+    m_statusDb = new QLabel;
+    m_statusSeries = new QLabel;
+    m_progress = new QProgressBar;
+    m_progress->setRange(0, 100);
+    m_progress->setMaximumWidth(200);
+    m_progress->setVisible(false);
+    statusBar()->addPermanentWidget(m_progress);
+    statusBar()->addPermanentWidget(m_statusSeries);
+    statusBar()->addPermanentWidget(m_statusDb);
+    m_statusDb->setText(m_databasePath);
+}
+
+void MainWindow::refreshSeries()
+{
+    m_seriesTable->setRowCount(0);
+    if (!m_store) {
+        m_banner->setVisible(false);
+        m_statusSeries->setText(tr("no store"));
+        return;
+    }
+    const std::vector<SeriesInfo> all = m_store->series();
+    m_seriesTable->setRowCount(static_cast<int>(all.size()));
+    for (int row = 0; row < static_cast<int>(all.size()); ++row) {
+        const SeriesInfo& s = all[static_cast<std::size_t>(row)];
+        auto set = [&](int col, const QString& text) {
+            auto* item = new QTableWidgetItem(text);
+            item->setData(Qt::UserRole, QVariant::fromValue<qlonglong>(s.id));
+            m_seriesTable->setItem(row, col, item);
+        };
+        set(ColSymbol, QString::fromStdString(s.symbol) + (s.synthetic() ? tr(" (synthetic)") : QString()));
+        set(ColKind, QString::fromStdString(toString(s.kind)));
+        set(ColDataset, QString::fromStdString(s.dataset));
+        set(ColInterval, intervalText(s.intervalNs));
+        set(ColBars, QLocale().toString(static_cast<qulonglong>(s.barCount)));
+        set(ColFrom, s.barCount ? QString::fromStdString(formatUtc(s.firstTs)) : QString());
+        set(ColTo, s.barCount ? QString::fromStdString(formatUtc(s.lastTs)) : QString());
+    }
+    m_banner->setVisible(showingSyntheticOnly());
+    m_statusSeries->setText(tr("%n series", nullptr, static_cast<int>(all.size())));
+    if (!all.empty() && m_seriesTable->selectedItems().isEmpty()) m_seriesTable->selectRow(0);
+}
+
+int MainWindow::seriesCount() const { return m_seriesTable->rowCount(); }
+
+bool MainWindow::showingSyntheticOnly() const
+{
+    if (!m_store) return false;
+    const std::vector<SeriesInfo> all = m_store->series();
+    return !all.empty() && std::all_of(all.begin(), all.end(), [](const SeriesInfo& s) { return s.synthetic(); });
+}
+
+void MainWindow::showSelectedSeries()
+{
+    const QList<QTableWidgetItem*> items = m_seriesTable->selectedItems();
+    if (items.isEmpty() || !m_store) return;
+    const std::int64_t id = items.first()->data(Qt::UserRole).toLongLong();
+    const auto info = m_store->findSeries(std::to_string(id));
+    if (!info) return;
+    m_chart->setBars(m_store->loadBars(id),
+                     QStringLiteral("%1 — %2 bars%3")
+                         .arg(QString::fromStdString(info->symbol))
+                         .arg(info->barCount)
+                         .arg(info->synthetic() ? tr(" — SYNTHETIC") : QString()));
+}
+
+bool MainWindow::importFiles(const QStringList& files)
+{
+    if (files.isEmpty()) return false;
+    if (!m_import->start(files)) {
+        statusBar()->showMessage(tr("An import is already running"), 5000);
+        return false;
+    }
+    m_progress->setValue(0);
+    m_progress->setVisible(true);
+    return true;
+}
+
+void MainWindow::openImportDialog()
+{
+    const QStringList files = QFileDialog::getOpenFileNames(
+        this, tr("Import bars"), QString(),
+        tr("Bar files (*.dbn *.zst *.csv *.txt);;Databento DBN (*.dbn *.dbn.zst);;CSV (*.csv *.txt);;All files (*)"));
+    importFiles(files);
+}
+
+void MainWindow::onImportFinished()
+{
+    m_progress->setVisible(false);
+    m_lastReport = formatImportReport(m_import->outcomes());
+    m_log->appendPlainText(m_lastReport);
+    int failed = 0;
+    for (const ImportOutcome& o : m_import->outcomes()) failed += o.ok ? 0 : 1;
+    statusBar()->showMessage(failed ? tr("Import finished: %1 file(s) rejected").arg(failed) : tr("Import finished"),
+                             10000);
+    refreshSeries();
+    if (failed && isVisible() && !qEnvironmentVariableIsSet("FOXHUNT_NO_DIALOGS"))
+        QMessageBox::warning(this, tr("Import"), m_lastReport);
+    Q_EMIT importReportReady(m_lastReport);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event)
+{
+    if (event->mimeData()->hasUrls()) event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event)
+{
+    QStringList files;
+    for (const QUrl& url : event->mimeData()->urls())
+        if (url.isLocalFile()) files << url.toLocalFile();
+    if (importFiles(files)) event->acceptProposedAction();
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    // An import in flight is abandoned: its transaction rolls back, so the
+    // store never keeps half a file.
+    m_import->cancel();
+    QMainWindow::closeEvent(event);
+}
+
+void MainWindow::showAbout()
+{
+    QMessageBox::about(this, tr("About Foxhunt"),
+                       tr("<h3>Foxhunt %1</h3><p>A workbench for training and watching trading models on "
+                          "E-mini S&amp;P 500 futures bars.</p><p>Store: %2</p>")
+                           .arg(QStringLiteral(FOXHUNT_VERSION), m_databasePath.toHtmlEscaped()));
+}
+
 } // namespace foxhunt

@@ -1,9 +1,80 @@
 #pragma once
+// The Foxhunt main window: the frame the dashboard lives in. Lists the stored
+// series, previews one, imports files (menu, dialog, drag and drop) with progress.
+
 #include <QMainWindow>
+#include <QString>
+
+#include <memory>
+
+QT_BEGIN_NAMESPACE
+class QLabel;
+class QPlainTextEdit;
+class QProgressBar;
+class QTableWidget;
+class QWidget;
+QT_END_NAMESPACE
+
 namespace foxhunt {
+
+class BarStore;
+class BarsChartView;
+class ImportController;
+
+/// The main window. Owns a read connection to the store; imports write through
+/// ImportController's worker connection.
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    explicit MainWindow(QWidget* parent = nullptr);
+    /// Opens (creating if needed) the store at databasePath; on an empty store the
+    /// synthetic default is generated. Errors opening the store are shown, not thrown.
+    explicit MainWindow(const QString& databasePath, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    /// Imports the files on the worker thread (what the dialog and drops call).
+    bool importFiles(const QStringList& files);
+    /// Reloads the series list from the store.
+    void refreshSeries();
+    /// Number of series listed.
+    int seriesCount() const;
+    /// The text of the last import report.
+    QString lastImportReport() const { return m_lastReport; }
+    /// The import worker (for tests: wait on its finished() signal).
+    ImportController* importController() const { return m_import.get(); }
+    /// The preview chart.
+    BarsChartView* chartView() const { return m_chart; }
+    /// Whether only synthetic data is stored (the banner is shown).
+    bool showingSyntheticOnly() const;
+
+Q_SIGNALS:
+    /// Emitted after an import batch finished and the list was refreshed.
+    void importReportReady(const QString& report);
+
+protected:
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+    void closeEvent(QCloseEvent* event) override;
+
+private:
+    void buildMenus();
+    void buildCentral();
+    void openImportDialog();
+    void showSelectedSeries();
+    void onImportFinished();
+    void showAbout();
+
+    QString m_databasePath;
+    std::unique_ptr<BarStore> m_store;
+    std::unique_ptr<ImportController> m_import;
+    QTableWidget* m_seriesTable = nullptr;
+    BarsChartView* m_chart = nullptr;
+    QPlainTextEdit* m_log = nullptr;
+    QWidget* m_banner = nullptr;
+    QLabel* m_bannerText = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QLabel* m_statusDb = nullptr;
+    QLabel* m_statusSeries = nullptr;
+    QString m_lastReport;
 };
+
 } // namespace foxhunt

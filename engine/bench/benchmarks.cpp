@@ -1,1 +1,38 @@
+// Common setup of the benchmark suite: one intra-op thread unless told otherwise,
+// and the machine facts every JSON report carries.
+
+#include "engine/bench/bench_suite.h"
+
+#include "models/runtime.h"
+
 #include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+#include <thread>
+
+namespace foxhunt::bench {
+
+void prepare()
+{
+    int threads = 1;
+    if (const char* env = std::getenv("FOXHUNT_THREADS")) threads = std::max(1, std::atoi(env));
+    models::setThreads(threads);
+    benchmark::AddCustomContext("foxhunt_version", FOXHUNT_VERSION);
+    benchmark::AddCustomContext("torch_version", models::torchVersion());
+    benchmark::AddCustomContext("intra_op_threads", std::to_string(threads));
+    benchmark::AddCustomContext("hardware_threads", std::to_string(std::thread::hardware_concurrency()));
+}
+
+int runAll(int argc, char** argv)
+{
+    prepare();
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}
+
+} // namespace foxhunt::bench

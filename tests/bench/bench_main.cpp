@@ -1,2 +1,4 @@
-#include <benchmark/benchmark.h>
-BENCHMARK_MAIN();
+// foxhunt-bench: every benchmark of the project, JSON with --benchmark_format=json.
+#include "engine/bench/bench_suite.h"
+
+int main(int argc, char** argv) { return foxhunt::bench::runAll(argc, argv); }

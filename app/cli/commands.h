@@ -1,0 +1,25 @@
+#pragma once
+// foxhunt-cli subcommands. Each registers its options on a CLI11 app and
+// returns the process exit code when run.
+
+#include <functional>
+
+namespace CLI { class App; }
+
+namespace foxhunt::cli {
+
+/// Exit codes shared by every command.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitError = 1;     ///< store, I/O or usage errors
+inline constexpr int kExitRejected = 2;  ///< a file was rejected (file:line: reason)
+
+/// A registered command: call it after parsing to run it.
+using Runner = std::function<int()>;
+
+Runner addImportCommand(CLI::App& app);
+Runner addBarsCommand(CLI::App& app);
+Runner addReplayCommand(CLI::App& app);
+Runner addBenchCommand(CLI::App& app);
+
+
+} // namespace foxhunt::cli

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Configures and builds Foxhunt in ./build (used by run-app.sh and run-tests.sh).
+set -euo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$repo"
+
+# ccache keyed on paths relative to the checkout, so a fresh clone reuses the cache.
+export CCACHE_BASEDIR="$repo" CCACHE_NOHASHDIR=true CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
+jobs=${FOXHUNT_JOBS:-$(nproc)}
+
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=${FOXHUNT_BUILD_TYPE:-RelWithDebInfo} "$@"
+cmake --build build -j "$jobs"

@@ -1,0 +1,127 @@
+// The real main window under the offscreen platform: first start on an empty
+// store, importing real files with progress, rejection of a bad file, drops.
+
+#include "ui/bars_chart_view.h"
+#include "ui/import_controller.h"
+#include "ui/main_window.h"
+
+#include <QDropEvent>
+#include <QFile>
+#include <QMenuBar>
+#include <QMimeData>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUrl>
+
+using foxhunt::MainWindow;
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void firstStartShowsSyntheticDefault();
+    void importsRealFilesWithProgress();
+    void rejectsBadFileAndKeepsStore();
+    void dropStartsImport();
+    void decimationKeepsExtremes();
+
+private:
+    static QString realFile(const char* name) { return QStringLiteral(FOXHUNT_REAL_DATA_DIR "/") + QLatin1String(name); }
+    static bool waitForImport(MainWindow& w);
+    QTemporaryDir m_dir;
+};
+
+void TestMainWindow::initTestCase()
+{
+    qputenv("FOXHUNT_NO_DIALOGS", "1");
+    QVERIFY(m_dir.isValid());
+    QVERIFY2(QFile::exists(realFile("ES_1min_sample.csv")), "real data missing: ../shared/data/real");
+}
+
+bool TestMainWindow::waitForImport(MainWindow& w)
+{
+    QSignalSpy done(&w, &MainWindow::importReportReady);
+    return done.wait(120000);
+}
+
+void TestMainWindow::firstStartShowsSyntheticDefault()
+{
+    MainWindow w(m_dir.filePath(QStringLiteral("first.db")));
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QCOMPARE(w.windowTitle(), QStringLiteral("Foxhunt"));
+    QVERIFY(!w.windowIcon().isNull());
+    QCOMPARE(w.menuBar()->actions().size(), 2);
+    QCOMPARE(w.seriesCount(), 1);
+    QVERIFY(w.showingSyntheticOnly());
+    QVERIFY(w.chartView()->pointCount() > 100);
+}
+
+void TestMainWindow::importsRealFilesWithProgress()
+{
+    MainWindow w(m_dir.filePath(QStringLiteral("real.db")));
+    w.show();
+    QSignalSpy progress(w.importController(), &foxhunt::ImportController::progress);
+    QVERIFY(w.importFiles({realFile("ES_1min_sample.csv"), realFile("test_data.ohlcv-1m.dbn.zst")}));
+    QVERIFY(waitForImport(w));
+    QVERIFY(progress.count() >= 2);
+    QCOMPARE(progress.last().at(0).toInt(), 100);
+    const QString report = w.lastImportReport();
+    QVERIFY2(report.contains(QStringLiteral("15214 bars")), qPrintable(report));
+    QVERIFY2(report.contains(QStringLiteral("4 bars")), qPrintable(report));
+    QCOMPARE(w.seriesCount(), 3);
+    QVERIFY(!w.showingSyntheticOnly());
+
+    const QString shot = QStringLiteral(FOXHUNT_SCREENSHOT_DIR "/main_window.png");
+    QVERIFY(w.grab().save(shot));
+}
+
+void TestMainWindow::rejectsBadFileAndKeepsStore()
+{
+    const QString bad = m_dir.filePath(QStringLiteral("bad.csv"));
+    QFile f(bad);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("timestamp,open,high,low,close,volume\n"
+            "2024-01-02 09:30:00,4700.25,4701.00,4699.75,4700.50,100\n"
+            "2024-01-02 09:31:00,4700.50,abc,4699.75,4700.75,100\n");
+    f.close();
+    MainWindow w(m_dir.filePath(QStringLiteral("bad.db")));
+    const int before = w.seriesCount();
+    QVERIFY(w.importFiles({bad}));
+    QVERIFY(waitForImport(w));
+    QVERIFY2(w.lastImportReport().contains(QStringLiteral("bad.csv:3:")), qPrintable(w.lastImportReport()));
+    QCOMPARE(w.seriesCount(), before);
+}
+
+void TestMainWindow::dropStartsImport()
+{
+    MainWindow w(m_dir.filePath(QStringLiteral("drop.db")));
+    w.show();
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(realFile("test_data.ohlcv-1m.dbn.zst"))});
+    QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&w, &drop);
+    QVERIFY(w.importController()->busy() || w.seriesCount() > 1);
+    QVERIFY(waitForImport(w));
+    QCOMPARE(w.seriesCount(), 2);
+}
+
+void TestMainWindow::decimationKeepsExtremes()
+{
+    std::vector<foxhunt::Bar> bars(10000);
+    for (std::size_t i = 0; i < bars.size(); ++i) {
+        bars[i].tsEvent = static_cast<std::int64_t>(i) * foxhunt::kNsPerMinute;
+        bars[i].close = foxhunt::fromPoints(4000.0 + static_cast<double>(i % 100));
+    }
+    bars[5000].close = foxhunt::fromPoints(9999.0);
+    const auto points = foxhunt::decimateMinMax(bars, 100);
+    QVERIFY(points.size() <= 200);
+    bool sawSpike = false;
+    for (std::size_t i = 1; i < points.size(); ++i) QVERIFY(points[i].x() >= points[i - 1].x());
+    for (const QPointF& p : points) sawSpike |= p.y() == 9999.0;
+    QVERIFY(sawSpike);
+}
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_main_window.moc"
