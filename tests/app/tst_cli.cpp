@@ -1,0 +1,203 @@
+// foxhunt-cli end to end, as a user runs it: the real files in shared/data/real
+// import with the results SOURCES.md describes; bad files are rejected with
+// file:line: reason and leave the store unchanged.
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+class TestCli : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void versionAndHelp();
+    void importsRealFiles_data();
+    void importsRealFiles();
+    void reimportIsNoOp();
+    void rejectsBadFiles_data();
+    void rejectsBadFiles();
+    void barsListsSeries();
+    void replayReportsFeatures();
+
+private:
+    struct Result {
+        int exitCode = -1;
+        QByteArray out, err;
+        QJsonObject json() const { return QJsonDocument::fromJson(out).object(); }
+    };
+    Result cli(const QStringList& args);
+    QString db(const QString& name) const { return m_dir.filePath(name); }
+    static QString realFile(const QString& name) { return QStringLiteral(FOXHUNT_REAL_DATA_DIR "/") + name; }
+    QString writeFile(const QString& name, const QByteArray& bytes);
+    QTemporaryDir m_dir;
+};
+
+TestCli::Result TestCli::cli(const QStringList& args)
+{
+    QProcess p;
+    p.start(QStringLiteral(FOXHUNT_CLI_PATH), args);
+    Result r;
+    if (!p.waitForFinished(300000)) return r;
+    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
+    r.out = p.readAllStandardOutput();
+    r.err = p.readAllStandardError();
+    return r;
+}
+
+QString TestCli::writeFile(const QString& name, const QByteArray& bytes)
+{
+    QFile f(m_dir.filePath(name));
+    if (!f.open(QIODevice::WriteOnly)) return {};
+    f.write(bytes);
+    return f.fileName();
+}
+
+void TestCli::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+    QVERIFY2(QFile::exists(realFile(QStringLiteral("SOURCES.md"))), "real data missing: ../shared/data/real");
+}
+
+void TestCli::versionAndHelp()
+{
+    const Result v = cli({QStringLiteral("--version")});
+    QCOMPARE(v.exitCode, 0);
+    QVERIFY(v.out.contains("foxhunt-cli " FOXHUNT_VERSION));
+    for (const char* cmd : {"import", "bars", "replay", "bench"}) {
+        const Result h = cli({QString::fromLatin1(cmd), QStringLiteral("--help")});
+        QCOMPARE(h.exitCode, 0);
+        QVERIFY2(h.out.contains("--json"), cmd);
+    }
+}
+
+void TestCli::importsRealFiles_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("format");
+    QTest::addColumn<int>("imported");
+    QTest::addColumn<int>("duplicates");
+    QTest::addColumn<QString>("firstTime");
+    QTest::addColumn<QString>("instrument");
+    // 2026-01-25 18:00 ET (EST) = 23:00 UTC; 2016-09-09 09:30 ET (EDT) = 13:30 UTC.
+    QTest::newRow("1min") << "ES_1min_sample.csv" << "csv" << 15214 << 0 << "2026-01-25T23:00:00Z" << "ES";
+    QTest::newRow("5min") << "es_5min_1yr.csv" << "csv" << 24946 << 87 << "2016-09-09T13:30:00Z" << "ES";
+    QTest::newRow("dbn") << "test_data.ohlcv-1m.dbn.zst" << "dbn" << 4 << 0 << "2020-12-28T00:00:00Z" << "ESH1";
+}
+
+void TestCli::importsRealFiles()
+{
+    QFETCH(QString, file);
+    QFETCH(QString, format);
+    QFETCH(int, imported);
+    QFETCH(int, duplicates);
+    QFETCH(QString, firstTime);
+    QFETCH(QString, instrument);
+    const QString store = db(QStringLiteral("real-%1.db").arg(QTest::currentDataTag()));
+    const Result r = cli({QStringLiteral("import"), realFile(file), QStringLiteral("--db"), store, QStringLiteral("--json")});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const QJsonObject f = r.json().value(QStringLiteral("files")).toArray().at(0).toObject();
+    QCOMPARE(f.value(QStringLiteral("format")).toString(), format);
+    QCOMPARE(f.value(QStringLiteral("imported")).toInt(), imported);
+    QCOMPARE(f.value(QStringLiteral("duplicates_dropped")).toInt(), duplicates);
+    QCOMPARE(f.value(QStringLiteral("first_time")).toString(), firstTime);
+    QCOMPARE(f.value(QStringLiteral("instrument")).toString(), instrument);
+    QVERIFY(f.value(QStringLiteral("warnings")).isArray());
+    if (duplicates > 0) {
+        // The duplicated 2017-06-12 session: lines 15818-15904 repeat 15731-15817.
+        const QJsonObject run = f.value(QStringLiteral("duplicate_runs")).toArray().at(0).toObject();
+        QCOMPARE(run.value(QStringLiteral("first_line")).toInt(), 15818);
+        QCOMPARE(run.value(QStringLiteral("last_line")).toInt(), 15904);
+        QCOMPARE(run.value(QStringLiteral("original_line")).toInt(), 15731);
+    }
+}
+
+void TestCli::reimportIsNoOp()
+{
+    const QString store = db(QStringLiteral("reimport.db"));
+    const QString file = realFile(QStringLiteral("ES_1min_sample.csv"));
+    QCOMPARE(cli({QStringLiteral("import"), file, QStringLiteral("--db"), store}).exitCode, 0);
+    const Result again = cli({QStringLiteral("import"), file, QStringLiteral("--db"), store, QStringLiteral("--json")});
+    QCOMPARE(again.exitCode, 0);
+    const QJsonObject f = again.json().value(QStringLiteral("files")).toArray().at(0).toObject();
+    QCOMPARE(f.value(QStringLiteral("status")).toString(), QStringLiteral("already_imported"));
+    QCOMPARE(f.value(QStringLiteral("imported")).toInt(), 0);
+}
+
+void TestCli::rejectsBadFiles_data()
+{
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<QString>("where");
+    const QByteArray header = "timestamp,open,high,low,close,volume\n";
+    QTest::newRow("bad row") << "bad_row.csv"
+                             << header + "2024-01-02 09:30:00,4700.25,4701,4699.75,4700.5,10\n"
+                                         "2024-01-02 09:31:00,4700.25,x,4699.75,4700.5,10\n"
+                             << "bad_row.csv:3:";
+    QTest::newRow("conflicting duplicate")
+        << "conflict.csv"
+        << header + "2024-01-02 09:30:00,4700.25,4701,4699.75,4700.5,10\n"
+                    "2024-01-02 09:31:00,4700.25,4701,4699.75,4700.5,10\n"
+                    "2024-01-02 09:31:00,4700.25,4702,4699.75,4700.5,10\n"
+        << "conflict.csv:4:";
+    QFile dbn(realFile(QStringLiteral("test_data.ohlcv-1m.dbn.zst")));
+    QVERIFY(dbn.open(QIODevice::ReadOnly));
+    const QByteArray whole = dbn.readAll();
+    QTest::newRow("truncated dbn") << "truncated.dbn.zst" << whole.left(whole.size() - 20) << "truncated.dbn.zst";
+}
+
+void TestCli::rejectsBadFiles()
+{
+    QFETCH(QString, name);
+    QFETCH(QByteArray, bytes);
+    QFETCH(QString, where);
+    const QString file = writeFile(name, bytes);
+    const QString store = db(QStringLiteral("reject.db"));
+    QCOMPARE(cli({QStringLiteral("import"), realFile(QStringLiteral("test_data.ohlcv-1m.dbn.zst")),
+                  QStringLiteral("--db"), store}).exitCode, 0);
+    const QByteArray before = cli({QStringLiteral("bars"), QStringLiteral("--db"), store, QStringLiteral("--json")}).out;
+
+    const Result r = cli({QStringLiteral("import"), file, QStringLiteral("--db"), store});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains(where.toUtf8()), r.err.constData());
+    const QByteArray after = cli({QStringLiteral("bars"), QStringLiteral("--db"), store, QStringLiteral("--json")}).out;
+    QCOMPARE(after, before);
+}
+
+void TestCli::barsListsSeries()
+{
+    const QString store = db(QStringLiteral("bars.db"));
+    QCOMPARE(cli({QStringLiteral("import"), realFile(QStringLiteral("ES_1min_sample.csv")), QStringLiteral("--db"), store})
+                 .exitCode, 0);
+    const Result r = cli({QStringLiteral("bars"), QStringLiteral("--db"), store, QStringLiteral("--json")});
+    QCOMPARE(r.exitCode, 0);
+    const QJsonArray series = r.json().value(QStringLiteral("series")).toArray();
+    QCOMPARE(series.size(), 1);
+    const QJsonObject s = series.at(0).toObject();
+    QCOMPARE(s.value(QStringLiteral("bars")).toInt(), 15214);
+    QCOMPARE(s.value(QStringLiteral("interval_s")).toInt(), 60);
+    QCOMPARE(s.value(QStringLiteral("gaps")).toObject().value(QStringLiteral("daily_breaks")).toInt(), 9);
+    QCOMPARE(s.value(QStringLiteral("gaps")).toObject().value(QStringLiteral("weekends")).toInt(), 2);
+}
+
+void TestCli::replayReportsFeatures()
+{
+    const QString store = db(QStringLiteral("replay.db"));
+    QCOMPARE(cli({QStringLiteral("import"), realFile(QStringLiteral("ES_1min_sample.csv")), QStringLiteral("--db"), store})
+                 .exitCode, 0);
+    const Result r = cli({QStringLiteral("replay"), QStringLiteral("--db"), store, QStringLiteral("--series"),
+                          QStringLiteral("ES"), QStringLiteral("--from"), QStringLiteral("2026-01-27"),
+                          QStringLiteral("--to"), QStringLiteral("2026-01-29"), QStringLiteral("--json")});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const QJsonObject j = r.json();
+    // ES trading days 2026-01-27 .. 2026-01-29 inclusive: 3 full sessions of 1380 bars.
+    QCOMPARE(j.value(QStringLiteral("bars_replayed")).toInt(), 3 * 1380);
+    QVERIFY(j.value(QStringLiteral("features")).toArray().size() >= 8);
+    QVERIFY(j.value(QStringLiteral("bars_per_second")).toDouble() > 0);
+}
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "tst_cli.moc"
