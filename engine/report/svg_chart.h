@@ -1,0 +1,33 @@
+#pragma once
+// Self-contained SVG line charts for reports: no scripts, no network, vector output.
+
+#include <string>
+#include <vector>
+
+namespace foxhunt {
+
+/// One line of a chart.
+struct SvgSeries {
+    std::string name;
+    std::string color = "#1f77b4";
+    std::vector<double> x;  ///< same length as y; for time axes, UNIX seconds
+    std::vector<double> y;
+};
+
+/// How a chart is drawn.
+struct SvgChartOptions {
+    std::string title;
+    std::string yLabel;
+    int width = 720;
+    int height = 260;
+    bool timeAxis = false;   ///< format x ticks as UTC dates
+    int maxPoints = 1500;    ///< min/max decimation per series above this
+};
+
+/// An <svg> element (responsive: viewBox + width 100%) with axes, ticks, a legend and the lines.
+std::string renderSvgLineChart(const std::vector<SvgSeries>& series, const SvgChartOptions& options);
+
+/// Escapes &, <, >, " and ' for HTML/XML text and attributes.
+std::string escapeXml(const std::string& text);
+
+} // namespace foxhunt
