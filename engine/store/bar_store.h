@@ -52,11 +52,14 @@ struct ImportRecord {
     std::uint64_t rows = 0;
     std::int64_t importedAt = 0;   ///< UNIX ns
     std::vector<std::string> warnings;
+    std::string summary;           ///< JSON object: counts, instrument, series ids, rolls
 };
 
 /// How to import a file.
 struct ImportOptions {
     ReadOptions read;
+    /// With backAdjust the continuous series is stored as "<root>.c.0.adj", so
+    /// adjusted and raw prices never mix in one series.
     ContinuousOptions continuous;
 };
 
@@ -102,6 +105,18 @@ public:
     ImportResult importFile(const std::string& path, const ImportOptions& options = {},
                             const ProgressFn& progress = {});
 
+    /// The core of importFile for a file already read: validates `file` (dropping
+    /// exact duplicates), groups its bars into series (contracts, the continuous
+    /// front month for ES.FUT parent data, or one vendor series) and stores them
+    /// with the import record in one transaction. `sha256` identifies the import;
+    /// empty = a digest of the parsed content. An exception thrown anywhere,
+    /// including by `progress`, rolls everything back.
+    ImportResult importParsed(ParsedFile&& file, const ImportOptions& options = {},
+                              const ProgressFn& progress = {}, const std::string& sha256 = {});
+
+    /// The import with this sha256, if any.
+    std::optional<ImportRecord> findImport(const std::string& sha256) const;
+
     /// Stores already-validated bars as one series (used for the synthetic default).
     std::int64_t storeSeries(const std::string& symbol, const std::string& dataset, SeriesKind kind,
                              std::int64_t intervalNs, const std::vector<Bar>& bars);
@@ -110,7 +125,8 @@ public:
     std::vector<SeriesInfo> series() const;
     /// By id ("3") or symbol ("ES.c.0"); the most recent match for a symbol.
     std::optional<SeriesInfo> findSeries(std::string_view idOrSymbol) const;
-    /// Bars of a series with fromTs <= ts < toTs, in time order.
+    /// Bars of a series with fromTs <= ts < toTs, in time order; each bar's
+    /// instrumentId is the series id (truncated to 32 bits).
     std::vector<Bar> loadBars(std::int64_t seriesId, std::int64_t fromTs = INT64_MIN,
                               std::int64_t toTs = INT64_MAX) const;
     /// Rolls recorded for a continuous series.
@@ -125,6 +141,14 @@ public:
 
 private:
     void migrate();
+    struct StoredBars {
+        std::uint64_t inserted = 0;
+        std::uint64_t alreadyStored = 0;
+    };
+    std::int64_t upsertInstrument(const std::string& symbol, const std::string& dataset, SeriesKind kind,
+                                  std::int64_t intervalNs);
+    StoredBars insertBars(std::int64_t seriesId, const std::vector<Bar>& bars,
+                          const std::function<void(std::uint64_t)>& advance);
     std::string m_path;
     sqlite3* m_db = nullptr;
 };

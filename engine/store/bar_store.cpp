@@ -1,0 +1,678 @@
+#include "engine/store/bar_store.h"
+
+#include "engine/data/import_error.h"
+#include "engine/data/market_time.h"
+#include "engine/data/synthetic.h"
+#include "engine/store/sha256.h"
+#include "engine/store/sqlite_util.h"
+
+#include <nlohmann/json.hpp>
+#include <sqlite3.h>
+
+#include <pwd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+namespace foxhunt {
+
+namespace {
+
+/// PRAGMA application_id of every Foxhunt database: "FxHt" in ASCII.
+constexpr std::int32_t kApplicationId = 0x46784874;
+/// Rows between two progress callbacks while storing.
+constexpr std::uint64_t kProgressRows = 16'384;
+
+/// One schema step. Adding a version is appending an entry and bumping
+/// BarStore::kSchemaVersion; each runs in its own transaction.
+struct Migration {
+    int version;
+    const char* sql;
+};
+
+constexpr Migration kMigrations[] = {
+    {1, R"sql(
+PRAGMA application_id = 1182287988;
+CREATE TABLE app_meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+) WITHOUT ROWID;
+INSERT INTO app_meta(key, value) VALUES ('application', 'foxhunt');
+CREATE TABLE instruments (
+    id          INTEGER PRIMARY KEY,
+    symbol      TEXT    NOT NULL,
+    dataset     TEXT    NOT NULL,
+    kind        TEXT    NOT NULL CHECK (kind IN ('contract', 'continuous', 'series', 'synthetic')),
+    interval_ns INTEGER NOT NULL,
+    created     INTEGER NOT NULL,
+    bar_count   INTEGER NOT NULL DEFAULT 0,
+    first_ts    INTEGER,
+    last_ts     INTEGER,
+    UNIQUE (symbol, dataset, interval_ns)
+);
+CREATE TABLE bars (
+    instrument_id INTEGER NOT NULL REFERENCES instruments(id) ON DELETE CASCADE,
+    ts     INTEGER NOT NULL,
+    open   INTEGER NOT NULL,
+    high   INTEGER NOT NULL,
+    low    INTEGER NOT NULL,
+    close  INTEGER NOT NULL,
+    volume INTEGER NOT NULL,
+    PRIMARY KEY (instrument_id, ts)
+) WITHOUT ROWID;
+CREATE TABLE imports (
+    id          INTEGER PRIMARY KEY,
+    path        TEXT    NOT NULL,
+    sha256      TEXT    NOT NULL UNIQUE,
+    format      TEXT    NOT NULL,
+    rows        INTEGER NOT NULL,
+    imported_at INTEGER NOT NULL,
+    warnings    TEXT    NOT NULL DEFAULT '[]',
+    summary     TEXT    NOT NULL DEFAULT '{}'
+);
+CREATE TABLE rolls (
+    instrument_id INTEGER NOT NULL REFERENCES instruments(id) ON DELETE CASCADE,
+    ts          INTEGER NOT NULL,
+    trading_day INTEGER NOT NULL,
+    from_symbol TEXT    NOT NULL,
+    to_symbol   TEXT    NOT NULL,
+    price_gap   INTEGER NOT NULL,
+    PRIMARY KEY (instrument_id, ts)
+) WITHOUT ROWID;
+)sql"},
+};
+
+static_assert(kApplicationId == 1182287988, "migration 1 writes the application id literally");
+static_assert(std::size(kMigrations) == BarStore::kSchemaVersion && kMigrations[std::size(kMigrations) - 1].version == BarStore::kSchemaVersion,
+              "every schema version needs its migration");
+
+std::int64_t nowNs()
+{
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+SeriesKind kindFromString(const std::string& text)
+{
+    if (text == "contract") return SeriesKind::Contract;
+    if (text == "continuous") return SeriesKind::Continuous;
+    if (text == "synthetic") return SeriesKind::Synthetic;
+    return SeriesKind::Series;
+}
+
+std::uint32_t bigEndian(const unsigned char* p, int bytes)
+{
+    std::uint32_t value = 0;
+    for (int i = 0; i < bytes; ++i) value = (value << 8) | p[i];
+    return value;
+}
+
+// Looks at the 100-byte SQLite header before SQLite touches the file, so that
+// text, random bytes and cut-off copies get a plain answer instead of an
+// obscure one later (or a silently re-initialised file).
+void checkFileHeader(const std::string& path)
+{
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) return;
+    if (std::filesystem::is_directory(path, ec))
+        throw StoreError(path + ": is a directory, not a database file");
+    const auto size = std::filesystem::file_size(path, ec);
+    if (ec) throw StoreError(path + ": cannot read: " + ec.message());
+    if (size == 0) return; // a new, empty file: SQLite creates the database in it
+    std::ifstream in(path, std::ios::binary);
+    unsigned char header[100] = {};
+    in.read(reinterpret_cast<char*>(header), sizeof header);
+    static constexpr char kMagic[] = "SQLite format 3";
+    if (in.gcount() < 100 || std::memcmp(header, kMagic, sizeof kMagic) != 0)
+        throw StoreError(path + ": not a Foxhunt database (the file is not an SQLite database)");
+
+    std::uint64_t pageSize = bigEndian(header + 16, 2);
+    if (pageSize == 1) pageSize = 65536;
+    if (pageSize < 512 || pageSize > 65536 || (pageSize & (pageSize - 1)) != 0)
+        throw StoreError(path + ": the database is corrupt (invalid page size in its header)");
+    const std::uint64_t pageCount = bigEndian(header + 28, 4);
+    const bool countValid = bigEndian(header + 24, 4) == bigEndian(header + 92, 4);
+    // A hot WAL may legitimately hold pages beyond the main file's end.
+    const auto walSize = std::filesystem::file_size(path + "-wal", ec);
+    const bool hotWal = !ec && walSize > 0;
+    if (countValid && !hotWal && pageCount * pageSize > size)
+        throw StoreError(path + ": the database is truncated or corrupt (its header promises " +
+                         std::to_string(pageCount * pageSize) + " bytes, the file has " + std::to_string(size) + ")");
+}
+
+std::int64_t pragmaInt(sqlite3* db, const char* name)
+{
+    sql::Statement st(db, std::string("PRAGMA ") + name);
+    return st.step() ? st.int64(0) : 0;
+}
+
+std::string contentDigest(const ParsedFile& file)
+{
+    Sha256 hasher;
+    hasher.update("foxhunt-parsed-v1:");
+    hasher.update(toString(file.format));
+    hasher.update(file.dataset);
+    hasher.update(file.defaultSymbol);
+    for (const auto& [id, symbol] : file.symbols) {
+        hasher.update(std::string_view(reinterpret_cast<const char*>(&id), sizeof id));
+        hasher.update(symbol);
+        hasher.update(std::string_view("\0", 1));
+    }
+    for (const Bar& bar : file.bars) {
+        const std::int64_t fields[] = {bar.tsEvent, bar.open, bar.high, bar.low, bar.close,
+                                       static_cast<std::int64_t>(bar.volume), bar.instrumentId};
+        hasher.update(std::string_view(reinterpret_cast<const char*>(fields), sizeof fields));
+    }
+    return hasher.hex();
+}
+
+ImportRecord readImport(const sql::Statement& st)
+{
+    ImportRecord record;
+    record.id = st.int64(0);
+    record.path = st.text(1);
+    record.sha256 = st.text(2);
+    record.format = st.text(3);
+    record.rows = static_cast<std::uint64_t>(st.int64(4));
+    record.importedAt = st.int64(5);
+    const auto warnings = nlohmann::json::parse(st.text(6), nullptr, /*allow_exceptions=*/false);
+    if (warnings.is_array())
+        for (const auto& w : warnings)
+            if (w.is_string()) record.warnings.push_back(w.get<std::string>());
+    record.summary = st.text(7);
+    return record;
+}
+
+constexpr const char* kImportColumns = "id, path, sha256, format, rows, imported_at, warnings, summary";
+
+SeriesInfo readSeries(const sql::Statement& st)
+{
+    SeriesInfo info;
+    info.id = st.int64(0);
+    info.symbol = st.text(1);
+    info.dataset = st.text(2);
+    info.kind = kindFromString(st.text(3));
+    info.intervalNs = st.int64(4);
+    info.barCount = static_cast<std::uint64_t>(st.int64(5));
+    info.firstTs = st.isNull(6) ? 0 : st.int64(6);
+    info.lastTs = st.isNull(7) ? 0 : st.int64(7);
+    return info;
+}
+
+constexpr const char* kSeriesColumns = "id, symbol, dataset, kind, interval_ns, bar_count, first_ts, last_ts";
+
+} // namespace
+
+std::string toString(SeriesKind kind)
+{
+    switch (kind) {
+    case SeriesKind::Contract: return "contract";
+    case SeriesKind::Continuous: return "continuous";
+    case SeriesKind::Series: return "series";
+    case SeriesKind::Synthetic: return "synthetic";
+    }
+    return "series";
+}
+
+BarStore::BarStore(const std::string& path) : m_path(path)
+{
+    checkFileHeader(path);
+    if (sqlite3_open_v2(path.c_str(), &m_db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
+        const std::string message = m_db ? sqlite3_errmsg(m_db) : "out of memory";
+        sqlite3_close(m_db);
+        m_db = nullptr;
+        throw StoreError(path + ": cannot open the database: " + message);
+    }
+    try {
+        sqlite3_extended_result_codes(m_db, 1);
+        sqlite3_busy_timeout(m_db, 5000);
+        std::int64_t applicationId = 0, version = 0, objects = 0;
+        try {
+            applicationId = pragmaInt(m_db, "application_id");
+            version = pragmaInt(m_db, "user_version");
+            sql::Statement count(m_db, "SELECT count(*) FROM sqlite_schema");
+            objects = count.step() ? count.int64(0) : 0;
+        } catch (const StoreError&) {
+            throw StoreError(path + ": not a usable Foxhunt database (" + sqlite3_errmsg(m_db) + ")");
+        }
+        if (applicationId != kApplicationId && (applicationId != 0 || objects > 0))
+            throw StoreError(path + ": not a Foxhunt database (it belongs to another application); "
+                                    "refusing to modify it");
+        if (version > kSchemaVersion)
+            throw StoreError(path + ": made by a newer Foxhunt (schema version " + std::to_string(version) +
+                             ", this build knows up to " + std::to_string(kSchemaVersion) + ")");
+        if (objects == 0) sql::exec(m_db, "PRAGMA page_size = 8192");
+
+        {
+            sql::Statement journal(m_db, "PRAGMA journal_mode = WAL");
+            if (!journal.step() || journal.text(0) != "wal")
+                throw StoreError(path + ": cannot switch the database to WAL journaling");
+        }
+        sql::exec(m_db, "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; "
+                        "PRAGMA cache_size = -32768; PRAGMA temp_store = MEMORY");
+        migrate();
+
+        sql::Statement meta(m_db, "SELECT value FROM app_meta WHERE key = 'application'");
+        if (!meta.step() || meta.text(0) != "foxhunt")
+            throw StoreError(path + ": not a Foxhunt database (its app_meta table is missing the Foxhunt mark)");
+    } catch (const StoreError&) {
+        sqlite3_close_v2(m_db);
+        m_db = nullptr;
+        throw;
+    } catch (const std::exception& e) {
+        sqlite3_close_v2(m_db);
+        m_db = nullptr;
+        throw StoreError(path + ": " + e.what());
+    }
+}
+
+BarStore::~BarStore() { sqlite3_close_v2(m_db); }
+
+void BarStore::migrate()
+{
+    const std::int64_t current = pragmaInt(m_db, "user_version");
+    for (const Migration& migration : kMigrations) {
+        if (migration.version <= current) continue;
+        sql::Transaction tx(m_db);
+        sql::exec(m_db, migration.sql);
+        sql::exec(m_db, "PRAGMA user_version = " + std::to_string(migration.version));
+        tx.commit();
+    }
+}
+
+std::int64_t BarStore::upsertInstrument(const std::string& symbol, const std::string& dataset, SeriesKind kind,
+                                        std::int64_t intervalNs)
+{
+    sql::Statement insert(m_db, "INSERT INTO instruments(symbol, dataset, kind, interval_ns, created) "
+                                "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (symbol, dataset, interval_ns) DO NOTHING");
+    insert.bind(1, symbol).bind(2, dataset).bind(3, toString(kind)).bind(4, intervalNs).bind(5, nowNs());
+    insert.run();
+    sql::Statement select(m_db, "SELECT id FROM instruments WHERE symbol = ?1 AND dataset = ?2 AND interval_ns = ?3");
+    select.bind(1, symbol).bind(2, dataset).bind(3, intervalNs);
+    if (!select.step()) throw StoreError(m_path + ": instrument " + symbol + " vanished while importing");
+    return select.int64(0);
+}
+
+BarStore::StoredBars BarStore::insertBars(std::int64_t seriesId, const std::vector<Bar>& bars,
+                                          const std::function<void(std::uint64_t)>& advance)
+{
+    StoredBars stored;
+    sql::Statement insert(m_db, "INSERT INTO bars(instrument_id, ts, open, high, low, close, volume) "
+                                "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT DO NOTHING");
+    sqlite3_stmt* st = insert.get();
+    insert.bind(1, seriesId);
+    std::int64_t firstTs = INT64_MAX, lastTs = INT64_MIN;
+    std::uint64_t sinceProgress = 0;
+    for (const Bar& bar : bars) {
+        sqlite3_bind_int64(st, 2, bar.tsEvent);
+        sqlite3_bind_int64(st, 3, bar.open);
+        sqlite3_bind_int64(st, 4, bar.high);
+        sqlite3_bind_int64(st, 5, bar.low);
+        sqlite3_bind_int64(st, 6, bar.close);
+        sqlite3_bind_int64(st, 7, static_cast<std::int64_t>(bar.volume));
+        if (sqlite3_step(st) != SQLITE_DONE) {
+            sqlite3_reset(st);
+            sql::fail(m_db, "storing bars");
+        }
+        sqlite3_reset(st);
+        if (sqlite3_changes(m_db) > 0) {
+            ++stored.inserted;
+            firstTs = std::min(firstTs, bar.tsEvent);
+            lastTs = std::max(lastTs, bar.tsEvent);
+        } else {
+            ++stored.alreadyStored;
+        }
+        if (++sinceProgress == kProgressRows) {
+            if (advance) advance(sinceProgress);
+            sinceProgress = 0;
+        }
+    }
+    if (advance && sinceProgress > 0) advance(sinceProgress);
+    if (stored.inserted > 0) {
+        sql::Statement update(m_db, "UPDATE instruments SET bar_count = bar_count + ?2, "
+                                    "first_ts = min(coalesce(first_ts, ?3), ?3), "
+                                    "last_ts = max(coalesce(last_ts, ?4), ?4) WHERE id = ?1");
+        update.bind(1, seriesId).bind(2, static_cast<std::int64_t>(stored.inserted)).bind(3, firstTs).bind(4, lastTs);
+        update.run();
+    }
+    return stored;
+}
+
+std::optional<ImportRecord> BarStore::findImport(const std::string& sha256) const
+{
+    sql::Statement st(m_db, std::string("SELECT ") + kImportColumns + " FROM imports WHERE sha256 = ?1");
+    st.bind(1, sha256);
+    if (!st.step()) return std::nullopt;
+    return readImport(st);
+}
+
+ImportResult BarStore::importFile(const std::string& path, const ImportOptions& options, const ProgressFn& progress)
+{
+    const std::string digest = sha256File(path);
+    if (findImport(digest)) {
+        ParsedFile none;
+        none.path = path;
+        return importParsed(std::move(none), options, progress, digest);
+    }
+    if (progress) progress(0.0, "read");
+    ParsedFile file = readBarFile(path, options.read);
+    if (progress) progress(1.0, "read");
+    return importParsed(std::move(file), options, progress, digest);
+}
+
+ImportResult BarStore::importParsed(ParsedFile&& file, const ImportOptions& options, const ProgressFn& progress,
+                                    const std::string& sha256)
+{
+    auto report = [&](double fraction, std::string_view stage) {
+        if (progress) progress(fraction, stage);
+    };
+
+    ImportResult result;
+    result.path = file.path;
+    result.format = file.format;
+    result.sha256 = sha256.empty() ? contentDigest(file) : sha256;
+
+    if (const auto prior = findImport(result.sha256)) {
+        result.alreadyImported = true;
+        result.format = fileFormatFromString(prior->format);
+        result.rowsRead = prior->rows;
+        const auto summary = nlohmann::json::parse(prior->summary, nullptr, /*allow_exceptions=*/false);
+        if (summary.is_object()) {
+            result.instrument = summary.value("instrument", std::string());
+            result.firstTs = summary.value("firstTs", std::int64_t{0});
+            result.lastTs = summary.value("lastTs", std::int64_t{0});
+            if (summary.contains("seriesIds") && summary["seriesIds"].is_array())
+                for (const auto& id : summary["seriesIds"])
+                    if (id.is_number_integer()) result.seriesIds.push_back(id.get<std::int64_t>());
+        }
+        result.warnings.push_back("already imported on " + formatUtc(prior->importedAt) + " from " + prior->path +
+                                  " (same SHA-256); nothing was written");
+        return result;
+    }
+
+    report(0.0, "validate");
+    result.rowsRead = file.bars.size();
+    result.validation = validateBars(file);
+    result.duplicatesDropped = result.validation.duplicatesDropped;
+    report(1.0, "validate");
+    if (file.bars.empty()) throw ImportError(file.path, 0, "the file holds no bars");
+
+    result.warnings = file.warnings;
+    result.warnings.insert(result.warnings.end(), result.validation.warnings.begin(),
+                           result.validation.warnings.end());
+    const std::int64_t intervalNs = result.validation.intervalNs != 0 ? result.validation.intervalNs : file.intervalNs;
+    const std::string dataset = file.dataset.empty() ? std::string("csv") : file.dataset;
+
+    // The series this file becomes, main series first.
+    struct Planned {
+        std::string symbol;
+        SeriesKind kind = SeriesKind::Series;
+        std::vector<Bar> bars;
+        bool continuous = false;
+    };
+    std::vector<Planned> planned;
+
+    if (file.symbols.empty()) {
+        Planned one;
+        one.symbol = !file.defaultSymbol.empty() ? file.defaultSymbol : options.read.symbol;
+        one.kind = SeriesKind::Series;
+        one.bars = std::move(file.bars);
+        planned.push_back(std::move(one));
+    } else {
+        std::map<std::uint32_t, std::vector<Bar>> byInstrument;
+        for (const Bar& bar : file.bars) byInstrument[bar.instrumentId].push_back(bar);
+        auto symbolOf = [&](std::uint32_t id) {
+            const auto it = file.symbols.find(id);
+            if (it != file.symbols.end()) return it->second;
+            return !file.defaultSymbol.empty() ? file.defaultSymbol : std::to_string(id);
+        };
+        struct Group {
+            std::string symbol;
+            int key = 0;
+            std::uint32_t id = 0;
+        };
+        std::vector<Group> outrights, spreads;
+        for (const auto& [id, bars] : byInstrument) {
+            const std::string symbol = symbolOf(id);
+            const int year = 1970 + static_cast<int>(bars.front().tsEvent / (kNsPerDay * 36525 / 100));
+            const auto code = parseContractCode(symbol, year);
+            (isSpreadSymbol(symbol) ? spreads : outrights).push_back({symbol, code ? code->expiryKey() : 0, id});
+        }
+        std::sort(outrights.begin(), outrights.end(), [](const Group& a, const Group& b) {
+            return a.key != b.key ? a.key < b.key : a.symbol < b.symbol;
+        });
+
+        if (!outrights.empty() && (outrights.size() > 1 || !spreads.empty())) {
+            ContinuousSeries continuous = buildContinuous(file.bars, file.symbols, options.continuous);
+            if (!continuous.bars.empty()) {
+                std::string root = "ES";
+                for (const auto& symbol : continuous.contracts)
+                    if (const auto code = parseContractCode(symbol, 2000)) {
+                        root = code->root;
+                        break;
+                    }
+                Planned main;
+                main.symbol = root + (options.continuous.backAdjust ? ".c.0.adj" : ".c.0");
+                main.kind = SeriesKind::Continuous;
+                main.bars = std::move(continuous.bars);
+                main.continuous = true;
+                planned.push_back(std::move(main));
+                result.rolls = std::move(continuous.rolls);
+            }
+        }
+        for (const Group& g : outrights) planned.push_back({g.symbol, SeriesKind::Contract, std::move(byInstrument[g.id]), false});
+        if (outrights.empty()) {
+            for (const Group& g : spreads)
+                planned.push_back({g.symbol, SeriesKind::Contract, std::move(byInstrument[g.id]), false});
+        } else if (!spreads.empty()) {
+            std::uint64_t spreadBars = 0;
+            for (const Group& g : spreads) spreadBars += byInstrument[g.id].size();
+            result.warnings.push_back(std::to_string(spreadBars) + " bars of " + std::to_string(spreads.size()) +
+                                      " spread symbols were not stored: the continuous series uses outright contracts only");
+        }
+    }
+    file.bars.clear();
+    file.bars.shrink_to_fit();
+
+    result.instrument = planned.front().symbol;
+    result.firstTs = planned.front().bars.empty() ? 0 : planned.front().bars.front().tsEvent;
+    result.lastTs = planned.front().bars.empty() ? 0 : planned.front().bars.back().tsEvent;
+
+    std::uint64_t total = 0;
+    for (const Planned& p : planned) total += p.bars.size();
+    std::uint64_t done = 0;
+    report(0.0, "store");
+    const auto advance = [&](std::uint64_t rows) {
+        done += rows;
+        report(total ? static_cast<double>(done) / static_cast<double>(total) : 1.0, "store");
+    };
+
+    sql::Transaction tx(m_db);
+    for (const Planned& p : planned) {
+        const std::int64_t id = upsertInstrument(p.symbol, dataset, p.kind, intervalNs);
+        const StoredBars stored = insertBars(id, p.bars, advance);
+        result.imported += stored.inserted;
+        result.alreadyStored += stored.alreadyStored;
+        result.seriesIds.push_back(id);
+        if (p.continuous) {
+            sql::Statement roll(m_db, "INSERT INTO rolls(instrument_id, ts, trading_day, from_symbol, to_symbol, price_gap) "
+                                      "VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT DO NOTHING");
+            for (const Roll& r : result.rolls) {
+                roll.bind(1, id).bind(2, r.ts).bind(3, r.tradingDay).bind(4, r.fromSymbol).bind(5, r.toSymbol).bind(6, r.priceGap);
+                roll.run();
+            }
+        }
+    }
+    if (result.alreadyStored > 0)
+        result.warnings.push_back(std::to_string(result.alreadyStored) +
+                                  " bars were already stored for their series at the same timestamp and were skipped");
+
+    nlohmann::json summary = {
+        {"instrument", result.instrument},
+        {"seriesIds", result.seriesIds},
+        {"rowsRead", result.rowsRead},
+        {"imported", result.imported},
+        {"alreadyStored", result.alreadyStored},
+        {"duplicatesDropped", result.duplicatesDropped},
+        {"firstTs", result.firstTs},
+        {"lastTs", result.lastTs},
+        {"intervalNs", intervalNs},
+        {"rolls", result.rolls.size()},
+        {"dataset", dataset},
+    };
+    sql::Statement record(m_db, "INSERT INTO imports(path, sha256, format, rows, imported_at, warnings, summary) "
+                                "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+    record.bind(1, result.path)
+        .bind(2, result.sha256)
+        .bind(3, toString(result.format))
+        .bind(4, static_cast<std::int64_t>(result.rowsRead))
+        .bind(5, nowNs())
+        .bind(6, nlohmann::json(result.warnings).dump())
+        .bind(7, summary.dump());
+    record.run();
+    tx.commit();
+    report(1.0, "store");
+    return result;
+}
+
+std::int64_t BarStore::storeSeries(const std::string& symbol, const std::string& dataset, SeriesKind kind,
+                                   std::int64_t intervalNs, const std::vector<Bar>& bars)
+{
+    sql::Transaction tx(m_db);
+    const std::int64_t id = upsertInstrument(symbol, dataset, kind, intervalNs);
+    insertBars(id, bars, {});
+    tx.commit();
+    return id;
+}
+
+std::vector<SeriesInfo> BarStore::series() const
+{
+    sql::Statement st(m_db, std::string("SELECT ") + kSeriesColumns +
+                                " FROM instruments ORDER BY CASE kind WHEN 'contract' THEN 0 WHEN 'continuous' THEN 1 "
+                                "WHEN 'series' THEN 2 ELSE 3 END, symbol, id");
+    std::vector<SeriesInfo> out;
+    while (st.step()) out.push_back(readSeries(st));
+    return out;
+}
+
+std::optional<SeriesInfo> BarStore::findSeries(std::string_view idOrSymbol) const
+{
+    const bool numeric = !idOrSymbol.empty() &&
+                         std::all_of(idOrSymbol.begin(), idOrSymbol.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (numeric && idOrSymbol.size() < 19) {
+        sql::Statement st(m_db, std::string("SELECT ") + kSeriesColumns + " FROM instruments WHERE id = ?1");
+        st.bind(1, static_cast<std::int64_t>(std::stoll(std::string(idOrSymbol))));
+        if (st.step()) return readSeries(st);
+    }
+    sql::Statement st(m_db, std::string("SELECT ") + kSeriesColumns +
+                                " FROM instruments WHERE symbol = ?1 ORDER BY created DESC, id DESC LIMIT 1");
+    st.bind(1, idOrSymbol);
+    if (st.step()) return readSeries(st);
+    return std::nullopt;
+}
+
+std::vector<Bar> BarStore::loadBars(std::int64_t seriesId, std::int64_t fromTs, std::int64_t toTs) const
+{
+    std::vector<Bar> out;
+    if (fromTs >= toTs) return out;
+    {
+        // Whole-series loads are the common case: size the vector once.
+        sql::Statement info(m_db, "SELECT bar_count, first_ts, last_ts FROM instruments WHERE id = ?1");
+        info.bind(1, seriesId);
+        if (info.step() && !info.isNull(1) && fromTs <= info.int64(1) && toTs > info.int64(2))
+            out.reserve(static_cast<std::size_t>(info.int64(0)));
+    }
+    sql::Statement query(m_db, "SELECT ts, open, high, low, close, volume FROM bars "
+                               "WHERE instrument_id = ?1 AND ts >= ?2 AND ts < ?3 ORDER BY ts");
+    query.bind(1, seriesId).bind(2, fromTs).bind(3, toTs);
+    sqlite3_stmt* st = query.get();
+    const auto instrumentId = static_cast<std::uint32_t>(seriesId);
+    int rc = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        Bar bar;
+        bar.tsEvent = sqlite3_column_int64(st, 0);
+        bar.open = sqlite3_column_int64(st, 1);
+        bar.high = sqlite3_column_int64(st, 2);
+        bar.low = sqlite3_column_int64(st, 3);
+        bar.close = sqlite3_column_int64(st, 4);
+        bar.volume = static_cast<std::uint64_t>(sqlite3_column_int64(st, 5));
+        bar.instrumentId = instrumentId;
+        out.push_back(bar);
+    }
+    if (rc != SQLITE_DONE) sql::fail(m_db, "loading bars");
+    return out;
+}
+
+std::vector<Roll> BarStore::rolls(std::int64_t seriesId) const
+{
+    sql::Statement st(m_db, "SELECT ts, trading_day, from_symbol, to_symbol, price_gap FROM rolls "
+                            "WHERE instrument_id = ?1 ORDER BY ts");
+    st.bind(1, seriesId);
+    std::vector<Roll> out;
+    while (st.step()) {
+        Roll roll;
+        roll.ts = st.int64(0);
+        roll.tradingDay = st.int64(1);
+        roll.fromSymbol = st.text(2);
+        roll.toSymbol = st.text(3);
+        roll.priceGap = st.int64(4);
+        out.push_back(std::move(roll));
+    }
+    return out;
+}
+
+std::vector<ImportRecord> BarStore::imports() const
+{
+    sql::Statement st(m_db, std::string("SELECT ") + kImportColumns + " FROM imports ORDER BY imported_at DESC, id DESC");
+    std::vector<ImportRecord> out;
+    while (st.step()) out.push_back(readImport(st));
+    return out;
+}
+
+bool BarStore::empty() const
+{
+    sql::Statement st(m_db, "SELECT EXISTS (SELECT 1 FROM instruments)");
+    return !st.step() || st.int64(0) == 0;
+}
+
+std::string defaultDataDir()
+{
+    std::filesystem::path base;
+    const char* xdg = std::getenv("XDG_DATA_HOME");
+    // The XDG spec says relative values are invalid and must be ignored.
+    if (xdg && *xdg == '/') {
+        base = xdg;
+    } else {
+        const char* home = std::getenv("HOME");
+        if (!home || !*home) {
+            const passwd* pw = getpwuid(getuid());
+            home = pw ? pw->pw_dir : nullptr;
+        }
+        if (!home || !*home) throw StoreError("cannot find a data folder: neither XDG_DATA_HOME nor HOME is set");
+        base = std::filesystem::path(home) / ".local" / "share";
+    }
+    const std::filesystem::path dir = base / "foxhunt";
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) throw StoreError(dir.string() + ": cannot create the data folder: " + ec.message());
+    return dir.string();
+}
+
+std::string defaultDatabasePath() { return (std::filesystem::path(defaultDataDir()) / "foxhunt.db").string(); }
+
+bool ensureDefaultData(BarStore& store)
+{
+    if (!store.empty()) return false;
+    const SyntheticOptions options;
+    store.storeSeries(kSyntheticSymbol, kSyntheticDataset, SeriesKind::Synthetic, options.intervalNs,
+                      generateSyntheticBars(options));
+    return true;
+}
+
+} // namespace foxhunt

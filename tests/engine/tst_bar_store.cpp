@@ -1,0 +1,526 @@
+#include "engine/data/import_error.h"
+#include "engine/data/market_time.h"
+#include "engine/data/synthetic.h"
+#include "engine/store/bar_store.h"
+
+#include <QtTest/QtTest>
+#include <QCryptographicHash>
+#include <QFile>
+#include <QRandomGenerator>
+#include <QTemporaryDir>
+
+#include <sqlite3.h>
+
+#include <filesystem>
+
+using namespace foxhunt;
+
+namespace {
+
+std::int64_t utc(int year, unsigned month, unsigned day, int hour, int minute)
+{
+    return daysFromCivil(year, month, day) * kNsPerDay + (hour * 60 + minute) * kNsPerMinute;
+}
+
+// `count` valid bars every `step` minutes from 2021-03-08 14:30 UTC.
+std::vector<Bar> makeBars(std::size_t count, int stepMinutes = 1, std::uint32_t id = 0, double base = 3800.0)
+{
+    std::vector<Bar> bars;
+    for (std::size_t i = 0; i < count; ++i) {
+        Bar b;
+        b.instrumentId = id;
+        b.tsEvent = utc(2021, 3, 8, 14, 30) + static_cast<std::int64_t>(i) * stepMinutes * kNsPerMinute;
+        const double close = base + 0.25 * static_cast<double>(i % 40);
+        b.open = fromPoints(close - 0.25);
+        b.high = fromPoints(close + 0.5);
+        b.low = fromPoints(close - 0.5);
+        b.close = fromPoints(close);
+        b.volume = 100 + i % 7;
+        bars.push_back(b);
+    }
+    return bars;
+}
+
+ParsedFile vendorFile(std::vector<Bar> bars, const std::string& name = "vendor.csv")
+{
+    ParsedFile file;
+    file.path = name;
+    file.format = FileFormat::Csv;
+    file.bars = std::move(bars);
+    for (std::size_t i = 0; i < file.bars.size(); ++i) file.lines.push_back(i + 2);
+    return file;
+}
+
+// ESH1 and ESM1 over three days with ESM1 taking the volume on day two, plus a spread.
+ParsedFile parentFile()
+{
+    ParsedFile file;
+    file.path = "glbx-es-fut.dbn";
+    file.format = FileFormat::Dbn;
+    file.dataset = "GLBX.MDP3";
+    file.intervalNs = kNsPerMinute;
+    file.symbols = {{11, "ESH1"}, {22, "ESM1"}, {33, "ESH1-ESM1"}};
+    for (unsigned day : {8u, 9u, 10u}) {
+        for (int k = 0; k < 30; ++k) {
+            const std::int64_t ts = utc(2021, 3, day, 15, k);
+            const auto add = [&](std::uint32_t id, double close, std::uint64_t volume) {
+                Bar b;
+                b.instrumentId = id;
+                b.tsEvent = ts;
+                b.open = b.close = fromPoints(close);
+                b.high = fromPoints(close + 0.25);
+                b.low = fromPoints(close - 0.25);
+                b.volume = volume;
+                file.bars.push_back(b);
+            };
+            add(11, 3800.0 + k * 0.25, day == 8 ? 900 : 100);
+            add(22, 3790.0 + k * 0.25, day == 8 ? 50 : 700);
+            add(33, 10.0, 5);
+        }
+    }
+    for (std::size_t i = 0; i < file.bars.size(); ++i) file.lines.push_back(i + 1);
+    return file;
+}
+
+std::int64_t countRows(BarStore& store, const char* table)
+{
+    sqlite3_stmt* st = nullptr;
+    const std::string sql = std::string("SELECT count(*) FROM ") + table;
+    if (sqlite3_prepare_v2(store.handle(), sql.c_str(), -1, &st, nullptr) != SQLITE_OK) return -1;
+    std::int64_t n = -1;
+    if (sqlite3_step(st) == SQLITE_ROW) n = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return n;
+}
+
+std::int64_t pragma(BarStore& store, const char* name)
+{
+    return countRows(store, (std::string("pragma_") + name + "()").c_str()) >= 0 ? [&] {
+        sqlite3_stmt* st = nullptr;
+        const std::string sql = std::string("PRAGMA ") + name;
+        sqlite3_prepare_v2(store.handle(), sql.c_str(), -1, &st, nullptr);
+        std::int64_t v = -1;
+        if (sqlite3_step(st) == SQLITE_ROW) v = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+        return v;
+    }() : -1;
+}
+
+void rawSql(const std::string& path, const char* sql)
+{
+    sqlite3* db = nullptr;
+    QCOMPARE(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    QCOMPARE(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(db);
+}
+
+QByteArray readAll(const QString& path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+void writeFile(const QString& path, const QByteArray& bytes)
+{
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    f.write(bytes);
+}
+
+const char* kCsv =
+    "timestamp,open,high,low,close,volume\n"
+    "2021-03-08 09:30:00,3800.00,3801.00,3799.50,3800.50,120\n"
+    "2021-03-08 09:31:00,3800.50,3802.00,3800.25,3801.75,95\n"
+    "2021-03-08 09:32:00,3801.75,3802.25,3800.00,3800.25,130\n"
+    "2021-03-08 09:33:00,3800.25,3800.75,3799.00,3799.25,88\n";
+
+} // namespace
+
+class TestBarStore : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    int m_counter = 0;
+    std::string freshPath() { return m_dir.filePath(QString("db%1.sqlite").arg(++m_counter)).toStdString(); }
+
+private Q_SLOTS:
+    void initTestCase() { QVERIFY(m_dir.isValid()); }
+
+    void createsVersionedSchema()
+    {
+        const std::string path = freshPath();
+        {
+            BarStore store(path);
+            QVERIFY(store.empty());
+            QCOMPARE(pragma(store, "user_version"), std::int64_t{BarStore::kSchemaVersion});
+            QCOMPARE(pragma(store, "application_id"), std::int64_t{0x46784874});
+            QCOMPARE(pragma(store, "foreign_keys"), std::int64_t{1});
+            for (const char* table : {"instruments", "bars", "imports", "rolls", "app_meta"})
+                QCOMPARE(countRows(store, table) >= 0, true);
+            sqlite3_stmt* st = nullptr;
+            sqlite3_prepare_v2(store.handle(), "PRAGMA journal_mode", -1, &st, nullptr);
+            QCOMPARE(sqlite3_step(st), SQLITE_ROW);
+            QCOMPARE(QByteArray(reinterpret_cast<const char*>(sqlite3_column_text(st, 0))), QByteArray("wal"));
+            sqlite3_finalize(st);
+            store.storeSeries("ES", "csv", SeriesKind::Series, kNsPerMinute, makeBars(10));
+        }
+        BarStore reopened(path);
+        QVERIFY(!reopened.empty());
+        QCOMPARE(reopened.series().size(), std::size_t{1});
+    }
+
+    void refusesUnusableFiles_data()
+    {
+        QTest::addColumn<QString>("kind");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("random bytes") << "random" << "not an SQLite database";
+        QTest::newRow("text file") << "text" << "not an SQLite database";
+        QTest::newRow("truncated database") << "truncated" << "truncated";
+        QTest::newRow("another application's database") << "foreign" << "another application";
+        QTest::newRow("newer schema") << "newer" << "made by a newer Foxhunt";
+        QTest::newRow("directory") << "directory" << "directory";
+    }
+    void refusesUnusableFiles()
+    {
+        QFETCH(QString, kind);
+        QFETCH(QString, message);
+        const std::string path = freshPath();
+        const QString qpath = QString::fromStdString(path);
+        if (kind == "random") {
+            QByteArray bytes(8192, '\0');
+            QRandomGenerator rng(42);
+            for (auto& b : bytes) b = static_cast<char>(rng.bounded(256));
+            writeFile(qpath, bytes);
+        } else if (kind == "text") {
+            writeFile(qpath, QByteArray("timestamp,open,high,low,close,volume\n").repeated(200));
+        } else if (kind == "truncated") {
+            {
+                BarStore store(path);
+                store.storeSeries("ES", "csv", SeriesKind::Series, kNsPerMinute, makeBars(20000));
+            }
+            const QByteArray whole = readAll(qpath);
+            QVERIFY(whole.size() > 100'000);
+            writeFile(qpath, whole.left(whole.size() / 2));
+        } else if (kind == "foreign") {
+            rawSql(path, "CREATE TABLE notes(id INTEGER PRIMARY KEY, text TEXT); INSERT INTO notes(text) VALUES ('hi');");
+        } else if (kind == "newer") {
+            { BarStore store(path); }
+            rawSql(path, "PRAGMA user_version = 99");
+        } else if (kind == "directory") {
+            QVERIFY(QDir().mkpath(qpath));
+        }
+        const QByteArray before = kind == "directory" ? QByteArray() : readAll(qpath);
+        bool thrown = false;
+        try {
+            BarStore store(path);
+        } catch (const StoreError& e) {
+            thrown = true;
+            QVERIFY2(QString(e.what()).contains(message), e.what());
+            QVERIFY2(QString(e.what()).contains(qpath), e.what());
+        }
+        QVERIFY(thrown);
+        if (kind != "directory") QCOMPARE(readAll(qpath), before); // refused, not modified
+        QVERIFY(!QFile::exists(qpath + "-wal") || kind == "newer");
+    }
+
+    void importsVendorSeries()
+    {
+        BarStore store(freshPath());
+        const std::vector<Bar> bars = makeBars(500);
+        const ImportResult r = store.importParsed(vendorFile(bars));
+        QVERIFY(!r.alreadyImported);
+        QCOMPARE(r.rowsRead, std::uint64_t{500});
+        QCOMPARE(r.imported, std::uint64_t{500});
+        QCOMPARE(r.alreadyStored, std::uint64_t{0});
+        QCOMPARE(QString::fromStdString(r.instrument), QString("ES"));
+        QCOMPARE(r.firstTs, bars.front().tsEvent);
+        QCOMPARE(r.lastTs, bars.back().tsEvent);
+        QCOMPARE(r.sha256.size(), std::size_t{64});
+        QCOMPARE(r.seriesIds.size(), std::size_t{1});
+
+        const auto all = store.series();
+        QCOMPARE(all.size(), std::size_t{1});
+        const SeriesInfo& s = all.front();
+        QCOMPARE(s.id, r.seriesIds.front());
+        QCOMPARE(QString::fromStdString(s.symbol), QString("ES"));
+        QCOMPARE(QString::fromStdString(s.dataset), QString("csv"));
+        QVERIFY(s.kind == SeriesKind::Series);
+        QCOMPARE(s.intervalNs, kNsPerMinute);
+        QCOMPARE(s.barCount, std::uint64_t{500});
+        QCOMPARE(s.firstTs, bars.front().tsEvent);
+        QCOMPARE(s.lastTs, bars.back().tsEvent);
+
+        const std::vector<Bar> loaded = store.loadBars(s.id);
+        QCOMPARE(loaded.size(), bars.size());
+        for (std::size_t i = 0; i < bars.size(); ++i) {
+            Bar expected = bars[i];
+            expected.instrumentId = static_cast<std::uint32_t>(s.id);
+            QCOMPARE(loaded[i], expected);
+        }
+        const auto range = store.loadBars(s.id, bars[100].tsEvent, bars[200].tsEvent);
+        QCOMPARE(range.size(), std::size_t{100});
+        QCOMPARE(range.front().tsEvent, bars[100].tsEvent);
+        QCOMPARE(range.back().tsEvent, bars[199].tsEvent);
+
+        const auto imports = store.imports();
+        QCOMPARE(imports.size(), std::size_t{1});
+        QCOMPARE(imports.front().rows, std::uint64_t{500});
+        QCOMPARE(QString::fromStdString(imports.front().format), QString("csv"));
+        QCOMPARE(imports.front().sha256, r.sha256);
+        QVERIFY(imports.front().importedAt > 0);
+        QVERIFY(QString::fromStdString(imports.front().summary).contains("\"instrument\":\"ES\""));
+    }
+
+    void sameContentIsImportedOnce()
+    {
+        BarStore store(freshPath());
+        const ImportResult first = store.importParsed(vendorFile(makeBars(50)));
+        const ImportResult second = store.importParsed(vendorFile(makeBars(50), "copy.csv"));
+        QVERIFY(!first.alreadyImported);
+        QVERIFY(second.alreadyImported);
+        QCOMPARE(second.sha256, first.sha256);
+        QCOMPARE(second.imported, std::uint64_t{0});
+        QCOMPARE(QString::fromStdString(second.instrument), QString("ES"));
+        QCOMPARE(second.seriesIds, first.seriesIds);
+        QCOMPARE(store.imports().size(), std::size_t{1});
+        QCOMPARE(countRows(store, "bars"), std::int64_t{50});
+    }
+
+    void overlappingBarsAreSkipped()
+    {
+        BarStore store(freshPath());
+        store.importParsed(vendorFile(makeBars(100)));
+        // Same timestamps for the first 100 bars with other prices, then 50 new ones.
+        std::vector<Bar> later = makeBars(150, 1, 0, 3900.0);
+        const ImportResult r = store.importParsed(vendorFile(later, "later.csv"));
+        QCOMPARE(r.imported, std::uint64_t{50});
+        QCOMPARE(r.alreadyStored, std::uint64_t{100});
+        const auto s = store.findSeries("ES");
+        QVERIFY(s);
+        QCOMPARE(s->barCount, std::uint64_t{150});
+        QCOMPARE(store.loadBars(s->id).front().close, makeBars(1).front().close); // first import kept
+        QCOMPARE(store.imports().size(), std::size_t{2});
+    }
+
+    void intervalsAreSeparateSeries()
+    {
+        BarStore store(freshPath());
+        const ImportResult one = store.importParsed(vendorFile(makeBars(60, 1)));
+        const ImportResult five = store.importParsed(vendorFile(makeBars(60, 5), "es5.csv"));
+        QVERIFY(one.seriesIds.front() != five.seriesIds.front());
+        const auto all = store.series();
+        QCOMPARE(all.size(), std::size_t{2});
+        QCOMPARE(all[0].intervalNs + all[1].intervalNs, 6 * kNsPerMinute);
+        QCOMPARE(five.alreadyStored, std::uint64_t{0});
+    }
+
+    void parentFileBuildsContinuousSeries()
+    {
+        BarStore store(freshPath());
+        const ImportResult r = store.importParsed(parentFile());
+        QCOMPARE(QString::fromStdString(r.instrument), QString("ES.c.0"));
+        QCOMPARE(r.seriesIds.size(), std::size_t{3}); // ES.c.0, ESH1, ESM1; no spread
+        QCOMPARE(r.rolls.size(), std::size_t{1});
+        QCOMPARE(QString::fromStdString(r.rolls.front().toSymbol), QString("ESM1"));
+        QCOMPARE(r.rolls.front().tradingDay, daysFromCivil(2021, 3, 9));
+        QCOMPARE(r.rolls.front().priceGap, fromPoints(-10.0));
+        QVERIFY(std::any_of(r.warnings.begin(), r.warnings.end(),
+                            [](const std::string& w) { return w.find("spread") != std::string::npos; }));
+
+        const auto main = store.findSeries(std::to_string(r.seriesIds.front()));
+        QVERIFY(main);
+        QCOMPARE(QString::fromStdString(main->symbol), QString("ES.c.0"));
+        QVERIFY(main->kind == SeriesKind::Continuous);
+        QCOMPARE(QString::fromStdString(main->dataset), QString("GLBX.MDP3"));
+        QCOMPARE(main->barCount, std::uint64_t{90});
+        const auto rolls = store.rolls(main->id);
+        QCOMPARE(rolls.size(), std::size_t{1});
+        QCOMPARE(rolls.front().ts, r.rolls.front().ts);
+        QCOMPARE(rolls.front().priceGap, r.rolls.front().priceGap);
+        QCOMPARE(QString::fromStdString(rolls.front().fromSymbol), QString("ESH1"));
+
+        const auto h = store.findSeries("ESH1");
+        const auto m = store.findSeries("ESM1");
+        QVERIFY(h && m);
+        QVERIFY(h->kind == SeriesKind::Contract);
+        QCOMPARE(h->barCount, std::uint64_t{90});
+        QVERIFY(!store.findSeries("ESH1-ESM1"));
+        QCOMPARE(r.imported, std::uint64_t{270});
+
+        // The continuous bars: ESH1 on day one, ESM1 afterwards.
+        const auto bars = store.loadBars(main->id);
+        QCOMPARE(bars.front().close, fromPoints(3800.0));
+        QCOMPARE(bars.back().close, fromPoints(3790.0 + 29 * 0.25));
+    }
+
+    void backAdjustedSeriesIsSeparate()
+    {
+        BarStore store(freshPath());
+        ImportOptions options;
+        options.continuous.backAdjust = true;
+        const ImportResult r = store.importParsed(parentFile(), options);
+        QCOMPARE(QString::fromStdString(r.instrument), QString("ES.c.0.adj"));
+        const auto bars = store.loadBars(r.seriesIds.front());
+        QCOMPARE(bars.front().close, fromPoints(3800.0 - 10.0));
+    }
+
+    void singleContractIsMainSeries()
+    {
+        BarStore store(freshPath());
+        ParsedFile file = vendorFile(makeBars(20, 1, 5482));
+        file.format = FileFormat::Dbn;
+        file.dataset = "GLBX.MDP3";
+        file.symbols = {{5482, "ESH1"}};
+        const ImportResult r = store.importParsed(std::move(file));
+        QCOMPARE(QString::fromStdString(r.instrument), QString("ESH1"));
+        QCOMPARE(r.seriesIds.size(), std::size_t{1});
+        QVERIFY(r.rolls.empty());
+        const auto s = store.findSeries("ESH1");
+        QVERIFY(s);
+        QVERIFY(s->kind == SeriesKind::Contract);
+        QCOMPARE(QString::fromStdString(s->dataset), QString("GLBX.MDP3"));
+    }
+
+    void errorMidInsertRollsBack()
+    {
+        BarStore store(freshPath());
+        int storeCalls = 0;
+        const ProgressFn failing = [&](double fraction, std::string_view stage) {
+            if (stage == "store" && fraction > 0.0 && ++storeCalls == 2) throw std::runtime_error("cancelled");
+        };
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error, store.importParsed(vendorFile(makeBars(60'000)), {}, failing));
+        QCOMPARE(storeCalls, 2);
+        QVERIFY(store.empty());
+        QCOMPARE(countRows(store, "bars"), std::int64_t{0});
+        QCOMPARE(countRows(store, "imports"), std::int64_t{0});
+        QCOMPARE(countRows(store, "rolls"), std::int64_t{0});
+        // The store is still usable, and the same content may be imported now.
+        const ImportResult r = store.importParsed(vendorFile(makeBars(60'000)));
+        QVERIFY(!r.alreadyImported);
+        QCOMPARE(r.imported, std::uint64_t{60'000});
+    }
+
+    void progressIsReportedInBatches()
+    {
+        BarStore store(freshPath());
+        std::vector<std::pair<double, std::string>> calls;
+        store.importParsed(vendorFile(makeBars(100'000)), {},
+                           [&](double f, std::string_view stage) { calls.emplace_back(f, std::string(stage)); });
+        QVERIFY(calls.size() > 4);
+        QVERIFY(calls.size() < 100);
+        double last = -1;
+        bool sawValidate = false;
+        for (const auto& [f, stage] : calls) {
+            QVERIFY(f >= 0.0 && f <= 1.0);
+            sawValidate |= stage == "validate";
+            if (stage == "store") {
+                QVERIFY(f >= last);
+                last = f;
+            }
+        }
+        QVERIFY(sawValidate);
+        QCOMPARE(last, 1.0);
+    }
+
+    void importFileHashesBytes()
+    {
+        BarStore store(freshPath());
+        const QString csv = m_dir.filePath("es.csv");
+        writeFile(csv, kCsv);
+        const ImportResult r = store.importFile(csv.toStdString());
+        QCOMPARE(QByteArray::fromStdString(r.sha256),
+                 QCryptographicHash::hash(QByteArray(kCsv), QCryptographicHash::Sha256).toHex());
+        QCOMPARE(r.imported, std::uint64_t{4});
+        QCOMPARE(QString::fromStdString(r.instrument), QString("ES"));
+        // 09:30 EST is 14:30 UTC.
+        QCOMPARE(r.firstTs, utc(2021, 3, 8, 14, 30));
+        QCOMPARE(QString::fromStdString(store.imports().front().path), csv);
+
+        const ImportResult again = store.importFile(csv.toStdString());
+        QVERIFY(again.alreadyImported);
+        QCOMPARE(again.imported, std::uint64_t{0});
+        QCOMPARE(store.imports().size(), std::size_t{1});
+    }
+
+    void rejectedFileImportsNothing()
+    {
+        BarStore store(freshPath());
+        const QString csv = m_dir.filePath("bad.csv");
+        // Line 4: high below low.
+        writeFile(csv, "timestamp,open,high,low,close,volume\n"
+                       "2021-03-08 09:30:00,3800.00,3801.00,3799.50,3800.50,120\n"
+                       "2021-03-08 09:31:00,3800.50,3802.00,3800.25,3801.75,95\n"
+                       "2021-03-08 09:32:00,3801.75,3799.00,3800.00,3800.25,130\n");
+        try {
+            store.importFile(csv.toStdString());
+            QFAIL("a bad file must be rejected");
+        } catch (const ImportError& e) {
+            QCOMPARE(e.line(), std::uint64_t{4});
+        }
+        QVERIFY(store.empty());
+        QVERIFY(store.imports().empty());
+        QVERIFY_THROWS_EXCEPTION(ImportError, store.importFile(m_dir.filePath("missing.csv").toStdString()));
+    }
+
+    void findSeriesByIdOrSymbol()
+    {
+        BarStore store(freshPath());
+        const std::int64_t a = store.storeSeries("ES", "csv", SeriesKind::Series, kNsPerMinute, makeBars(5));
+        const std::int64_t b = store.storeSeries("ES", "csv", SeriesKind::Series, 5 * kNsPerMinute, makeBars(5, 5));
+        QCOMPARE(store.findSeries(std::to_string(a))->id, a);
+        QCOMPARE(store.findSeries("ES")->id, b); // the most recent one
+        QVERIFY(!store.findSeries("NQ"));
+        QVERIFY(!store.findSeries("999"));
+        QCOMPARE(store.rolls(a).size(), std::size_t{0});
+    }
+
+    void seriesOrderedByKindThenSymbol()
+    {
+        BarStore store(freshPath());
+        store.storeSeries("ZZ", "csv", SeriesKind::Synthetic, kNsPerMinute, makeBars(3));
+        store.storeSeries("ESM1", "GLBX.MDP3", SeriesKind::Contract, kNsPerMinute, makeBars(3));
+        store.storeSeries("ESH1", "GLBX.MDP3", SeriesKind::Contract, kNsPerMinute, makeBars(3));
+        store.storeSeries("ES.c.0", "GLBX.MDP3", SeriesKind::Continuous, kNsPerMinute, makeBars(3));
+        const auto all = store.series();
+        QStringList symbols;
+        for (const auto& s : all) symbols << QString::fromStdString(s.symbol);
+        QCOMPARE(symbols, (QStringList{"ESH1", "ESM1", "ES.c.0", "ZZ"}));
+        QVERIFY(all.back().synthetic());
+    }
+
+    void defaultDataIsSynthetic()
+    {
+        BarStore store(freshPath());
+        QVERIFY(ensureDefaultData(store));
+        QVERIFY(!ensureDefaultData(store));
+        const auto all = store.series();
+        QCOMPARE(all.size(), std::size_t{1});
+        QCOMPARE(QString::fromStdString(all.front().symbol), QString(kSyntheticSymbol));
+        QCOMPARE(QString::fromStdString(all.front().dataset), QString(kSyntheticDataset));
+        QVERIFY(all.front().kind == SeriesKind::Synthetic);
+        QCOMPARE(all.front().barCount, std::uint64_t{40 * 1380});
+        QVERIFY(store.loadBars(all.front().id) == [&] {
+            auto bars = generateSyntheticBars();
+            for (auto& b : bars) b.instrumentId = static_cast<std::uint32_t>(all.front().id);
+            return bars;
+        }());
+    }
+
+    void defaultDataDirFollowsXdg()
+    {
+        const QByteArray saved = qgetenv("XDG_DATA_HOME");
+        const QString base = m_dir.filePath("xdg");
+        qputenv("XDG_DATA_HOME", base.toUtf8());
+        const std::string dir = defaultDataDir();
+        const std::string db = defaultDatabasePath();
+        if (saved.isNull()) qunsetenv("XDG_DATA_HOME");
+        else qputenv("XDG_DATA_HOME", saved);
+        QCOMPARE(QString::fromStdString(dir), base + "/foxhunt");
+        QVERIFY(QFileInfo(base + "/foxhunt").isDir());
+        QCOMPARE(QString::fromStdString(db), base + "/foxhunt/foxhunt.db");
+    }
+};
+
+QTEST_APPLESS_MAIN(TestBarStore)
+#include "tst_bar_store.moc"
