@@ -115,7 +115,8 @@ FeaturePipeline::FeaturePipeline(const FeatureOptions& options) : m_options(opti
         throw std::invalid_argument("features: gapResetNs must be positive");
     m_volume.values.assign(options.volumeWindow, 0.0);
     m_returns.values.assign(options.volatilityWindow, 0.0);
-    timeOfDayTable();
+    m_sinByMinute = timeOfDayTable().sinValues.data();
+    m_cosByMinute = timeOfDayTable().cosValues.data();
 }
 
 const std::array<std::string_view, kFeatureCount>& FeaturePipeline::featureNames()
@@ -131,7 +132,9 @@ void FeaturePipeline::reset()
 {
     m_volume.reset();
     m_returns.reset();
-    m_stats.fill(RunningStat{});
+    m_mean.fill(0.0);
+    m_m2.fill(0.0);
+    m_seen = 0;
     m_rawExact.fill(0.0);
     m_raw.fill(0.0f);
     m_normalized.fill(0.0f);
@@ -149,7 +152,8 @@ const FeatureVector& FeaturePipeline::push(const Bar& bar)
     const double logReturn = newSession ? 0.0 : std::log(close / double(m_prevClose));
     m_returns.push(logReturn);
 
-    const double logVolume = std::log1p(double(bar.volume));
+    // 1 + volume is exact in a double, so log() matches log1p() here and is cheaper.
+    const double logVolume = std::log(double(bar.volume) + 1.0);
     m_volume.push(logVolume);
     const double volumeSd = m_volume.stddev();
     const double volumeZ = volumeSd > 0.0 ? (logVolume - m_volume.mean()) / volumeSd : 0.0;
@@ -160,10 +164,9 @@ const FeatureVector& FeaturePipeline::push(const Bar& bar)
     const double minuteOfDay = double(nsOfDay) / 60e9;
     double todSin = 0.0, todCos = 0.0;
     if (nsOfDay % kNsPerMinute == 0) {
-        const auto& table = timeOfDayTable();
         const auto minute = static_cast<std::size_t>(nsOfDay / kNsPerMinute);
-        todSin = table.sinValues[minute];
-        todCos = table.cosValues[minute];
+        todSin = m_sinByMinute[minute];
+        todCos = m_cosByMinute[minute];
     } else {
         todSin = std::sin(todAngle(minuteOfDay));
         todCos = std::cos(todAngle(minuteOfDay));
@@ -182,46 +185,55 @@ const FeatureVector& FeaturePipeline::push(const Bar& bar)
     m_rawExact[idx(Feature::RegularSession)] =
         (minuteOfDay >= kRegularOpenMinute && minuteOfDay < kRegularCloseMinute) ? 1.0 : 0.0;
 
-    const NormalizationMode mode = m_options.normalization;
-    const double clip = m_options.clip;
-    for (std::size_t f = 0; f < kFeatureCount; ++f) {
-        const double x = m_rawExact[f];
-        m_raw[f] = static_cast<float>(x);
-        if (mode == NormalizationMode::None || !isNormalizedFeature(static_cast<Feature>(f))) {
-            m_normalized[f] = m_raw[f];
-            continue;
-        }
-        // Standardise with the statistics of earlier bars, then let this bar in.
-        RunningStat& st = m_stats[f];
-        const double var = mode == NormalizationMode::Ewma ? st.m2 : (st.n > 0 ? st.m2 / double(st.n) : 0.0);
-        double z = 0.0;
-        if (st.n >= m_options.warmupBars && st.n > 0 && var > kMinVariance)
-            z = std::clamp((x - st.mean) / std::sqrt(var), -clip, clip);
-        m_normalized[f] = static_cast<float>(z);
-
-        if (mode == NormalizationMode::Ewma) {
-            if (st.n == 0) {
-                st.mean = x;
-                st.m2 = 0.0;
-            } else {
-                const double a = m_options.ewmaAlpha;
-                const double d = x - st.mean;
-                st.mean += a * d;
-                st.m2 = (1.0 - a) * (st.m2 + a * d * d);
-            }
-            ++st.n;
-        } else {
-            ++st.n;
-            const double d = x - st.mean;
-            st.mean += d / double(st.n);
-            st.m2 += d * (x - st.mean);
-        }
-    }
+    for (std::size_t f = 0; f < kFeatureCount; ++f) m_raw[f] = static_cast<float>(m_rawExact[f]);
+    m_normalized = m_raw;
+    if (m_options.normalization != NormalizationMode::None) normalize();
 
     m_prevClose = bar.close;
     m_prevTs = bar.tsEvent;
     ++m_count;
     return m_normalized;
+}
+
+void FeaturePipeline::normalize()
+{
+    // Every standardised feature has seen the same number of earlier bars, so
+    // the count (and Welford's 1/n) is shared; the loop has no branches, which
+    // lets the square roots and divisions of the features overlap.
+    const bool ewma = m_options.normalization == NormalizationMode::Ewma;
+    const bool warm = m_seen >= m_options.warmupBars && m_seen > 0;
+    const double varScale = ewma || m_seen == 0 ? 1.0 : 1.0 / double(m_seen);
+    const double clip = m_options.clip;
+    for (std::size_t f = 0; f < kNormalizedCount; ++f) {
+        const double x = m_rawExact[f];
+        const double var = m_m2[f] * varScale;
+        const double z = std::clamp((x - m_mean[f]) / std::sqrt(var), -clip, clip);
+        m_normalized[f] = warm && var > kMinVariance ? static_cast<float>(z) : 0.0f;
+    }
+    // Only now does this bar enter the statistics.
+    if (ewma) {
+        const double a = m_options.ewmaAlpha;
+        for (std::size_t f = 0; f < kNormalizedCount; ++f) {
+            const double x = m_rawExact[f];
+            if (m_seen == 0) {
+                m_mean[f] = x;
+                m_m2[f] = 0.0;
+            } else {
+                const double d = x - m_mean[f];
+                m_mean[f] += a * d;
+                m_m2[f] = (1.0 - a) * (m_m2[f] + a * d * d);
+            }
+        }
+    } else {
+        const double invN = 1.0 / double(m_seen + 1);
+        for (std::size_t f = 0; f < kNormalizedCount; ++f) {
+            const double x = m_rawExact[f];
+            const double d = x - m_mean[f];
+            m_mean[f] += d * invN;
+            m_m2[f] += d * (x - m_mean[f]);
+        }
+    }
+    ++m_seen;
 }
 
 FeatureMatrix computeFeatures(const std::vector<Bar>& bars, const FeatureOptions& options, FeatureValues which)

@@ -64,6 +64,9 @@ constexpr bool isNormalizedFeature(Feature f)
     return static_cast<std::size_t>(f) <= static_cast<std::size_t>(Feature::Volatility);
 }
 
+/// The standardised features are the first kNormalizedCount columns.
+inline constexpr std::size_t kNormalizedCount = static_cast<std::size_t>(Feature::Volatility) + 1;
+
 /// Computes features online. Not thread-safe: one pipeline per thread.
 class FeaturePipeline {
 public:
@@ -100,15 +103,18 @@ private:
         double mean() const;
         double stddev() const;
     };
-    struct RunningStat {
-        double mean = 0.0, m2 = 0.0;  // m2: Welford sum of squares, or the EWMA variance
-        std::size_t n = 0;
-    };
+    void normalize();
 
     FeatureOptions m_options;
     EsCalendar m_calendar;
     RollingWindow m_volume, m_returns;
-    std::array<RunningStat, kFeatureCount> m_stats{};
+    const double* m_sinByMinute = nullptr;  // 1440 entries, shared by all pipelines
+    const double* m_cosByMinute = nullptr;
+    // Running statistics of the standardised features over the bars pushed so
+    // far: mean, and m2 = Welford's sum of squared deviations or the EWMA variance.
+    std::array<double, kNormalizedCount> m_mean{};
+    std::array<double, kNormalizedCount> m_m2{};
+    std::size_t m_seen = 0;
     std::array<double, kFeatureCount> m_rawExact{};
     FeatureVector m_raw{};
     FeatureVector m_normalized{};
