@@ -86,6 +86,7 @@ public:
     const FeatureVector& normalized() const { return m_normalized; }
     /// Bars pushed since construction or reset().
     std::size_t count() const { return m_count; }
+    /// The options this pipeline was built with.
     const FeatureOptions& options() const { return m_options; }
 
     /// Forgets every bar: the next push() behaves like the first.
@@ -127,10 +128,11 @@ private:
 struct FeatureMatrix {
     std::vector<float> values;            ///< rows * cols, row t = features of bar t
     std::vector<std::int64_t> timestamps; ///< tsEvent of each row's bar (UTC ns)
-    std::size_t rows = 0;
-    std::size_t cols = kFeatureCount;
+    std::size_t rows = 0;               ///< number of bars
+    std::size_t cols = kFeatureCount;   ///< features per row
     /// Pointer to the first feature of row t.
     const float* row(std::size_t t) const { return values.data() + t * cols; }
+    /// Feature f of row t.
     float at(std::size_t t, Feature f) const { return values[t * cols + static_cast<std::size_t>(f)]; }
 };
 

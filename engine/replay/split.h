@@ -15,6 +15,7 @@ namespace foxhunt {
 struct DateRange {
     std::int64_t fromTs = 0;
     std::int64_t toTs = 0;
+    /// True when ts lies in [fromTs, toTs).
     bool contains(std::int64_t ts) const { return ts >= fromTs && ts < toTs; }
     friend bool operator==(const DateRange&, const DateRange&) = default;
 };
@@ -23,6 +24,7 @@ struct DateRange {
 struct IndexRange {
     std::size_t begin = 0;
     std::size_t end = 0;
+    /// Number of bars in the range.
     std::size_t size() const { return end - begin; }
     friend bool operator==(const IndexRange&, const IndexRange&) = default;
 };
@@ -30,9 +32,9 @@ struct IndexRange {
 /// One train / validation / test split. The date ranges run from the 18:00 ET
 /// open of a part's first trading day to the 18:00 ET open after its last one.
 struct WalkForwardSplit {
-    DateRange train, validation, test;
-    IndexRange trainIndex, validationIndex, testIndex;
-    std::size_t trainBars = 0, validationBars = 0, testBars = 0;
+    DateRange train, validation, test;                ///< UTC spans of the three parts
+    IndexRange trainIndex, validationIndex, testIndex; ///< the same parts as bar index ranges
+    std::size_t trainBars = 0, validationBars = 0, testBars = 0; ///< bars in each part
     /// First trading day (days since epoch, EsCalendar::tradingDay) of each part,
     /// and the day after the last one of test.
     std::int64_t trainStartDay = 0, validationStartDay = 0, testStartDay = 0, endDay = 0;
