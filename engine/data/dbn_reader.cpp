@@ -1,5 +1,6 @@
 #include "engine/data/dbn_reader.h"
 
+#include "engine/data/bulk_memory.h"
 #include "engine/data/import_error.h"
 
 #include <bit>
@@ -207,6 +208,8 @@ ParsedFile readDbn(std::string_view name, std::string_view bytes)
     const std::size_t size = records.size();
     out.bars.reserve(size / kDbnOhlcvSize);
     out.lines.reserve(size / kDbnOhlcvSize);
+    adviseHugePages(out.bars);
+    adviseHugePages(out.lines);
 
     std::uint64_t recordNo = 0;
     std::size_t pos = 0;

@@ -181,7 +181,11 @@ ValidationReport validateBars(ParsedFile& file)
 
         if (!cached || bar.instrumentId != cachedId) {
             auto [it, inserted] = stateIndex.try_emplace(bar.instrumentId, states.size());
-            if (inserted) states.emplace_back();
+            if (inserted) {
+                states.emplace_back();
+                // Most files hold one instrument: size its list once.
+                if (states.size() == 1) states.back().kept.reserve(bars.size());
+            }
             cached = &states[it->second];
             cachedId = bar.instrumentId;
         }
