@@ -87,14 +87,21 @@ ParsedFile readBarBuffer(std::string_view name, std::string_view bytes, const Re
         bytes = decompressed;
     }
     FileFormat format = options.format;
-    if (format == FileFormat::Auto) format = detectFormat(name, bytes.substr(0, 64 * 1024));
-    switch (format) {
-    case FileFormat::Dbn: return readDbn(name, bytes);
-    case FileFormat::DatabentoCsv: return readDatabentoCsv(name, bytes, options);
-    case FileFormat::Csv:
-    case FileFormat::Auto: break;
+    if (format == FileFormat::Auto) {
+        const std::string_view head = bytes.substr(0, 64 * 1024);
+        // Column overrides can make a header readable that detection alone does not know.
+        const bool overridden = !isDbnPrelude(head) && !isDatabentoCsvHeader(head) && isGenericCsvHeader(head, options.csv);
+        format = overridden ? FileFormat::Csv : detectFormat(name, head);
     }
-    return readGenericCsv(name, bytes, options);
+    ParsedFile out;
+    switch (format) {
+    case FileFormat::Dbn: out = readDbn(name, bytes); break;
+    case FileFormat::DatabentoCsv: out = readDatabentoCsv(name, bytes, options); break;
+    case FileFormat::Csv:
+    case FileFormat::Auto: out = readGenericCsv(name, bytes, options); break;
+    }
+    if (out.defaultSymbol.empty()) out.defaultSymbol = options.symbol;
+    return out;
 }
 
 ParsedFile readBarFile(const std::string& path, const ReadOptions& options)

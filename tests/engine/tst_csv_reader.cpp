@@ -294,6 +294,16 @@ void TestCsvReader::overrides()
     QCOMPARE(f.bars[0].tsEvent, utc("2021-01-04T14:30:00Z"));
     QCOMPARE(f.bars[0].volume, std::uint64_t(7));
 
+    ReadOptions split;
+    split.csv.dateColumn = "Tag";
+    split.csv.timeColumn = "Uhrzeit";
+    split.csv.delimiter = '\t';
+    const ParsedFile g = readBarBuffer("split.tsv", "Tag\tUhrzeit\topen\thigh\tlow\tclose\tvolume\n"
+                                                    "2021-07-06\t09:30:00\t1\t2\t1\t2\t3\n",
+                                       split);
+    QCOMPARE(g.bars.size(), std::size_t(1));
+    QCOMPARE(g.bars[0].tsEvent, utc("2021-07-06T13:30:00Z"));
+
     opts.csv.closeColumn = "Nope";
     QVERIFY_THROWS_EXCEPTION(ImportError, readBarBuffer("de.csv", "Zeit|Eroeffnung|Hoch|Tief|Schluss|Umsatz\n", opts));
 }

@@ -167,6 +167,7 @@ void TestDbnReader::realFixture()
     QCOMPARE(f.symbols.at(5482), std::string("ESH1"));
     QCOMPARE(f.intervalNs, kNsPerMinute);
     QCOMPARE(f.recordsSkipped, std::uint64_t(0));
+    QCOMPARE(f.defaultSymbol, std::string("ES"));
 
     struct Row { std::int64_t ts; double o, h, l, c; std::uint64_t v; };
     const Row expected[] = {
