@@ -248,6 +248,16 @@ ParsedFile readDbn(std::string_view name, std::string_view bytes)
         pos += length;
     }
 
+    if (out.recordsSkipped > 0)
+        out.warnings.push_back(std::to_string(out.recordsSkipped) + " DBN record" + (out.recordsSkipped == 1 ? "" : "s")
+                               + " of other types skipped");
+    if (!out.dbn.partial.empty())
+        out.warnings.push_back(std::to_string(out.dbn.partial.size()) + " symbol(s) only partially resolved, e.g. "
+                               + out.dbn.partial.front());
+    if (!out.dbn.notFound.empty())
+        out.warnings.push_back(std::to_string(out.dbn.notFound.size()) + " requested symbol(s) not found, e.g. "
+                               + out.dbn.notFound.front());
+
     out.intervalNs = dbnSchemaIntervalNs(out.dbn.schema);
     if (out.intervalNs == 0 && !mixedRtypes) out.intervalNs = dbnRtypeIntervalNs(firstRtype);
     return out;

@@ -168,6 +168,7 @@ void TestDbnReader::realFixture()
     QCOMPARE(f.intervalNs, kNsPerMinute);
     QCOMPARE(f.recordsSkipped, std::uint64_t(0));
     QCOMPARE(f.defaultSymbol, std::string("ES"));
+    QVERIFY(f.warnings.empty());
 
     struct Row { std::int64_t ts; double o, h, l, c; std::uint64_t v; };
     const Row expected[] = {
@@ -227,6 +228,9 @@ void TestDbnReader::versions()
     QCOMPARE(f.dbn.symbols, std::vector<std::string>{"ESH1"});
     QCOMPARE(f.dbn.notFound, std::vector<std::string>{"ESZ9"});
     QCOMPARE(f.symbols.at(5482), std::string("ESH1"));
+    QCOMPARE(f.warnings.size(), std::size_t(2));
+    QVERIFY(f.warnings[0].find("1 DBN record of other types skipped") != std::string::npos);
+    QVERIFY(f.warnings[1].find("ESZ9") != std::string::npos);
     for (std::size_t i = 0; i < recs.size(); ++i) {
         QCOMPARE(f.bars[i].tsEvent, std::int64_t(recs[i].ts));
         QCOMPARE(f.bars[i].open, recs[i].open);
