@@ -537,7 +537,6 @@ ParsedFile CsvParser::run()
     m_out.path = std::string(m_name);
     m_out.format = m_dialect == Dialect::Databento ? FileFormat::DatabentoCsv : FileFormat::Csv;
     m_out.defaultSymbol = m_options.symbol;
-    m_out.dataset = m_dialect == Dialect::Databento ? "databento-csv" : "";
 
     std::string_view text = m_text;
     if (text.size() >= 3 && static_cast<unsigned char>(text[0]) == 0xEF && static_cast<unsigned char>(text[1]) == 0xBB

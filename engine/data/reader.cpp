@@ -109,6 +109,11 @@ ParsedFile readBarFile(const std::string& path, const ReadOptions& options)
     std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
     if (!f) throw ImportError(path, 0, std::string("cannot open: ") + std::strerror(errno));
     std::string bytes;
+    if (std::fseek(f.get(), 0, SEEK_END) == 0) {
+        const long size = std::ftell(f.get());
+        if (size > 0) bytes.reserve(std::size_t(size));
+        std::rewind(f.get());
+    }
     char buf[1 << 16];
     while (true) {
         const std::size_t n = std::fread(buf, 1, sizeof buf, f.get());
