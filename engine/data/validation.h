@@ -32,6 +32,7 @@ struct ValidationReport {
     std::uint64_t duplicatesDropped = 0;
     std::vector<DuplicateRun> duplicateRuns;
     std::uint64_t offGridPrices = 0;   ///< bars with a price off the 0.25 tick grid (warning)
+    std::uint64_t offGridFirstLine = 0; ///< file line of the first such bar (0 = none)
     std::int64_t intervalNs = 0;       ///< the bar interval (from the file, else the most common step)
     std::vector<Gap> gaps;
     std::uint64_t dailyBreaks = 0, weekends = 0, otherGaps = 0;
@@ -42,5 +43,16 @@ struct ValidationReport {
 /// drops exact duplicates (counted, with their file lines); classifies gaps.
 /// Throws ImportError (`file:line: reason`) when the file must be rejected whole.
 ValidationReport validateBars(ParsedFile& file);
+
+/// Gaps longer than intervalNs between consecutive bars of ONE instrument (time
+/// order), classified against the ES calendar in New York time: DailyBreak covers
+/// a Monday-Thursday 17:00-18:00 ET break with at most an hour missing either
+/// side; Weekend covers the Friday 17:00 to Sunday 18:00 ET closure and ends
+/// before Monday's 17:00 close; anything else is Other.
+std::vector<Gap> findGaps(const std::vector<Bar>& bars, std::int64_t intervalNs);
+
+/// The most common positive step between consecutive bars (one instrument, time
+/// order); the smaller step on a tie; 0 when there is none.
+std::int64_t inferIntervalNs(const std::vector<Bar>& bars);
 
 } // namespace foxhunt

@@ -1,0 +1,282 @@
+#include "engine/data/validation.h"
+
+#include "engine/data/import_error.h"
+#include "engine/data/market_time.h"
+
+#include <algorithm>
+#include <limits>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+namespace foxhunt {
+
+namespace {
+
+constexpr std::int64_t kNsPerHour = 3600 * kNsPerSecond;
+
+std::int64_t floorDiv(std::int64_t a, std::int64_t b)
+{
+    const std::int64_t q = a / b;
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+// Fixed point as plain decimal text ("3702.75"), exact.
+std::string formatPrice(std::int64_t fixed)
+{
+    std::string out = fixed < 0 ? "-" : "";
+    const std::uint64_t mag = fixed < 0 ? 0 - static_cast<std::uint64_t>(fixed) : static_cast<std::uint64_t>(fixed);
+    out += std::to_string(mag / 1'000'000'000ULL);
+    std::uint64_t frac = mag % 1'000'000'000ULL;
+    if (frac != 0) {
+        std::string digits = std::to_string(frac);
+        digits.insert(0, 9 - digits.size(), '0');
+        while (digits.back() == '0') digits.pop_back();
+        out += '.' + digits;
+    }
+    return out;
+}
+
+std::string formatInterval(std::int64_t ns)
+{
+    if (ns > 0 && ns % kNsPerDay == 0) return std::to_string(ns / kNsPerDay) + "d";
+    if (ns > 0 && ns % kNsPerHour == 0) return std::to_string(ns / kNsPerHour) + "h";
+    if (ns > 0 && ns % kNsPerMinute == 0) return std::to_string(ns / kNsPerMinute) + "m";
+    if (ns > 0 && ns % kNsPerSecond == 0) return std::to_string(ns / kNsPerSecond) + "s";
+    return std::to_string(ns) + "ns";
+}
+
+// Accepted bars of one instrument: positions in the compacted output, time order.
+struct InstrumentState {
+    std::int64_t lastTs = std::numeric_limits<std::int64_t>::min();
+    std::vector<std::uint32_t> kept;
+};
+
+void checkBar(const std::string& file, std::uint64_t line, const Bar& b)
+{
+    if (b.open <= 0 || b.high <= 0 || b.low <= 0 || b.close <= 0)
+        throw ImportError(file, line, "non-positive price (open " + formatPrice(b.open) + ", high " + formatPrice(b.high)
+                                          + ", low " + formatPrice(b.low) + ", close " + formatPrice(b.close) + ")");
+    if (b.low > b.high)
+        throw ImportError(file, line, "low " + formatPrice(b.low) + " is above high " + formatPrice(b.high));
+    if (b.high < std::max(b.open, b.close))
+        throw ImportError(file, line, "high " + formatPrice(b.high) + " is below open " + formatPrice(b.open)
+                                          + " or close " + formatPrice(b.close));
+    if (b.low > std::min(b.open, b.close))
+        throw ImportError(file, line, "low " + formatPrice(b.low) + " is above open " + formatPrice(b.open)
+                                          + " or close " + formatPrice(b.close));
+}
+
+inline bool offGrid(const Bar& b)
+{
+    return (b.open % kEsTick) != 0 || (b.high % kEsTick) != 0 || (b.low % kEsTick) != 0 || (b.close % kEsTick) != 0;
+}
+
+void countSteps(const std::vector<Bar>& bars, std::unordered_map<std::int64_t, std::uint64_t>& counts)
+{
+    // Runs of equal steps are counted once per run to keep the map traffic low.
+    std::int64_t runStep = 0;
+    std::uint64_t runLen = 0;
+    for (std::size_t i = 1; i < bars.size(); ++i) {
+        const std::int64_t step = bars[i].tsEvent - bars[i - 1].tsEvent;
+        if (step <= 0) continue;
+        if (step == runStep) {
+            ++runLen;
+            continue;
+        }
+        if (runLen) counts[runStep] += runLen;
+        runStep = step;
+        runLen = 1;
+    }
+    if (runLen) counts[runStep] += runLen;
+}
+
+std::int64_t mostCommon(const std::unordered_map<std::int64_t, std::uint64_t>& counts)
+{
+    std::int64_t best = 0;
+    std::uint64_t bestCount = 0;
+    for (const auto& [step, count] : counts)
+        if (count > bestCount || (count == bestCount && step < best)) {
+            best = step;
+            bestCount = count;
+        }
+    return best;
+}
+
+Gap::Kind classify(ZoneConverter& ny, std::int64_t lastBarEnd, std::int64_t nextBar)
+{
+    const std::int64_t la = ny.utcToLocal(lastBarEnd);
+    const std::int64_t lb = ny.utcToLocal(nextBar);
+    const std::int64_t dayA = floorDiv(la, kNsPerDay);
+    const int wA = weekdayFromDays(dayA);
+
+    // The Monday-Thursday maintenance break, with at most an hour missing on either side.
+    if (wA >= 1 && wA <= 4) {
+        const std::int64_t breakStart = dayA * kNsPerDay + 17 * kNsPerHour;
+        const std::int64_t breakEnd = breakStart + kNsPerHour;
+        if (la <= breakStart && lb >= breakEnd && la >= breakStart - kNsPerHour && lb <= breakEnd + kNsPerHour)
+            return Gap::Kind::DailyBreak;
+    }
+    // The weekend closure, Friday 17:00 to Sunday 18:00, plus at most the partial
+    // sessions next to it (RTH-only files reopen on Monday morning).
+    std::int64_t friday = dayA + (5 - wA + 7) % 7;
+    if (wA == 6) friday = dayA - 1;
+    else if (wA == 0) friday = dayA - 2;
+    const std::int64_t closeFri = friday * kNsPerDay + 17 * kNsPerHour;
+    const std::int64_t openSun = (friday + 2) * kNsPerDay + 18 * kNsPerHour;
+    const std::int64_t openThu = (friday - 1) * kNsPerDay + 18 * kNsPerHour;
+    const std::int64_t closeMon = (friday + 3) * kNsPerDay + 17 * kNsPerHour;
+    if (la <= closeFri && lb >= openSun && la > openThu && lb < closeMon) return Gap::Kind::Weekend;
+    return Gap::Kind::Other;
+}
+
+} // namespace
+
+std::int64_t inferIntervalNs(const std::vector<Bar>& bars)
+{
+    std::unordered_map<std::int64_t, std::uint64_t> counts;
+    countSteps(bars, counts);
+    return mostCommon(counts);
+}
+
+std::vector<Gap> findGaps(const std::vector<Bar>& bars, std::int64_t intervalNs)
+{
+    std::vector<Gap> gaps;
+    if (intervalNs <= 0) return gaps;
+    std::optional<ZoneConverter> ny;
+    for (std::size_t i = 1; i < bars.size(); ++i) {
+        const std::int64_t from = bars[i - 1].tsEvent;
+        const std::int64_t to = bars[i].tsEvent;
+        if (to - from <= intervalNs) continue;
+        if (!ny) ny.emplace("America/New_York");
+        gaps.push_back(Gap{classify(*ny, from + intervalNs, to), from, to});
+    }
+    return gaps;
+}
+
+ValidationReport validateBars(ParsedFile& file)
+{
+    ValidationReport report;
+    std::vector<Bar>& bars = file.bars;
+    std::vector<std::uint64_t>& lines = file.lines;
+    if (lines.size() != bars.size()) {
+        lines.resize(bars.size());
+        for (std::size_t i = 0; i < lines.size(); ++i) lines[i] = i + 1;
+    }
+    report.rowsIn = bars.size();
+
+    std::vector<InstrumentState> states;
+    std::unordered_map<std::uint32_t, std::size_t> stateIndex;
+    std::uint32_t cachedId = 0;
+    InstrumentState* cached = nullptr;
+    bool previousDropped = false;
+    std::size_t kept = 0;
+
+    states.reserve(16);
+    for (std::size_t i = 0; i < bars.size(); ++i) {
+        const Bar bar = bars[i];
+        const std::uint64_t line = lines[i];
+        checkBar(file.path, line, bar);
+
+        if (!cached || bar.instrumentId != cachedId) {
+            auto [it, inserted] = stateIndex.try_emplace(bar.instrumentId, states.size());
+            if (inserted) {
+                states.emplace_back();
+                // Most files hold one instrument: size its list once.
+                if (states.size() == 1) states.back().kept.reserve(bars.size());
+            }
+            cached = &states[it->second];
+            cachedId = bar.instrumentId;
+        }
+        InstrumentState& st = *cached;
+
+        if (bar.tsEvent > st.lastTs) {
+            st.lastTs = bar.tsEvent;
+            st.kept.push_back(static_cast<std::uint32_t>(kept));
+            bars[kept] = bar;
+            lines[kept] = line;
+            ++kept;
+            previousDropped = false;
+            if (offGrid(bar)) {
+                if (report.offGridPrices == 0) report.offGridFirstLine = line;
+                ++report.offGridPrices;
+            }
+            continue;
+        }
+
+        // Accepted timestamps are increasing, so the earlier occurrence is a binary search away.
+        const auto pos = std::lower_bound(st.kept.begin(), st.kept.end(), bar.tsEvent,
+                                          [&](std::uint32_t k, std::int64_t ts) { return bars[k].tsEvent < ts; });
+        if (pos == st.kept.end() || bars[*pos].tsEvent != bar.tsEvent) {
+            const std::uint32_t lastKept = st.kept.back();
+            throw ImportError(file.path, line, "timestamp " + formatUtc(bar.tsEvent) + " is out of order (line "
+                                                   + std::to_string(lines[lastKept]) + " already reached "
+                                                   + formatUtc(bars[lastKept].tsEvent) + ")");
+        }
+        if (!(bars[*pos] == bar))
+            throw ImportError(file.path, line, "conflicting duplicate of line " + std::to_string(lines[*pos]) + " ("
+                                                   + formatUtc(bar.tsEvent) + " with different values)");
+        ++report.duplicatesDropped;
+        if (previousDropped) {
+            DuplicateRun& run = report.duplicateRuns.back();
+            run.lastLine = line;
+            ++run.rows;
+        } else {
+            report.duplicateRuns.push_back(DuplicateRun{line, line, lines[*pos], 1});
+        }
+        previousDropped = true;
+    }
+    bars.resize(kept);
+    lines.resize(kept);
+    report.rowsKept = kept;
+
+    // Gaps and the interval are per instrument.
+    std::vector<std::vector<Bar>> perInstrument;
+    if (states.size() > 1) {
+        perInstrument.resize(states.size());
+        for (std::size_t s = 0; s < states.size(); ++s) {
+            perInstrument[s].reserve(states[s].kept.size());
+            for (std::uint32_t k : states[s].kept) perInstrument[s].push_back(bars[k]);
+        }
+    }
+    report.intervalNs = file.intervalNs;
+    if (report.intervalNs <= 0) {
+        std::unordered_map<std::int64_t, std::uint64_t> counts;
+        if (perInstrument.empty()) countSteps(bars, counts);
+        for (const auto& series : perInstrument) countSteps(series, counts);
+        report.intervalNs = mostCommon(counts);
+    }
+    if (perInstrument.empty()) {
+        report.gaps = findGaps(bars, report.intervalNs);
+    } else {
+        for (const auto& series : perInstrument) {
+            auto g = findGaps(series, report.intervalNs);
+            report.gaps.insert(report.gaps.end(), g.begin(), g.end());
+        }
+    }
+    for (const Gap& g : report.gaps) {
+        switch (g.kind) {
+        case Gap::Kind::DailyBreak: ++report.dailyBreaks; break;
+        case Gap::Kind::Weekend: ++report.weekends; break;
+        case Gap::Kind::Other: ++report.otherGaps; break;
+        }
+    }
+
+    for (const DuplicateRun& run : report.duplicateRuns)
+        report.warnings.push_back(std::to_string(run.rows) + " exact duplicate row" + (run.rows == 1 ? "" : "s")
+                                  + " dropped: lines " + std::to_string(run.firstLine) + "-" + std::to_string(run.lastLine)
+                                  + " repeat from line " + std::to_string(run.originalLine));
+    if (report.offGridPrices > 0)
+        report.warnings.push_back(std::to_string(report.offGridPrices) + " bar" + (report.offGridPrices == 1 ? "" : "s")
+                                  + " with prices off the 0.25 tick grid (first at line " + std::to_string(report.offGridFirstLine)
+                                  + ")");
+    if (!report.gaps.empty())
+        report.warnings.push_back(std::to_string(report.gaps.size()) + " gaps longer than the "
+                                  + formatInterval(report.intervalNs) + " interval (not filled): "
+                                  + std::to_string(report.dailyBreaks) + " daily breaks, " + std::to_string(report.weekends)
+                                  + " weekends, " + std::to_string(report.otherGaps) + " other");
+    return report;
+}
+
+} // namespace foxhunt

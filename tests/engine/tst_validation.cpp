@@ -1,0 +1,255 @@
+// Tests engine/data/validation.cpp on the real files and on small planted cases.
+
+#include "engine/data/csv_reader.h"
+#include "engine/data/import_error.h"
+#include "engine/data/market_time.h"
+#include "engine/data/reader.h"
+#include "engine/data/validation.h"
+
+#include <QtTest/QtTest>
+
+#include <set>
+#include <string>
+
+using namespace foxhunt;
+
+namespace {
+
+std::int64_t utc(const char* iso) { return parseTextTimestamp(iso)->ns; }
+
+Bar bar(std::int64_t ts, double o, double h, double l, double c, std::uint64_t v = 1, std::uint32_t id = 0)
+{
+    return Bar{ts, fromPoints(o), fromPoints(h), fromPoints(l), fromPoints(c), v, id};
+}
+
+ParsedFile fileOf(std::vector<Bar> bars)
+{
+    ParsedFile f;
+    f.path = "mem.csv";
+    f.bars = std::move(bars);
+    for (std::size_t i = 0; i < f.bars.size(); ++i) f.lines.push_back(i + 2);
+    return f;
+}
+
+} // namespace
+
+class TestValidation : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void realOneMinute();
+    void realFiveMinuteDuplicates();
+    void realDbn();
+    void rejects_data();
+    void rejects();
+    void duplicateRuns();
+    void instrumentsInterleave();
+    void offGridIsWarning();
+    void gapKinds_data();
+    void gapKinds();
+    void inferInterval();
+};
+
+void TestValidation::realOneMinute()
+{
+    ParsedFile f = readBarFile(FOXHUNT_REAL_DATA_DIR "/ES_1min_sample.csv");
+    const ValidationReport r = validateBars(f);
+    QCOMPARE(r.rowsIn, std::uint64_t(15214));
+    QCOMPARE(r.rowsKept, std::uint64_t(15214));
+    QCOMPARE(r.duplicatesDropped, std::uint64_t(0));
+    QVERIFY(r.duplicateRuns.empty());
+    QCOMPARE(r.intervalNs, kNsPerMinute);
+    QCOMPARE(r.dailyBreaks, std::uint64_t(9));
+    QCOMPARE(r.weekends, std::uint64_t(2));
+    QCOMPARE(r.otherGaps, std::uint64_t(0));
+    QCOMPARE(r.gaps.size(), std::size_t(11));
+    QCOMPARE(r.offGridPrices, std::uint64_t(0));
+    for (const Gap& g : r.gaps) {
+        const std::int64_t minutes = (g.toTs - g.fromTs) / kNsPerMinute;
+        QCOMPARE(minutes, g.kind == Gap::Kind::DailyBreak ? std::int64_t(61) : std::int64_t(2941));
+    }
+    QCOMPARE(f.bars.front().tsEvent, utc("2026-01-25T23:00:00Z"));
+    QCOMPARE(f.bars.back().tsEvent, utc("2026-02-09T23:33:00Z"));
+    QVERIFY(!r.warnings.empty());
+    QVERIFY(r.warnings.back().find("9 daily breaks, 2 weekends") != std::string::npos);
+}
+
+void TestValidation::realFiveMinuteDuplicates()
+{
+    ParsedFile f = readBarFile(FOXHUNT_REAL_DATA_DIR "/es_5min_1yr.csv");
+    const ValidationReport r = validateBars(f);
+    QCOMPARE(r.rowsIn, std::uint64_t(25033));
+    QCOMPARE(r.duplicatesDropped, std::uint64_t(87));
+    QCOMPARE(r.rowsKept, std::uint64_t(24946));
+    QCOMPARE(f.bars.size(), std::size_t(24946));
+    QCOMPARE(f.lines.size(), std::size_t(24946));
+    QCOMPARE(r.duplicateRuns.size(), std::size_t(1));
+    QCOMPARE(r.duplicateRuns[0].firstLine, std::uint64_t(15818));
+    QCOMPARE(r.duplicateRuns[0].lastLine, std::uint64_t(15904));
+    QCOMPARE(r.duplicateRuns[0].originalLine, std::uint64_t(15731));
+    QCOMPARE(r.duplicateRuns[0].rows, std::uint64_t(87));
+    QCOMPARE(r.intervalNs, 5 * kNsPerMinute);
+    // Off-grid decimals such as 2424.85 occur only in the WAP column; every OHLC price is on the grid.
+    QCOMPARE(r.offGridPrices, std::uint64_t(0));
+    QVERIFY(r.warnings.front().find("87 exact duplicate rows dropped: lines 15818-15904 repeat from line 15731")
+            != std::string::npos);
+    QCOMPARE(f.bars.front().tsEvent, utc("2016-09-09T13:30:00Z"));
+    QCOMPARE(f.bars.back().tsEvent, utc("2017-11-09T21:55:00Z"));
+    // The kept line after the dropped run is the first line past it.
+    const auto it = std::find(f.lines.begin(), f.lines.end(), std::uint64_t(15817));
+    QVERIFY(it != f.lines.end());
+    QCOMPARE(*(it + 1), std::uint64_t(15905));
+
+    ZoneConverter ny("America/New_York");
+    std::set<std::int64_t> dates;
+    for (const Bar& b : f.bars) dates.insert(ny.utcToLocal(b.tsEvent) / kNsPerDay);
+    QCOMPARE(dates.size(), std::size_t(290));
+    for (std::size_t i = 1; i < f.bars.size(); ++i) QVERIFY(f.bars[i].tsEvent > f.bars[i - 1].tsEvent);
+}
+
+void TestValidation::realDbn()
+{
+    ParsedFile f = readBarFile(FOXHUNT_REAL_DATA_DIR "/test_data.ohlcv-1m.dbn.zst");
+    const ValidationReport r = validateBars(f);
+    QCOMPARE(r.rowsKept, std::uint64_t(4));
+    QCOMPARE(r.intervalNs, kNsPerMinute);
+    QVERIFY(r.gaps.empty());
+    QCOMPARE(r.offGridPrices, std::uint64_t(0));
+    QCOMPARE(f.bars[0].open, std::int64_t(3'702'750'000'000));
+}
+
+void TestValidation::rejects_data()
+{
+    QTest::addColumn<QString>("csv");
+    QTest::addColumn<quint64>("line");
+    QTest::addColumn<QString>("reason");
+    const QString h = "timestamp,open,high,low,close,volume\n";
+    QTest::newRow("conflicting duplicate") << h + "2021-01-04 09:30,10,11,9,10,5\n2021-01-04 09:31,10,11,9,10,5\n"
+                                                  "2021-01-04 09:30,10,11,9,10.25,5\n"
+                                           << quint64(4) << "conflicting duplicate of line 2";
+    QTest::newRow("out of order") << h + "2021-01-04 09:30,10,11,9,10,5\n2021-01-04 09:32,10,11,9,10,5\n"
+                                         "2021-01-04 09:31,10,11,9,10,5\n"
+                                  << quint64(4) << "out of order";
+    QTest::newRow("high below open") << h + "2021-01-04 09:30,10,9.75,9,9.5,5\n" << quint64(2) << "high 9.75 is below";
+    QTest::newRow("high below close") << h + "2021-01-04 09:30,10,10,9,10.5,5\n" << quint64(2) << "high 10 is below";
+    QTest::newRow("low above close") << h + "2021-01-04 09:30,10,11,9.75,9.5,5\n" << quint64(2) << "low 9.75 is above";
+    QTest::newRow("low above high") << h + "2021-01-04 09:30,10,10,11,10,5\n" << quint64(2) << "low 11 is above high 10";
+    QTest::newRow("zero price") << h + "2021-01-04 09:30,0,1,0,1,5\n" << quint64(2) << "non-positive price";
+    QTest::newRow("negative price") << h + "2021-01-04 09:30,-1,1,-1,1,5\n" << quint64(2) << "non-positive price";
+}
+
+void TestValidation::rejects()
+{
+    QFETCH(QString, csv);
+    QFETCH(quint64, line);
+    QFETCH(QString, reason);
+    ParsedFile f = readBarBuffer("v.csv", csv.toStdString());
+    try {
+        validateBars(f);
+        QFAIL("the file must be rejected");
+    } catch (const ImportError& e) {
+        QCOMPARE(e.line(), std::uint64_t(line));
+        QVERIFY2(e.reason().find(reason.toStdString()) != std::string::npos, e.what());
+        QVERIFY2(std::string(e.what()).rfind("v.csv:" + std::to_string(line) + ": ", 0) == 0, e.what());
+    }
+}
+
+void TestValidation::duplicateRuns()
+{
+    const std::int64_t t0 = utc("2021-01-04T14:30:00Z");
+    const std::int64_t m = kNsPerMinute;
+    ParsedFile f = fileOf({bar(t0, 10, 11, 9, 10), bar(t0 + m, 10, 11, 9, 10.25), bar(t0 + m, 10, 11, 9, 10.25),
+                           bar(t0 + 2 * m, 10, 11, 9, 10), bar(t0, 10, 11, 9, 10), bar(t0 + m, 10, 11, 9, 10.25),
+                           bar(t0 + 3 * m, 10, 11, 9, 10)});
+    const ValidationReport r = validateBars(f);
+    QCOMPARE(r.duplicatesDropped, std::uint64_t(3));
+    QCOMPARE(r.rowsKept, std::uint64_t(4));
+    QCOMPARE(r.duplicateRuns.size(), std::size_t(2));
+    QCOMPARE(r.duplicateRuns[0].firstLine, std::uint64_t(4));
+    QCOMPARE(r.duplicateRuns[0].lastLine, std::uint64_t(4));
+    QCOMPARE(r.duplicateRuns[0].originalLine, std::uint64_t(3));
+    QCOMPARE(r.duplicateRuns[1].firstLine, std::uint64_t(6));
+    QCOMPARE(r.duplicateRuns[1].lastLine, std::uint64_t(7));
+    QCOMPARE(r.duplicateRuns[1].originalLine, std::uint64_t(2));
+    QCOMPARE(r.duplicateRuns[1].rows, std::uint64_t(2));
+    QCOMPARE(f.lines, (std::vector<std::uint64_t>{2, 3, 5, 8}));
+}
+
+void TestValidation::instrumentsInterleave()
+{
+    const std::int64_t t0 = utc("2021-01-04T14:30:00Z");
+    const std::int64_t m = kNsPerMinute;
+    ParsedFile f = fileOf({bar(t0, 10, 11, 9, 10, 1, 1), bar(t0, 20, 21, 19, 20, 1, 2), bar(t0 + m, 10, 11, 9, 10, 1, 1),
+                           bar(t0 + m, 20, 21, 19, 20, 1, 2), bar(t0 + 5 * m, 10, 11, 9, 10, 1, 1)});
+    const ValidationReport r = validateBars(f);
+    QCOMPARE(r.rowsKept, std::uint64_t(5));
+    QCOMPARE(r.intervalNs, m);
+    QCOMPARE(r.gaps.size(), std::size_t(1));
+    QCOMPARE(r.gaps[0].kind, Gap::Kind::Other);
+
+    ParsedFile bad = fileOf({bar(t0, 10, 11, 9, 10, 1, 1), bar(t0 + m, 20, 21, 19, 20, 1, 2), bar(t0, 20, 21, 19, 20, 1, 2)});
+    QVERIFY_THROWS_EXCEPTION(ImportError, validateBars(bad));
+}
+
+void TestValidation::offGridIsWarning()
+{
+    const std::int64_t t0 = utc("2021-01-04T14:30:00Z");
+    ParsedFile f = fileOf({bar(t0, 10, 11, 9, 10), bar(t0 + kNsPerMinute, 10, 11.1, 9, 10),
+                           bar(t0 + 2 * kNsPerMinute, 10.05, 11, 9, 10)});
+    const ValidationReport r = validateBars(f);
+    QCOMPARE(r.rowsKept, std::uint64_t(3));
+    QCOMPARE(r.offGridPrices, std::uint64_t(2));
+    QCOMPARE(r.offGridFirstLine, std::uint64_t(3));
+    QCOMPARE(r.warnings.size(), std::size_t(1));
+    QVERIFY(r.warnings[0].find("first at line 3") != std::string::npos);
+}
+
+void TestValidation::gapKinds_data()
+{
+    QTest::addColumn<QString>("from");
+    QTest::addColumn<QString>("to");
+    QTest::addColumn<qint64>("interval");
+    QTest::addColumn<int>("kind");
+    const qint64 m1 = kNsPerMinute, m5 = 5 * kNsPerMinute;
+    // Times in UTC; comments in ET.
+    QTest::newRow("Tue break 16:59 -> 18:00 EST") << "2021-01-05T21:59:00Z" << "2021-01-05T23:00:00Z" << m1
+                                                  << int(Gap::Kind::DailyBreak);
+    QTest::newRow("Wed break EDT") << "2021-07-07T20:59:00Z" << "2021-07-07T22:00:00Z" << m1 << int(Gap::Kind::DailyBreak);
+    QTest::newRow("Fri 16:59 -> Sun 18:00") << "2021-01-08T21:59:00Z" << "2021-01-10T23:00:00Z" << m1
+                                            << int(Gap::Kind::Weekend);
+    QTest::newRow("RTH Fri 16:55 -> Mon 09:30") << "2017-06-09T20:55:00Z" << "2017-06-12T13:30:00Z" << m5
+                                                << int(Gap::Kind::Weekend);
+    QTest::newRow("RTH overnight") << "2017-06-12T20:55:00Z" << "2017-06-13T13:30:00Z" << m5 << int(Gap::Kind::Other);
+    QTest::newRow("missing minutes mid-session") << "2021-01-05T15:00:00Z" << "2021-01-05T15:10:00Z" << m1
+                                                 << int(Gap::Kind::Other);
+    QTest::newRow("Friday 16:59 -> Tuesday (holiday)") << "2021-01-15T21:59:00Z" << "2021-01-19T23:00:00Z" << m1
+                                                       << int(Gap::Kind::Other);
+}
+
+void TestValidation::gapKinds()
+{
+    QFETCH(QString, from);
+    QFETCH(QString, to);
+    QFETCH(qint64, interval);
+    QFETCH(int, kind);
+    const std::vector<Bar> bars = {bar(utc(from.toStdString().c_str()), 1, 1, 1, 1),
+                                   bar(utc(to.toStdString().c_str()), 1, 1, 1, 1)};
+    const auto gaps = findGaps(bars, interval);
+    QCOMPARE(gaps.size(), std::size_t(1));
+    QCOMPARE(int(gaps[0].kind), kind);
+    QCOMPARE(gaps[0].fromTs, bars[0].tsEvent);
+    QCOMPARE(gaps[0].toTs, bars[1].tsEvent);
+    QVERIFY(findGaps(bars, bars[1].tsEvent - bars[0].tsEvent).empty());
+}
+
+void TestValidation::inferInterval()
+{
+    const std::int64_t m = kNsPerMinute;
+    std::vector<Bar> bars;
+    for (std::int64_t t : {0LL, 5LL, 10LL, 15LL, 17LL, 30LL, 35LL}) bars.push_back(bar(t * m, 1, 1, 1, 1));
+    QCOMPARE(inferIntervalNs(bars), 5 * m);
+    QCOMPARE(inferIntervalNs({}), std::int64_t(0));
+    QCOMPARE(inferIntervalNs({bar(0, 1, 1, 1, 1), bar(2 * m, 1, 1, 1, 1), bar(3 * m, 1, 1, 1, 1)}), m);
+}
+
+QTEST_APPLESS_MAIN(TestValidation)
+#include "tst_validation.moc"
