@@ -13,7 +13,7 @@ std::int64_t utc(const char* iso) { return parseTextTimestamp(iso)->ns; }
 std::int64_t local(const char* naive) { return parseTextTimestamp(naive)->ns; }
 } // namespace
 
-class TestMarketTime : public QObject {
+class TestZoneConverter : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void dstEdges_data();
@@ -23,7 +23,7 @@ private Q_SLOTS:
     void dates();
 };
 
-void TestMarketTime::dstEdges_data()
+void TestZoneConverter::dstEdges_data()
 {
     QTest::addColumn<QString>("localTime");
     QTest::addColumn<bool>("exists");
@@ -40,7 +40,7 @@ void TestMarketTime::dstEdges_data()
                                      << "2021-11-07T07:00:00Z";
 }
 
-void TestMarketTime::dstEdges()
+void TestZoneConverter::dstEdges()
 {
     QFETCH(QString, localTime);
     QFETCH(bool, exists);
@@ -60,7 +60,7 @@ void TestMarketTime::dstEdges()
     QCOMPARE(ny.utcToLocal(*t), l);
 }
 
-void TestMarketTime::cachedMatchesFresh()
+void TestZoneConverter::cachedMatchesFresh()
 {
     // One converter walks two years in 7-minute steps (cache hits), a fresh one per
     // sample answers without any cache; they must agree everywhere.
@@ -83,7 +83,7 @@ void TestMarketTime::cachedMatchesFresh()
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, ZoneConverter("Nowhere/Atlantis"));
 }
 
-void TestMarketTime::calendar()
+void TestZoneConverter::calendar()
 {
     EsCalendar cal;
     // Sunday 18:00 ET opens Monday's session.
@@ -96,7 +96,7 @@ void TestMarketTime::calendar()
     QCOMPARE(cal.minuteOfDayEt(utc("2021-07-06T13:30:00Z")), 570.0);
 }
 
-void TestMarketTime::dates()
+void TestZoneConverter::dates()
 {
     QCOMPARE(daysFromCivil(1970, 1, 1), std::int64_t(0));
     QCOMPARE(weekdayFromDays(daysFromCivil(2021, 1, 3)), 0);
@@ -107,5 +107,5 @@ void TestMarketTime::dates()
     QCOMPARE(formatUtc(1609113600000000001), std::string("2020-12-28T00:00:00.000000001Z"));
 }
 
-QTEST_APPLESS_MAIN(TestMarketTime)
+QTEST_APPLESS_MAIN(TestZoneConverter)
 #include "tst_zone_converter.moc"
