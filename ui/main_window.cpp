@@ -29,6 +29,9 @@
 #include <QUrl>
 #include <QVBoxLayout>
 
+// Resources of a static library must be registered by hand, outside any namespace.
+static void initFoxhuntResources() { Q_INIT_RESOURCE(foxhunt); }
+
 namespace foxhunt {
 
 namespace {
@@ -51,6 +54,7 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
     : QMainWindow(parent), m_databasePath(databasePath),
       m_import(std::make_unique<ImportController>(databasePath))
 {
+    initFoxhuntResources();
     setWindowTitle(QStringLiteral("Foxhunt"));
     setWindowIcon(QIcon(QStringLiteral(":/foxhunt/icon.svg")));
     setAcceptDrops(true);
