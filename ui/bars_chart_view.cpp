@@ -73,6 +73,8 @@ void BarsChartView::setBars(const std::vector<Bar>& bars, const QString& title)
     }
     const double pad = std::max(0.25, (hi - lo) * 0.05);
     m_axisY->setRange(lo - pad, hi + pad);
+    const double spanDays = (points.back().x() - points.front().x()) / 86'400'000.0;
+    m_axisX->setFormat(spanDays < 3 ? QStringLiteral("MM-dd hh:mm") : QStringLiteral("yyyy-MM-dd"));
     m_axisX->setRange(QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(points.front().x()), Qt::UTC),
                       QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(points.back().x()), Qt::UTC));
 }

@@ -23,6 +23,7 @@
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSignalBlocker>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTableWidget>
@@ -134,6 +135,7 @@ void MainWindow::buildCentral()
     splitter->addWidget(m_chart);
     splitter->setStretchFactor(0, 2);
     splitter->setStretchFactor(1, 3);
+    splitter->setSizes({460, 640});
 
     auto* vertical = new QSplitter(Qt::Vertical);
     vertical->addWidget(splitter);
@@ -160,6 +162,12 @@ void MainWindow::buildCentral()
 
 void MainWindow::refreshSeries()
 {
+    // Keep the selected series selected across the reload, and draw it once.
+    qlonglong selectedId = -1;
+    if (const QList<QTableWidgetItem*> sel = m_seriesTable->selectedItems(); !sel.isEmpty())
+        selectedId = sel.first()->data(Qt::UserRole).toLongLong();
+    const QSignalBlocker blocker(m_seriesTable);
+    m_seriesTable->clearSelection();
     m_seriesTable->setRowCount(0);
     if (!m_store) {
         m_banner->setVisible(false);
@@ -168,6 +176,7 @@ void MainWindow::refreshSeries()
     }
     const std::vector<SeriesInfo> all = m_store->series();
     m_seriesTable->setRowCount(static_cast<int>(all.size()));
+    int selectRow = all.empty() ? -1 : 0;
     for (int row = 0; row < static_cast<int>(all.size()); ++row) {
         const SeriesInfo& s = all[static_cast<std::size_t>(row)];
         auto set = [&](int col, const QString& text) {
@@ -182,10 +191,12 @@ void MainWindow::refreshSeries()
         set(ColBars, QLocale().toString(static_cast<qulonglong>(s.barCount)));
         set(ColFrom, s.barCount ? QString::fromStdString(formatUtc(s.firstTs)) : QString());
         set(ColTo, s.barCount ? QString::fromStdString(formatUtc(s.lastTs)) : QString());
+        if (s.id == selectedId) selectRow = row;
     }
     m_banner->setVisible(showingSyntheticOnly());
     m_statusSeries->setText(tr("%n series", nullptr, static_cast<int>(all.size())));
-    if (!all.empty() && m_seriesTable->selectedItems().isEmpty()) m_seriesTable->selectRow(0);
+    if (selectRow >= 0) m_seriesTable->selectRow(selectRow);
+    showSelectedSeries();
 }
 
 int MainWindow::seriesCount() const { return m_seriesTable->rowCount(); }
