@@ -1,0 +1,166 @@
+// Forecaster benchmarks: train step and inference latency at the seed sizes, SSD chunked
+// vs sequential scan, and parameter sizes. One intra-op thread, as in the app's default.
+
+#include "models/mamba2/mamba2_forecaster.h"
+#include "models/mamba2/ssd.h"
+#include "models/quantile_loss.h"
+#include "models/tft/tft.h"
+
+#include <benchmark/benchmark.h>
+#include <torch/torch.h>
+
+namespace {
+
+namespace mm = foxhunt::models::mamba2;
+namespace mt = foxhunt::models::tft;
+
+const std::vector<double> kQuantiles{0.1, 0.5, 0.9};
+constexpr int64_t kHorizon = 5;
+constexpr int64_t kFeatures = 16;
+constexpr int64_t kKnown = 2;
+
+// Seed sizes: batch 8, sequence 60, d_inner 1024 (d_model 512, expand 2), d_state 16.
+mm::Mamba2Forecaster seedMamba(bool sequential = false)
+{
+    torch::manual_seed(0);
+    return mm::Mamba2Forecaster(mm::Mamba2ForecasterOptions(kFeatures + kKnown, kHorizon, 3)
+                                    .known_features(kKnown)
+                                    .d_model(512)
+                                    .expand(2)
+                                    .d_state(16)
+                                    .head_dim(64)
+                                    .n_layers(2)
+                                    .chunk_size(32)
+                                    .sequential_scan(sequential));
+}
+
+// Seed sizes: batch 32, sequence 100.
+mt::TemporalFusionTransformer seedTft()
+{
+    torch::manual_seed(0);
+    return mt::TemporalFusionTransformer(
+        mt::TftOptions(kFeatures + kKnown, kKnown, kHorizon, 3).n_static(2).hidden_size(32).n_heads(4));
+}
+
+void setSizeCounters(benchmark::State& state, torch::nn::Module& module)
+{
+    int64_t count = 0, bytes = 0;
+    for (const auto& p : module.parameters()) {
+        count += p.numel();
+        bytes += p.numel() * p.element_size();
+    }
+    state.counters["params"] = static_cast<double>(count);
+    state.counters["param_bytes"] = static_cast<double>(bytes);
+}
+
+void BM_Mamba2TrainStep(benchmark::State& state)
+{
+    torch::set_num_threads(1);
+    auto model = seedMamba();
+    torch::optim::AdamW opt(model->parameters(), torch::optim::AdamWOptions(1e-3));
+    auto x = torch::randn({8, 60, kFeatures + kKnown});
+    auto known = torch::randn({8, kHorizon, kKnown});
+    auto y = torch::randn({8, kHorizon});
+    for (auto _ : state) {
+        opt.zero_grad();
+        auto loss = foxhunt::models::quantile_loss(model(x, known), y, kQuantiles);
+        loss.backward();
+        opt.step();
+        benchmark::DoNotOptimize(loss.item<float>());
+    }
+    state.SetItemsProcessed(state.iterations() * 8);
+    setSizeCounters(state, *model);
+}
+BENCHMARK(BM_Mamba2TrainStep)->Unit(benchmark::kMillisecond)->Iterations(5);
+
+void BM_Mamba2Inference(benchmark::State& state)
+{
+    torch::set_num_threads(1);
+    auto model = seedMamba();
+    model->eval();
+    torch::NoGradGuard ng;
+    auto x = torch::randn({1, 60, kFeatures + kKnown});
+    auto known = torch::randn({1, kHorizon, kKnown});
+    for (auto _ : state) benchmark::DoNotOptimize(model(x, known).data_ptr());
+    state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_Mamba2Inference)->Unit(benchmark::kMillisecond)->MinTime(0.2);
+
+// Bar-by-bar inference with the O(1) recurrent state.
+void BM_Mamba2Step(benchmark::State& state)
+{
+    torch::set_num_threads(1);
+    auto model = seedMamba();
+    model->eval();
+    torch::NoGradGuard ng;
+    auto s = model->initial_state(1);
+    auto x = torch::randn({1, kFeatures + kKnown});
+    auto known = torch::randn({1, kHorizon, kKnown});
+    for (auto _ : state) benchmark::DoNotOptimize(model->step(x, known, s).data_ptr());
+    state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_Mamba2Step)->Unit(benchmark::kMicrosecond)->MinTime(0.2);
+
+void BM_TftTrainStep(benchmark::State& state)
+{
+    torch::set_num_threads(1);
+    auto model = seedTft();
+    torch::optim::AdamW opt(model->parameters(), torch::optim::AdamWOptions(1e-3));
+    auto past = torch::randn({32, 100, kFeatures + kKnown});
+    auto future = torch::randn({32, kHorizon, kKnown});
+    auto statics = torch::randn({32, 2});
+    auto y = torch::randn({32, kHorizon});
+    for (auto _ : state) {
+        opt.zero_grad();
+        auto loss = foxhunt::models::quantile_loss(model(past, future, statics).quantiles, y, kQuantiles);
+        loss.backward();
+        opt.step();
+        benchmark::DoNotOptimize(loss.item<float>());
+    }
+    state.SetItemsProcessed(state.iterations() * 32);
+    setSizeCounters(state, *model);
+}
+BENCHMARK(BM_TftTrainStep)->Unit(benchmark::kMillisecond)->Iterations(5);
+
+void BM_TftInference(benchmark::State& state)
+{
+    torch::set_num_threads(1);
+    auto model = seedTft();
+    model->eval();
+    torch::NoGradGuard ng;
+    auto past = torch::randn({1, 100, kFeatures + kKnown});
+    auto future = torch::randn({1, kHorizon, kKnown});
+    auto statics = torch::randn({1, 2});
+    for (auto _ : state) benchmark::DoNotOptimize(model(past, future, statics).quantiles.data_ptr());
+    state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_TftInference)->Unit(benchmark::kMillisecond)->MinTime(0.2);
+
+// SSD scan alone, forward + backward, at the seed block's shape (16 heads x 64 channels, N = 16).
+template <bool Chunked>
+void BM_SsdScan(benchmark::State& state)
+{
+    torch::set_num_threads(1);
+    torch::manual_seed(0);
+    const int64_t length = state.range(0);
+    auto x = torch::randn({2, length, 16, 64}).requires_grad_(true);
+    auto dt = torch::nn::functional::softplus(torch::randn({2, length, 16}) - 2.0).detach().requires_grad_(true);
+    auto A = (-torch::empty({16}).uniform_(1.0, 16.0)).requires_grad_(true);
+    auto B = torch::randn({2, length, 1, 16}).requires_grad_(true);
+    auto C = torch::randn({2, length, 1, 16}).requires_grad_(true);
+    for (auto _ : state) {
+        auto r = Chunked ? mm::ssd_chunked(x, dt, A, B, C, /*chunk_size=*/64) : mm::ssd_sequential(x, dt, A, B, C);
+        auto loss = r.y.sum() + r.final_state.sum();
+        loss.backward();
+        benchmark::DoNotOptimize(x.grad().data_ptr());
+        x.mutable_grad().reset();
+    }
+    state.SetItemsProcessed(state.iterations() * 2 * length);
+}
+BENCHMARK_TEMPLATE(BM_SsdScan, true)->Name("BM_SsdChunked")->Arg(60)->Arg(256)->Arg(1024)->Unit(benchmark::kMillisecond)->MinTime(0.2);
+BENCHMARK_TEMPLATE(BM_SsdScan, false)->Name("BM_SsdSequential")->Arg(60)->Arg(256)->Arg(1024)->Unit(benchmark::kMillisecond)->MinTime(0.2);
+
+} // namespace
+
+/// Referenced by the app so the linker keeps these registrations.
+void foxhunt_bench_link_forecast() {}

@@ -1,0 +1,347 @@
+#include "engine/forecast/forecaster_trainer.h"
+
+#include "models/mamba2/mamba2_forecaster.h"
+#include "models/quantile_loss.h"
+#include "models/tft/tft.h"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numbers>
+#include <random>
+#include <stdexcept>
+
+namespace foxhunt {
+
+namespace mm = foxhunt::models::mamba2;
+namespace mt = foxhunt::models::tft;
+
+double warmupCosineLearningRate(std::int64_t step, double peak, std::int64_t warmup, std::int64_t total, double minRatio)
+{
+    if (warmup > 0 && step < warmup) return peak * static_cast<double>(step + 1) / static_cast<double>(warmup);
+    const double span = static_cast<double>(std::max<std::int64_t>(1, total - warmup));
+    const double progress = std::clamp(static_cast<double>(step - warmup) / span, 0.0, 1.0);
+    const double floor = peak * minRatio;
+    return floor + (peak - floor) * 0.5 * (1.0 + std::cos(std::numbers::pi * progress));
+}
+
+namespace {
+
+[[noreturn]] void invalid(const std::string& what)
+{
+    throw std::invalid_argument(std::string(__FILE__) + ": ForecasterTrainer: " + what);
+}
+
+// A deterministic per-step seed, so that a resumed run draws the same batches and dropout masks.
+std::uint64_t stepSeed(std::uint64_t seed, std::int64_t step)
+{
+    std::uint64_t x = seed * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(step) + 0x632BE59BD9B4E019ull;
+    x ^= x >> 30;
+    x *= 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 27;
+    x *= 0x94D049BB133111EBull;
+    x ^= x >> 31;
+    return x;
+}
+
+} // namespace
+
+struct ForecasterTrainer::Impl {
+    ForecasterConfig config;
+    ForecastData data;
+    IndexRange train;
+    IndexRange validation;
+
+    torch::Tensor past;      // [T, F + K], standardised with training statistics
+    torch::Tensor known;     // [T, K]
+    torch::Tensor targets;   // [T], log returns / targetScale
+    torch::Tensor statics;   // [S]
+    double targetScale = 1.0;
+
+    mm::Mamba2Forecaster mamba{nullptr};
+    mt::TemporalFusionTransformer tft{nullptr};
+    std::shared_ptr<torch::nn::Module> module;
+    std::unique_ptr<torch::optim::AdamW> optimizer;
+    std::int64_t steps = 0;
+
+    void prepareTensors()
+    {
+        const auto T = static_cast<int64_t>(data.rows);
+        const auto F = static_cast<int64_t>(data.cols);
+        const auto K = static_cast<int64_t>(data.knownCols);
+        auto features = torch::from_blob(data.features.data(), {T, F}, torch::kFloat).clone();
+        known = torch::from_blob(data.knownFuture.data(), {T, K}, torch::kFloat).clone();
+        // Statistics over the bars the training windows can see, so no validation bar leaks in.
+        const int64_t lo = static_cast<int64_t>(train.begin + 1 - config.windowing.pastLength);
+        const int64_t hi = static_cast<int64_t>(train.end);
+        auto seen = features.slice(0, lo, hi).to(torch::kDouble);
+        auto mean = seen.mean(0);
+        auto stddev = seen.std(0, /*unbiased=*/false).clamp_min(1e-12);
+        features = ((features.to(torch::kDouble) - mean) / stddev).to(torch::kFloat);
+        past = torch::cat({features, known}, /*dim=*/1);
+
+        auto returns = torch::from_blob(data.logReturns.data(), {T}, torch::kDouble).clone();
+        const double s = returns.slice(0, lo, hi + static_cast<int64_t>(config.windowing.horizon)).std().item<double>();
+        targetScale = (std::isfinite(s) && s > 0.0) ? s : 1.0;
+        // Scaled but not centred, so a zero forecast still means "no move".
+        targets = (returns / targetScale).to(torch::kFloat);
+        statics = torch::tensor(std::vector<float>(data.staticFeatures.begin(), data.staticFeatures.end()),
+                                torch::kFloat);
+    }
+
+    void buildModel()
+    {
+        torch::manual_seed(config.seed);
+        const auto H = static_cast<int64_t>(config.windowing.horizon);
+        const auto Q = static_cast<int64_t>(config.quantiles.size());
+        const auto F = static_cast<int64_t>(data.cols + data.knownCols);
+        const auto K = static_cast<int64_t>(data.knownCols);
+        if (config.kind == ForecasterKind::Mamba2) {
+            mamba = mm::Mamba2Forecaster(mm::Mamba2ForecasterOptions(F, H, Q)
+                                             .known_features(K)
+                                             .d_model(config.dModel)
+                                             .n_layers(config.layers)
+                                             .d_state(config.dState)
+                                             .head_dim(config.headDim)
+                                             .expand(config.expand)
+                                             .ngroups(config.ngroups)
+                                             .chunk_size(config.chunkSize));
+            module = mamba.ptr();
+        } else {
+            tft = mt::TemporalFusionTransformer(mt::TftOptions(F, K, H, Q)
+                                                    .n_static(static_cast<int64_t>(data.staticFeatures.size()))
+                                                    .hidden_size(config.hiddenSize)
+                                                    .embedding_size(config.embeddingSize)
+                                                    .n_heads(config.heads)
+                                                    .lstm_layers(config.lstmLayers)
+                                                    .dropout(config.dropout));
+            module = tft.ptr();
+        }
+        optimizer = std::make_unique<torch::optim::AdamW>(
+            module->parameters(),
+            torch::optim::AdamWOptions(config.learningRate).weight_decay(config.weightDecay));
+    }
+
+    // anchors: [B] -> past [B, L, F+K], known [B, H, K], targets [B, H]
+    std::tuple<torch::Tensor, torch::Tensor, torch::Tensor> batch(const torch::Tensor& anchors) const
+    {
+        const auto L = static_cast<int64_t>(config.windowing.pastLength);
+        const auto H = static_cast<int64_t>(config.windowing.horizon);
+        auto pastIdx = anchors.unsqueeze(1) + torch::arange(-L + 1, 1, torch::kLong).unsqueeze(0);   // [B, L]
+        auto futureIdx = anchors.unsqueeze(1) + torch::arange(1, H + 1, torch::kLong).unsqueeze(0); // [B, H]
+        return {past.index({pastIdx}), known.index({futureIdx}), targets.index({futureIdx})};
+    }
+
+    torch::Tensor forward(const torch::Tensor& pastBatch, const torch::Tensor& knownBatch)
+    {
+        if (mamba) return mamba->forward(pastBatch, knownBatch);
+        torch::Tensor st;
+        if (statics.numel() > 0) st = statics.unsqueeze(0).expand({pastBatch.size(0), statics.size(0)});
+        return tft->forward(pastBatch, knownBatch, st).quantiles;
+    }
+
+    void setLearningRate(double lr)
+    {
+        for (auto& group : optimizer->param_groups())
+            static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
+    }
+
+    // Returns the norm before clipping, summed in float64 so many small squares do not lose bits.
+    double clipGradients(bool& clipped)
+    {
+        double sumSquares = 0.0;
+        for (const auto& p : module->parameters())
+            if (p.grad().defined()) sumSquares += p.grad().to(torch::kDouble).pow(2).sum().item<double>();
+        const double norm = std::sqrt(sumSquares);
+        clipped = false;
+        if (config.maxGradNorm > 0.0 && norm > config.maxGradNorm) {
+            const double factor = config.maxGradNorm / (norm + 1e-6);
+            torch::NoGradGuard ng;
+            for (const auto& p : module->parameters())
+                if (p.grad().defined()) p.grad().mul_(factor);
+            clipped = true;
+        }
+        return norm;
+    }
+};
+
+ForecasterTrainer::ForecasterTrainer(const ForecasterConfig& config, ForecastData data, IndexRange train,
+                                     IndexRange validation)
+    : m_impl(std::make_unique<Impl>())
+{
+    validateForecastData(data);
+    if (config.quantiles.empty()) invalid("no quantile levels");
+    for (std::size_t i = 0; i < config.quantiles.size(); ++i) {
+        if (!(config.quantiles[i] > 0.0 && config.quantiles[i] < 1.0)) invalid("quantile levels must lie in (0, 1)");
+        if (i > 0 && !(config.quantiles[i] > config.quantiles[i - 1])) invalid("quantile levels must be ascending");
+    }
+    if (config.batchSize == 0 || config.evalBatchSize == 0) invalid("batch sizes must be positive");
+    const IndexRange valid = validAnchors(data, config.windowing);
+    auto inside = [&](IndexRange r) { return r.size() > 0 && r.begin >= valid.begin && r.end <= valid.end; };
+    if (!inside(train))
+        invalid("training anchors [" + std::to_string(train.begin) + ", " + std::to_string(train.end) +
+                ") must be non-empty and inside [" + std::to_string(valid.begin) + ", " + std::to_string(valid.end) + ")");
+    if (validation.size() > 0 && !inside(validation))
+        invalid("validation anchors [" + std::to_string(validation.begin) + ", " + std::to_string(validation.end) +
+                ") must lie inside [" + std::to_string(valid.begin) + ", " + std::to_string(valid.end) + ")");
+    m_impl->config = config;
+    m_impl->data = std::move(data);
+    m_impl->train = train;
+    m_impl->validation = validation;
+    m_impl->prepareTensors();
+    m_impl->buildModel();
+}
+
+ForecasterTrainer::~ForecasterTrainer() = default;
+ForecasterTrainer::ForecasterTrainer(ForecasterTrainer&&) noexcept = default;
+ForecasterTrainer& ForecasterTrainer::operator=(ForecasterTrainer&&) noexcept = default;
+
+ForecastStepStats ForecasterTrainer::trainStep()
+{
+    Impl& d = *m_impl;
+    const auto start = std::chrono::steady_clock::now();
+    const std::uint64_t seed = stepSeed(d.config.seed, d.steps);
+    std::mt19937_64 rng(seed);
+    std::uniform_int_distribution<std::size_t> pick(d.train.begin, d.train.end - 1);
+    std::vector<int64_t> anchors(d.config.batchSize);
+    for (auto& a : anchors) a = static_cast<int64_t>(pick(rng));
+    torch::manual_seed(seed);
+
+    ForecastStepStats stats;
+    stats.learningRate = warmupCosineLearningRate(d.steps, d.config.learningRate, d.config.warmupSteps,
+                                                  d.config.totalSteps, d.config.minLearningRateRatio);
+    d.setLearningRate(stats.learningRate);
+    d.module->train();
+    auto [pastBatch, knownBatch, targetBatch] = d.batch(torch::tensor(anchors, torch::kLong));
+    d.optimizer->zero_grad();
+    auto pred = d.forward(pastBatch, knownBatch);
+    auto loss = models::quantile_loss(pred, targetBatch, d.config.quantiles);
+    loss.backward();
+    stats.gradNorm = d.clipGradients(stats.clipped);
+    d.optimizer->step();
+    ++d.steps;
+    stats.step = d.steps;
+    stats.loss = loss.item<double>();
+    stats.stepSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return stats;
+}
+
+ForecastEvaluation ForecasterTrainer::evaluate() { return evaluate(m_impl->validation); }
+
+ForecastEvaluation ForecasterTrainer::evaluate(IndexRange anchors)
+{
+    Impl& d = *m_impl;
+    const IndexRange valid = validAnchors(d.data, d.config.windowing);
+    if (anchors.size() == 0 || anchors.begin < valid.begin || anchors.end > valid.end)
+        invalid("evaluation anchors must be non-empty and inside the valid range");
+    const std::size_t H = d.config.windowing.horizon;
+    const std::size_t Q = d.config.quantiles.size();
+    std::vector<double> model, zero, persistence, targets;
+    model.reserve(anchors.size() * H * Q);
+    targets.reserve(anchors.size() * H);
+
+    torch::NoGradGuard ng;
+    d.module->eval();
+    for (std::size_t begin = anchors.begin; begin < anchors.end; begin += d.config.evalBatchSize) {
+        const std::size_t end = std::min(anchors.end, begin + d.config.evalBatchSize);
+        auto idx = torch::arange(static_cast<int64_t>(begin), static_cast<int64_t>(end), torch::kLong);
+        auto [pastBatch, knownBatch, targetBatch] = d.batch(idx);
+        (void)targetBatch;
+        auto pred = (d.forward(pastBatch, knownBatch).to(torch::kDouble) * d.targetScale).contiguous();
+        const double* p = pred.data_ptr<double>();
+        model.insert(model.end(), p, p + pred.numel());
+    }
+    d.module->train();
+    for (std::size_t a = anchors.begin; a < anchors.end; ++a) {
+        const double last = d.data.logReturns[a];
+        for (std::size_t h = 1; h <= H; ++h) {
+            targets.push_back(d.data.logReturns[a + h]);
+            for (std::size_t q = 0; q < Q; ++q) {
+                zero.push_back(0.0);
+                persistence.push_back(last);
+            }
+        }
+    }
+    ForecastEvaluation e;
+    e.windows = anchors.size();
+    e.model = scoreQuantileForecasts(model, targets, d.config.quantiles);
+    e.zeroReturn = scoreQuantileForecasts(zero, targets, d.config.quantiles);
+    e.persistence = scoreQuantileForecasts(persistence, targets, d.config.quantiles);
+    return e;
+}
+
+std::vector<double> ForecasterTrainer::predict(std::size_t anchor)
+{
+    Impl& d = *m_impl;
+    const IndexRange valid = validAnchors(d.data, d.config.windowing);
+    if (anchor < valid.begin || anchor >= valid.end) invalid("anchor " + std::to_string(anchor) + " has no full window");
+    torch::NoGradGuard ng;
+    d.module->eval();
+    auto [pastBatch, knownBatch, targetBatch] = d.batch(torch::tensor({static_cast<int64_t>(anchor)}, torch::kLong));
+    (void)targetBatch;
+    auto pred = (d.forward(pastBatch, knownBatch).to(torch::kDouble) * d.targetScale).contiguous();
+    d.module->train();
+    return std::vector<double>(pred.data_ptr<double>(), pred.data_ptr<double>() + pred.numel());
+}
+
+void ForecasterTrainer::saveCheckpoint(const std::string& path) const
+{
+    torch::serialize::OutputArchive archive;
+    torch::serialize::OutputArchive modelArchive;
+    m_impl->module->save(modelArchive);
+    torch::serialize::OutputArchive optimizerArchive;
+    m_impl->optimizer->save(optimizerArchive);
+    archive.write("model", modelArchive);
+    archive.write("optimizer", optimizerArchive);
+    archive.write("step", torch::tensor(m_impl->steps, torch::kLong));
+    archive.write("kind", torch::tensor(static_cast<int64_t>(m_impl->config.kind), torch::kLong));
+    try {
+        archive.save_to(path);
+    } catch (const c10::Error& e) {
+        throw std::runtime_error(path + ": cannot write checkpoint: " + e.what_without_backtrace());
+    }
+}
+
+void ForecasterTrainer::loadCheckpoint(const std::string& path)
+{
+    torch::serialize::InputArchive archive;
+    try {
+        archive.load_from(path);
+        torch::Tensor kind;
+        archive.read("kind", kind);
+        if (kind.item<int64_t>() != static_cast<int64_t>(m_impl->config.kind))
+            throw std::runtime_error(path + ": checkpoint holds a different forecaster kind");
+        torch::serialize::InputArchive modelArchive, optimizerArchive;
+        archive.read("model", modelArchive);
+        archive.read("optimizer", optimizerArchive);
+        m_impl->module->load(modelArchive);
+        m_impl->optimizer->load(optimizerArchive);
+        torch::Tensor step;
+        archive.read("step", step);
+        m_impl->steps = step.item<int64_t>();
+    } catch (const c10::Error& e) {
+        throw std::runtime_error(path + ": cannot read checkpoint: " + e.what_without_backtrace());
+    }
+}
+
+std::int64_t ForecasterTrainer::step() const { return m_impl->steps; }
+
+std::size_t ForecasterTrainer::parameterCount() const
+{
+    std::size_t n = 0;
+    for (const auto& p : m_impl->module->parameters()) n += static_cast<std::size_t>(p.numel());
+    return n;
+}
+
+std::size_t ForecasterTrainer::parameterBytes() const
+{
+    std::size_t n = 0;
+    for (const auto& p : m_impl->module->parameters()) n += static_cast<std::size_t>(p.numel() * p.element_size());
+    return n;
+}
+
+const ForecasterConfig& ForecasterTrainer::config() const { return m_impl->config; }
+
+} // namespace foxhunt

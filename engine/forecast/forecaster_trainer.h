@@ -1,0 +1,109 @@
+#pragma once
+// Trains and evaluates one quantile forecaster (Mamba-2 or TFT) on ForecastData.
+// std-only header: the LibTorch state lives behind a pimpl.
+
+#include "engine/forecast/forecast_data.h"
+#include "engine/forecast/forecast_metrics.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace foxhunt {
+
+/// Which network the trainer drives.
+enum class ForecasterKind { Mamba2, Tft };
+
+/// Everything that defines a forecaster run. Defaults are small, for a CPU.
+struct ForecasterConfig {
+    ForecasterKind kind = ForecasterKind::Mamba2; ///< network
+    ForecastWindowing windowing;                  ///< past length and horizon
+    std::vector<double> quantiles{0.1, 0.5, 0.9}; ///< ascending levels in (0, 1)
+    std::size_t batchSize = 32;                   ///< windows per step
+    double learningRate = 1e-3;                   ///< peak learning rate
+    double weightDecay = 1e-4;                    ///< AdamW decoupled weight decay
+    std::int64_t warmupSteps = 50;                ///< linear warmup from 0 to the peak
+    std::int64_t totalSteps = 1000;               ///< cosine decay reaches its floor here
+    double minLearningRateRatio = 0.1;            ///< floor of the cosine, as a share of the peak
+    double maxGradNorm = 1.0;                     ///< global-norm clipping threshold (<= 0: no clipping)
+    std::uint64_t seed = 1;                       ///< initialisation, batch order and dropout
+    std::size_t evalBatchSize = 256;              ///< windows per forward pass in evaluate()
+
+    // Mamba-2 sizes.
+    int dModel = 32;     ///< residual width
+    int layers = 2;      ///< blocks
+    int dState = 16;     ///< SSM state per head
+    int headDim = 16;    ///< channels per head
+    int expand = 2;      ///< d_inner / d_model
+    int ngroups = 1;     ///< groups sharing B, C
+    int chunkSize = 32;  ///< SSD chunk length
+
+    // TFT sizes.
+    int hiddenSize = 16;    ///< model width
+    int embeddingSize = 8;  ///< per-variable embedding width
+    int heads = 4;          ///< attention heads
+    int lstmLayers = 1;     ///< LSTM depth
+    double dropout = 0.1;   ///< dropout in GRNs and attention
+};
+
+/// What one optimisation step did.
+struct ForecastStepStats {
+    std::int64_t step = 0;     ///< 1-based index of the step just taken
+    double loss = 0.0;         ///< training quantile loss (in standardised target units)
+    double gradNorm = 0.0;     ///< global gradient L2 norm before clipping, reduced in float64
+    bool clipped = false;      ///< whether the gradients were scaled down
+    double learningRate = 0.0; ///< learning rate used by this step
+    double stepSeconds = 0.0;  ///< wall time of the step
+};
+
+/// Linear warmup to `peak` over `warmup` steps, then cosine to peak * minRatio at `total`.
+/// `step` is 0-based (the step about to be taken).
+double warmupCosineLearningRate(std::int64_t step, double peak, std::int64_t warmup, std::int64_t total, double minRatio);
+
+/// Owns a forecaster, its optimizer and the data windows.
+class ForecasterTrainer {
+public:
+    /// Validates data and ranges (anchors, see forecast_data.h) and builds the model under config.seed.
+    /// Throws std::invalid_argument on inconsistent input.
+    ForecasterTrainer(const ForecasterConfig& config, ForecastData data, IndexRange train, IndexRange validation);
+    /// Frees the model.
+    ~ForecasterTrainer();
+    ForecasterTrainer(const ForecasterTrainer&) = delete;
+    ForecasterTrainer& operator=(const ForecasterTrainer&) = delete;
+    /// Moves the trainer.
+    ForecasterTrainer(ForecasterTrainer&&) noexcept;
+    /// Moves the trainer.
+    ForecasterTrainer& operator=(ForecasterTrainer&&) noexcept;
+
+    /// One optimisation step on a batch drawn from the training range.
+    ForecastStepStats trainStep();
+    /// Scores the model and the baselines on the validation range.
+    ForecastEvaluation evaluate();
+    /// Scores the model and the baselines on any range of anchors.
+    ForecastEvaluation evaluate(IndexRange anchors);
+    /// Forecast for one anchor: [horizon * quantiles] log returns, row-major.
+    std::vector<double> predict(std::size_t anchor);
+
+    /// Writes model, optimizer and step count to `path`.
+    void saveCheckpoint(const std::string& path) const;
+    /// Restores a checkpoint written by a trainer with the same config and data; training then
+    /// continues exactly as it would have.
+    void loadCheckpoint(const std::string& path);
+
+    /// Steps taken so far.
+    std::int64_t step() const;
+    /// Trainable parameters.
+    std::size_t parameterCount() const;
+    /// Bytes of trainable parameters.
+    std::size_t parameterBytes() const;
+    /// The configuration in use.
+    const ForecasterConfig& config() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> m_impl;
+};
+
+} // namespace foxhunt

@@ -1,0 +1,130 @@
+#include "models/mamba2/mamba2_block.h"
+
+#include "models/mamba2/ssd.h"
+
+#include <cmath>
+
+namespace foxhunt::models::mamba2 {
+
+Mamba2BlockImpl::Mamba2BlockImpl(const Mamba2BlockOptions& options_) : options(options_)
+{
+    TORCH_CHECK(options.d_model() > 0 && options.expand() > 0 && options.d_state() > 0 && options.d_conv() > 0,
+                "Mamba2Block: sizes must be positive");
+    m_d_inner = options.expand() * options.d_model();
+    TORCH_CHECK(m_d_inner % options.head_dim() == 0, "Mamba2Block: d_inner (", m_d_inner,
+                ") must be a multiple of head_dim (", options.head_dim(), ")");
+    m_heads = m_d_inner / options.head_dim();
+    TORCH_CHECK(options.ngroups() > 0 && m_heads % options.ngroups() == 0, "Mamba2Block: heads (", m_heads,
+                ") must be a multiple of ngroups (", options.ngroups(), ")");
+    TORCH_CHECK(options.dt_min() > 0 && options.dt_max() >= options.dt_min(), "Mamba2Block: need 0 < dt_min <= dt_max");
+    TORCH_CHECK(options.a_init_min() > 0 && options.a_init_max() >= options.a_init_min(),
+                "Mamba2Block: need 0 < a_init_min <= a_init_max");
+
+    const int64_t bc = 2 * options.ngroups() * options.d_state();
+    m_conv_dim = m_d_inner + bc;
+    const int64_t d_in_proj = 2 * m_d_inner + bc + m_heads;
+    in_proj = register_module("in_proj", torch::nn::Linear(torch::nn::LinearOptions(options.d_model(), d_in_proj).bias(false)));
+    conv1d = register_module("conv1d", torch::nn::Conv1d(torch::nn::Conv1dOptions(m_conv_dim, m_conv_dim, options.d_conv())
+                                                             .groups(m_conv_dim)
+                                                             .padding(options.d_conv() - 1)
+                                                             .bias(true)));
+
+    torch::NoGradGuard no_grad;
+    // dt log-uniform in [dt_min, dt_max]; dt_bias is its inverse softplus, so that
+    // softplus(dt_bias) reproduces the sampled dt at initialisation.
+    const double lo = std::log(options.dt_min());
+    const double hi = std::log(options.dt_max());
+    auto dt = torch::exp(torch::rand({m_heads}) * (hi - lo) + lo).clamp_min(options.dt_init_floor());
+    auto inv_dt = dt + torch::log(-torch::expm1(-dt));
+    dt_bias = register_parameter("dt_bias", inv_dt);
+
+    auto a = torch::empty({m_heads}).uniform_(options.a_init_min(), options.a_init_max());
+    A_log = register_parameter("A_log", torch::log(a));
+    D = register_parameter("D", torch::ones({m_heads}));
+
+    norm = register_module("norm", RmsNormGated(RmsNormGatedOptions(m_d_inner).group_size(m_d_inner / options.ngroups())));
+    out_proj = register_module("out_proj", torch::nn::Linear(torch::nn::LinearOptions(m_d_inner, options.d_model()).bias(false)));
+}
+
+torch::Tensor Mamba2BlockImpl::A() const { return -torch::exp(A_log); }
+
+torch::Tensor Mamba2BlockImpl::forward(const torch::Tensor& u)
+{
+    Mamba2State unused;
+    return forward_with_state(u, unused);
+}
+
+torch::Tensor Mamba2BlockImpl::forward_with_state(const torch::Tensor& u, Mamba2State& state)
+{
+    TORCH_CHECK(u.dim() == 3 && u.size(2) == options.d_model(), "Mamba2Block: input must be [B, L, ",
+                options.d_model(), "], got ", u.sizes());
+    const int64_t batch = u.size(0);
+    const int64_t length = u.size(1);
+    const int64_t gn = options.ngroups() * options.d_state();
+
+    auto zxbcdt = in_proj(u);
+    auto parts = zxbcdt.split_with_sizes({m_d_inner, m_conv_dim, m_heads}, /*dim=*/-1);
+    auto z = parts[0];
+    auto xbc = parts[1];
+    auto dt = torch::nn::functional::softplus(parts[2] + dt_bias);
+
+    // Causal: the left padding of d_conv - 1 plus dropping the tail means step t sees t-d_conv+1..t only.
+    auto xbc_t = xbc.transpose(1, 2);                                  // [B, conv_dim, L]
+    auto conv_out = conv1d(xbc_t).narrow(2, 0, length);
+    {
+        const int64_t k = options.d_conv();
+        state.conv = length >= k ? xbc_t.narrow(2, length - k, k).detach().clone()
+                                 : torch::nn::functional::pad(xbc_t, torch::nn::functional::PadFuncOptions({k - length, 0}))
+                                       .detach();
+    }
+    auto act = torch::silu(conv_out).transpose(1, 2);                  // [B, L, conv_dim]
+    auto xbc_parts = act.split_with_sizes({m_d_inner, gn, gn}, /*dim=*/-1);
+    auto x = xbc_parts[0].reshape({batch, length, m_heads, options.head_dim()});
+    auto Bm = xbc_parts[1].reshape({batch, length, options.ngroups(), options.d_state()});
+    auto Cm = xbc_parts[2].reshape({batch, length, options.ngroups(), options.d_state()});
+
+    const auto a = A();
+    SsdResult r = options.sequential_scan() ? ssd_sequential(x, dt, a, Bm, Cm)
+                                            : ssd_chunked(x, dt, a, Bm, Cm, options.chunk_size());
+    state.ssm = r.final_state.detach();
+    auto y = r.y + x * D.view({1, 1, m_heads, 1});
+    y = y.reshape({batch, length, m_d_inner});
+    return out_proj(norm(y, z));
+}
+
+Mamba2State Mamba2BlockImpl::initial_state(int64_t batch) const
+{
+    auto opts = A_log.options();
+    return {torch::zeros({batch, m_conv_dim, options.d_conv()}, opts),
+            torch::zeros({batch, m_heads, options.head_dim(), options.d_state()}, opts)};
+}
+
+torch::Tensor Mamba2BlockImpl::step(const torch::Tensor& u, Mamba2State& state)
+{
+    TORCH_CHECK(u.dim() == 2 && u.size(1) == options.d_model(), "Mamba2Block::step: input must be [B, ",
+                options.d_model(), "], got ", u.sizes());
+    const int64_t batch = u.size(0);
+    TORCH_CHECK(state.conv.defined() && state.conv.sizes() == torch::IntArrayRef({batch, m_conv_dim, options.d_conv()}),
+                "Mamba2Block::step: conv state must be [", batch, ", ", m_conv_dim, ", ", options.d_conv(), "]");
+    const int64_t gn = options.ngroups() * options.d_state();
+
+    auto zxbcdt = in_proj(u);
+    auto parts = zxbcdt.split_with_sizes({m_d_inner, m_conv_dim, m_heads}, /*dim=*/-1);
+    auto z = parts[0];
+    auto dt = torch::nn::functional::softplus(parts[2] + dt_bias);
+
+    state.conv = torch::cat({state.conv.narrow(2, 1, options.d_conv() - 1), parts[1].unsqueeze(2)}, /*dim=*/2);
+    auto conv_out = (state.conv * conv1d->weight.squeeze(1)).sum(-1) + conv1d->bias;
+    auto act = torch::silu(conv_out);
+    auto xbc_parts = act.split_with_sizes({m_d_inner, gn, gn}, /*dim=*/-1);
+    auto x = xbc_parts[0].reshape({batch, m_heads, options.head_dim()});
+    auto Bm = xbc_parts[1].reshape({batch, options.ngroups(), options.d_state()});
+    auto Cm = xbc_parts[2].reshape({batch, options.ngroups(), options.d_state()});
+
+    SsdResult r = ssd_step(x, dt, A(), Bm, Cm, state.ssm);
+    state.ssm = r.final_state;
+    auto y = r.y + x * D.view({1, m_heads, 1});
+    return out_proj(norm(y.reshape({batch, m_d_inner}), z));
+}
+
+} // namespace foxhunt::models::mamba2

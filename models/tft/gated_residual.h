@@ -1,0 +1,106 @@
+#pragma once
+// TFT building blocks: gated linear unit, add & norm, and the gated residual network.
+
+#include <torch/torch.h>
+
+namespace foxhunt::models::tft {
+
+/// Options for GatedLinearUnit.
+struct GatedLinearUnitOptions {
+    GatedLinearUnitOptions(int64_t input_size, int64_t output_size) : input_size_(input_size), output_size_(output_size) {}
+    /// Input width.
+    TORCH_ARG(int64_t, input_size);
+    /// Output width.
+    TORCH_ARG(int64_t, output_size);
+    /// Dropout applied to the input.
+    TORCH_ARG(double, dropout) = 0.0;
+};
+
+/// GLU(x) = (W1 x + b1) * sigmoid(W2 x + b2), lets the network switch a path off.
+class GatedLinearUnitImpl : public torch::nn::Module {
+public:
+    /// Builds the unit.
+    explicit GatedLinearUnitImpl(const GatedLinearUnitOptions& options);
+    // x: [..., I] -> [..., O]
+    /// Applies dropout, the linear map and the gate.
+    torch::Tensor forward(const torch::Tensor& x);
+
+    /// The options it was built with.
+    GatedLinearUnitOptions options;
+    /// Input dropout.
+    torch::nn::Dropout dropout{nullptr};
+    /// Both halves (value, gate) in one linear map.
+    torch::nn::Linear fc{nullptr};
+};
+TORCH_MODULE(GatedLinearUnit);
+
+/// Options for GateAddNorm.
+struct GateAddNormOptions {
+    GateAddNormOptions(int64_t input_size, int64_t output_size) : input_size_(input_size), output_size_(output_size) {}
+    /// Width of the gated input.
+    TORCH_ARG(int64_t, input_size);
+    /// Width of the output and of the skip.
+    TORCH_ARG(int64_t, output_size);
+    /// Dropout before the gate.
+    TORCH_ARG(double, dropout) = 0.0;
+};
+
+/// LayerNorm(GLU(x) + skip).
+class GateAddNormImpl : public torch::nn::Module {
+public:
+    /// Builds gate and norm.
+    explicit GateAddNormImpl(const GateAddNormOptions& options);
+    // x: [..., I], skip: [..., O] -> [..., O]
+    /// Gates x, adds the skip and normalises.
+    torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& skip);
+
+    /// The options it was built with.
+    GateAddNormOptions options;
+    /// The gate.
+    GatedLinearUnit glu{nullptr};
+    /// The norm after the addition.
+    torch::nn::LayerNorm norm{nullptr};
+};
+TORCH_MODULE(GateAddNorm);
+
+/// Options for GatedResidualNetwork.
+struct GatedResidualNetworkOptions {
+    GatedResidualNetworkOptions(int64_t input_size, int64_t hidden_size, int64_t output_size)
+        : input_size_(input_size), hidden_size_(hidden_size), output_size_(output_size) {}
+    /// Input width.
+    TORCH_ARG(int64_t, input_size);
+    /// Width of the two inner layers.
+    TORCH_ARG(int64_t, hidden_size);
+    /// Output width.
+    TORCH_ARG(int64_t, output_size);
+    /// Width of the optional static context (0: none).
+    TORCH_ARG(int64_t, context_size) = 0;
+    /// Dropout before the output gate.
+    TORCH_ARG(double, dropout) = 0.0;
+};
+
+/// GRN(x, c) = LayerNorm(skip(x) + GLU(W2 ELU(W1 x + Wc c + b1) + b2)); skip is linear when widths differ.
+class GatedResidualNetworkImpl : public torch::nn::Module {
+public:
+    /// Builds the network.
+    explicit GatedResidualNetworkImpl(const GatedResidualNetworkOptions& options);
+    // x: [..., I], context: undefined or [B, C] (broadcast over middle dims) -> [..., O]
+    /// Applies the network, conditioned on the context when given.
+    torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& context = {});
+
+    /// The options it was built with.
+    GatedResidualNetworkOptions options;
+    /// Skip projection when input and output widths differ.
+    torch::nn::Linear skip{nullptr};
+    /// First inner layer.
+    torch::nn::Linear fc1{nullptr};
+    /// Context projection (no bias).
+    torch::nn::Linear context_proj{nullptr};
+    /// Second inner layer.
+    torch::nn::Linear fc2{nullptr};
+    /// Output gate, residual add and norm.
+    GateAddNorm gate_norm{nullptr};
+};
+TORCH_MODULE(GatedResidualNetwork);
+
+} // namespace foxhunt::models::tft

@@ -1,0 +1,163 @@
+// The chunked SSD scan against the sequential recurrence: values and gradients.
+
+#include "models/mamba2/ssd.h"
+
+#include <QtTest/QtTest>
+#include <torch/torch.h>
+
+#include <cmath>
+#include <limits>
+
+using namespace foxhunt::models::mamba2;
+
+namespace {
+
+double relative_error(const torch::Tensor& a, const torch::Tensor& b)
+{
+    const double scale = std::max(b.abs().max().item<double>(), 1e-12);
+    return (a - b).abs().max().item<double>() / scale;
+}
+
+struct ScanInputs {
+    torch::Tensor x, dt, A, B, C, h0;
+};
+
+ScanInputs make_inputs(int64_t batch, int64_t length, int64_t heads, int64_t head_dim, int64_t groups,
+                       int64_t state, bool with_initial)
+{
+    ScanInputs in;
+    in.x = torch::randn({batch, length, heads, head_dim}).requires_grad_(true);
+    in.dt = torch::nn::functional::softplus(torch::randn({batch, length, heads}) - 2.0).detach().requires_grad_(true);
+    in.A = (-torch::empty({heads}).uniform_(1.0, 16.0)).requires_grad_(true);
+    in.B = torch::randn({batch, length, groups, state}).requires_grad_(true);
+    in.C = torch::randn({batch, length, groups, state}).requires_grad_(true);
+    if (with_initial) in.h0 = torch::randn({batch, heads, head_dim, state}).requires_grad_(true);
+    return in;
+}
+
+} // namespace
+
+class TestSsd : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase() { torch::set_num_threads(1); }
+
+    void segsumMatchesHandComputed()
+    {
+        auto a = torch::tensor({1.0f, 2.0f, 3.0f});
+        auto s = segsum(a);
+        const float inf = std::numeric_limits<float>::infinity();
+        auto expected = torch::tensor({0.0f, -inf, -inf, 2.0f, 0.0f, -inf, 5.0f, 3.0f, 0.0f}).view({3, 3});
+        QVERIFY(torch::equal(s, expected));
+    }
+
+    void chunkedMatchesSequential_data()
+    {
+        QTest::addColumn<int>("batch");
+        QTest::addColumn<int>("length");
+        QTest::addColumn<int>("heads");
+        QTest::addColumn<int>("headDim");
+        QTest::addColumn<int>("groups");
+        QTest::addColumn<int>("state");
+        QTest::addColumn<int>("chunk");
+        QTest::addColumn<bool>("initial");
+        QTest::newRow("single-head exact chunks") << 1 << 16 << 1 << 4 << 1 << 8 << 4 << false;
+        QTest::newRow("batch2 length not multiple") << 2 << 13 << 4 << 3 << 2 << 5 << 4 << false;
+        QTest::newRow("ngroups3 six heads") << 3 << 37 << 6 << 8 << 3 << 16 << 8 << true;
+        QTest::newRow("groups equal heads") << 2 << 21 << 4 << 2 << 4 << 3 << 5 << true;
+        QTest::newRow("shorter than chunk") << 2 << 5 << 2 << 4 << 1 << 4 << 16 << false;
+        QTest::newRow("seed length 60 chunk 16") << 2 << 60 << 4 << 8 << 2 << 16 << 16 << true;
+    }
+
+    void chunkedMatchesSequential()
+    {
+        QFETCH(int, batch);
+        QFETCH(int, length);
+        QFETCH(int, heads);
+        QFETCH(int, headDim);
+        QFETCH(int, groups);
+        QFETCH(int, state);
+        QFETCH(int, chunk);
+        QFETCH(bool, initial);
+        torch::manual_seed(7);
+        auto in = make_inputs(batch, length, heads, headDim, groups, state, initial);
+        auto wy = torch::randn({batch, length, heads, headDim});
+        auto ws = torch::randn({batch, heads, headDim, state});
+
+        std::vector<torch::Tensor> leaves{in.x, in.dt, in.A, in.B, in.C};
+        if (initial) leaves.push_back(in.h0);
+
+        auto ref = ssd_sequential(in.x, in.dt, in.A, in.B, in.C, in.h0);
+        auto ref_grads = torch::autograd::grad({(ref.y * wy).sum() + (ref.final_state * ws).sum()}, leaves);
+        auto chk = ssd_chunked(in.x, in.dt, in.A, in.B, in.C, chunk, in.h0);
+        auto chk_grads = torch::autograd::grad({(chk.y * wy).sum() + (chk.final_state * ws).sum()}, leaves);
+
+        QCOMPARE(chk.y.sizes(), ref.y.sizes());
+        QCOMPARE(chk.final_state.sizes(), ref.final_state.sizes());
+        QVERIFY2(relative_error(chk.y, ref.y) <= 1e-4, qPrintable(QString::number(relative_error(chk.y, ref.y))));
+        QVERIFY(relative_error(chk.final_state, ref.final_state) <= 1e-4);
+        const char* names[] = {"x", "dt", "A", "B", "C", "h0"};
+        for (size_t i = 0; i < leaves.size(); ++i) {
+            QVERIFY(torch::isfinite(chk_grads[i]).all().item<bool>());
+            const double err = relative_error(chk_grads[i], ref_grads[i]);
+            QVERIFY2(err <= 1e-4, qPrintable(QStringLiteral("grad %1 rel err %2").arg(names[i]).arg(err)));
+        }
+    }
+
+    void chunkSizeDoesNotChangeResult()
+    {
+        torch::manual_seed(3);
+        auto in = make_inputs(2, 50, 4, 4, 2, 8, false);
+        torch::NoGradGuard ng;
+        auto a = ssd_chunked(in.x, in.dt, in.A, in.B, in.C, 7);
+        auto b = ssd_chunked(in.x, in.dt, in.A, in.B, in.C, 64);
+        QVERIFY(relative_error(a.y, b.y) <= 1e-4);
+        QVERIFY(relative_error(a.final_state, b.final_state) <= 1e-4);
+    }
+
+    void decayScalesWholeState()
+    {
+        // One head, one step from a known state: h1 = exp(dt*A) h0 + dt x B^T, y = h1 C.
+        auto x = torch::tensor({2.0f}).view({1, 1, 1, 1});
+        auto dt = torch::tensor({0.5f}).view({1, 1, 1});
+        auto A = torch::tensor({-2.0f});
+        auto B = torch::tensor({1.0f, 3.0f}).view({1, 1, 1, 2});
+        auto C = torch::tensor({1.0f, -1.0f}).view({1, 1, 1, 2});
+        auto h0 = torch::tensor({4.0f, 8.0f}).view({1, 1, 1, 2});
+        auto r = ssd_sequential(x, dt, A, B, C, h0);
+        const float decay = std::exp(-1.0f);
+        const float h1a = decay * 4.0f + 0.5f * 2.0f * 1.0f;
+        const float h1b = decay * 8.0f + 0.5f * 2.0f * 3.0f;
+        QVERIFY(std::abs(r.final_state[0][0][0][0].item<float>() - h1a) < 1e-5f);
+        QVERIFY(std::abs(r.final_state[0][0][0][1].item<float>() - h1b) < 1e-5f);
+        QVERIFY(std::abs(r.y.flatten()[0].item<float>() - (h1a - h1b)) < 1e-5f);
+        auto c = ssd_chunked(x, dt, A, B, C, 4, h0);
+        QVERIFY(relative_error(c.y, r.y) <= 1e-5);
+    }
+
+    void rejectsBadShapes()
+    {
+        auto x = torch::randn({1, 4, 3, 2});
+        auto dt = torch::rand({1, 4, 3});
+        auto A = -torch::ones({3});
+        auto B = torch::randn({1, 4, 2, 5});  // 3 heads are not a multiple of 2 groups
+        bool threw = false;
+        try {
+            ssd_chunked(x, dt, A, B, B, 2);
+        } catch (const c10::Error&) {
+            threw = true;
+        }
+        QVERIFY(threw);
+        threw = false;
+        try {
+            ssd_sequential(x, dt.transpose(1, 2), A, B.narrow(2, 0, 1), B.narrow(2, 0, 1));
+        } catch (const c10::Error&) {
+            threw = true;
+        }
+        QVERIFY(threw);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestSsd)
+#include "tst_ssd.moc"

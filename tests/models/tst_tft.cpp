@@ -1,0 +1,173 @@
+// Temporal Fusion Transformer: building blocks, causality, selection weights, seed sizes.
+
+#include "models/tft/gated_residual.h"
+#include "models/tft/interpretable_attention.h"
+#include "models/tft/tft.h"
+#include "models/tft/variable_selection.h"
+
+#include <QtTest/QtTest>
+#include <torch/torch.h>
+
+using namespace foxhunt::models::tft;
+
+class TestTft : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase() { torch::set_num_threads(1); }
+
+    void gluGatesHalfByHalf()
+    {
+        torch::manual_seed(1);
+        GatedLinearUnit glu(GatedLinearUnitOptions(3, 2));
+        torch::NoGradGuard ng;
+        auto x = torch::randn({4, 3});
+        auto both = glu->fc(x);
+        auto expected = both.narrow(1, 0, 2) * torch::sigmoid(both.narrow(1, 2, 2));
+        QVERIFY(torch::allclose(glu(x), expected, 1e-6, 1e-6));
+    }
+
+    void grnUsesContextAndNormalises()
+    {
+        torch::manual_seed(2);
+        GatedResidualNetwork grn(GatedResidualNetworkOptions(5, 8, 6).context_size(4));
+        torch::NoGradGuard ng;
+        auto x = torch::randn({3, 7, 5});
+        auto c1 = torch::randn({3, 4});
+        auto c2 = torch::randn({3, 4});
+        auto y1 = grn(x, c1);
+        QCOMPARE(y1.sizes(), torch::IntArrayRef({3, 7, 6}));
+        QVERIFY(!torch::allclose(y1, grn(x, c2)));
+        // Output of a LayerNorm with unit weight: zero mean per position.
+        QVERIFY(y1.mean(-1).abs().max().item<double>() < 1e-5);
+    }
+
+    void selectionWeightsSumToOne_data()
+    {
+        QTest::addColumn<int>("variables");
+        QTest::addColumn<bool>("temporal");
+        QTest::newRow("one variable") << 1 << true;
+        QTest::newRow("five temporal") << 5 << true;
+        QTest::newRow("three static") << 3 << false;
+    }
+
+    void selectionWeightsSumToOne()
+    {
+        QFETCH(int, variables);
+        QFETCH(bool, temporal);
+        torch::manual_seed(3);
+        VariableSelectionNetwork vsn(VariableSelectionNetworkOptions(variables, 12).context_size(12));
+        auto x = temporal ? torch::randn({4, 9, variables}) : torch::randn({4, variables});
+        auto out = vsn(x, torch::randn({4, 12}));
+        QCOMPARE(out.output.size(-1), int64_t{12});
+        QCOMPARE(out.weights.size(-1), int64_t{variables});
+        QVERIFY(torch::allclose(out.weights.sum(-1), torch::ones_like(out.weights.sum(-1)), 1e-5, 1e-6));
+        QVERIFY(out.weights.min().item<double>() >= 0.0);
+    }
+
+    void maskFillIsFiniteInHalf()
+    {
+        QCOMPARE(lowest_finite(torch::kHalf), -65504.0);
+        auto scores = torch::zeros({1, 2, 3}, torch::kHalf);
+        auto filled = scores.masked_fill(causal_mask(2, 3, torch::kCPU), lowest_finite(torch::kHalf));
+        QVERIFY(torch::isfinite(filled).all().item<bool>());
+        auto attn = torch::softmax(filled.to(torch::kFloat), -1);
+        QCOMPARE(attn[0][0][2].item<float>(), 0.0f);
+        QVERIFY(std::abs(attn[0][0][0].item<float>() - 0.5f) < 1e-6f);
+    }
+
+    void attentionSharesValuesAndMasks()
+    {
+        torch::manual_seed(4);
+        InterpretableMultiHeadAttention mha(InterpretableMultiHeadAttentionOptions(8, 2));
+        torch::NoGradGuard ng;
+        auto kv = torch::randn({2, 6, 8});
+        auto q = kv.narrow(1, 3, 3);
+        auto out = mha(q, kv, kv, causal_mask(3, 6, torch::kCPU));
+        QCOMPARE(out.attention.sizes(), torch::IntArrayRef({2, 2, 3, 6}));
+        // Query 0 (position 3) must not see positions 4, 5.
+        QCOMPARE(out.attention.select(2, 0).narrow(-1, 4, 2).abs().max().item<float>(), 0.0f);
+        QVERIFY(torch::allclose(out.attention.sum(-1), torch::ones({2, 2, 3}), 1e-5, 1e-6));
+        QCOMPARE(mha->v_layer->weight.size(0), int64_t{4});
+    }
+
+    void tftIsCausalAndInterpretable()
+    {
+        torch::manual_seed(5);
+        TemporalFusionTransformer tft(TftOptions(/*n_past=*/4, /*n_future=*/2, /*horizon=*/5, /*n_quantiles=*/3)
+                                          .n_static(2)
+                                          .hidden_size(16)
+                                          .n_heads(4)
+                                          .dropout(0.0));
+        tft->eval();
+        torch::NoGradGuard ng;
+        auto past = torch::randn({3, 12, 4});
+        auto future = torch::randn({3, 5, 2});
+        auto statics = torch::randn({3, 2});
+        auto a = tft(past, future, statics);
+        QCOMPARE(a.quantiles.sizes(), torch::IntArrayRef({3, 5, 3}));
+        QCOMPARE(a.attention.sizes(), torch::IntArrayRef({3, 4, 5, 17}));
+        QCOMPARE(a.encoder_importances.sizes(), torch::IntArrayRef({3, 4}));
+        QCOMPARE(a.decoder_importances.sizes(), torch::IntArrayRef({3, 2}));
+        QCOMPARE(a.static_importances.sizes(), torch::IntArrayRef({3, 2}));
+        for (const auto& w : {a.encoder_importances, a.decoder_importances, a.static_importances})
+            QVERIFY(torch::allclose(w.sum(-1), torch::ones({3}), 1e-5, 1e-6));
+
+        // Change the known future from decoder step 3 on: steps 0..2 must not move.
+        auto changed = future.clone();
+        changed.narrow(1, 3, 2).normal_();
+        auto b = tft(past, changed, statics);
+        QVERIFY(torch::allclose(a.quantiles.narrow(1, 0, 3), b.quantiles.narrow(1, 0, 3), 1e-6, 1e-6));
+        QVERIFY(!torch::allclose(a.quantiles.narrow(1, 3, 2), b.quantiles.narrow(1, 3, 2), 1e-4, 1e-4));
+        // Attention from decoder step i to later decoder positions is exactly zero.
+        for (int64_t i = 0; i < 5; ++i) {
+            const int64_t later = 5 - 1 - i;
+            if (later > 0)
+                QCOMPARE(a.attention.select(2, i).narrow(-1, 12 + i + 1, later).abs().max().item<float>(), 0.0f);
+        }
+        // The static covariates reach the output through the contexts.
+        auto c = tft(past, future, torch::randn({3, 2}));
+        QVERIFY(!torch::allclose(a.quantiles, c.quantiles, 1e-4, 1e-4));
+    }
+
+    void tftWithoutStaticsOrKnownFuture()
+    {
+        torch::manual_seed(6);
+        TemporalFusionTransformer tft(TftOptions(3, 0, 4, 3).hidden_size(8).n_heads(2));
+        auto out = tft(torch::randn({2, 6, 3}), torch::zeros({2, 4, 0}));
+        QCOMPARE(out.quantiles.sizes(), torch::IntArrayRef({2, 4, 3}));
+        QCOMPARE(out.static_importances.size(1), int64_t{0});
+        out.quantiles.sum().backward();
+        QVERIFY(tft->output_layer->weight.grad().defined());
+    }
+
+    void seedConfigurationRunsForwardBackward()
+    {
+        // Seed sizes: batch 32, sequence 100.
+        torch::manual_seed(7);
+        TemporalFusionTransformer tft(TftOptions(/*n_past=*/18, /*n_future=*/2, /*horizon=*/5, /*n_quantiles=*/3)
+                                          .n_static(2)
+                                          .hidden_size(32));
+        auto out = tft(torch::randn({32, 100, 18}), torch::randn({32, 5, 2}), torch::randn({32, 2}));
+        QCOMPARE(out.quantiles.sizes(), torch::IntArrayRef({32, 5, 3}));
+        QCOMPARE(out.attention.sizes(), torch::IntArrayRef({32, 4, 5, 105}));
+        out.quantiles.pow(2).mean().backward();
+        QVERIFY(torch::isfinite(tft->lstm_encoder->parameters()[0].grad()).all().item<bool>());
+        QVERIFY(tft->attention->v_layer->weight.grad().abs().sum().item<double>() > 0.0);
+    }
+
+    void rejectsWrongShapes()
+    {
+        TemporalFusionTransformer tft(TftOptions(3, 1, 4, 3).hidden_size(8).n_heads(2));
+        bool threw = false;
+        try {
+            tft(torch::randn({2, 6, 3}), torch::randn({2, 3, 1}));
+        } catch (const c10::Error&) {
+            threw = true;
+        }
+        QVERIFY(threw);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestTft)
+#include "tst_tft.moc"
