@@ -173,4 +173,3 @@ BENCHMARK(BM_ValidateBars)->Unit(benchmark::kMillisecond);
 
 } // namespace
 
-void foxhunt_bench_link_data() {}

@@ -162,5 +162,3 @@ BENCHMARK_TEMPLATE(BM_SsdScan, false)->Name("BM_SsdSequential")->Arg(60)->Arg(25
 
 } // namespace
 
-/// Referenced by the app so the linker keeps these registrations.
-void foxhunt_bench_link_forecast() {}

@@ -102,5 +102,3 @@ BENCHMARK(BM_ComputeFeatureMatrix)->Unit(benchmark::kMillisecond)->MinTime(0.5);
 
 } // namespace
 
-/// Referenced by the benchmark runners so that the linker keeps this file's registrations.
-void foxhunt_bench_link_replay() {}

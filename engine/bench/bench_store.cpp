@@ -9,7 +9,6 @@
 #include <atomic>
 #include <filesystem>
 
-void foxhunt_bench_link_store() {}
 
 namespace {
 
