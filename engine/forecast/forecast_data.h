@@ -1,6 +1,8 @@
 #pragma once
 // Plain input of the forecasters and how it is cut into training windows. No torch.
 
+#include "engine/data/index_range.h"
+
 #include <cstddef>
 #include <vector>
 
@@ -21,14 +23,6 @@ struct ForecastData {
 struct ForecastWindowing {
     std::size_t pastLength = 60; ///< past bars t-L+1 .. t fed to the encoder
     std::size_t horizon = 5;     ///< targets are logReturns[t+1 .. t+H]
-};
-
-/// A half-open range [begin, end) of window anchors.
-struct IndexRange {
-    std::size_t begin = 0; ///< first anchor
-    std::size_t end = 0;   ///< one past the last anchor
-    /// Number of anchors in the range.
-    std::size_t size() const { return end > begin ? end - begin : 0; }
 };
 
 /// One window copied out as plain data.

@@ -4,6 +4,7 @@
 // lands in an earlier part.
 
 #include "engine/data/bar.h"
+#include "engine/data/index_range.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -18,15 +19,6 @@ struct DateRange {
     /// True when ts lies in [fromTs, toTs).
     bool contains(std::int64_t ts) const { return ts >= fromTs && ts < toTs; }
     friend bool operator==(const DateRange&, const DateRange&) = default;
-};
-
-/// A half-open index range [begin, end) into the bar vector.
-struct IndexRange {
-    std::size_t begin = 0;
-    std::size_t end = 0;
-    /// Number of bars in the range.
-    std::size_t size() const { return end - begin; }
-    friend bool operator==(const IndexRange&, const IndexRange&) = default;
 };
 
 /// One train / validation / test split. The date ranges run from the 18:00 ET

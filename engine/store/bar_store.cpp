@@ -86,6 +86,52 @@ CREATE TABLE rolls (
     PRIMARY KEY (instrument_id, ts)
 ) WITHOUT ROWID;
 )sql"},
+    {2, R"sql(
+CREATE TABLE runs (
+    id          INTEGER PRIMARY KEY,
+    name        TEXT    NOT NULL,
+    created     INTEGER NOT NULL,
+    finished    INTEGER,
+    status      TEXT    NOT NULL CHECK (status IN ('running', 'finished', 'stopped', 'failed', 'interrupted')),
+    config      TEXT    NOT NULL DEFAULT '{}',
+    series_id   INTEGER REFERENCES instruments(id) ON DELETE SET NULL,
+    series      TEXT    NOT NULL DEFAULT '',
+    from_ts     INTEGER,
+    to_ts       INTEGER,
+    versions    TEXT    NOT NULL DEFAULT '{}',
+    owner_pid   INTEGER,
+    error       TEXT    NOT NULL DEFAULT ''
+);
+CREATE TABLE metric_series (
+    id     INTEGER PRIMARY KEY,
+    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    model  TEXT    NOT NULL,
+    metric TEXT    NOT NULL,
+    UNIQUE (run_id, model, metric)
+);
+CREATE TABLE metrics (
+    series_id INTEGER NOT NULL REFERENCES metric_series(id) ON DELETE CASCADE,
+    step      INTEGER NOT NULL,
+    wall_ns   INTEGER NOT NULL,
+    value     REAL
+);
+CREATE INDEX metrics_by_series ON metrics(series_id, step);
+CREATE TABLE evaluations (
+    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    model  TEXT    NOT NULL,
+    split  TEXT    NOT NULL,
+    result TEXT    NOT NULL,
+    PRIMARY KEY (run_id, model, split)
+) WITHOUT ROWID;
+CREATE TABLE checkpoints (
+    run_id  INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    model   TEXT    NOT NULL,
+    step    INTEGER NOT NULL,
+    path    TEXT    NOT NULL,
+    created INTEGER NOT NULL,
+    PRIMARY KEY (run_id, model, step)
+) WITHOUT ROWID;
+)sql"},
 };
 
 static_assert(kApplicationId == 1182287988, "migration 1 writes the application id literally");

@@ -45,6 +45,12 @@ Statement& Statement::bind(int index, std::int64_t value)
     return *this;
 }
 
+Statement& Statement::bindDouble(int index, double value)
+{
+    if (sqlite3_bind_double(m_stmt, index, value) != SQLITE_OK) fail(m_db, "binding");
+    return *this;
+}
+
 Statement& Statement::bind(int index, std::string_view value)
 {
     if (sqlite3_bind_text(m_stmt, index, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT) != SQLITE_OK)
@@ -77,6 +83,8 @@ void Statement::run()
 void Statement::reset() { sqlite3_reset(m_stmt); }
 
 std::int64_t Statement::int64(int column) const { return sqlite3_column_int64(m_stmt, column); }
+
+double Statement::real(int column) const { return sqlite3_column_double(m_stmt, column); }
 
 std::string Statement::text(int column) const
 {

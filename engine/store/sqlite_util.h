@@ -30,6 +30,7 @@ public:
 
     Statement& bind(int index, std::int64_t value);
     Statement& bind(int index, std::string_view value);
+    Statement& bindDouble(int index, double value);
     Statement& bindNull(int index);
 
     /// Steps once: true when a row is available, false when done.
@@ -41,6 +42,7 @@ public:
 
     std::int64_t int64(int column) const;
     std::string text(int column) const;
+    double real(int column) const;
     bool isNull(int column) const;
 
     sqlite3_stmt* get() const { return m_stmt; }

@@ -1,0 +1,237 @@
+#include "engine/store/run_store.h"
+
+#include "engine/store/sqlite_util.h"
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <cerrno>
+#include <csignal>
+#include <stdexcept>
+
+#include <unistd.h>
+
+namespace foxhunt {
+
+namespace {
+
+constexpr const char* kRunColumns =
+    "id, name, created, COALESCE(finished, 0), status, config, COALESCE(series_id, 0), series, COALESCE(from_ts, 0), "
+    "COALESCE(to_ts, 0), versions, error";
+
+RunInfo readRun(const sql::Statement& q)
+{
+    RunInfo r;
+    r.id = q.int64(0);
+    r.name = q.text(1);
+    r.createdNs = q.int64(2);
+    r.finishedNs = q.int64(3);
+    r.status = runStatusFromString(q.text(4));
+    r.configJson = q.text(5);
+    r.seriesId = q.int64(6);
+    r.series = q.text(7);
+    r.fromTs = q.int64(8);
+    r.toTs = q.int64(9);
+    r.versionsJson = q.text(10);
+    r.error = q.text(11);
+    return r;
+}
+
+bool processAlive(std::int64_t pid)
+{
+    if (pid <= 0) return false;
+    if (::kill(static_cast<pid_t>(pid), 0) == 0) return true;
+    return errno == EPERM;
+}
+
+} // namespace
+
+std::string toString(RunStatus status)
+{
+    switch (status) {
+    case RunStatus::Running: return "running";
+    case RunStatus::Finished: return "finished";
+    case RunStatus::Stopped: return "stopped";
+    case RunStatus::Failed: return "failed";
+    case RunStatus::Interrupted: return "interrupted";
+    }
+    return "failed";
+}
+
+RunStatus runStatusFromString(const std::string& name)
+{
+    for (RunStatus s : {RunStatus::Running, RunStatus::Finished, RunStatus::Stopped, RunStatus::Failed,
+                        RunStatus::Interrupted})
+        if (toString(s) == name) return s;
+    throw std::invalid_argument("unknown run status '" + name + "'");
+}
+
+std::int64_t RunStore::createRun(const std::string& name, const std::string& configJson, const SeriesInfo& series,
+                                 std::int64_t fromTs, std::int64_t toTs, const std::string& versionsJson)
+{
+    sql::Statement q(m_store.handle(),
+                     "INSERT INTO runs(name, created, status, config, series_id, series, from_ts, to_ts, versions, "
+                     "owner_pid) VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?)");
+    q.bind(1, name).bind(2, wallClockNs()).bind(3, configJson);
+    if (series.id > 0)
+        q.bind(4, series.id);
+    else
+        q.bindNull(4);
+    q.bind(5, series.symbol).bind(6, fromTs).bind(7, toTs).bind(8, versionsJson).bind(9, std::int64_t{::getpid()});
+    q.run();
+    return sqlite3_last_insert_rowid(m_store.handle());
+}
+
+std::int64_t RunStore::seriesKey(std::int64_t runId, const std::string& model, const std::string& metric)
+{
+    if (m_cache.runId != runId) m_cache = {runId, {}};
+    const std::string key = model + '\t' + metric;
+    for (const auto& [k, id] : m_cache.ids)
+        if (k == key) return id;
+    sql::Statement insert(m_store.handle(),
+                          "INSERT INTO metric_series(run_id, model, metric) VALUES (?, ?, ?) "
+                          "ON CONFLICT(run_id, model, metric) DO NOTHING");
+    insert.bind(1, runId).bind(2, model).bind(3, metric).run();
+    sql::Statement find(m_store.handle(), "SELECT id FROM metric_series WHERE run_id = ? AND model = ? AND metric = ?");
+    find.bind(1, runId).bind(2, model).bind(3, metric);
+    if (!find.step()) sql::fail(m_store.handle(), "metric series lookup");
+    const std::int64_t id = find.int64(0);
+    m_cache.ids.emplace_back(key, id);
+    return id;
+}
+
+void RunStore::appendMetrics(std::int64_t runId, const MetricBatch& samples)
+{
+    if (samples.empty()) return;
+    sql::Transaction tx(m_store.handle());
+    sql::Statement insert(m_store.handle(), "INSERT INTO metrics(series_id, step, wall_ns, value) VALUES (?, ?, ?, ?)");
+    std::string lastKey;
+    std::int64_t lastId = 0;
+    for (const MetricSample& s : samples) {
+        if (lastId == 0 || s.model.size() + s.metric.size() + 1 != lastKey.size() ||
+            lastKey.compare(0, s.model.size(), s.model) != 0 || lastKey.compare(s.model.size() + 1, std::string::npos, s.metric) != 0) {
+            lastId = seriesKey(runId, s.model, s.metric);
+            lastKey = s.model + '\t' + s.metric;
+        }
+        insert.bind(1, lastId).bind(2, s.step).bind(3, s.wallNs);
+        if (std::isfinite(s.value))
+            insert.bindDouble(4, s.value);
+        else
+            insert.bindNull(4);
+        insert.run();
+        insert.reset();
+    }
+    tx.commit();
+}
+
+void RunStore::setStatus(std::int64_t runId, RunStatus status, const std::string& error)
+{
+    sql::Statement q(m_store.handle(), "UPDATE runs SET status = ?, finished = ?, error = ? WHERE id = ?");
+    q.bind(1, toString(status));
+    if (status == RunStatus::Running)
+        q.bindNull(2);
+    else
+        q.bind(2, wallClockNs());
+    q.bind(3, error).bind(4, runId).run();
+}
+
+void RunStore::saveEvaluation(std::int64_t runId, const std::string& model, const std::string& split,
+                              const std::string& resultJson)
+{
+    sql::Statement q(m_store.handle(),
+                     "INSERT OR REPLACE INTO evaluations(run_id, model, split, result) VALUES (?, ?, ?, ?)");
+    q.bind(1, runId).bind(2, model).bind(3, split).bind(4, resultJson).run();
+}
+
+void RunStore::addCheckpoint(std::int64_t runId, const std::string& model, std::int64_t step, const std::string& path)
+{
+    sql::Statement q(m_store.handle(),
+                     "INSERT OR REPLACE INTO checkpoints(run_id, model, step, path, created) VALUES (?, ?, ?, ?, ?)");
+    q.bind(1, runId).bind(2, model).bind(3, step).bind(4, path).bind(5, wallClockNs()).run();
+}
+
+std::vector<RunInfo> RunStore::runs() const
+{
+    sql::Statement q(m_store.handle(), std::string("SELECT ") + kRunColumns + " FROM runs ORDER BY id DESC");
+    std::vector<RunInfo> out;
+    while (q.step()) out.push_back(readRun(q));
+    return out;
+}
+
+std::optional<RunInfo> RunStore::run(std::int64_t runId) const
+{
+    sql::Statement q(m_store.handle(), std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = ?");
+    q.bind(1, runId);
+    if (!q.step()) return std::nullopt;
+    return readRun(q);
+}
+
+MetricBatch RunStore::metrics(std::int64_t runId, const std::string& model, const std::string& metric) const
+{
+    sql::Statement q(m_store.handle(),
+                     "SELECT s.model, s.metric, m.step, m.wall_ns, m.value FROM metric_series s "
+                     "JOIN metrics m ON m.series_id = s.id WHERE s.run_id = ?1 AND (?2 = '' OR s.model = ?2) "
+                     "AND (?3 = '' OR s.metric = ?3) ORDER BY s.model, s.metric, m.step, m.rowid");
+    q.bind(1, runId).bind(2, model).bind(3, metric);
+    MetricBatch out;
+    while (q.step())
+        out.push_back({q.text(0), q.text(1), q.int64(2), q.int64(3),
+                       q.isNull(4) ? std::numeric_limits<double>::quiet_NaN() : q.real(4)});
+    return out;
+}
+
+std::uint64_t RunStore::metricCount(std::int64_t runId) const
+{
+    sql::Statement q(m_store.handle(),
+                     "SELECT COUNT(*) FROM metric_series s JOIN metrics m ON m.series_id = s.id WHERE s.run_id = ?");
+    q.bind(1, runId);
+    return q.step() ? static_cast<std::uint64_t>(q.int64(0)) : 0;
+}
+
+std::vector<EvaluationRecord> RunStore::evaluations(std::int64_t runId) const
+{
+    sql::Statement q(m_store.handle(), "SELECT model, split, result FROM evaluations WHERE run_id = ? ORDER BY model, split");
+    q.bind(1, runId);
+    std::vector<EvaluationRecord> out;
+    while (q.step()) out.push_back({q.text(0), q.text(1), q.text(2)});
+    return out;
+}
+
+std::vector<CheckpointRecord> RunStore::checkpoints(std::int64_t runId) const
+{
+    sql::Statement q(m_store.handle(),
+                     "SELECT model, step, path, created FROM checkpoints WHERE run_id = ? ORDER BY model, step");
+    q.bind(1, runId);
+    std::vector<CheckpointRecord> out;
+    while (q.step()) out.push_back({q.text(0), q.int64(1), q.text(2), q.int64(3)});
+    return out;
+}
+
+std::optional<CheckpointRecord> RunStore::lastCheckpoint(std::int64_t runId, const std::string& model) const
+{
+    std::optional<CheckpointRecord> last;
+    for (CheckpointRecord& c : checkpoints(runId))
+        if (c.model == model && (!last || c.step >= last->step)) last = std::move(c);
+    return last;
+}
+
+void RunStore::deleteRun(std::int64_t runId)
+{
+    sql::Statement q(m_store.handle(), "DELETE FROM runs WHERE id = ?");
+    q.bind(1, runId).run();
+    if (m_cache.runId == runId) m_cache = {};
+}
+
+int RunStore::markInterruptedRuns()
+{
+    sql::Statement q(m_store.handle(), "SELECT id, COALESCE(owner_pid, 0) FROM runs WHERE status = 'running'");
+    std::vector<std::int64_t> dead;
+    while (q.step())
+        if (q.int64(1) != ::getpid() && !processAlive(q.int64(1))) dead.push_back(q.int64(0));
+    for (std::int64_t id : dead) setStatus(id, RunStatus::Interrupted, "the process running it ended unexpectedly");
+    return static_cast<int>(dead.size());
+}
+
+} // namespace foxhunt

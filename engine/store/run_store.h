@@ -1,0 +1,97 @@
+#pragma once
+// Runs, their metrics, evaluations and checkpoints, in the same SQLite file as
+// the bars. A run killed mid-training keeps every metric of its last committed
+// batch and is marked interrupted on the next start.
+
+#include "engine/store/bar_store.h"
+#include "engine/telemetry/metric_sample.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace foxhunt {
+
+/// Life cycle of a run.
+enum class RunStatus { Running, Finished, Stopped, Failed, Interrupted };
+std::string toString(RunStatus status);
+/// Parses the names above; throws std::invalid_argument otherwise.
+RunStatus runStatusFromString(const std::string& name);
+
+/// One stored run.
+struct RunInfo {
+    std::int64_t id = 0;
+    std::string name;
+    std::int64_t createdNs = 0;
+    std::int64_t finishedNs = 0;   ///< 0 while running
+    RunStatus status = RunStatus::Running;
+    std::string configJson = "{}";
+    std::int64_t seriesId = 0;
+    std::string series;            ///< symbol of the series, kept if the series is deleted
+    std::int64_t fromTs = 0, toTs = 0;
+    std::string versionsJson = "{}";
+    std::string error;             ///< readable reason when failed
+};
+
+/// One stored evaluation (a JSON document per model and split).
+struct EvaluationRecord {
+    std::string model;
+    std::string split;   ///< "validation", "test"
+    std::string resultJson;
+};
+
+/// One checkpoint file of a model.
+struct CheckpointRecord {
+    std::string model;
+    std::int64_t step = 0;
+    std::string path;
+    std::int64_t createdNs = 0;
+};
+
+/// Reads and writes runs through a BarStore's connection (same thread as it).
+class RunStore {
+public:
+    explicit RunStore(BarStore& store) : m_store(store) {}
+
+    /// Creates a run in status running, owned by this process.
+    std::int64_t createRun(const std::string& name, const std::string& configJson, const SeriesInfo& series,
+                           std::int64_t fromTs, std::int64_t toTs, const std::string& versionsJson);
+    /// Appends samples in one transaction (the batch is committed whole or not at all).
+    void appendMetrics(std::int64_t runId, const MetricBatch& samples);
+    /// Sets the final (or interrupted) status; error is kept for failed runs.
+    void setStatus(std::int64_t runId, RunStatus status, const std::string& error = {});
+    /// Stores (replacing) one evaluation.
+    void saveEvaluation(std::int64_t runId, const std::string& model, const std::string& split,
+                        const std::string& resultJson);
+    /// Records a checkpoint file written for a model.
+    void addCheckpoint(std::int64_t runId, const std::string& model, std::int64_t step, const std::string& path);
+
+    /// Every run, newest first.
+    std::vector<RunInfo> runs() const;
+    std::optional<RunInfo> run(std::int64_t runId) const;
+    /// Metrics of a run, optionally of one model and/or metric, ordered by model, metric, step.
+    MetricBatch metrics(std::int64_t runId, const std::string& model = {}, const std::string& metric = {}) const;
+    /// Number of metric samples stored for a run.
+    std::uint64_t metricCount(std::int64_t runId) const;
+    std::vector<EvaluationRecord> evaluations(std::int64_t runId) const;
+    std::vector<CheckpointRecord> checkpoints(std::int64_t runId) const;
+    /// The newest checkpoint of a model, if any.
+    std::optional<CheckpointRecord> lastCheckpoint(std::int64_t runId, const std::string& model) const;
+    /// Deletes a run with its metrics, evaluations and checkpoint records.
+    void deleteRun(std::int64_t runId);
+
+    /// Marks runs left in status running by processes that no longer exist as
+    /// interrupted; returns how many. Call on start.
+    int markInterruptedRuns();
+
+private:
+    std::int64_t seriesKey(std::int64_t runId, const std::string& model, const std::string& metric);
+    BarStore& m_store;
+    struct KeyCache {
+        std::int64_t runId = 0;
+        std::vector<std::pair<std::string, std::int64_t>> ids; ///< "model\tmetric" -> metric_series id
+    } m_cache;
+};
+
+} // namespace foxhunt
