@@ -20,7 +20,8 @@ torch::Tensor toTensor(const std::vector<T>& values, torch::Dtype dtype)
 template <typename T>
 std::vector<T> fromTensor(const torch::Tensor& tensor)
 {
-    const torch::Tensor t = tensor.contiguous();
+    // Empty tensors may come back from an archive with the default dtype.
+    const torch::Tensor t = tensor.to(c10::CppTypeToScalarType<T>::value).contiguous();
     const T* p = t.data_ptr<T>();
     return std::vector<T>(p, p + t.numel());
 }
@@ -39,6 +40,15 @@ inline double readDouble(torch::serialize::InputArchive& archive, const std::str
     c10::IValue v;
     archive.read(key, v);
     return v.toDouble();
+}
+
+/// Reads a tensor into a fresh handle (InputArchive::read into a defined
+/// tensor calls set_() on it, which must not see a tensor of another dtype).
+inline torch::Tensor readTensor(torch::serialize::InputArchive& archive, const std::string& key)
+{
+    torch::Tensor t;
+    archive.read(key, t);
+    return t;
 }
 
 /// Reads a string from an archive.

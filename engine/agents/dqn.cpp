@@ -291,30 +291,20 @@ std::string Dqn::load(const std::string& path)
     ReplayStorage s = d.buffer->storage();
     s.next = static_cast<std::size_t>(readInt(archive, "buffer_next"));
     s.size = static_cast<std::size_t>(readInt(archive, "buffer_size"));
-    torch::Tensor t;
-    archive.read("buffer_obs", t);
-    s.observations = fromTensor<float>(t);
-    archive.read("buffer_next_obs", t);
-    s.nextObservations = fromTensor<float>(t);
-    archive.read("buffer_actions", t);
-    s.actions = fromTensor<int64_t>(t);
-    archive.read("buffer_rewards", t);
-    s.rewards = fromTensor<float>(t);
-    archive.read("buffer_terminated", t);
-    s.terminated = fromTensor<float>(t);
-    archive.read("buffer_discounts", t);
-    s.discounts = fromTensor<float>(t);
+    s.observations = fromTensor<float>(readTensor(archive, "buffer_obs"));
+    s.nextObservations = fromTensor<float>(readTensor(archive, "buffer_next_obs"));
+    s.actions = fromTensor<int64_t>(readTensor(archive, "buffer_actions"));
+    s.rewards = fromTensor<float>(readTensor(archive, "buffer_rewards"));
+    s.terminated = fromTensor<float>(readTensor(archive, "buffer_terminated"));
+    s.discounts = fromTensor<float>(readTensor(archive, "buffer_discounts"));
     d.buffer->restore(std::move(s));
     if (d.prioritized) {
-        archive.read("priorities", t);
-        d.prioritized->restorePriorities(fromTensor<double>(t), readDouble(archive, "max_priority"));
+        d.prioritized->restorePriorities(fromTensor<double>(readTensor(archive, "priorities")),
+                                         readDouble(archive, "max_priority"));
     }
-    archive.read("pending_obs", t);
-    const std::vector<float> pendingObs = fromTensor<float>(t);
-    archive.read("pending_actions", t);
-    const std::vector<int64_t> pendingActions = fromTensor<int64_t>(t);
-    archive.read("pending_rewards", t);
-    const std::vector<float> pendingRewards = fromTensor<float>(t);
+    const std::vector<float> pendingObs = fromTensor<float>(readTensor(archive, "pending_obs"));
+    const std::vector<int64_t> pendingActions = fromTensor<int64_t>(readTensor(archive, "pending_actions"));
+    const std::vector<float> pendingRewards = fromTensor<float>(readTensor(archive, "pending_rewards"));
     std::deque<PendingStep> pending;
     const auto o = static_cast<std::size_t>(d.obsSize);
     for (std::size_t i = 0; i < pendingActions.size(); ++i) {

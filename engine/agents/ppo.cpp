@@ -295,28 +295,19 @@ std::string Ppo::load(const std::string& path)
     setRngState(d.rng, readString(archive, "rng"));
     RolloutBuffer& r = d.rollout;
     const auto size = static_cast<std::size_t>(readInt(archive, "rollout_size"));
-    torch::Tensor t;
     const auto check = [&](std::size_t got, std::size_t want) {
         if (got != want)
             throw std::runtime_error(path + ": PPO checkpoint rollout does not match nSteps / observation size");
     };
-    archive.read("rollout_obs", t);
-    r.observations = fromTensor<float>(t);
+    r.observations = fromTensor<float>(readTensor(archive, "rollout_obs"));
     check(r.observations.size(), r.capacity() * r.observationSize());
-    archive.read("rollout_actions", t);
-    r.actions = fromTensor<int64_t>(t);
-    archive.read("rollout_rewards", t);
-    r.rewards = fromTensor<float>(t);
-    archive.read("rollout_values", t);
-    r.values = fromTensor<float>(t);
-    archive.read("rollout_logp", t);
-    r.logProbs = fromTensor<float>(t);
-    archive.read("rollout_terminated", t);
-    r.terminated = fromTensor<std::uint8_t>(t);
-    archive.read("rollout_truncated", t);
-    r.truncated = fromTensor<std::uint8_t>(t);
-    archive.read("rollout_bootstrap", t);
-    r.bootstrapValues = fromTensor<float>(t);
+    r.actions = fromTensor<int64_t>(readTensor(archive, "rollout_actions"));
+    r.rewards = fromTensor<float>(readTensor(archive, "rollout_rewards"));
+    r.values = fromTensor<float>(readTensor(archive, "rollout_values"));
+    r.logProbs = fromTensor<float>(readTensor(archive, "rollout_logp"));
+    r.terminated = fromTensor<std::uint8_t>(readTensor(archive, "rollout_terminated"));
+    r.truncated = fromTensor<std::uint8_t>(readTensor(archive, "rollout_truncated"));
+    r.bootstrapValues = fromTensor<float>(readTensor(archive, "rollout_bootstrap"));
     check(r.actions.size(), r.capacity());
     r.clear();
     // Re-adding keeps the buffer's own size bookkeeping authoritative.
