@@ -11,6 +11,7 @@
 #include <torch/torch.h>
 
 #include <chrono>
+#include <cmath>
 #include <stdexcept>
 
 namespace foxhunt {
@@ -58,8 +59,8 @@ struct Dqn::Impl {
         nextObsT = torch::from_blob(batch.nextObservations.data(), {bb, obsSize});
         actionsT = torch::from_blob(batch.actions.data(), {bb, 1}, torch::kInt64);
         rewardsT = torch::from_blob(batch.rewards.data(), {bb});
-        terminatedT = torch::from_blob(batch.terminated.data(), {bb});
-        discountsT = torch::from_blob(batch.discounts.data(), {bb});
+        bootstrapHost.resize(b);
+        bootstrapT = torch::from_blob(bootstrapHost.data(), {bb});
         weightsT = torch::from_blob(batch.weights.data(), {bb});
         single = torch::zeros({1, obsSize});
         schedule = LinearSchedule{options.explorationInitialEps, options.explorationFinalEps, options.explorationFraction};
@@ -96,7 +97,9 @@ struct Dqn::Impl {
                 nextValue = nextTarget.gather(1, online->forward(nextObsT).argmax(1, /*keepdim=*/true)).squeeze(1);
             else
                 nextValue = std::get<0>(nextTarget.max(1));
-            targetQ = rewardsT + discountsT * (1.0 - terminatedT) * nextValue;
+            for (std::size_t b = 0; b < bootstrapHost.size(); ++b)
+                bootstrapHost[b] = batch.discounts[b] * (1.0f - batch.terminated[b]);
+            targetQ = torch::addcmul(rewardsT, bootstrapT, nextValue);
         }
         const torch::Tensor q = online->forward(obsT).gather(1, actionsT).squeeze(1);
         torch::Tensor loss;
@@ -111,16 +114,22 @@ struct Dqn::Impl {
         optimizer->step();
         ++updates;
         {
-            torch::NoGradGuard guard;
-            const torch::Tensor td = (q.detach() - targetQ).abs();
-            std::copy_n(td.data_ptr<float>(), td.numel(), tdHost.data());
+            // TD errors and the Q mean on the host: both tensors are small and
+            // contiguous, and this saves several tensor ops per update.
+            const torch::Tensor qc = q.detach().contiguous();
+            const float* qv = qc.data_ptr<float>();
+            const float* yv = targetQ.data_ptr<float>();
+            double tdSum = 0.0;
+            double qSum = 0.0;
+            for (std::size_t b = 0; b < tdHost.size(); ++b) {
+                tdHost[b] = std::abs(qv[b] - yv[b]);
+                tdSum += tdHost[b];
+                qSum += qv[b];
+            }
             if (prioritized)
                 prioritized->updatePriorities(batch.indices, tdHost);
-            double tdSum = 0.0;
-            for (float v : tdHost)
-                tdSum += v;
             stats.tdErrorMean = tdSum / static_cast<double>(tdHost.size());
-            stats.qMean = q.detach().to(torch::kFloat64).mean().item<double>();
+            stats.qMean = qSum / static_cast<double>(tdHost.size());
         }
         stats.loss = loss.detach().item<double>();
         stats.epsilon = epsilon();
@@ -141,7 +150,8 @@ struct Dqn::Impl {
     PrioritizedReplayBuffer* prioritized = nullptr;
     NStepAccumulator nstep;
     ReplayBatch batch;
-    torch::Tensor obsT, nextObsT, actionsT, rewardsT, terminatedT, discountsT, weightsT, single;
+    torch::Tensor obsT, nextObsT, actionsT, rewardsT, bootstrapT, weightsT, single;
+    std::vector<float> bootstrapHost; ///< discount * (1 - terminated) per sampled row
     std::vector<float> tdHost;
     LinearSchedule schedule;
     std::mt19937_64 rng;
