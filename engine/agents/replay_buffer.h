@@ -45,6 +45,12 @@ class ReplayBuffer {
 public:
     /// Throws std::invalid_argument when capacity or observationSize is 0.
     ReplayBuffer(std::size_t capacity, std::size_t observationSize);
+    /// Virtual: DQN owns either kind through a ReplayBuffer pointer.
+    virtual ~ReplayBuffer() = default;
+    ReplayBuffer(const ReplayBuffer&) = default;
+    ReplayBuffer& operator=(const ReplayBuffer&) = default;
+    ReplayBuffer(ReplayBuffer&&) noexcept = default;
+    ReplayBuffer& operator=(ReplayBuffer&&) noexcept = default;
 
     /// Stores one (possibly n-step) transition, overwriting the oldest when full.
     void add(std::span<const float> observation, int action, float reward, std::span<const float> nextObservation,
