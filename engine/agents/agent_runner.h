@@ -1,0 +1,69 @@
+#pragma once
+// The std-only facade a UI or CLI drives: one agent (DQN or PPO) training on
+// a TradingEnv over a list of episodes, cycled in order, with checkpoints that
+// include the environment's position so a run resumes exactly.
+
+#include "engine/agents/dqn.h"
+#include "engine/agents/ppo.h"
+#include "engine/env/evaluation.h"
+#include "engine/env/trading_env.h"
+
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace foxhunt {
+
+/// Which algorithm a runner trains.
+enum class AgentKind { Dqn, Ppo };
+
+/// What a train() call did.
+struct TrainStats {
+    long long envSteps = 0;            ///< total environment steps of the agent
+    long long updates = 0;             ///< total updates (DQN gradient steps / PPO rollouts learned)
+    int episodesFinished = 0;          ///< episodes that ended during this call
+    double meanEpisodePnlTicks = 0.0;  ///< mean net PnL of those episodes
+    std::optional<DqnUpdateStats> dqn; ///< last DQN update in this call
+    std::optional<PpoUpdateStats> ppo; ///< last PPO update in this call
+};
+
+/// Trains one agent on an environment it does not own.
+class AgentRunner {
+public:
+    /// DQN runner over `trainingEpisodes` (all episodes when empty).
+    AgentRunner(TradingEnv& env, std::vector<int> trainingEpisodes, DqnOptions options);
+    /// PPO runner over `trainingEpisodes` (all episodes when empty).
+    AgentRunner(TradingEnv& env, std::vector<int> trainingEpisodes, PpoOptions options);
+    ~AgentRunner();
+    AgentRunner(AgentRunner&&) noexcept;
+
+    /// The algorithm.
+    AgentKind kind() const { return m_dqn ? AgentKind::Dqn : AgentKind::Ppo; }
+    /// Runs `steps` environment steps with learning.
+    TrainStats train(long long steps);
+    /// The agent's deterministic action.
+    int greedyAction(std::span<const float> observation) const;
+    /// Evaluates the greedy policy beside the baselines (the env's training position is kept).
+    EvaluationReport evaluate(std::vector<int> episodes);
+    /// Agent checkpoint plus the environment state and episode cursor.
+    void save(const std::string& path) const;
+    /// Restores save()'s checkpoint into this runner (same options and env inputs).
+    void load(const std::string& path);
+    /// The DQN agent (nullptr for PPO).
+    Dqn* dqn() { return m_dqn.get(); }
+    /// The PPO agent (nullptr for DQN).
+    Ppo* ppo() { return m_ppo.get(); }
+
+private:
+    TradingEnv* m_env;
+    std::vector<int> m_episodes;
+    std::size_t m_cursor = 0;
+    std::unique_ptr<Dqn> m_dqn;
+    std::unique_ptr<Ppo> m_ppo;
+    std::vector<float> m_observation;
+    double m_episodePnl = 0.0;
+};
+
+} // namespace foxhunt

@@ -1,0 +1,110 @@
+#pragma once
+// Double DQN (van Hasselt et al.) with a target network, optional dueling
+// head, Huber loss, Adam, global-norm gradient clipping, uniform or
+// prioritized replay and n-step returns. The learning cadence follows
+// Stable-Baselines3: random actions before learningStarts, then after every
+// trainFreq environment steps run gradientSteps updates; the target network
+// is updated (Polyak tau; tau = 1 is a hard copy) every targetUpdateInterval
+// environment steps. Std-only header (pimpl): LibTorch stays in the .cpp.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace foxhunt {
+
+/// DQN options; defaults follow SB3's DQN.
+struct DqnOptions {
+    double learningRate = 1e-4;          ///< Adam step size
+    double adamEpsilon = 1e-8;           ///< Adam epsilon
+    std::size_t bufferSize = 1'000'000;  ///< replay capacity (transitions)
+    long long learningStarts = 100;      ///< env steps of random actions before learning
+    int batchSize = 32;                  ///< transitions per gradient step
+    double tau = 1.0;                    ///< target update coefficient (1 = hard copy)
+    double gamma = 0.99;                 ///< discount
+    int trainFreq = 4;                   ///< env steps between training rounds
+    int gradientSteps = 1;               ///< gradient steps per round
+    long long targetUpdateInterval = 10'000; ///< env steps between target updates
+    long long totalTimesteps = 100'000;  ///< horizon for the exploration and beta schedules
+    double explorationFraction = 0.1;    ///< share of totalTimesteps over which epsilon decays
+    double explorationInitialEps = 1.0;  ///< epsilon at step 0
+    double explorationFinalEps = 0.05;   ///< epsilon after the decay
+    double maxGradNorm = 10.0;           ///< global-norm clip (<= 0 disables)
+    double huberDelta = 1.0;             ///< Huber loss threshold
+    std::vector<int> hidden{64, 64};     ///< Q-network hidden widths
+    bool dueling = false;                ///< dueling head
+    bool doubleQ = true;                 ///< Double DQN target (false: max over the target net)
+    int nSteps = 1;                      ///< n-step returns
+    bool prioritized = false;            ///< prioritized replay instead of uniform
+    double priorityAlpha = 0.6;          ///< PER priority exponent
+    double priorityBeta0 = 0.4;          ///< PER beta at step 0, annealed linearly to 1 at totalTimesteps
+    double priorityEpsilon = 1e-6;       ///< PER priority floor
+    std::uint64_t seed = 0;              ///< seeds weights, exploration and sampling
+};
+
+/// Statistics of one gradient step (the last one of a round when returned by observe()).
+struct DqnUpdateStats {
+    double loss = 0.0;          ///< (weighted) Huber loss
+    double qMean = 0.0;         ///< mean Q(s, a) of the batch
+    double gradNorm = 0.0;      ///< global gradient norm before clipping (float64)
+    double epsilon = 0.0;       ///< exploration rate at this step
+    double learningRate = 0.0;  ///< Adam step size
+    double tdErrorMean = 0.0;   ///< mean |Q(s, a) - target|
+    double stepTimeMs = 0.0;    ///< wall time of the update
+    long long envSteps = 0;     ///< environment steps so far
+    long long updates = 0;      ///< gradient steps so far
+};
+
+/// The DQN agent.
+class Dqn {
+public:
+    /// Builds the networks and the buffer. Throws std::invalid_argument on bad options.
+    Dqn(int observationSize, int actionCount, DqnOptions options = {});
+    ~Dqn();
+    Dqn(Dqn&&) noexcept;
+    Dqn& operator=(Dqn&&) noexcept;
+
+    /// Epsilon-greedy action for the current step (uniformly random before learningStarts).
+    int act(std::span<const float> observation);
+    /// Greedy action.
+    int greedyAction(std::span<const float> observation) const;
+    /// Q values of one observation.
+    std::vector<float> qValues(std::span<const float> observation) const;
+    /// Records a step; trains when the cadence says so and returns the last update's stats then.
+    std::optional<DqnUpdateStats> observe(std::span<const float> observation, int action, double reward,
+                                          std::span<const float> nextObservation, bool terminated, bool truncated);
+    /// One gradient step on a sampled batch (the buffer must not be empty).
+    DqnUpdateStats update();
+    /// Applies the target update now (tau from the options).
+    void updateTarget();
+
+    /// Current exploration rate.
+    double epsilon() const;
+    /// Environment steps observed.
+    long long envSteps() const;
+    /// Gradient steps taken.
+    long long updates() const;
+    /// Transitions in the replay buffer.
+    std::size_t bufferSize() const;
+    /// The options.
+    const DqnOptions& options() const;
+    /// Online and target parameters flattened (for tests and checksums).
+    std::vector<float> onlineParameters() const;
+    std::vector<float> targetParameters() const;
+
+    /// Writes weights, optimizer, counters, RNG, replay contents and `userData` to `path`.
+    /// Throws std::runtime_error naming the path on failure.
+    void save(const std::string& path, const std::string& userData = {}) const;
+    /// Restores everything save() wrote; returns its userData. Options must match.
+    std::string load(const std::string& path);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> m_impl;
+};
+
+} // namespace foxhunt

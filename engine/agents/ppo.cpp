@@ -1,0 +1,323 @@
+#include "engine/agents/ppo.h"
+
+#include "engine/agents/checkpoint_io.h"
+#include "engine/agents/random.h"
+#include "engine/agents/rollout_buffer.h"
+#include "models/agents/actor_critic.h"
+#include "models/agents/grad_utils.h"
+
+#include <torch/torch.h>
+
+#include <chrono>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+
+namespace foxhunt {
+
+using namespace foxhunt::detail;
+
+struct Ppo::Impl {
+    Impl(int observationSize, int actionCount, PpoOptions opts)
+        : options(std::move(opts))
+        , obsSize(observationSize)
+        , actions(actionCount)
+        , net(nullptr)
+        , rollout(static_cast<std::size_t>(std::max(options.nSteps, 1)), static_cast<std::size_t>(std::max(observationSize, 1)))
+        , rng(options.seed)
+    {
+        if (observationSize <= 0 || actionCount <= 0)
+            throw std::invalid_argument("ppo: observation size and action count must be positive");
+        if (options.nSteps <= 0 || options.batchSize <= 0 || options.nEpochs <= 0)
+            throw std::invalid_argument("ppo: nSteps, batchSize and nEpochs must be positive");
+        torch::manual_seed(options.seed);
+        std::vector<int64_t> hidden(options.hidden.begin(), options.hidden.end());
+        net = models::ActorCritic(
+            models::ActorCriticOptions(observationSize, actionCount).hidden(hidden).shared(options.sharedNetwork));
+        optimizer = std::make_unique<torch::optim::Adam>(
+            net->parameters(), torch::optim::AdamOptions(options.learningRate).eps(options.adamEpsilon));
+        single = torch::zeros({1, obsSize});
+        order.resize(static_cast<std::size_t>(options.nSteps));
+    }
+
+    models::PolicyOutput forwardOne(std::span<const float> observation)
+    {
+        TORCH_CHECK(static_cast<int64_t>(observation.size()) == obsSize, "ppo: observation has ", observation.size(),
+                    " values, expected ", obsSize);
+        std::copy(observation.begin(), observation.end(), single.data_ptr<float>());
+        return net->forward(single);
+    }
+
+    PpoUpdateStats update(std::span<const float> nextObservation);
+
+    PpoOptions options;
+    int64_t obsSize;
+    int actions;
+    models::ActorCritic net;
+    std::unique_ptr<torch::optim::Adam> optimizer;
+    RolloutBuffer rollout;
+    torch::Tensor single;
+    std::vector<int64_t> order;
+    std::mt19937_64 rng;
+    long long envSteps = 0;
+    long long updates = 0;
+};
+
+PpoUpdateStats Ppo::Impl::update(std::span<const float> nextObservation)
+{
+    const auto start = std::chrono::steady_clock::now();
+    const auto n = static_cast<int64_t>(rollout.size());
+    if (n == 0)
+        throw std::logic_error("ppo: update() with an empty rollout");
+    float lastValue = 0.0f;
+    {
+        torch::NoGradGuard guard;
+        lastValue = forwardOne(nextObservation).value.item<float>();
+    }
+    rollout.finish(lastValue, options.gamma, options.gaeLambda);
+
+    PpoUpdateStats stats;
+    {
+        // Explained variance of the value predictions made during the rollout.
+        double meanR = 0.0;
+        for (int64_t i = 0; i < n; ++i)
+            meanR += rollout.returns[i];
+        meanR /= static_cast<double>(n);
+        double varR = 0.0, meanD = 0.0;
+        for (int64_t i = 0; i < n; ++i) {
+            varR += (rollout.returns[i] - meanR) * (rollout.returns[i] - meanR);
+            meanD += rollout.returns[i] - rollout.values[i];
+        }
+        meanD /= static_cast<double>(n);
+        double varD = 0.0;
+        for (int64_t i = 0; i < n; ++i) {
+            const double dd = rollout.returns[i] - rollout.values[i] - meanD;
+            varD += dd * dd;
+        }
+        stats.explainedVariance = varR > 0.0 ? 1.0 - varD / varR : 0.0;
+    }
+
+    const torch::Tensor obsAll = torch::from_blob(rollout.observations.data(), {n, obsSize});
+    const torch::Tensor actAll = torch::from_blob(rollout.actions.data(), {n}, torch::kInt64);
+    const torch::Tensor logpAll = torch::from_blob(rollout.logProbs.data(), {n});
+    const torch::Tensor advAll = torch::from_blob(rollout.advantages.data(), {n});
+    const torch::Tensor retAll = torch::from_blob(rollout.returns.data(), {n});
+    const torch::Tensor valAll = torch::from_blob(rollout.values.data(), {n});
+
+    double sumPolicy = 0.0, sumValue = 0.0, sumEntropy = 0.0, sumKl = 0.0, sumClip = 0.0;
+    int minibatches = 0;
+    bool keepGoing = true;
+    order.resize(static_cast<std::size_t>(n));
+    for (int epoch = 0; epoch < options.nEpochs && keepGoing; ++epoch) {
+        std::iota(order.begin(), order.end(), 0);
+        for (std::size_t i = order.size() - 1; i > 0; --i)
+            std::swap(order[i], order[uniformIndex(rng, i + 1)]);
+        for (int64_t begin = 0; begin < n; begin += options.batchSize) {
+            const int64_t size = std::min<int64_t>(options.batchSize, n - begin);
+            const torch::Tensor idx = torch::from_blob(order.data() + begin, {size}, torch::kInt64);
+            const torch::Tensor obs = obsAll.index_select(0, idx);
+            const torch::Tensor act = actAll.index_select(0, idx).unsqueeze(1);
+            const torch::Tensor oldLogp = logpAll.index_select(0, idx);
+            torch::Tensor adv = advAll.index_select(0, idx);
+            const torch::Tensor ret = retAll.index_select(0, idx);
+            const torch::Tensor oldValue = valAll.index_select(0, idx);
+            if (options.normalizeAdvantage && size > 1)
+                adv = (adv - adv.mean()) / (adv.std() + 1e-8);
+
+            const models::PolicyOutput out = net->forward(obs);
+            const torch::Tensor logp = torch::log_softmax(out.logits, /*dim=*/1);
+            const torch::Tensor newLogp = logp.gather(1, act).squeeze(1);
+            const torch::Tensor entropy = -(logp.exp() * logp).sum(1).mean();
+            const torch::Tensor logRatio = newLogp - oldLogp;
+            const torch::Tensor ratio = logRatio.exp();
+            const torch::Tensor policyLoss = -torch::min(adv * ratio,
+                                                         adv * ratio.clamp(1.0 - options.clipRange, 1.0 + options.clipRange))
+                                                  .mean();
+            torch::Tensor valuePred = out.value;
+            if (options.clipRangeVf > 0.0)
+                valuePred = oldValue + (out.value - oldValue).clamp(-options.clipRangeVf, options.clipRangeVf);
+            const torch::Tensor valueLoss = torch::mse_loss(valuePred, ret);
+            const torch::Tensor loss = policyLoss - options.entCoef * entropy + options.vfCoef * valueLoss;
+
+            double approxKl = 0.0;
+            {
+                torch::NoGradGuard guard;
+                approxKl = ((ratio - 1.0) - logRatio).mean().to(torch::kFloat64).item<double>();
+                sumClip += ((ratio - 1.0).abs() > options.clipRange).to(torch::kFloat64).mean().item<double>();
+            }
+            sumKl += approxKl;
+            sumPolicy += policyLoss.detach().item<double>();
+            sumValue += valueLoss.detach().item<double>();
+            sumEntropy += entropy.detach().item<double>();
+            ++minibatches;
+            if (options.targetKl > 0.0 && approxKl > 1.5 * options.targetKl) {
+                keepGoing = false;
+                stats.earlyStopped = true;
+                break;
+            }
+            models::zero_grad_set_to_none(*optimizer);
+            loss.backward();
+            stats.gradNorm = models::clip_grad_norm_f64(optimizer->param_groups()[0].params(), options.maxGradNorm);
+            optimizer->step();
+        }
+        if (keepGoing)
+            ++stats.epochs;
+    }
+    const double m = std::max(minibatches, 1);
+    stats.policyLoss = sumPolicy / m;
+    stats.valueLoss = sumValue / m;
+    stats.entropy = sumEntropy / m;
+    stats.approxKl = sumKl / m;
+    stats.clipFraction = sumClip / m;
+    stats.learningRate = options.learningRate;
+    stats.envSteps = envSteps;
+    rollout.clear();
+    ++updates;
+    stats.stepTimeMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return stats;
+}
+
+Ppo::Ppo(int observationSize, int actionCount, PpoOptions options)
+    : m_impl(std::make_unique<Impl>(observationSize, actionCount, std::move(options)))
+{
+}
+
+Ppo::~Ppo() = default;
+Ppo::Ppo(Ppo&&) noexcept = default;
+Ppo& Ppo::operator=(Ppo&&) noexcept = default;
+
+PpoAction Ppo::act(std::span<const float> observation)
+{
+    Impl& d = *m_impl;
+    torch::NoGradGuard guard;
+    const models::PolicyOutput out = d.forwardOne(observation);
+    const torch::Tensor logp = torch::log_softmax(out.logits, 1).contiguous();
+    const float* lp = logp.data_ptr<float>();
+    // Inverse-CDF sampling with our own generator keeps runs reproducible.
+    const double u = uniform01(d.rng);
+    double cumulative = 0.0;
+    int chosen = d.actions - 1;
+    for (int a = 0; a < d.actions; ++a) {
+        cumulative += std::exp(static_cast<double>(lp[a]));
+        if (u < cumulative) {
+            chosen = a;
+            break;
+        }
+    }
+    return {chosen, out.value.item<float>(), lp[chosen]};
+}
+
+int Ppo::greedyAction(std::span<const float> observation) const
+{
+    torch::NoGradGuard guard;
+    return static_cast<int>(m_impl->forwardOne(observation).logits.argmax(1).item<int64_t>());
+}
+
+float Ppo::value(std::span<const float> observation) const
+{
+    torch::NoGradGuard guard;
+    return m_impl->forwardOne(observation).value.item<float>();
+}
+
+std::vector<float> Ppo::probabilities(std::span<const float> observation) const
+{
+    torch::NoGradGuard guard;
+    const torch::Tensor p = torch::softmax(m_impl->forwardOne(observation).logits, 1).contiguous();
+    return std::vector<float>(p.data_ptr<float>(), p.data_ptr<float>() + p.numel());
+}
+
+bool Ppo::store(std::span<const float> observation, const PpoAction& action, double reward, bool terminated,
+                bool truncated, std::span<const float> nextObservation)
+{
+    Impl& d = *m_impl;
+    if (action.action < 0 || action.action >= d.actions)
+        throw std::out_of_range("ppo: action " + std::to_string(action.action) + " out of range");
+    const float bootstrap = (truncated && !terminated) ? value(nextObservation) : 0.0f;
+    ++d.envSteps;
+    return d.rollout.add(observation, action.action, static_cast<float>(reward), action.value, action.logProb,
+                         terminated, truncated && !terminated, bootstrap);
+}
+
+PpoUpdateStats Ppo::update(std::span<const float> nextObservation)
+{
+    return m_impl->update(nextObservation);
+}
+
+long long Ppo::envSteps() const { return m_impl->envSteps; }
+long long Ppo::updates() const { return m_impl->updates; }
+const PpoOptions& Ppo::options() const { return m_impl->options; }
+std::vector<float> Ppo::parameters() const { return flatParameters(*m_impl->net); }
+
+void Ppo::save(const std::string& path, const std::string& userData) const
+{
+    const Impl& d = *m_impl;
+    torch::serialize::OutputArchive archive, netArchive, optimArchive;
+    d.net->save(netArchive);
+    d.optimizer->save(optimArchive);
+    archive.write("net", netArchive);
+    archive.write("optimizer", optimArchive);
+    archive.write("env_steps", c10::IValue(static_cast<int64_t>(d.envSteps)));
+    archive.write("updates", c10::IValue(static_cast<int64_t>(d.updates)));
+    archive.write("rng", c10::IValue(rngState(d.rng)));
+    archive.write("user_data", c10::IValue(userData));
+    const RolloutBuffer& r = d.rollout;
+    archive.write("rollout_size", c10::IValue(static_cast<int64_t>(r.size())));
+    archive.write("rollout_obs", toTensor(r.observations, torch::kFloat32));
+    archive.write("rollout_actions", toTensor(r.actions, torch::kInt64));
+    archive.write("rollout_rewards", toTensor(r.rewards, torch::kFloat32));
+    archive.write("rollout_values", toTensor(r.values, torch::kFloat32));
+    archive.write("rollout_logp", toTensor(r.logProbs, torch::kFloat32));
+    archive.write("rollout_terminated", toTensor(r.terminated, torch::kUInt8));
+    archive.write("rollout_truncated", toTensor(r.truncated, torch::kUInt8));
+    archive.write("rollout_bootstrap", toTensor(r.bootstrapValues, torch::kFloat32));
+    try {
+        archive.save_to(path);
+    } catch (const std::exception& e) {
+        throw std::runtime_error(path + ": cannot write PPO checkpoint: " + e.what());
+    }
+}
+
+std::string Ppo::load(const std::string& path)
+{
+    Impl& d = *m_impl;
+    torch::serialize::InputArchive archive, netArchive, optimArchive;
+    try {
+        archive.load_from(path);
+    } catch (const std::exception& e) {
+        throw std::runtime_error(path + ": cannot read PPO checkpoint: " + e.what());
+    }
+    archive.read("net", netArchive);
+    archive.read("optimizer", optimArchive);
+    d.net->load(netArchive);
+    d.optimizer->load(optimArchive);
+    d.envSteps = readInt(archive, "env_steps");
+    d.updates = readInt(archive, "updates");
+    setRngState(d.rng, readString(archive, "rng"));
+    RolloutBuffer& r = d.rollout;
+    const auto size = static_cast<std::size_t>(readInt(archive, "rollout_size"));
+    const auto check = [&](std::size_t got, std::size_t want) {
+        if (got != want)
+            throw std::runtime_error(path + ": PPO checkpoint rollout does not match nSteps / observation size");
+    };
+    r.observations = fromTensor<float>(readTensor(archive, "rollout_obs"));
+    check(r.observations.size(), r.capacity() * r.observationSize());
+    r.actions = fromTensor<int64_t>(readTensor(archive, "rollout_actions"));
+    r.rewards = fromTensor<float>(readTensor(archive, "rollout_rewards"));
+    r.values = fromTensor<float>(readTensor(archive, "rollout_values"));
+    r.logProbs = fromTensor<float>(readTensor(archive, "rollout_logp"));
+    r.terminated = fromTensor<std::uint8_t>(readTensor(archive, "rollout_terminated"));
+    r.truncated = fromTensor<std::uint8_t>(readTensor(archive, "rollout_truncated"));
+    r.bootstrapValues = fromTensor<float>(readTensor(archive, "rollout_bootstrap"));
+    check(r.actions.size(), r.capacity());
+    r.clear();
+    // Re-adding keeps the buffer's own size bookkeeping authoritative.
+    std::vector<float> obs(r.observations);
+    for (std::size_t i = 0; i < size; ++i) {
+        r.add(std::span<const float>(obs).subspan(i * r.observationSize(), r.observationSize()),
+              static_cast<int>(r.actions[i]), r.rewards[i], r.values[i], r.logProbs[i], r.terminated[i] != 0,
+              r.truncated[i] != 0, r.bootstrapValues[i]);
+    }
+    return readString(archive, "user_data");
+}
+
+} // namespace foxhunt

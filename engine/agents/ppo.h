@@ -1,0 +1,103 @@
+#pragma once
+// Proximal Policy Optimization (clip) for discrete actions: rollouts of
+// nSteps, GAE, advantage normalisation per minibatch, clipped surrogate,
+// optional value clipping, entropy bonus, several epochs of shuffled
+// minibatches, global-norm clipping, and an early stop of the update once
+// the approximate KL exceeds 1.5 x targetKl (as in SB3). Std-only header.
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace foxhunt {
+
+/// PPO options; defaults follow SB3's PPO.
+struct PpoOptions {
+    double learningRate = 3e-4;      ///< Adam step size
+    double adamEpsilon = 1e-5;       ///< Adam epsilon (SB3 uses 1e-5 for PPO)
+    int nSteps = 2048;               ///< steps per rollout
+    int batchSize = 64;              ///< minibatch size
+    int nEpochs = 10;                ///< passes over the rollout per update
+    double gamma = 0.99;             ///< discount
+    double gaeLambda = 0.95;         ///< GAE lambda
+    double clipRange = 0.2;          ///< policy ratio clip
+    double clipRangeVf = 0.0;        ///< value clip around the old values (<= 0 disables)
+    bool normalizeAdvantage = true;  ///< standardise advantages per minibatch
+    double entCoef = 0.0;            ///< entropy bonus weight
+    double vfCoef = 0.5;             ///< value loss weight
+    double maxGradNorm = 0.5;        ///< global-norm clip (<= 0 disables)
+    double targetKl = 0.0;           ///< early-stop threshold (<= 0 disables)
+    std::vector<int> hidden{64, 64}; ///< trunk widths (tanh)
+    bool sharedNetwork = false;      ///< one trunk for policy and value
+    std::uint64_t seed = 0;          ///< seeds weights, action sampling and shuffling
+};
+
+/// A sampled action with what PPO stores about it.
+struct PpoAction {
+    int action = 0;        ///< sampled action
+    float value = 0.0f;    ///< V(s)
+    float logProb = 0.0f;  ///< log pi(action | s)
+};
+
+/// Statistics of one update (means over the minibatches that ran).
+struct PpoUpdateStats {
+    double policyLoss = 0.0;
+    double valueLoss = 0.0;
+    double entropy = 0.0;
+    double approxKl = 0.0;          ///< mean of (ratio - 1) - log ratio
+    double clipFraction = 0.0;      ///< share of samples with |ratio - 1| > clipRange
+    double explainedVariance = 0.0; ///< 1 - Var(returns - values) / Var(returns)
+    double gradNorm = 0.0;          ///< last minibatch's global norm before clipping (float64)
+    double learningRate = 0.0;
+    int epochs = 0;                 ///< epochs completed (fewer on early stop)
+    bool earlyStopped = false;      ///< KL exceeded 1.5 x targetKl
+    double stepTimeMs = 0.0;        ///< wall time of the update
+    long long envSteps = 0;         ///< environment steps so far
+};
+
+/// The PPO agent (one environment).
+class Ppo {
+public:
+    /// Throws std::invalid_argument on bad options.
+    Ppo(int observationSize, int actionCount, PpoOptions options = {});
+    ~Ppo();
+    Ppo(Ppo&&) noexcept;
+    Ppo& operator=(Ppo&&) noexcept;
+
+    /// Samples an action from the policy.
+    PpoAction act(std::span<const float> observation);
+    /// Most probable action.
+    int greedyAction(std::span<const float> observation) const;
+    /// V(s).
+    float value(std::span<const float> observation) const;
+    /// Action probabilities.
+    std::vector<float> probabilities(std::span<const float> observation) const;
+    /// Stores a step; for a truncated episode nextObservation's value is the bootstrap.
+    /// Returns true when the rollout is full and update() is due.
+    bool store(std::span<const float> observation, const PpoAction& action, double reward, bool terminated,
+               bool truncated, std::span<const float> nextObservation);
+    /// Learns from the full rollout; `nextObservation` follows its last step.
+    PpoUpdateStats update(std::span<const float> nextObservation);
+
+    /// Environment steps stored so far.
+    long long envSteps() const;
+    /// Updates done.
+    long long updates() const;
+    /// The options.
+    const PpoOptions& options() const;
+    /// Parameters flattened (tests).
+    std::vector<float> parameters() const;
+
+    /// Writes weights, optimizer, counters, RNG, the partial rollout and `userData`.
+    void save(const std::string& path, const std::string& userData = {}) const;
+    /// Restores what save() wrote; returns its userData.
+    std::string load(const std::string& path);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> m_impl;
+};
+
+} // namespace foxhunt

@@ -1,0 +1,181 @@
+// Agent and environment throughput: env steps/s, DQN updates/s (batch 32 and
+// 256, MLP obs->256->256->actions, Adam, Huber), PPO update time (2048 steps
+// x 10 epochs x 64 minibatch) and per-decision inference latency.
+// tests/bench/dqn_reference.py runs the same DQN update through PyTorch.
+
+#include "engine/agents/dqn.h"
+#include "engine/agents/ppo.h"
+#include "engine/env/trading_env.h"
+#include "models/runtime.h"
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+#include <vector>
+
+void foxhunt_bench_link_agents() {}
+
+namespace {
+
+using namespace foxhunt;
+
+constexpr int kBenchObservation = 32;
+constexpr int kBenchActions = 3;
+
+struct BenchSeries {
+    std::vector<Bar> bars;
+    std::vector<float> features;
+    std::vector<EpisodeRange> days;
+};
+
+// 20 days of 390 one-minute bars, random walk on the tick grid, 8 features.
+const BenchSeries& benchSeries()
+{
+    static const BenchSeries series = [] {
+        BenchSeries s;
+        std::mt19937_64 rng(99);
+        std::int64_t close = fromPoints(4500.0);
+        for (int d = 0; d < 20; ++d) {
+            const std::size_t begin = s.bars.size();
+            for (int i = 0; i < 390; ++i) {
+                Bar b;
+                b.tsEvent = (19000LL + d) * kNsPerDay + i * kNsPerMinute;
+                b.open = close;
+                b.close = close + (static_cast<int>(rng() % 5) - 2) * kEsTick;
+                b.high = std::max(b.open, b.close);
+                b.low = std::min(b.open, b.close);
+                close = b.close;
+                s.bars.push_back(b);
+                for (int f = 0; f < 8; ++f)
+                    s.features.push_back(static_cast<float>(rng() % 1000) / 1000.0f);
+            }
+            s.days.push_back({begin, s.bars.size()});
+        }
+        return s;
+    }();
+    return series;
+}
+
+std::vector<float> randomObservation(std::mt19937_64& rng)
+{
+    std::vector<float> o(kBenchObservation);
+    for (float& x : o)
+        x = static_cast<float>(static_cast<double>(rng() % 2001) / 1000.0 - 1.0);
+    return o;
+}
+
+void BM_EnvStep(benchmark::State& state)
+{
+    const BenchSeries& s = benchSeries();
+    TradingEnvOptions options;
+    options.window = 4;
+    TradingEnv env(s.bars, s.features, 8, s.days, options);
+    int episode = 0;
+    int action = 0;
+    env.reset(episode);
+    for (auto _ : state) {
+        if (env.done())
+            env.reset(episode = (episode + 1) % env.episodeCount());
+        action = (action * 7 + 1) % env.actionCount();
+        benchmark::DoNotOptimize(env.step(action));
+    }
+    state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_EnvStep);
+
+DqnOptions benchDqnOptions(int batch)
+{
+    DqnOptions o;
+    o.hidden = {256, 256};
+    o.batchSize = batch;
+    o.bufferSize = 10'000;
+    o.learningStarts = 1'000'000'000; // fill without learning
+    o.seed = 5;
+    return o;
+}
+
+void fillDqn(Dqn& dqn, std::mt19937_64& rng)
+{
+    for (int i = 0; i < 10'000; ++i) {
+        const std::vector<float> o = randomObservation(rng);
+        const std::vector<float> n = randomObservation(rng);
+        dqn.observe(o, static_cast<int>(rng() % kBenchActions), static_cast<double>(rng() % 3) - 1.0, n,
+                    rng() % 50 == 0, false);
+    }
+}
+
+void BM_DqnUpdate(benchmark::State& state)
+{
+    models::setThreads(1);
+    Dqn dqn(kBenchObservation, kBenchActions, benchDqnOptions(static_cast<int>(state.range(0))));
+    std::mt19937_64 rng(1);
+    fillDqn(dqn, rng);
+    for (int i = 0; i < 20; ++i)
+        dqn.update();
+    double gradNorm = 0.0;
+    for (auto _ : state)
+        gradNorm = dqn.update().gradNorm;
+    benchmark::DoNotOptimize(gradNorm);
+    state.SetItemsProcessed(state.iterations());
+    state.counters["batch"] = static_cast<double>(state.range(0));
+}
+// Wall-clock rates, like the Python reference (time.perf_counter).
+BENCHMARK(BM_DqnUpdate)->Arg(32)->Arg(256)->UseRealTime();
+
+void BM_PpoUpdate(benchmark::State& state)
+{
+    models::setThreads(1);
+    PpoOptions o;
+    o.hidden = {64, 64};
+    o.seed = 6;
+    Ppo ppo(kBenchObservation, kBenchActions, o);
+    std::mt19937_64 rng(2);
+    double updateMs = 0.0;
+    for (auto _ : state) {
+        state.PauseTiming();
+        std::vector<float> obs = randomObservation(rng);
+        for (int i = 0; i < o.nSteps; ++i) {
+            const PpoAction a = ppo.act(obs);
+            std::vector<float> next = randomObservation(rng);
+            ppo.store(obs, a, static_cast<double>(rng() % 3) - 1.0, rng() % 100 == 0, false, next);
+            obs = std::move(next);
+        }
+        state.ResumeTiming();
+        updateMs = ppo.update(obs).stepTimeMs;
+    }
+    state.SetItemsProcessed(state.iterations() * o.nSteps * o.nEpochs);
+    state.counters["update_ms"] = updateMs;
+}
+BENCHMARK(BM_PpoUpdate)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+// Latency of one decision: observation in, action out, batch 1.
+void BM_InferenceLatency(benchmark::State& state)
+{
+    models::setThreads(1);
+    const bool ppoAgent = state.range(0) == 1;
+    Dqn dqn(kBenchObservation, kBenchActions, benchDqnOptions(32));
+    PpoOptions po;
+    Ppo ppo(kBenchObservation, kBenchActions, po);
+    std::mt19937_64 rng(3);
+    const std::vector<float> obs = randomObservation(rng);
+    std::vector<double> micros;
+    micros.reserve(1 << 16);
+    for (auto _ : state) {
+        const auto start = std::chrono::steady_clock::now();
+        benchmark::DoNotOptimize(ppoAgent ? ppo.greedyAction(obs) : dqn.greedyAction(obs));
+        if (micros.size() < micros.capacity())
+            micros.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
+    }
+    std::sort(micros.begin(), micros.end());
+    if (!micros.empty()) {
+        state.counters["p50_us"] = micros[micros.size() / 2];
+        state.counters["p99_us"] = micros[micros.size() * 99 / 100];
+    }
+    state.SetItemsProcessed(state.iterations());
+    state.SetLabel(ppoAgent ? "ppo 64x64" : "dqn 256x256");
+}
+BENCHMARK(BM_InferenceLatency)->Arg(0)->Arg(1);
+
+} // namespace

@@ -1,0 +1,115 @@
+#include "engine/env/evaluation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+namespace foxhunt {
+
+PerformanceMetrics computeMetrics(std::span<const double> stepPnlUsd, std::span<const double> tradePnlUsd,
+                                  long long turnover, double barsPerYear)
+{
+    PerformanceMetrics m;
+    m.steps = static_cast<int>(stepPnlUsd.size());
+    m.turnover = turnover;
+    m.pnlUsd = std::accumulate(stepPnlUsd.begin(), stepPnlUsd.end(), 0.0);
+    m.pnlTicks = m.pnlUsd / kEsTickValue;
+    if (!stepPnlUsd.empty()) {
+        const double n = static_cast<double>(stepPnlUsd.size());
+        const double mean = m.pnlUsd / n;
+        double sq = 0.0;
+        double down = 0.0;
+        double equity = 0.0;
+        double peak = 0.0;
+        for (double r : stepPnlUsd) {
+            sq += (r - mean) * (r - mean);
+            down += r < 0.0 ? r * r : 0.0;
+            equity += r;
+            peak = std::max(peak, equity);
+            m.maxDrawdownUsd = std::max(m.maxDrawdownUsd, peak - equity);
+        }
+        const double sd = std::sqrt(sq / n);
+        const double dd = std::sqrt(down / n);
+        const double annual = std::sqrt(std::max(barsPerYear, 0.0));
+        m.sharpe = sd > 0.0 ? mean / sd * annual : 0.0;
+        m.sortino = dd > 0.0 ? mean / dd * annual : 0.0;
+        m.calmar = m.maxDrawdownUsd > 0.0 ? mean * barsPerYear / m.maxDrawdownUsd : 0.0;
+    }
+    m.trades = static_cast<int>(tradePnlUsd.size());
+    double grossProfit = 0.0;
+    double grossLoss = 0.0;
+    int wins = 0;
+    for (double p : tradePnlUsd) {
+        if (p > 0.0) {
+            ++wins;
+            grossProfit += p;
+        } else {
+            grossLoss -= p;
+        }
+    }
+    if (m.trades > 0) {
+        m.winRate = static_cast<double>(wins) / m.trades;
+        m.profitFactor = grossLoss > 0.0 ? grossProfit / grossLoss
+                                         : (grossProfit > 0.0 ? std::numeric_limits<double>::infinity() : 0.0);
+    }
+    return m;
+}
+
+namespace {
+
+struct Run {
+    std::vector<double> stepPnlUsd;
+    std::vector<double> tradePnlUsd;
+    long long turnover = 0;
+};
+
+Run runPolicy(TradingEnv& env, const GreedyPolicy& policy, const std::vector<int>& episodes)
+{
+    Run run;
+    for (int e : episodes) {
+        std::span<const float> obs = env.reset(e);
+        while (!env.done()) {
+            const StepResult r = env.step(policy(obs));
+            obs = env.observation();
+            run.stepPnlUsd.push_back(r.pnlTicks * kEsTickValue);
+            run.turnover += r.contractsTraded;
+            if (r.tradeClosed)
+                run.tradePnlUsd.push_back(r.closedTradePnlTicks * kEsTickValue);
+        }
+    }
+    return run;
+}
+
+} // namespace
+
+EvaluationReport evaluatePolicy(TradingEnv& env, const GreedyPolicy& policy, std::vector<int> episodes,
+                                double barsPerYear)
+{
+    if (episodes.empty()) {
+        episodes.resize(static_cast<std::size_t>(env.episodeCount()));
+        std::iota(episodes.begin(), episodes.end(), 0);
+    }
+    const TradingEnvState saved = env.state();
+    EvaluationReport report;
+    report.episodes = static_cast<int>(episodes.size());
+    const Run mine = runPolicy(env, policy, episodes);
+    if (barsPerYear <= 0.0)
+        barsPerYear = kTradingDaysPerYear * static_cast<double>(mine.stepPnlUsd.size()) / std::max<std::size_t>(episodes.size(), 1);
+    report.barsPerYear = barsPerYear;
+    const int flatAction = env.actionForPosition(0);
+    const int longAction = env.actionForPosition(1);
+    const Run flat = runPolicy(env, [flatAction](std::span<const float>) { return flatAction; }, episodes);
+    const Run hold = runPolicy(env, [longAction](std::span<const float>) { return longAction; }, episodes);
+    report.policy = computeMetrics(mine.stepPnlUsd, mine.tradePnlUsd, mine.turnover, barsPerYear);
+    report.flat = computeMetrics(flat.stepPnlUsd, flat.tradePnlUsd, flat.turnover, barsPerYear);
+    report.buyAndHold = computeMetrics(hold.stepPnlUsd, hold.tradePnlUsd, hold.turnover, barsPerYear);
+    report.policyEquityUsd.reserve(mine.stepPnlUsd.size());
+    double equity = 0.0;
+    for (double r : mine.stepPnlUsd)
+        report.policyEquityUsd.push_back(equity += r);
+    env.restoreState(saved);
+    return report;
+}
+
+} // namespace foxhunt

@@ -1,0 +1,64 @@
+#pragma once
+// Runs a deterministic policy over episodes of a TradingEnv and reports
+// trading metrics beside two baselines on the same bars and costs:
+// flat (never trade) and buy-and-hold 1 contract (long from the first fill
+// of each episode to its forced exit).
+//
+// Annualisation. The per-bar return is the per-step equity change in USD
+// (a return on a fixed notional; Sharpe and Sortino do not depend on that
+// notional). With m the mean and s the standard deviation of those changes,
+//   Sharpe  = m / s * sqrt(barsPerYear),
+//   Sortino = m / d * sqrt(barsPerYear), d = sqrt(mean(min(r, 0)^2)),
+//   barsPerYear = 252 trading days * bars per day, where bars per day is the
+//   mean number of steps per evaluated episode unless given explicitly.
+// Calmar = (m * barsPerYear) / max drawdown (both USD); 0 when there is no drawdown.
+
+#include "engine/env/trading_env.h"
+
+#include <functional>
+#include <span>
+#include <vector>
+
+namespace foxhunt {
+
+/// Trading days per year used for annualisation.
+inline constexpr double kTradingDaysPerYear = 252.0;
+
+/// Metrics of one policy over the evaluated episodes.
+struct PerformanceMetrics {
+    double pnlUsd = 0.0;        ///< total net PnL in USD
+    double pnlTicks = 0.0;      ///< total net PnL in ticks (per contract tick value)
+    double sharpe = 0.0;        ///< annualised, see header comment
+    double sortino = 0.0;       ///< annualised, see header comment
+    double maxDrawdownUsd = 0.0; ///< largest peak-to-trough fall of cumulative equity
+    double calmar = 0.0;        ///< annualised PnL / max drawdown
+    double winRate = 0.0;       ///< winning closed trades / closed trades (0 with none)
+    double profitFactor = 0.0;  ///< gross profit / gross loss of closed trades (0 with none; +inf with no losses)
+    int trades = 0;             ///< closed round trips
+    long long turnover = 0;     ///< contracts traded (sum of |position change|)
+    int steps = 0;              ///< decisions taken
+};
+
+/// A policy's report beside the two baselines.
+struct EvaluationReport {
+    PerformanceMetrics policy;      ///< the evaluated policy
+    PerformanceMetrics flat;        ///< never trade
+    PerformanceMetrics buyAndHold;  ///< long 1 contract throughout each episode
+    int episodes = 0;               ///< episodes evaluated
+    double barsPerYear = 0.0;       ///< used for annualisation
+    std::vector<double> policyEquityUsd; ///< cumulative equity after each step of the policy
+};
+
+/// A deterministic policy: observation -> action index.
+using GreedyPolicy = std::function<int(std::span<const float> observation)>;
+
+/// Computes metrics from per-step PnL (USD) and closed-trade PnL (USD).
+PerformanceMetrics computeMetrics(std::span<const double> stepPnlUsd, std::span<const double> tradePnlUsd,
+                                  long long turnover, double barsPerYear);
+
+/// Runs `policy` and the baselines over `episodes` (all episodes when empty).
+/// barsPerYear <= 0 means 252 * mean steps per episode.
+EvaluationReport evaluatePolicy(TradingEnv& env, const GreedyPolicy& policy, std::vector<int> episodes = {},
+                                double barsPerYear = 0.0);
+
+} // namespace foxhunt

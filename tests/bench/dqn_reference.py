@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Reference Double-DQN update through PyTorch's Python API, matching
+engine/bench/bench_agents.cpp (BM_DqnUpdate): MLP 32 -> 256 -> 256 -> 3 (ReLU),
+Adam (lr 1e-4), Huber loss (delta 1), target network, global-norm clipping at
+10, replay of 10,000 random transitions sampled uniformly each update, one
+intra-op thread. Prints JSON with the median updates/s of several runs.
+
+Usage: /usr/bin/python3 tests/bench/dqn_reference.py [--runs 5] [--seconds 2]
+"""
+import argparse
+import json
+import os
+import statistics
+import time
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+import torch.nn as nn  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+OBS, ACTIONS, CAPACITY = 32, 3, 10_000
+
+
+def make_net():
+    return nn.Sequential(nn.Linear(OBS, 256), nn.ReLU(), nn.Linear(256, 256), nn.ReLU(), nn.Linear(256, ACTIONS))
+
+
+def run(batch, seconds, rng):
+    online = make_net()
+    target = make_net()
+    target.load_state_dict(online.state_dict())
+    for p in target.parameters():
+        p.requires_grad_(False)
+    opt = torch.optim.Adam(online.parameters(), lr=1e-4)
+    obs = torch.from_numpy(rng.uniform(-1, 1, (CAPACITY, OBS)).astype(np.float32))
+    nxt = torch.from_numpy(rng.uniform(-1, 1, (CAPACITY, OBS)).astype(np.float32))
+    act = torch.from_numpy(rng.integers(0, ACTIONS, CAPACITY)).long()
+    rew = torch.from_numpy(rng.integers(-1, 2, CAPACITY).astype(np.float32))
+    done = torch.from_numpy((rng.integers(0, 50, CAPACITY) == 0).astype(np.float32))
+    gamma = 0.99
+    params = list(online.parameters())
+
+    def update():
+        idx = torch.from_numpy(rng.integers(0, CAPACITY, batch))
+        o, n, a, r, d = obs[idx], nxt[idx], act[idx], rew[idx], done[idx]
+        with torch.no_grad():
+            next_a = online(n).argmax(1, keepdim=True)
+            next_q = target(n).gather(1, next_a).squeeze(1)
+            y = r + gamma * (1.0 - d) * next_q
+        q = online(o).gather(1, a.unsqueeze(1)).squeeze(1)
+        loss = F.smooth_l1_loss(q, y)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(params, 10.0)
+        opt.step()
+        return loss.item()
+
+    for _ in range(20):
+        update()
+    count = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        update()
+        count += 1
+    return count / (time.perf_counter() - start)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--seconds", type=float, default=2.0)
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    torch.manual_seed(0)
+    rng = np.random.default_rng(0)
+    out = {"torch": torch.__version__, "threads": torch.get_num_threads(), "runs": args.runs}
+    for batch in (32, 256):
+        samples = [run(batch, args.seconds, rng) for _ in range(args.runs)]
+        out[f"batch{batch}_updates_per_s_median"] = statistics.median(samples)
+        out[f"batch{batch}_updates_per_s_runs"] = samples
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
