@@ -15,7 +15,6 @@
 #include <random>
 #include <vector>
 
-void foxhunt_bench_link_agents() {}
 
 namespace {
 
