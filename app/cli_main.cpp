@@ -24,6 +24,9 @@ int main(int argc, char** argv)
     add(&foxhunt::cli::addImportCommand);
     add(&foxhunt::cli::addBarsCommand);
     add(&foxhunt::cli::addReplayCommand);
+    add(&foxhunt::cli::addTrainCommand);
+    add(&foxhunt::cli::addReportCommand);
+    add(&foxhunt::cli::addRunsCommand);
     add(&foxhunt::cli::addBenchCommand);
 
     try {

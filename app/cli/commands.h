@@ -20,6 +20,9 @@ Runner addImportCommand(CLI::App& app);
 Runner addBarsCommand(CLI::App& app);
 Runner addReplayCommand(CLI::App& app);
 Runner addBenchCommand(CLI::App& app);
+Runner addTrainCommand(CLI::App& app);
+Runner addReportCommand(CLI::App& app);
+Runner addRunsCommand(CLI::App& app);
 
 
 } // namespace foxhunt::cli

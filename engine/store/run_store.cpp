@@ -126,6 +126,13 @@ void RunStore::appendMetrics(std::int64_t runId, const MetricBatch& samples)
     tx.commit();
 }
 
+void RunStore::reopenRun(std::int64_t runId)
+{
+    sql::Statement q(m_store.handle(),
+                     "UPDATE runs SET status = 'running', finished = NULL, error = '', owner_pid = ? WHERE id = ?");
+    q.bind(1, std::int64_t{::getpid()}).bind(2, runId).run();
+}
+
 void RunStore::setStatus(std::int64_t runId, RunStatus status, const std::string& error)
 {
     sql::Statement q(m_store.handle(), "UPDATE runs SET status = ?, finished = ?, error = ? WHERE id = ?");

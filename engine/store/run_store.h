@@ -59,6 +59,8 @@ public:
                            std::int64_t fromTs, std::int64_t toTs, const std::string& versionsJson);
     /// Appends samples in one transaction (the batch is committed whole or not at all).
     void appendMetrics(std::int64_t runId, const MetricBatch& samples);
+    /// Takes over a stopped, failed or interrupted run to resume it: status running, owned by this process.
+    void reopenRun(std::int64_t runId);
     /// Sets the final (or interrupted) status; error is kept for failed runs.
     void setStatus(std::int64_t runId, RunStatus status, const std::string& error = {});
     /// Stores (replacing) one evaluation.

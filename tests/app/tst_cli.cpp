@@ -10,6 +10,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <csignal>
+
 class TestCli : public QObject {
     Q_OBJECT
 private Q_SLOTS:
@@ -22,6 +24,8 @@ private Q_SLOTS:
     void rejectsBadFiles();
     void barsListsSeries();
     void replayReportsFeatures();
+    void trainsAgentsAndWritesReports();
+    void killedRunIsInterruptedAndResumes();
 
 private:
     struct Result {
@@ -67,7 +71,7 @@ void TestCli::versionAndHelp()
     const Result v = cli({QStringLiteral("--version")});
     QCOMPARE(v.exitCode, 0);
     QVERIFY(v.out.contains("foxhunt-cli " FOXHUNT_VERSION));
-    for (const char* cmd : {"import", "bars", "replay", "bench"}) {
+    for (const char* cmd : {"import", "bars", "replay", "train", "bench"}) {
         const Result h = cli({QString::fromLatin1(cmd), QStringLiteral("--help")});
         QCOMPARE(h.exitCode, 0);
         QVERIFY2(h.out.contains("--json"), cmd);
@@ -197,6 +201,76 @@ void TestCli::replayReportsFeatures()
     QCOMPARE(j.value(QStringLiteral("bars_replayed")).toInt(), 3 * 1380);
     QVERIFY(j.value(QStringLiteral("features")).toArray().size() >= 8);
     QVERIFY(j.value(QStringLiteral("bars_per_second")).toDouble() > 0);
+}
+
+void TestCli::trainsAgentsAndWritesReports()
+{
+    const QString store = db(QStringLiteral("train.db"));
+    const QString html = m_dir.filePath(QStringLiteral("run.html"));
+    const Result r = cli({QStringLiteral("train"), QStringLiteral("--db"), store, QStringLiteral("--models"),
+                          QStringLiteral("dqn,ppo"), QStringLiteral("--steps"), QStringLiteral("600"),
+                          QStringLiteral("--seed"), QStringLiteral("3"), QStringLiteral("--report"), html,
+                          QStringLiteral("--json")});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const QJsonObject j = r.json();
+    QCOMPARE(j.value(QStringLiteral("status")).toString(), QStringLiteral("finished"));
+    const QJsonObject models = j.value(QStringLiteral("models")).toObject();
+    for (const char* m : {"dqn", "ppo"}) {
+        const QJsonObject test = models.value(QLatin1String(m)).toObject().value(QStringLiteral("test")).toObject();
+        QVERIFY2(test.contains(QStringLiteral("flat")) && test.contains(QStringLiteral("buy_and_hold")), m);
+        QCOMPARE(test.value(QStringLiteral("flat")).toObject().value(QStringLiteral("pnl_usd")).toDouble(), 0.0);
+    }
+    QFile page(html);
+    QVERIFY(page.open(QIODevice::ReadOnly));
+    const QByteArray text = page.readAll();
+    QVERIFY(text.startsWith("<!DOCTYPE html>"));
+    QVERIFY(text.contains("<svg") && text.contains("buy and hold") && text.contains("synthetic"));
+
+    const QString runId = QString::number(j.value(QStringLiteral("run_id")).toInt());
+    const QString csv = m_dir.filePath(QStringLiteral("run.csv"));
+    QCOMPARE(cli({QStringLiteral("report"), runId, QStringLiteral("--db"), store, QStringLiteral("--out"), csv}).exitCode, 0);
+    QFile f(csv);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QVERIFY(f.readLine().startsWith("run,model,metric,step,time,value"));
+    QVERIFY(f.readAll().count('\n') > 10);
+}
+
+void TestCli::killedRunIsInterruptedAndResumes()
+{
+    // A real training process, killed with SIGKILL once it has committed
+    // metrics and a checkpoint; the store stays readable, the run is marked
+    // interrupted on the next start and resumes from its checkpoint.
+    const QString store = db(QStringLiteral("kill.db"));
+    const QString config = writeFile(QStringLiteral("kill.json"), R"({"checkpoint_every": 200})");
+    QProcess p;
+    p.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+    p.start(QStringLiteral(FOXHUNT_CLI_PATH),
+            {QStringLiteral("train"), QStringLiteral("--db"), store, QStringLiteral("--models"), QStringLiteral("dqn"),
+             QStringLiteral("--steps"), QStringLiteral("100000000"), QStringLiteral("--config"), config,
+             QStringLiteral("--json")});
+    QVERIFY(p.waitForStarted());
+    auto checkpointed = [&] {
+        const Result bars = cli({QStringLiteral("runs"), QStringLiteral("--db"), store, QStringLiteral("--json")});
+        const QJsonArray runs = bars.json().value(QStringLiteral("runs")).toArray();
+        return !runs.isEmpty() && runs.at(0).toObject().value(QStringLiteral("checkpoints")).toInt() > 0 &&
+               runs.at(0).toObject().value(QStringLiteral("metrics")).toInt() > 0;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(checkpointed(), 120000);
+    ::kill(static_cast<pid_t>(p.processId()), SIGKILL);
+    QVERIFY(p.waitForFinished(30000));
+
+    const Result after = cli({QStringLiteral("runs"), QStringLiteral("--db"), store, QStringLiteral("--json")});
+    QCOMPARE(after.exitCode, 0);
+    const QJsonObject run = after.json().value(QStringLiteral("runs")).toArray().at(0).toObject();
+    QCOMPARE(run.value(QStringLiteral("status")).toString(), QStringLiteral("interrupted"));
+    QVERIFY(run.value(QStringLiteral("metrics")).toInt() > 0);
+
+    const QString id = QString::number(run.value(QStringLiteral("id")).toInt());
+    const Result resumed = cli({QStringLiteral("train"), QStringLiteral("--db"), store, QStringLiteral("--resume"), id,
+                                QStringLiteral("--steps"), QStringLiteral("1"), QStringLiteral("--json")});
+    QVERIFY2(resumed.exitCode == 0, resumed.err.constData());
+    QCOMPARE(resumed.json().value(QStringLiteral("status")).toString(), QStringLiteral("finished"));
+    QVERIFY(resumed.json().value(QStringLiteral("resumed")).toBool());
 }
 
 QTEST_GUILESS_MAIN(TestCli)

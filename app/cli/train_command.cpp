@@ -1,0 +1,166 @@
+// foxhunt-cli train : a headless training session (replay -> models ->
+// evaluation beside the baselines), recorded in the run store.
+
+#include "app/cli/cli_util.h"
+#include "app/cli/commands.h"
+
+#include "engine/data/market_time.h"
+#include "engine/report/run_report.h"
+#include "engine/session/training_session.h"
+#include "engine/store/bar_store.h"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <csignal>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <thread>
+
+namespace foxhunt::cli {
+
+namespace {
+
+struct TrainArgs {
+    std::string db;
+    std::string models = "dqn";
+    std::string series;
+    std::string from, to;
+    long long steps = 0;
+    long long seed = -1;
+    std::string config;
+    std::string report;
+    std::string speed = "max";
+    int threads = 0;
+    std::int64_t resume = 0;
+    bool json = false;
+};
+
+std::atomic<TrainingSession*> g_session{nullptr};
+
+extern "C" void onSignal(int)
+{
+    // Stop is an atomic store: safe from a signal handler. The run finishes as
+    // "stopped" with everything so far stored.
+    if (TrainingSession* s = g_session.load()) s->stop();
+}
+
+int run(const TrainArgs& a)
+{
+    SessionConfig config = SessionConfig::defaults();
+    try {
+        if (!a.config.empty()) {
+            std::ifstream in(a.config);
+            if (!in) throw std::invalid_argument("cannot read config file " + a.config);
+            config = sessionConfigFromJson(nlohmann::json::parse(in), config);
+        }
+        config.models.clear();
+        std::stringstream list(a.models);
+        for (std::string name; std::getline(list, name, ',');) {
+            const auto kind = modelKindFromString(name);
+            if (!kind) throw std::invalid_argument("unknown model '" + name + "' (dqn, ppo, mamba2, tft)");
+            config.models.push_back(*kind);
+        }
+        if (a.steps > 0) config.steps = a.steps;
+        else if (a.resume > 0) config.steps = 0; // keep the stored run's budget
+        if (a.seed >= 0) config.seed = static_cast<std::uint64_t>(a.seed);
+        if (a.threads > 0) config.threads = a.threads;
+        if (!a.series.empty()) config.series = a.series;
+        if (a.speed != "max") config.speed = std::stod(a.speed);
+        for (auto [text, out] : {std::pair{&a.from, &config.fromDay}, std::pair{&a.to, &config.toDay}}) {
+            if (text->empty()) continue;
+            *out = parseDate(*text);
+            if (!*out) throw std::invalid_argument("dates are YYYY-MM-DD ES trading days, not '" + *text + "'");
+        }
+    } catch (const std::exception& e) {
+        printError(e.what());
+        return kExitError;
+    }
+
+    const std::string db = resolveDbPath(a.db);
+    TrainingSession session(db, config);
+    if (a.resume > 0) session.resumeRun(a.resume);
+    g_session = &session;
+    std::signal(SIGINT, onSignal);
+    std::signal(SIGTERM, onSignal);
+    std::jthread progress;
+    if (!a.json) {
+        progress = std::jthread([&session](std::stop_token stop) {
+            while (!stop.stop_requested()) {
+                std::this_thread::sleep_for(std::chrono::seconds(2));
+                if (stop.stop_requested()) break;
+                const SessionProgress& p = session.progress();
+                if (p.running && p.totalTicks > 0)
+                    std::cerr << "\rtraining: " << p.tick.load() << " bars replayed, run " << p.runId.load() << std::flush;
+            }
+        });
+    }
+    const SessionResult result = session.run();
+    g_session = nullptr;
+    if (progress.joinable()) {
+        progress.request_stop();
+        progress.join();
+        std::cerr << '\n';
+    }
+
+    const nlohmann::json doc = nlohmann::json::parse(result.json);
+    if (!a.report.empty() && result.runId > 0) {
+        try {
+            writeRunReport(db, {result.runId}, a.report);
+        } catch (const std::exception& e) {
+            printError("report: " + std::string(e.what()));
+            return kExitError;
+        }
+    }
+    if (a.json) {
+        printJson(doc);
+    } else {
+        std::cout << "run " << result.runId << ": " << result.status << '\n';
+        if (doc.contains("models"))
+            for (const auto& [name, m] : doc["models"].items()) {
+                std::cout << "  " << name << ": " << m["training"]["steps"] << " steps";
+                if (m.contains("test") && m["test"].contains("policy"))
+                    std::cout << ", test PnL " << m["test"]["policy"]["pnl_usd"] << " USD (flat "
+                              << m["test"]["flat"]["pnl_usd"] << ", buy-and-hold " << m["test"]["buy_and_hold"]["pnl_usd"]
+                              << ")";
+                if (m.contains("test") && m["test"].contains("model"))
+                    std::cout << ", test quantile loss " << m["test"]["model"]["quantile_loss"] << " (zero "
+                              << m["test"]["zero_return"]["quantile_loss"] << ", persistence "
+                              << m["test"]["persistence"]["quantile_loss"] << ")";
+                std::cout << '\n';
+            }
+        if (!a.report.empty()) std::cout << "report: " << a.report << '\n';
+    }
+    if (result.status == "failed") {
+        printError(result.error);
+        return kExitError;
+    }
+    return kExitOk;
+}
+
+} // namespace
+
+Runner addTrainCommand(CLI::App& app)
+{
+    auto args = std::make_shared<TrainArgs>();
+    CLI::App* cmd = app.add_subcommand("train", "Train models on a replayed series and evaluate them beside baselines");
+    addDbOption(*cmd, args->db);
+    cmd->add_option("--models", args->models, "Comma-separated: dqn, ppo, mamba2, tft")->capture_default_str();
+    cmd->add_option("--series", args->series, "Series id or symbol (default: first real series, else synthetic)");
+    cmd->add_option("--from", args->from, "First ES trading day, YYYY-MM-DD");
+    cmd->add_option("--to", args->to, "Last ES trading day (inclusive), YYYY-MM-DD");
+    cmd->add_option("--steps", args->steps,
+                    "Steps per model: environment steps (agents), optimizer steps (forecasters)");
+    cmd->add_option("--seed", args->seed, "Seed of every model");
+    cmd->add_option("--threads", args->threads, "LibTorch intra-op threads (default 1)");
+    cmd->add_option("--speed", args->speed, "Replay pace: max, or N x real time")->capture_default_str();
+    cmd->add_option("--config", args->config, "JSON file with any SessionConfig keys (see README)");
+    cmd->add_option("--report", args->report, "Write the run report at the end (.html, .json, .csv, .pdf)");
+    cmd->add_option("--resume", args->resume, "Continue a stopped, failed or interrupted run from its last checkpoints");
+    cmd->add_flag("--json", args->json, "Print the result as JSON");
+    return [args] { return run(*args); };
+}
+
+} // namespace foxhunt::cli

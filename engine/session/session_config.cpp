@@ -1,0 +1,263 @@
+// SessionConfig <-> JSON. Each options struct lists its fields once; the same
+// list serves writing and reading, so the two can never disagree.
+
+#include "engine/session/training_session.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <stdexcept>
+
+namespace foxhunt {
+
+namespace {
+
+template <class F>
+void visit(TradingEnvOptions& o, F&& f)
+{
+    f("max_contracts", o.maxContracts);
+    f("commission_per_contract", o.commissionPerContract);
+    f("slippage_ticks", o.slippageTicks);
+    f("dsr_eta", o.dsrEta);
+    f("position_change_penalty_ticks", o.positionChangePenaltyTicks);
+    f("window", o.window);
+    f("pnl_scale_ticks", o.pnlScaleTicks);
+}
+
+template <class F>
+void visit(DqnOptions& o, F&& f)
+{
+    f("learning_rate", o.learningRate);
+    f("adam_epsilon", o.adamEpsilon);
+    f("buffer_size", o.bufferSize);
+    f("learning_starts", o.learningStarts);
+    f("batch_size", o.batchSize);
+    f("tau", o.tau);
+    f("gamma", o.gamma);
+    f("train_freq", o.trainFreq);
+    f("gradient_steps", o.gradientSteps);
+    f("target_update_interval", o.targetUpdateInterval);
+    f("total_timesteps", o.totalTimesteps);
+    f("exploration_fraction", o.explorationFraction);
+    f("exploration_initial_eps", o.explorationInitialEps);
+    f("exploration_final_eps", o.explorationFinalEps);
+    f("max_grad_norm", o.maxGradNorm);
+    f("huber_delta", o.huberDelta);
+    f("hidden", o.hidden);
+    f("dueling", o.dueling);
+    f("double_q", o.doubleQ);
+    f("n_steps", o.nSteps);
+    f("prioritized", o.prioritized);
+    f("priority_alpha", o.priorityAlpha);
+    f("priority_beta0", o.priorityBeta0);
+    f("priority_epsilon", o.priorityEpsilon);
+    f("seed", o.seed);
+}
+
+template <class F>
+void visit(PpoOptions& o, F&& f)
+{
+    f("learning_rate", o.learningRate);
+    f("adam_epsilon", o.adamEpsilon);
+    f("n_steps", o.nSteps);
+    f("batch_size", o.batchSize);
+    f("n_epochs", o.nEpochs);
+    f("gamma", o.gamma);
+    f("gae_lambda", o.gaeLambda);
+    f("clip_range", o.clipRange);
+    f("clip_range_vf", o.clipRangeVf);
+    f("normalize_advantage", o.normalizeAdvantage);
+    f("ent_coef", o.entCoef);
+    f("vf_coef", o.vfCoef);
+    f("max_grad_norm", o.maxGradNorm);
+    f("target_kl", o.targetKl);
+    f("hidden", o.hidden);
+    f("shared_network", o.sharedNetwork);
+    f("seed", o.seed);
+}
+
+template <class F>
+void visit(ForecasterConfig& o, F&& f)
+{
+    f("past_length", o.windowing.pastLength);
+    f("horizon", o.windowing.horizon);
+    f("quantiles", o.quantiles);
+    f("batch_size", o.batchSize);
+    f("learning_rate", o.learningRate);
+    f("weight_decay", o.weightDecay);
+    f("warmup_steps", o.warmupSteps);
+    f("total_steps", o.totalSteps);
+    f("min_learning_rate_ratio", o.minLearningRateRatio);
+    f("max_grad_norm", o.maxGradNorm);
+    f("seed", o.seed);
+    f("eval_batch_size", o.evalBatchSize);
+    if (o.kind == ForecasterKind::Mamba2) {
+        f("d_model", o.dModel);
+        f("layers", o.layers);
+        f("d_state", o.dState);
+        f("head_dim", o.headDim);
+        f("expand", o.expand);
+        f("ngroups", o.ngroups);
+        f("chunk_size", o.chunkSize);
+    } else {
+        f("hidden_size", o.hiddenSize);
+        f("embedding_size", o.embeddingSize);
+        f("heads", o.heads);
+        f("lstm_layers", o.lstmLayers);
+        f("dropout", o.dropout);
+    }
+}
+
+template <class T>
+nlohmann::json write(T options)
+{
+    nlohmann::json j = nlohmann::json::object();
+    visit(options, [&](const char* key, const auto& value) { j[key] = value; });
+    return j;
+}
+
+template <class T>
+void read(const nlohmann::json& j, const char* section, T& options)
+{
+    if (!j.contains(section)) return;
+    const nlohmann::json& s = j.at(section);
+    if (!s.is_object()) throw std::invalid_argument(std::string("config: '") + section + "' must be an object");
+    for (const auto& [key, value] : s.items()) {
+        bool known = false;
+        visit(options, [&](const char* name, auto& field) {
+            if (key != name) return;
+            known = true;
+            try {
+                field = value.template get<std::decay_t<decltype(field)>>();
+            } catch (const nlohmann::json::exception&) {
+                throw std::invalid_argument(std::string("config: ") + section + "." + key + " has the wrong type");
+            }
+        });
+        if (!known) throw std::invalid_argument(std::string("config: unknown key ") + section + "." + key);
+    }
+}
+
+} // namespace
+
+std::string toString(ModelKind kind)
+{
+    switch (kind) {
+    case ModelKind::Dqn: return "dqn";
+    case ModelKind::Ppo: return "ppo";
+    case ModelKind::Mamba2: return "mamba2";
+    case ModelKind::Tft: return "tft";
+    }
+    return "dqn";
+}
+
+std::optional<ModelKind> modelKindFromString(std::string name)
+{
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (name == "mamba-2") name = "mamba2";
+    for (ModelKind k : {ModelKind::Dqn, ModelKind::Ppo, ModelKind::Mamba2, ModelKind::Tft})
+        if (toString(k) == name) return k;
+    return std::nullopt;
+}
+
+SessionConfig SessionConfig::defaults()
+{
+    SessionConfig c;
+    // Agents: SB3's defaults scaled to intraday bars (episodes of ~1,380 steps,
+    // runs of tens of thousands of steps), as in the planted-edge tests.
+    c.dqn.learningRate = 1e-3;
+    c.dqn.bufferSize = 50'000;
+    c.dqn.learningStarts = 1'000;
+    c.dqn.batchSize = 64;
+    c.dqn.targetUpdateInterval = 1'000;
+    c.dqn.explorationFraction = 0.3;
+    c.dqn.gamma = 0.9;
+    c.ppo.nSteps = 512;
+    c.ppo.batchSize = 64;
+    c.ppo.learningRate = 1e-3;
+    c.ppo.gamma = 0.9;
+    c.ppo.entCoef = 0.01;
+    c.mamba2.kind = ForecasterKind::Mamba2;
+    c.tft.kind = ForecasterKind::Tft;
+    return c;
+}
+
+nlohmann::json toJson(const SessionConfig& c)
+{
+    nlohmann::json models = nlohmann::json::array();
+    for (ModelKind m : c.models) models.push_back(toString(m));
+    nlohmann::json env = write(c.env);
+    env["fill_timing"] = c.env.fillTiming == FillTiming::NextOpen ? "next_open" : "same_close";
+    env["reward"] = c.env.reward == RewardKind::PnlTicks ? "pnl_ticks" : "differential_sharpe";
+    return {{"name", c.name},
+            {"models", models},
+            {"series", c.series},
+            {"from_day", c.fromDay ? nlohmann::json(*c.fromDay) : nlohmann::json(nullptr)},
+            {"to_day", c.toDay ? nlohmann::json(*c.toDay) : nlohmann::json(nullptr)},
+            {"steps", c.steps},
+            {"seed", c.seed},
+            {"speed", c.speed},
+            {"threads", c.threads},
+            {"train_fraction", c.trainFraction},
+            {"validation_fraction", c.validationFraction},
+            {"checkpoint_every", c.checkpointEvery},
+            {"env", env},
+            {"dqn", write(c.dqn)},
+            {"ppo", write(c.ppo)},
+            {"mamba2", write(c.mamba2)},
+            {"tft", write(c.tft)}};
+}
+
+SessionConfig sessionConfigFromJson(const nlohmann::json& j, SessionConfig c)
+{
+    if (!j.is_object()) throw std::invalid_argument("config: the top level must be a JSON object");
+    try {
+        if (j.contains("name")) c.name = j.at("name").get<std::string>();
+        if (j.contains("models")) {
+            c.models.clear();
+            for (const auto& m : j.at("models")) {
+                const auto kind = modelKindFromString(m.get<std::string>());
+                if (!kind) throw std::invalid_argument("config: unknown model '" + m.get<std::string>() + "'");
+                c.models.push_back(*kind);
+            }
+        }
+        if (j.contains("series")) c.series = j.at("series").get<std::string>();
+        if (j.contains("from_day") && !j.at("from_day").is_null()) c.fromDay = j.at("from_day").get<std::int64_t>();
+        if (j.contains("to_day") && !j.at("to_day").is_null()) c.toDay = j.at("to_day").get<std::int64_t>();
+        if (j.contains("steps")) c.steps = j.at("steps").get<long long>();
+        if (j.contains("seed")) c.seed = j.at("seed").get<std::uint64_t>();
+        if (j.contains("speed")) c.speed = j.at("speed").get<double>();
+        if (j.contains("threads")) c.threads = j.at("threads").get<int>();
+        if (j.contains("train_fraction")) c.trainFraction = j.at("train_fraction").get<double>();
+        if (j.contains("validation_fraction")) c.validationFraction = j.at("validation_fraction").get<double>();
+        if (j.contains("checkpoint_every")) c.checkpointEvery = j.at("checkpoint_every").get<long long>();
+    } catch (const nlohmann::json::exception& e) {
+        throw std::invalid_argument(std::string("config: ") + e.what());
+    }
+    if (j.contains("env")) {
+        nlohmann::json env = j.at("env");
+        if (env.contains("fill_timing")) {
+            const std::string v = env.at("fill_timing").get<std::string>();
+            if (v != "next_open" && v != "same_close") throw std::invalid_argument("config: env.fill_timing is next_open or same_close");
+            c.env.fillTiming = v == "next_open" ? FillTiming::NextOpen : FillTiming::SameClose;
+            env.erase("fill_timing");
+        }
+        if (env.contains("reward")) {
+            const std::string v = env.at("reward").get<std::string>();
+            if (v != "pnl_ticks" && v != "differential_sharpe")
+                throw std::invalid_argument("config: env.reward is pnl_ticks or differential_sharpe");
+            c.env.reward = v == "pnl_ticks" ? RewardKind::PnlTicks : RewardKind::DifferentialSharpe;
+            env.erase("reward");
+        }
+        read(nlohmann::json{{"env", env}}, "env", c.env);
+    }
+    read(j, "dqn", c.dqn);
+    read(j, "ppo", c.ppo);
+    read(j, "mamba2", c.mamba2);
+    read(j, "tft", c.tft);
+    if (c.steps <= 0) throw std::invalid_argument("config: steps must be positive");
+    if (c.models.empty()) throw std::invalid_argument("config: no models to train");
+    return c;
+}
+
+} // namespace foxhunt

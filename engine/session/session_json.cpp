@@ -1,0 +1,58 @@
+#include "engine/session/session_json.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+
+namespace foxhunt {
+
+namespace {
+
+/// JSON has no infinity: a profit factor with no losing trade is reported as null.
+nlohmann::json finite(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
+} // namespace
+
+nlohmann::json toJson(const PerformanceMetrics& m)
+{
+    return {{"pnl_usd", finite(m.pnlUsd)},     {"pnl_ticks", finite(m.pnlTicks)},
+            {"sharpe", finite(m.sharpe)},      {"sortino", finite(m.sortino)},
+            {"max_drawdown_usd", finite(m.maxDrawdownUsd)}, {"calmar", finite(m.calmar)},
+            {"win_rate", finite(m.winRate)},   {"profit_factor", finite(m.profitFactor)},
+            {"trades", m.trades},              {"turnover", m.turnover},
+            {"steps", m.steps}};
+}
+
+nlohmann::json toJson(const EvaluationReport& r)
+{
+    nlohmann::json equity = nlohmann::json::array();
+    const std::size_t n = r.policyEquityUsd.size();
+    const std::size_t stride = n > 400 ? (n + 399) / 400 : 1;
+    for (std::size_t i = 0; i < n; i += stride) equity.push_back(r.policyEquityUsd[i]);
+    if (n > 0 && (n - 1) % stride != 0) equity.push_back(r.policyEquityUsd.back());
+    return {{"policy", toJson(r.policy)},
+            {"flat", toJson(r.flat)},
+            {"buy_and_hold", toJson(r.buyAndHold)},
+            {"episodes", r.episodes},
+            {"bars_per_year", r.barsPerYear},
+            {"equity_usd", equity}};
+}
+
+nlohmann::json toJson(const ForecastMetrics& m)
+{
+    return {{"quantile_loss", finite(m.quantileLoss)},
+            {"median_mae", finite(m.medianMae)},
+            {"directional_accuracy", finite(m.directionalAccuracy)},
+            {"interval_coverage", finite(m.intervalCoverage)},
+            {"count", m.count}};
+}
+
+nlohmann::json toJson(const ForecastEvaluation& e)
+{
+    return {{"model", toJson(e.model)},
+            {"zero_return", toJson(e.zeroReturn)},
+            {"persistence", toJson(e.persistence)},
+            {"windows", e.windows}};
+}
+
+} // namespace foxhunt

@@ -1,0 +1,476 @@
+#include "engine/session/training_session.h"
+
+#include "engine/agents/agent_runner.h"
+#include "engine/data/market_time.h"
+#include "engine/replay/bar_clock.h"
+#include "engine/replay/features.h"
+#include "engine/replay/split.h"
+#include "engine/session/session_json.h"
+#include "engine/store/bar_store.h"
+#include "engine/store/run_store.h"
+
+#include "models/runtime.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <random>
+
+#include <unistd.h>
+
+namespace foxhunt {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double msSince(Clock::time_point t0)
+{
+    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+/// Resident set size of this process in bytes, from /proc (0 where unavailable).
+double residentBytes()
+{
+    std::ifstream statm("/proc/self/statm");
+    long long pages = 0, resident = 0;
+    if (!(statm >> pages >> resident)) return 0;
+    return static_cast<double>(resident) * static_cast<double>(::sysconf(_SC_PAGESIZE));
+}
+
+/// P50/P95/P99 of a latency sample (ms).
+nlohmann::json percentiles(std::vector<double> v)
+{
+    if (v.empty()) return {{"p50_ms", nullptr}, {"p95_ms", nullptr}, {"p99_ms", nullptr}, {"count", 0}};
+    std::sort(v.begin(), v.end());
+    auto at = [&](double q) { return v[std::min(v.size() - 1, static_cast<std::size_t>(q * static_cast<double>(v.size())))]; };
+    return {{"p50_ms", at(0.50)}, {"p95_ms", at(0.95)}, {"p99_ms", at(0.99)}, {"count", v.size()}};
+}
+
+/// One model being trained in the session.
+struct ModelSlot {
+    ModelKind kind;
+    std::string name;
+    long long steps = 0;          ///< steps taken
+    long long lastUpdates = 0;    ///< agent updates already reported
+    std::unique_ptr<TradingEnv> env;
+    std::unique_ptr<AgentRunner> agent;
+    std::unique_ptr<ForecasterTrainer> forecaster;
+    std::vector<double> latenciesMs;
+    std::map<std::string, double> last; ///< last value of each metric
+    double paramBytes = 0;
+};
+
+} // namespace
+
+struct TrainingSession::Impl {
+    std::mutex clockMutex;
+    BarClock* clock = nullptr;     ///< alive only inside run()
+    std::atomic<bool> stop{false};
+    std::atomic<bool> paused{false};
+    std::atomic<int> pendingSteps{0};
+};
+
+TrainingSession::TrainingSession(std::string databasePath, SessionConfig config)
+    : m_databasePath(std::move(databasePath)), m_config(std::move(config)), m_impl(std::make_unique<Impl>())
+{
+}
+
+TrainingSession::~TrainingSession() = default;
+
+void TrainingSession::pause()
+{
+    std::lock_guard lock(m_impl->clockMutex);
+    m_impl->paused = true;
+    if (m_impl->clock) m_impl->clock->pause();
+}
+
+void TrainingSession::resume()
+{
+    std::lock_guard lock(m_impl->clockMutex);
+    m_impl->paused = false;
+    m_impl->pendingSteps = 0;
+    if (m_impl->clock) m_impl->clock->resume();
+}
+
+void TrainingSession::step()
+{
+    std::lock_guard lock(m_impl->clockMutex);
+    if (!m_impl->paused) return;
+    if (m_impl->clock)
+        m_impl->clock->step();
+    else
+        ++m_impl->pendingSteps;
+}
+
+void TrainingSession::stop()
+{
+    std::lock_guard lock(m_impl->clockMutex);
+    m_impl->stop = true;
+    if (m_impl->clock) m_impl->clock->stop();
+}
+
+void TrainingSession::setSpeed(double speed)
+{
+    std::lock_guard lock(m_impl->clockMutex);
+    m_config.speed = speed;
+    if (m_impl->clock) m_impl->clock->setSpeed(speed);
+}
+
+bool TrainingSession::paused() const { return m_impl->paused; }
+
+SessionResult TrainingSession::run()
+{
+    SessionResult result;
+    nlohmann::json doc;
+    std::unique_ptr<BarStore> store;
+    std::unique_ptr<RunStore> runs;
+    std::int64_t runId = 0;
+    MetricBatch storeBatch;
+    auto lastFlush = Clock::now();
+    m_progress.running = true;
+
+    auto flush = [&](bool force) {
+        if (!runs || runId == 0 || storeBatch.empty()) return;
+        if (!force && storeBatch.size() < 20'000 &&
+            std::chrono::duration<double>(Clock::now() - lastFlush).count() < m_config.flushSeconds)
+            return;
+        runs->appendMetrics(runId, storeBatch);
+        storeBatch.clear();
+        lastFlush = Clock::now();
+    };
+
+    try {
+        store = std::make_unique<BarStore>(m_databasePath);
+        runs = std::make_unique<RunStore>(*store);
+        runs->markInterruptedRuns();
+        std::optional<RunInfo> resumed;
+        if (m_resumeRunId > 0) {
+            resumed = runs->run(m_resumeRunId);
+            if (!resumed) throw std::invalid_argument("no run " + std::to_string(m_resumeRunId) + " to resume");
+            if (resumed->status == RunStatus::Running || resumed->status == RunStatus::Finished)
+                throw std::invalid_argument("run " + std::to_string(m_resumeRunId) + " is " + toString(resumed->status) +
+                                            ": only stopped, failed or interrupted runs resume");
+            SessionConfig stored = sessionConfigFromJson(nlohmann::json::parse(resumed->configJson));
+            if (m_config.steps > 0) stored.steps = m_config.steps;
+            stored.threads = m_config.threads;
+            stored.speed = m_config.speed;
+            stored.checkpointDir = m_config.checkpointDir;
+            std::lock_guard lock(m_impl->clockMutex);
+            m_config = std::move(stored);
+        }
+        const SessionConfig& cfg = m_config;
+        models::setThreads(cfg.threads);
+
+        // The series: named, else the first real continuous/plain series, else the synthetic default.
+        std::optional<SeriesInfo> series;
+        if (!cfg.series.empty()) {
+            series = store->findSeries(cfg.series);
+            if (!series) throw std::invalid_argument("no series '" + cfg.series + "' in " + store->path());
+        } else {
+            ensureDefaultData(*store);
+            for (const SeriesInfo& s : store->series())
+                if (!series && !s.synthetic() && s.kind != SeriesKind::Contract) series = s;
+            for (const SeriesInfo& s : store->series())
+                if (!series) series = s;
+            if (!series) throw std::runtime_error("the store holds no series");
+        }
+        const std::int64_t fromTs = cfg.fromDay ? sessionOpenUtc(*cfg.fromDay) : INT64_MIN;
+        const std::int64_t toTs = cfg.toDay ? sessionOpenUtc(*cfg.toDay + 1) : INT64_MAX;
+        const std::vector<Bar> bars = store->loadBars(series->id, fromTs, toTs);
+        if (bars.size() < 100) throw std::invalid_argument("too few bars of " + series->symbol + " in that range");
+        const WalkForwardSplit split = splitByFraction(bars, cfg.trainFraction, cfg.validationFraction);
+        const FeatureMatrix features = computeFeatures(bars);
+        const int featureCount = static_cast<int>(features.cols);
+
+        nlohmann::json versions = {{"foxhunt", FOXHUNT_VERSION}, {"torch", models::torchVersion()},
+                                   {"cuda", models::cudaAvailable()}};
+        const std::string name = cfg.name.empty() ? series->symbol + " " + formatUtc(wallClockNs()).substr(0, 19) : cfg.name;
+        if (resumed) {
+            runId = resumed->id;
+            runs->reopenRun(runId);
+        } else {
+            runId = runs->createRun(name, toJson(cfg).dump(), *series, bars.front().tsEvent, bars.back().tsEvent,
+                                    versions.dump());
+        }
+        result.runId = runId;
+        m_progress.runId = runId;
+        doc["run_id"] = runId;
+        doc["name"] = name;
+        doc["series"] = {{"id", series->id}, {"symbol", series->symbol}, {"synthetic", series->synthetic()},
+                         {"bars", bars.size()}};
+        auto part = [&](const DateRange& d, std::size_t n) {
+            return nlohmann::json{{"from", formatUtc(d.fromTs)}, {"to", formatUtc(d.toTs)}, {"bars", n}};
+        };
+        doc["split"] = {{"train", part(split.train, split.trainBars)},
+                        {"validation", part(split.validation, split.validationBars)},
+                        {"test", part(split.test, split.testBars)}};
+
+        // Episodes (one per trading day) assigned to the parts they start in.
+        const std::vector<EpisodeRange> episodes = episodesByTradingDay(bars);
+        std::vector<int> trainEpisodes, validationEpisodes, testEpisodes;
+        for (int e = 0; e < static_cast<int>(episodes.size()); ++e) {
+            const std::size_t b = episodes[static_cast<std::size_t>(e)].begin;
+            if (b >= split.testIndex.begin) testEpisodes.push_back(e);
+            else if (b >= split.validationIndex.begin) validationEpisodes.push_back(e);
+            else trainEpisodes.push_back(e);
+        }
+
+        // Forecaster data: observed market features, plus the clock features as known-future covariates.
+        ForecastData fdata;
+        std::vector<std::size_t> observed, known;
+        for (std::size_t f = 0; f < kFeatureCount; ++f)
+            (isNormalizedFeature(static_cast<Feature>(f)) ? observed : known).push_back(f);
+        fdata.rows = bars.size();
+        fdata.cols = observed.size();
+        fdata.knownCols = known.size();
+        fdata.features.reserve(fdata.rows * fdata.cols);
+        fdata.knownFuture.reserve(fdata.rows * fdata.knownCols);
+        fdata.logReturns.resize(bars.size(), 0.0);
+        for (std::size_t t = 0; t < bars.size(); ++t) {
+            for (std::size_t f : observed) fdata.features.push_back(features.values[t * features.cols + f]);
+            for (std::size_t f : known) fdata.knownFuture.push_back(features.values[t * features.cols + f]);
+            if (t > 0) fdata.logReturns[t] = std::log(static_cast<double>(bars[t].close) / static_cast<double>(bars[t - 1].close));
+        }
+
+        std::vector<ModelSlot> slots;
+        for (ModelKind kind : cfg.models) {
+            ModelSlot slot;
+            slot.kind = kind;
+            slot.name = toString(kind);
+            if (kind == ModelKind::Dqn || kind == ModelKind::Ppo) {
+                slot.env = std::make_unique<TradingEnv>(bars, features.values, featureCount, episodes, cfg.env);
+                if (kind == ModelKind::Dqn) {
+                    DqnOptions o = cfg.dqn;
+                    o.totalTimesteps = cfg.steps;
+                    o.seed = cfg.seed;
+                    slot.agent = std::make_unique<AgentRunner>(*slot.env, trainEpisodes, o);
+                    slot.paramBytes = 4.0 * static_cast<double>(slot.agent->dqn()->onlineParameters().size() +
+                                                                 slot.agent->dqn()->targetParameters().size());
+                } else {
+                    PpoOptions o = cfg.ppo;
+                    o.seed = cfg.seed;
+                    slot.agent = std::make_unique<AgentRunner>(*slot.env, trainEpisodes, o);
+                    slot.paramBytes = 4.0 * static_cast<double>(slot.agent->ppo()->parameters().size());
+                }
+            } else {
+                ForecasterConfig fc = kind == ModelKind::Mamba2 ? cfg.mamba2 : cfg.tft;
+                fc.kind = kind == ModelKind::Mamba2 ? ForecasterKind::Mamba2 : ForecasterKind::Tft;
+                fc.seed = cfg.seed;
+                fc.totalSteps = cfg.steps;
+                fc.warmupSteps = std::min<std::int64_t>(fc.warmupSteps, std::max<std::int64_t>(1, cfg.steps / 10));
+                const IndexRange valid = validAnchors(fdata, fc.windowing);
+                const std::size_t h = fc.windowing.horizon;
+                auto anchors = [&](const IndexRange& bars) {
+                    const std::size_t end = bars.end > h ? bars.end - h : 0;
+                    return IndexRange{std::max(valid.begin, bars.begin), std::min(valid.end, end)};
+                };
+                const IndexRange trainA = anchors(split.trainIndex), validA = anchors(split.validationIndex);
+                if (trainA.size() == 0 || validA.size() == 0)
+                    throw std::invalid_argument("too few bars for " + slot.name + "'s windows of " +
+                                                std::to_string(fc.windowing.pastLength) + " bars");
+                slot.forecaster = std::make_unique<ForecasterTrainer>(fc, fdata, trainA, validA);
+                slot.paramBytes = static_cast<double>(slot.forecaster->parameterBytes());
+            }
+            if (resumed) {
+                // Continue from the newest checkpoint: weights, optimizer, RNG, replay and env state.
+                if (const auto ckpt = runs->lastCheckpoint(runId, slot.name)) {
+                    if (slot.agent) slot.agent->load(ckpt->path);
+                    else slot.forecaster->loadCheckpoint(ckpt->path);
+                    slot.steps = ckpt->step;
+                    if (slot.agent)
+                        slot.lastUpdates = slot.agent->kind() == AgentKind::Dqn ? slot.agent->dqn()->updates() : slot.agent->ppo()->updates();
+                }
+            }
+            slots.push_back(std::move(slot));
+        }
+        doc["resumed"] = resumed.has_value();
+
+        // The replay of the train split paces training: every replayed bar is
+        // one step of each model that still has steps to take.
+        const std::vector<Bar> trainBars(bars.begin() + static_cast<std::ptrdiff_t>(split.trainIndex.begin),
+                                         bars.begin() + static_cast<std::ptrdiff_t>(split.trainIndex.end));
+        BarClock clock(trainBars, BarClockOptions{.speed = cfg.speed, .startPaused = m_impl->paused.load()});
+        {
+            std::lock_guard lock(m_impl->clockMutex);
+            m_impl->clock = &clock;
+            for (int k = m_impl->pendingSteps.exchange(0); k > 0; --k) clock.step();
+            if (m_impl->stop) clock.stop();
+        }
+        m_progress.totalTicks = cfg.steps;
+
+        const std::filesystem::path checkpointDir =
+            (cfg.checkpointDir.empty() ? std::filesystem::path(defaultDataDir()) / "checkpoints" : std::filesystem::path(cfg.checkpointDir)) /
+            ("run-" + std::to_string(runId));
+        auto checkpoint = [&] {
+            std::filesystem::create_directories(checkpointDir);
+            for (ModelSlot& s : slots) {
+                const std::string path = (checkpointDir / (s.name + "-" + std::to_string(s.steps) + ".pt")).string();
+                if (s.agent) s.agent->save(path);
+                else s.forecaster->saveCheckpoint(path);
+                runs->addCheckpoint(runId, s.name, s.steps, path);
+            }
+        };
+
+        MetricBatch tickBatch;
+        std::mt19937_64 latencyRng(cfg.seed);
+        auto emit = [&](ModelSlot& s, const char* metric, double value) {
+            tickBatch.push_back({s.name, metric, s.steps, 0, value});
+            s.last[metric] = value;
+        };
+        auto lastRss = Clock::now() - std::chrono::seconds(10);
+        long long tick = 0;
+
+        auto onBar = [&](const Bar&, std::size_t) {
+            ++tick;
+            bool anyLeft = false;
+            for (ModelSlot& s : slots) {
+                if (s.steps >= cfg.steps) continue;
+                const auto t0 = Clock::now();
+                if (s.agent) {
+                    const TrainStats st = s.agent->train(1);
+                    s.steps = st.envSteps;
+                    const double ms = msSince(t0);
+                    if (st.updates != s.lastUpdates && (st.dqn || st.ppo)) {
+                        s.lastUpdates = st.updates;
+                        if (st.dqn) {
+                            emit(s, "loss", st.dqn->loss);
+                            emit(s, "q_mean", st.dqn->qMean);
+                            emit(s, "grad_norm", st.dqn->gradNorm);
+                            emit(s, "epsilon", st.dqn->epsilon);
+                            emit(s, "learning_rate", st.dqn->learningRate);
+                            emit(s, "td_error", st.dqn->tdErrorMean);
+                            emit(s, "update_ms", st.dqn->stepTimeMs);
+                        } else {
+                            emit(s, "loss", st.ppo->policyLoss + 0.5 * st.ppo->valueLoss);
+                            emit(s, "policy_loss", st.ppo->policyLoss);
+                            emit(s, "value_loss", st.ppo->valueLoss);
+                            emit(s, "entropy", st.ppo->entropy);
+                            emit(s, "approx_kl", st.ppo->approxKl);
+                            emit(s, "clip_fraction", st.ppo->clipFraction);
+                            emit(s, "explained_variance", st.ppo->explainedVariance);
+                            emit(s, "grad_norm", st.ppo->gradNorm);
+                            emit(s, "learning_rate", st.ppo->learningRate);
+                            emit(s, "update_ms", st.ppo->stepTimeMs);
+                        }
+                        emit(s, "step_ms", ms);
+                    }
+                    if (st.episodesFinished > 0) emit(s, "episode_pnl_ticks", st.meanEpisodePnlTicks);
+                    if (s.steps % 100 == 0) {
+                        const auto l0 = Clock::now();
+                        (void)s.agent->greedyAction(s.env->observation());
+                        const double lat = msSince(l0);
+                        s.latenciesMs.push_back(lat);
+                        emit(s, "latency_ms", lat);
+                    }
+                } else {
+                    const ForecastStepStats st = s.forecaster->trainStep();
+                    s.steps = st.step;
+                    emit(s, "loss", st.loss);
+                    emit(s, "grad_norm", st.gradNorm);
+                    emit(s, "learning_rate", st.learningRate);
+                    emit(s, "step_ms", st.stepSeconds * 1e3);
+                    if (s.steps % 10 == 0) {
+                        const std::size_t anchor = std::uniform_int_distribution<std::size_t>(
+                            split.trainIndex.begin, split.trainIndex.end - 1)(latencyRng);
+                        const IndexRange valid = validAnchors(fdata, s.forecaster->config().windowing);
+                        const auto l0 = Clock::now();
+                        (void)s.forecaster->predict(std::clamp(anchor, valid.begin, valid.end - 1));
+                        const double lat = msSince(l0);
+                        s.latenciesMs.push_back(lat);
+                        emit(s, "latency_ms", lat);
+                    }
+                }
+                if (s.steps % 500 == 0 || s.steps == 1) emit(s, "param_bytes", s.paramBytes);
+                anyLeft = anyLeft || s.steps < cfg.steps;
+            }
+            if (Clock::now() - lastRss > std::chrono::seconds(1)) {
+                lastRss = Clock::now();
+                tickBatch.push_back({"session", "rss_bytes", tick, 0, residentBytes()});
+            }
+            if (!tickBatch.empty()) {
+                const std::int64_t now = wallClockNs();
+                for (MetricSample& s : tickBatch) s.wallNs = now;
+                storeBatch.insert(storeBatch.end(), tickBatch.begin(), tickBatch.end());
+                if (m_samples.append(std::move(tickBatch)) && m_onSamples) m_onSamples();
+                tickBatch.clear();
+            }
+            m_progress.tick = tick;
+            flush(false);
+            if (cfg.checkpointEvery > 0 && tick % cfg.checkpointEvery == 0) checkpoint();
+            if (!anyLeft) clock.stop();
+        };
+
+        // Replay the train split as many times as the step budget needs.
+        auto allDone = [&] {
+            return std::all_of(slots.begin(), slots.end(), [&](const ModelSlot& s) { return s.steps >= cfg.steps; });
+        };
+        while (!m_impl->stop && !allDone()) {
+            clock.run(onBar);
+            if (m_impl->stop || allDone()) break;
+            clock.rewind(0);
+        }
+        {
+            std::lock_guard lock(m_impl->clockMutex);
+            m_impl->clock = nullptr;
+        }
+        flush(true);
+        checkpoint();
+
+        // Evaluation on validation and test, beside the baselines.
+        nlohmann::json modelsDoc = nlohmann::json::object();
+        for (ModelSlot& s : slots) {
+            nlohmann::json m;
+            m["training"] = {{"steps", s.steps}, {"final", s.last}, {"param_bytes", s.paramBytes},
+                             {"latency", percentiles(s.latenciesMs)}};
+            if (s.agent) {
+                m["training"]["updates"] = s.lastUpdates;
+                m["validation"] = toJson(s.agent->evaluate(validationEpisodes));
+                m["test"] = toJson(s.agent->evaluate(testEpisodes));
+            } else {
+                const std::size_t h = s.forecaster->config().windowing.horizon;
+                const IndexRange valid = validAnchors(fdata, s.forecaster->config().windowing);
+                const IndexRange testA{std::max(valid.begin, split.testIndex.begin),
+                                       std::min(valid.end, split.testIndex.end > h ? split.testIndex.end - h : 0)};
+                m["validation"] = toJson(s.forecaster->evaluate());
+                if (testA.size() > 0) m["test"] = toJson(s.forecaster->evaluate(testA));
+            }
+            runs->saveEvaluation(runId, s.name, "validation", m["validation"].dump());
+            if (m.contains("test")) runs->saveEvaluation(runId, s.name, "test", m["test"].dump());
+            runs->saveEvaluation(runId, s.name, "training", m["training"].dump());
+            modelsDoc[s.name] = m;
+        }
+        doc["models"] = modelsDoc;
+        doc["ticks"] = tick;
+        result.status = m_impl->stop ? "stopped" : "finished";
+        runs->setStatus(runId, m_impl->stop ? RunStatus::Stopped : RunStatus::Finished);
+    } catch (const std::exception& e) {
+        result.status = "failed";
+        result.error = e.what();
+        try {
+            flush(true);
+            if (runs && runId) runs->setStatus(runId, RunStatus::Failed, e.what());
+        } catch (const std::exception&) {
+            // The store itself failed: the run stays "running" and is marked
+            // interrupted on the next start; the error above is what counts.
+        }
+    }
+    {
+        std::lock_guard lock(m_impl->clockMutex);
+        m_impl->clock = nullptr;
+    }
+    doc["status"] = result.status;
+    if (!result.error.empty()) doc["error"] = result.error;
+    doc["config"] = toJson(m_config);
+    result.json = doc.dump();
+    m_progress.running = false;
+    return result;
+}
+
+} // namespace foxhunt

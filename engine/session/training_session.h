@@ -1,0 +1,120 @@
+#pragma once
+// One training session: a set of models (DQN, PPO, Mamba-2, TFT) over one
+// replay of a stored series, on the calling (worker) thread. Controls are
+// atomics callable from any thread; samples go to a staging buffer for the UI
+// and, in batched transactions, to the run store. std-only header.
+
+#include "engine/agents/dqn.h"
+#include "engine/agents/ppo.h"
+#include "engine/env/trading_env.h"
+#include "engine/forecast/forecaster_trainer.h"
+#include "engine/telemetry/staging_buffer.h"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace foxhunt {
+
+/// The models a session can train.
+enum class ModelKind { Dqn, Ppo, Mamba2, Tft };
+/// "dqn", "ppo", "mamba2", "tft".
+std::string toString(ModelKind kind);
+/// Parses the names above (case-insensitive); nullopt otherwise.
+std::optional<ModelKind> modelKindFromString(std::string name);
+
+/// Everything a run is configured with. Serialised whole into the run store.
+struct SessionConfig {
+    std::string name;                        ///< run name ("" = generated)
+    std::vector<ModelKind> models{ModelKind::Dqn};
+    std::string series;                      ///< id or symbol; "" = first real series, else the synthetic default
+    std::optional<std::int64_t> fromDay;     ///< first ES trading day (days since epoch)
+    std::optional<std::int64_t> toDay;       ///< last ES trading day, inclusive
+    long long steps = 20'000;                ///< per model: environment steps (agents) or optimizer steps (forecasters)
+    std::uint64_t seed = 1;                  ///< seeds every model
+    double speed = 0.0;                      ///< replay pace: 0 = max, N = N x real time
+    int threads = 1;                         ///< LibTorch intra-op threads (1 is fastest on 2 cores)
+    double trainFraction = 0.7;              ///< walk-forward split by trading day
+    double validationFraction = 0.15;
+    long long checkpointEvery = 5'000;       ///< ticks between checkpoints (0 = only at the end)
+    double flushSeconds = 0.5;               ///< metric batches to SQLite at most this often
+    std::string checkpointDir;               ///< "" = <data dir>/checkpoints
+    TradingEnvOptions env;
+    DqnOptions dqn;
+    PpoOptions ppo;
+    ForecasterConfig mamba2;
+    ForecasterConfig tft;
+
+    /// The defaults this build trains with (agents tuned for intraday bars, small forecasters).
+    static SessionConfig defaults();
+};
+
+/// Full config as JSON (every hyperparameter).
+nlohmann::json toJson(const SessionConfig& config);
+/// Applies the keys present in `json` over `base`; throws std::invalid_argument on unknown models or bad values.
+SessionConfig sessionConfigFromJson(const nlohmann::json& json, SessionConfig base = SessionConfig::defaults());
+
+/// Live counters of a running session, readable from any thread.
+struct SessionProgress {
+    std::atomic<long long> tick{0};          ///< bars replayed (over all epochs)
+    std::atomic<long long> totalTicks{0};    ///< bars the session will replay
+    std::atomic<std::int64_t> runId{0};
+    std::atomic<bool> running{false};
+};
+
+/// The outcome of run().
+struct SessionResult {
+    std::int64_t runId = 0;
+    std::string status;     ///< "finished", "stopped", "failed"
+    std::string error;      ///< readable reason when failed
+    std::string json;       ///< the full result document (config, split, per-model training and evaluation)
+};
+
+/// Runs one session. Construct, optionally connect onSamples, call run() on a worker thread.
+class TrainingSession {
+public:
+    TrainingSession(std::string databasePath, SessionConfig config);
+    ~TrainingSession();
+    TrainingSession(const TrainingSession&) = delete;
+    TrainingSession& operator=(const TrainingSession&) = delete;
+
+    /// Continue stored run `runId` from each model's last checkpoint instead of
+    /// starting a new run: its stored config replaces the one given, except
+    /// threads, speed, checkpoint folder and a positive step budget (the new total). Call before run().
+    void resumeRun(std::int64_t runId) { m_resumeRunId = runId; }
+
+    /// Trains, evaluates, stores. Never throws: failures come back as status "failed".
+    SessionResult run();
+
+    void pause();
+    void resume();
+    /// While paused: replay exactly one more bar (one training tick).
+    void step();
+    void stop();
+    void setSpeed(double speed);
+    bool paused() const;
+
+    /// Samples for the UI; drained by the reader.
+    StagingBuffer& samples() { return m_samples; }
+    /// Called (on the worker thread) when the staging buffer turns non-empty. Payload-free.
+    void setSamplesReadyCallback(std::function<void()> callback) { m_onSamples = std::move(callback); }
+    const SessionProgress& progress() const { return m_progress; }
+    const SessionConfig& config() const { return m_config; }
+
+private:
+    struct Impl;
+    std::string m_databasePath;
+    SessionConfig m_config;
+    StagingBuffer m_samples;
+    std::function<void()> m_onSamples;
+    SessionProgress m_progress;
+    std::unique_ptr<Impl> m_impl;
+    std::int64_t m_resumeRunId = 0;
+};
+
+} // namespace foxhunt

@@ -1,0 +1,177 @@
+// A whole session on the synthetic default: all four models train, are
+// evaluated beside their baselines, and land in the run store; samples reach
+// the staging buffer; stop and determinism hold.
+
+#include "engine/session/training_session.h"
+#include "engine/store/bar_store.h"
+#include "engine/store/run_store.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <atomic>
+
+using namespace foxhunt;
+
+class TestTrainingSession : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void trainsAllFourModels();
+    void stopEndsAsStopped();
+    void sameSeedSameLosses();
+    void badConfigFailsReadably();
+    void resumesFromCheckpoint();
+
+private:
+    static SessionConfig smallConfig(std::vector<ModelKind> models, long long steps);
+    std::string db(const char* name) const { return m_dir.filePath(QString::fromLatin1(name)).toStdString(); }
+    QTemporaryDir m_dir;
+};
+
+void TestTrainingSession::initTestCase() { QVERIFY(m_dir.isValid()); }
+
+SessionConfig TestTrainingSession::smallConfig(std::vector<ModelKind> models, long long steps)
+{
+    SessionConfig c = SessionConfig::defaults();
+    c.models = std::move(models);
+    c.steps = steps;
+    c.seed = 7;
+    c.checkpointEvery = 0;
+    c.dqn.learningStarts = 50;
+    c.ppo.nSteps = 64;
+    c.mamba2.windowing.pastLength = 16;
+    c.mamba2.batchSize = 8;
+    c.mamba2.evalBatchSize = 512;
+    c.tft.windowing.pastLength = 16;
+    c.tft.batchSize = 8;
+    c.tft.evalBatchSize = 512;
+    return c;
+}
+
+void TestTrainingSession::trainsAllFourModels()
+{
+    SessionConfig c = smallConfig({ModelKind::Dqn, ModelKind::Ppo, ModelKind::Mamba2, ModelKind::Tft}, 40);
+    c.checkpointDir = m_dir.filePath(QStringLiteral("ckpt")).toStdString();
+    TrainingSession session(db("all.db"), c);
+    std::atomic<int> notified{0};
+    session.setSamplesReadyCallback([&] { ++notified; });
+    const SessionResult r = session.run();
+    QVERIFY2(r.status == "finished", r.error.c_str());
+    QVERIFY(notified > 0);
+    QVERIFY(session.samples().size() > 0);
+
+    const nlohmann::json doc = nlohmann::json::parse(r.json);
+    for (const char* m : {"dqn", "ppo", "mamba2", "tft"}) {
+        QVERIFY2(doc["models"].contains(m), m);
+        QCOMPARE(doc["models"][m]["training"]["steps"].get<long long>(), 40LL);
+        QVERIFY2(doc["models"][m].contains("test"), m);
+    }
+    QVERIFY(doc["models"]["dqn"]["test"].contains("buy_and_hold"));
+    QVERIFY(doc["models"]["tft"]["test"].contains("persistence"));
+    QVERIFY(doc["series"]["synthetic"].get<bool>());
+
+    BarStore store(db("all.db"));
+    RunStore runs(store);
+    const auto info = runs.run(r.runId);
+    QVERIFY(info);
+    QVERIFY(info->status == RunStatus::Finished);
+    QVERIFY(runs.metricCount(r.runId) > 0);
+    QVERIFY(!runs.metrics(r.runId, "tft", "loss").empty());
+    QCOMPARE(runs.evaluations(r.runId).size(), std::size_t(12));
+    for (const char* m : {"dqn", "ppo", "mamba2", "tft"}) QVERIFY2(runs.lastCheckpoint(r.runId, m), m);
+}
+
+void TestTrainingSession::stopEndsAsStopped()
+{
+    SessionConfig c = smallConfig({ModelKind::Dqn}, 1'000'000);
+    c.checkpointDir = m_dir.filePath(QStringLiteral("ckpt")).toStdString();
+    TrainingSession session(db("stop.db"), c);
+    // Stop from the worker's own notification: deterministic, no timing.
+    session.setSamplesReadyCallback([&] {
+        if (session.progress().tick >= 500) session.stop();
+    });
+    const SessionResult r = session.run();
+    QCOMPARE(r.status, std::string("stopped"));
+    QVERIFY(session.progress().tick < 1'000'000);
+    BarStore store(db("stop.db"));
+    QVERIFY(RunStore(store).run(r.runId)->status == RunStatus::Stopped);
+}
+
+void TestTrainingSession::sameSeedSameLosses()
+{
+    auto lossOf = [&](const char* name) {
+        SessionConfig c = smallConfig({ModelKind::Dqn, ModelKind::Mamba2}, 80);
+        c.checkpointDir = m_dir.filePath(QStringLiteral("ckpt")).toStdString();
+        TrainingSession session(db(name), c);
+        const SessionResult r = session.run();
+        BarStore store(db(name));
+        RunStore runs(store);
+        MetricBatch all = runs.metrics(r.runId, "dqn", "loss");
+        const MetricBatch m = runs.metrics(r.runId, "mamba2", "loss");
+        all.insert(all.end(), m.begin(), m.end());
+        std::vector<double> v;
+        for (const MetricSample& s : all) v.push_back(s.value);
+        return v;
+    };
+    const std::vector<double> a = lossOf("seed-a.db"), b = lossOf("seed-b.db");
+    QVERIFY(!a.empty());
+    QCOMPARE(a, b);
+}
+
+void TestTrainingSession::badConfigFailsReadably()
+{
+    SessionConfig c = smallConfig({ModelKind::Dqn}, 10);
+    c.series = "NO.SUCH";
+    TrainingSession session(db("bad.db"), c);
+    const SessionResult r = session.run();
+    QCOMPARE(r.status, std::string("failed"));
+    QVERIFY2(r.error.find("NO.SUCH") != std::string::npos, r.error.c_str());
+    QVERIFY_EXCEPTION_THROWN(sessionConfigFromJson(nlohmann::json{{"models", {"lstm"}}}), std::invalid_argument);
+    QVERIFY_EXCEPTION_THROWN(sessionConfigFromJson(nlohmann::json{{"dqn", {{"no_such_key", 1}}}}), std::invalid_argument);
+    const SessionConfig round = sessionConfigFromJson(toJson(c));
+    QCOMPARE(toJson(round).dump(), toJson(c).dump());
+}
+
+void TestTrainingSession::resumesFromCheckpoint()
+{
+    SessionConfig c = smallConfig({ModelKind::Dqn, ModelKind::Tft}, 300);
+    c.checkpointEvery = 100;
+    c.checkpointDir = m_dir.filePath(QStringLiteral("ckpt-resume")).toStdString();
+    std::int64_t runId = 0;
+    {
+        TrainingSession first(db("resume.db"), c);
+        first.setSamplesReadyCallback([&] {
+            if (first.progress().tick >= 150) first.stop();
+        });
+        const SessionResult r = first.run();
+        QCOMPARE(r.status, std::string("stopped"));
+        runId = r.runId;
+    }
+    BarStore store(db("resume.db"));
+    RunStore runs(store);
+    const auto before = runs.lastCheckpoint(runId, "dqn");
+    QVERIFY(before);
+
+    TrainingSession second(db("resume.db"), c);
+    second.resumeRun(runId);
+    const SessionResult r = second.run();
+    QVERIFY2(r.status == "finished", r.error.c_str());
+    QCOMPARE(r.runId, runId);
+    const nlohmann::json doc = nlohmann::json::parse(r.json);
+    QVERIFY(doc["resumed"].get<bool>());
+    QCOMPARE(doc["models"]["dqn"]["training"]["steps"].get<long long>(), 300LL);
+    QCOMPARE(doc["models"]["tft"]["training"]["steps"].get<long long>(), 300LL);
+    // The second session replayed only what was left after the checkpoint.
+    QVERIFY(doc["ticks"].get<long long>() <= 300 - before->step);
+    QVERIFY(runs.run(runId)->status == RunStatus::Finished);
+
+    TrainingSession again(db("resume.db"), c);
+    again.resumeRun(runId);
+    QCOMPARE(again.run().status, std::string("failed"));
+}
+
+QTEST_APPLESS_MAIN(TestTrainingSession)
+#include "tst_training_session.moc"
