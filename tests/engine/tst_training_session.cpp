@@ -89,12 +89,15 @@ void TestTrainingSession::stopEndsAsStopped()
     SessionConfig c = smallConfig({ModelKind::Dqn}, 1'000'000);
     c.checkpointDir = m_dir.filePath(QStringLiteral("ckpt")).toStdString();
     TrainingSession session(db("stop.db"), c);
-    // Stop from the worker's own notification: deterministic, no timing.
+    // Stop from the worker's own notification, draining like the UI does:
+    // deterministic, no timing.
     session.setSamplesReadyCallback([&] {
+        MetricBatch drained;
+        session.samples().drain(drained);
         if (session.progress().tick >= 500) session.stop();
     });
     const SessionResult r = session.run();
-    QCOMPARE(r.status, std::string("stopped"));
+    QVERIFY2(r.status == "stopped", r.error.c_str());
     QVERIFY(session.progress().tick < 1'000'000);
     BarStore store(db("stop.db"));
     QVERIFY(RunStore(store).run(r.runId)->status == RunStatus::Stopped);
@@ -144,6 +147,8 @@ void TestTrainingSession::resumesFromCheckpoint()
     {
         TrainingSession first(db("resume.db"), c);
         first.setSamplesReadyCallback([&] {
+            MetricBatch drained;
+            first.samples().drain(drained);
             if (first.progress().tick >= 150) first.stop();
         });
         const SessionResult r = first.run();
