@@ -84,6 +84,12 @@ endif()
 install(FILES ${foxhunt_pkg_src}/copyright
   DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT Runtime)
 
+# CPack only for the top-level project: built inside another project (as a
+# subdirectory), Foxhunt installs its files but leaves packaging to the parent.
+if(NOT PROJECT_IS_TOP_LEVEL)
+  return()
+endif()
+
 # Package metadata. Version, summary and homepage come from project().
 set(CPACK_PACKAGE_NAME "foxhunt")
 set(CPACK_PACKAGE_VENDOR "Foxhunt")
