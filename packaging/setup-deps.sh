@@ -21,6 +21,8 @@ packages=(
   nlohmann-json3-dev libcli11-dev libbenchmark-dev libssl-dev
   # GUI tests and screenshots
   xvfb xauth
+  # the .deb: dependency scan, icon sizes, man pages, metadata checks
+  dpkg-dev librsvg2-bin help2man appstream desktop-file-utils
   # reference measurements (PyTorch's Python API at the same version)
   python3-torch
 )
