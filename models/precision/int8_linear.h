@@ -10,10 +10,10 @@ namespace foxhunt::models::precision {
 
 /// How an Int8Linear computes its product.
 enum class Int8Backend {
-    /// The best the device and build offer: OneDnn on a CPU with that engine, CudaIntMm on CUDA
-    /// where the build has it, else Dequantize.
+    /// CudaIntMm on CUDA where the build has it, else Dequantize (also on the CPU: see OneDnn).
     Auto,
-    /// LibTorch's quantized CPU engine (oneDNN): quantized::linear_dynamic, int8 x uint8 GEMM.
+    /// LibTorch's quantized CPU engine (oneDNN): quantized::linear_dynamic, int8 x uint8 GEMM
+    /// (7-bit activations). Opt-in: not accurate enough on every CPU (see tst_int8).
     OneDnn,
     /// at::_int_mm (CUDA, LibTorch >= 2.1): int8 x int8 -> int32 GEMM with per-row activation scales.
     CudaIntMm,

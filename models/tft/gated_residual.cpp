@@ -27,7 +27,9 @@ torch::Tensor GateAddNormImpl::forward(const torch::Tensor& x, const torch::Tens
 {
     TORCH_CHECK(skip.size(-1) == options.output_size(), "GateAddNorm: skip must end in ", options.output_size(),
                 ", got ", skip.sizes());
-    return norm(glu(x) + skip);
+    // LayerNorm in the weights' type: under CPU autocast (1.13) glu(x) is BF16, and layer_norm
+    // neither autocasts nor accepts mixed types there; norms belong in FP32 anyway.
+    return norm((glu(x) + skip).to(norm->weight.scalar_type()));
 }
 
 GatedResidualNetworkImpl::GatedResidualNetworkImpl(const GatedResidualNetworkOptions& options_) : options(options_)
