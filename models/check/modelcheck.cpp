@@ -331,10 +331,8 @@ int main(int argc, char** argv)
     bool ok = true;
     std::cout << "{\n  \"torch\": " << quoted(fm::torchVersion()) << ",\n  \"device\": " << quoted(device_name)
               << ",\n  \"quick\": " << (quick ? "true" : "false") << ",\n  \"int8_backend\": "
-              << quoted(mp::to_string(device.is_cuda()
-                                          ? (fm::compat::kHasIntMm ? mp::Int8Backend::CudaIntMm : mp::Int8Backend::Dequantize)
-                                          : (mp::onednn_quantized_available() ? mp::Int8Backend::OneDnn
-                                                                              : mp::Int8Backend::Dequantize)))
+              << quoted(mp::to_string(device.is_cuda() && fm::compat::kHasIntMm ? mp::Int8Backend::CudaIntMm
+                                                                                  : mp::Int8Backend::Dequantize))
               << ",\n  \"checks\": [";
     for (size_t i = 0; i < checks.size(); ++i) {
         ok = ok && checks[i].ok;
