@@ -1,6 +1,9 @@
 #include "engine/forecast/forecaster_trainer.h"
 
 #include "models/mamba2/mamba2_forecaster.h"
+#include "models/precision/autocast.h"
+#include "models/precision/loss_scaler.h"
+#include "models/precision/quantize.h"
 #include "models/quantile_loss.h"
 #include "models/tft/tft.h"
 
@@ -17,6 +20,7 @@ namespace foxhunt {
 
 namespace mm = foxhunt::models::mamba2;
 namespace mt = foxhunt::models::tft;
+namespace mp = foxhunt::models::precision;
 
 double warmupCosineLearningRate(std::int64_t step, double peak, std::int64_t warmup, std::int64_t total, double minRatio)
 {
@@ -64,6 +68,7 @@ struct ForecasterTrainer::Impl {
     mt::TemporalFusionTransformer tft{nullptr};
     std::shared_ptr<torch::nn::Module> module;
     std::unique_ptr<torch::optim::AdamW> optimizer;
+    mp::LossScaler scaler;
     std::int64_t steps = 0;
 
     void prepareTensors()
@@ -136,10 +141,17 @@ struct ForecasterTrainer::Impl {
 
     torch::Tensor forward(const torch::Tensor& pastBatch, const torch::Tensor& knownBatch)
     {
-        if (mamba) return mamba->forward(pastBatch, knownBatch);
+        return forwardWith(mamba, tft, pastBatch, knownBatch);
+    }
+
+    // The same forward for the model or its int8 copy (exactly one of m, t is set).
+    torch::Tensor forwardWith(mm::Mamba2Forecaster& m, mt::TemporalFusionTransformer& t, const torch::Tensor& pastBatch,
+                              const torch::Tensor& knownBatch) const
+    {
+        if (m) return m->forward(pastBatch, knownBatch);
         torch::Tensor st;
         if (statics.numel() > 0) st = statics.unsqueeze(0).expand({pastBatch.size(0), statics.size(0)});
-        return tft->forward(pastBatch, knownBatch, st).quantiles;
+        return t->forward(pastBatch, knownBatch, st).quantiles;
     }
 
     void setLearningRate(double lr)
@@ -156,7 +168,8 @@ struct ForecasterTrainer::Impl {
             if (p.grad().defined()) sumSquares += p.grad().to(torch::kDouble).pow(2).sum().item<double>();
         const double norm = std::sqrt(sumSquares);
         clipped = false;
-        if (config.maxGradNorm > 0.0 && norm > config.maxGradNorm) {
+        // A non-finite norm means the scaler will skip this step; clipping would only zero the grads.
+        if (config.maxGradNorm > 0.0 && std::isfinite(norm) && norm > config.maxGradNorm) {
             const double factor = config.maxGradNorm / (norm + 1e-6);
             torch::NoGradGuard ng;
             for (const auto& p : module->parameters())
@@ -178,6 +191,9 @@ ForecasterTrainer::ForecasterTrainer(const ForecasterConfig& config, ForecastDat
         if (i > 0 && !(config.quantiles[i] > config.quantiles[i - 1])) invalid("quantile levels must be ascending");
     }
     if (config.batchSize == 0 || config.evalBatchSize == 0) invalid("batch sizes must be positive");
+    // The trainer runs on the CPU.
+    if (const auto check = mp::validate(config.mixedPrecision, mp::ComputeDevice::Cpu); !check.ok)
+        invalid("mixed precision: " + check.problem + " (" + check.suggestion + ")");
     const IndexRange valid = validAnchors(data, config.windowing);
     auto inside = [&](IndexRange r) { return r.size() > 0 && r.begin >= valid.begin && r.end <= valid.end; };
     if (!inside(train))
@@ -190,6 +206,7 @@ ForecasterTrainer::ForecasterTrainer(const ForecasterConfig& config, ForecastDat
     m_impl->data = std::move(data);
     m_impl->train = train;
     m_impl->validation = validation;
+    m_impl->scaler = mp::LossScaler(config.mixedPrecision);
     m_impl->prepareTensors();
     m_impl->buildModel();
 }
@@ -216,14 +233,23 @@ ForecastStepStats ForecasterTrainer::trainStep()
     d.module->train();
     auto [pastBatch, knownBatch, targetBatch] = d.batch(torch::tensor(anchors, torch::kLong));
     d.optimizer->zero_grad();
-    auto pred = d.forward(pastBatch, knownBatch);
-    auto loss = models::quantile_loss(pred, targetBatch, d.config.quantiles);
-    loss.backward();
+    torch::Tensor pred;
+    {
+        mp::AutocastGuard autocast(d.config.mixedPrecision, c10::DeviceType::CPU);
+        pred = d.forward(pastBatch, knownBatch);
+    }
+    // The loss outside autocast and in float64, whatever type the forward produced.
+    auto loss = models::quantile_loss(pred.to(torch::kDouble), targetBatch.to(torch::kDouble), d.config.quantiles);
+    d.scaler.scale(loss).backward();
+    d.scaler.unscale(*d.optimizer);
     stats.gradNorm = d.clipGradients(stats.clipped);
-    d.optimizer->step();
+    stats.skipped = !d.scaler.step(*d.optimizer);
+    d.scaler.update();
     ++d.steps;
     stats.step = d.steps;
     stats.loss = loss.item<double>();
+    stats.lossScale = d.scaler.current_scale();
+    stats.skippedSteps = d.scaler.skipped_steps();
     stats.stepSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return stats;
 }
@@ -272,6 +298,124 @@ ForecastEvaluation ForecasterTrainer::evaluate(IndexRange anchors)
     return e;
 }
 
+namespace {
+
+LatencyPercentiles percentiles(std::vector<double> micros)
+{
+    LatencyPercentiles p;
+    if (micros.empty()) return p;
+    std::sort(micros.begin(), micros.end());
+    auto at = [&](double q) {
+        const auto i = static_cast<std::size_t>(std::ceil(q * static_cast<double>(micros.size()))) - 1;
+        return micros[std::min(i, micros.size() - 1)];
+    };
+    p.p50 = at(0.50);
+    p.p95 = at(0.95);
+    p.p99 = at(0.99);
+    return p;
+}
+
+} // namespace
+
+Int8Evaluation ForecasterTrainer::evaluateInt8(const Int8EvaluationOptions& options)
+{
+    Impl& d = *m_impl;
+    if (d.validation.size() == 0) invalid("evaluateInt8 needs a validation range");
+    torch::NoGradGuard ng;
+    d.module->eval();
+
+    mp::QuantizeOptions qopts;
+    if (options.calibrationWindows > 0) {
+        // Calibrate on training windows only: the validation windows stay unseen.
+        const std::size_t n = std::min(options.calibrationWindows, d.train.size());
+        qopts.calibrate = [&d, n](torch::nn::Module& m) {
+            auto idx = torch::linspace(static_cast<double>(d.train.begin), static_cast<double>(d.train.end - 1),
+                                       static_cast<int64_t>(n), torch::kDouble)
+                           .round()
+                           .to(torch::kLong);
+            auto [pastBatch, knownBatch, targetBatch] = d.batch(idx);
+            (void)targetBatch;
+            if (auto* mb = m.as<mm::Mamba2ForecasterImpl>()) {
+                mb->forward(pastBatch, knownBatch);
+            } else if (auto* tb = m.as<mt::TemporalFusionTransformerImpl>()) {
+                torch::Tensor st;
+                if (d.statics.numel() > 0) st = d.statics.unsqueeze(0).expand({pastBatch.size(0), d.statics.size(0)});
+                tb->forward(pastBatch, knownBatch, st);
+            }
+        };
+    }
+    mp::QuantizeReport report;
+    mm::Mamba2Forecaster qMamba{nullptr};
+    mt::TemporalFusionTransformer qTft{nullptr};
+    if (d.mamba)
+        qMamba = mp::quantize_for_inference(d.mamba, qopts, &report);
+    else
+        qTft = mp::quantize_for_inference(d.tft, qopts, &report);
+
+    Int8Evaluation e;
+    e.quantizedLayers = static_cast<int>(report.linear_layers + report.lstm_layers);
+    e.fp32Bytes = static_cast<std::size_t>(mp::module_bytes(*d.module));
+    e.int8Bytes = static_cast<std::size_t>(report.int8_bytes);
+    e.bytesRatio = static_cast<double>(e.int8Bytes) / static_cast<double>(std::max<std::size_t>(1, e.fp32Bytes));
+    for (const auto& item : (qMamba ? qMamba.ptr() : std::static_pointer_cast<torch::nn::Module>(qTft.ptr()))->modules())
+        if (auto* l = item->as<mp::Int8LinearImpl>()) {
+            // A static range runs the emulated int8 GEMM on the CPU (see Int8LinearImpl::forward_static).
+            e.backend = l->options.activation_absmax() ? "static-range-emulated"
+                                                       : mp::to_string(l->resolved_backend(c10::DeviceType::CPU));
+            break;
+        }
+
+    // Losses over the validation windows, summed in float64.
+    mm::Mamba2Forecaster noMamba{nullptr};
+    mt::TemporalFusionTransformer noTft{nullptr};
+    double fp32Sum = 0.0, int8Sum = 0.0;
+    for (std::size_t begin = d.validation.begin; begin < d.validation.end; begin += d.config.evalBatchSize) {
+        const std::size_t end = std::min(d.validation.end, begin + d.config.evalBatchSize);
+        auto idx = torch::arange(static_cast<int64_t>(begin), static_cast<int64_t>(end), torch::kLong);
+        auto [pastBatch, knownBatch, targetBatch] = d.batch(idx);
+        const double n = static_cast<double>(end - begin);
+        auto target = targetBatch.to(torch::kDouble);
+        fp32Sum += n * models::quantile_loss(d.forward(pastBatch, knownBatch).to(torch::kDouble), target,
+                                             d.config.quantiles).item<double>();
+        auto q = qMamba ? d.forwardWith(qMamba, noTft, pastBatch, knownBatch)
+                        : d.forwardWith(noMamba, qTft, pastBatch, knownBatch);
+        int8Sum += n * models::quantile_loss(q.to(torch::kDouble), target, d.config.quantiles).item<double>();
+    }
+    const double windows = static_cast<double>(d.validation.size());
+    e.fp32Loss = fp32Sum / windows;
+    e.int8Loss = int8Sum / windows;
+    e.degradation = e.fp32Loss > 0.0 ? (e.int8Loss - e.fp32Loss) / e.fp32Loss : 0.0;
+    e.meetsGoal = e.degradation <= 0.02;
+    e.flagged = e.degradation > 0.05;
+
+    auto time = [&](bool int8, std::size_t batch) {
+        const std::size_t b = std::min(batch, d.validation.size());
+        auto idx = torch::arange(static_cast<int64_t>(d.validation.begin), static_cast<int64_t>(d.validation.begin + b),
+                                 torch::kLong);
+        auto [pastBatch, knownBatch, targetBatch] = d.batch(idx);
+        (void)targetBatch;
+        auto run = [&] {
+            if (!int8) return d.forward(pastBatch, knownBatch);
+            return qMamba ? d.forwardWith(qMamba, noTft, pastBatch, knownBatch)
+                          : d.forwardWith(noMamba, qTft, pastBatch, knownBatch);
+        };
+        run();  // warm-up: first-use packing and allocations
+        std::vector<double> micros;
+        for (int r = 0; r < std::max(1, options.latencyRepeats); ++r) {
+            const auto t0 = std::chrono::steady_clock::now();
+            run();
+            micros.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+        }
+        return percentiles(std::move(micros));
+    };
+    e.fp32Batch1 = time(false, 1);
+    e.int8Batch1 = time(true, 1);
+    e.fp32Batch32 = time(false, 32);
+    e.int8Batch32 = time(true, 32);
+    d.module->train();
+    return e;
+}
+
 std::vector<double> ForecasterTrainer::predict(std::size_t anchor)
 {
     Impl& d = *m_impl;
@@ -296,6 +440,7 @@ void ForecasterTrainer::saveCheckpoint(const std::string& path) const
     archive.write("model", modelArchive);
     archive.write("optimizer", optimizerArchive);
     archive.write("step", torch::tensor(m_impl->steps, torch::kLong));
+    archive.write("loss_scaler", m_impl->scaler.state());
     archive.write("kind", torch::tensor(static_cast<int64_t>(m_impl->config.kind), torch::kLong));
     try {
         archive.save_to(path);
@@ -321,6 +466,8 @@ void ForecasterTrainer::loadCheckpoint(const std::string& path)
         torch::Tensor step;
         archive.read("step", step);
         m_impl->steps = step.item<int64_t>();
+        torch::Tensor scalerState;
+        if (archive.try_read("loss_scaler", scalerState)) m_impl->scaler.load_state(scalerState);
     } catch (const c10::Error& e) {
         throw std::runtime_error(path + ": cannot read checkpoint: " + e.what_without_backtrace());
     }

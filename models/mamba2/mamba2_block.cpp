@@ -23,7 +23,7 @@ Mamba2BlockImpl::Mamba2BlockImpl(const Mamba2BlockOptions& options_) : options(o
     const int64_t bc = 2 * options.ngroups() * options.d_state();
     m_conv_dim = m_d_inner + bc;
     const int64_t d_in_proj = 2 * m_d_inner + bc + m_heads;
-    in_proj = register_module("in_proj", torch::nn::Linear(torch::nn::LinearOptions(options.d_model(), d_in_proj).bias(false)));
+    in_proj = register_module("in_proj", precision::QuantizableLinear(torch::nn::LinearOptions(options.d_model(), d_in_proj).bias(false)));
     conv1d = register_module("conv1d", torch::nn::Conv1d(torch::nn::Conv1dOptions(m_conv_dim, m_conv_dim, options.d_conv())
                                                              .groups(m_conv_dim)
                                                              .padding(options.d_conv() - 1)
@@ -43,7 +43,7 @@ Mamba2BlockImpl::Mamba2BlockImpl(const Mamba2BlockOptions& options_) : options(o
     D = register_parameter("D", torch::ones({m_heads}));
 
     norm = register_module("norm", RmsNormGated(RmsNormGatedOptions(m_d_inner).group_size(m_d_inner / options.ngroups())));
-    out_proj = register_module("out_proj", torch::nn::Linear(torch::nn::LinearOptions(m_d_inner, options.d_model()).bias(false)));
+    out_proj = register_module("out_proj", precision::QuantizableLinear(torch::nn::LinearOptions(m_d_inner, options.d_model()).bias(false)));
 }
 
 torch::Tensor Mamba2BlockImpl::A() const { return -torch::exp(A_log); }
@@ -62,7 +62,9 @@ torch::Tensor Mamba2BlockImpl::forward_with_state(const torch::Tensor& u, Mamba2
     const int64_t length = u.size(1);
     const int64_t gn = options.ngroups() * options.d_state();
 
-    auto zxbcdt = in_proj(u);
+    // Under autocast in_proj returns the half type; the scan runs in the parameters' type because
+    // cumulative sums of log decays over a chunk lose too many bits in FP16/BF16.
+    auto zxbcdt = in_proj(u).to(A_log.scalar_type());
     auto parts = zxbcdt.split_with_sizes({m_d_inner, m_conv_dim, m_heads}, /*dim=*/-1);
     auto z = parts[0];
     auto xbc = parts[1];
@@ -108,7 +110,7 @@ torch::Tensor Mamba2BlockImpl::step(const torch::Tensor& u, Mamba2State& state)
                 "Mamba2Block::step: conv state must be [", batch, ", ", m_conv_dim, ", ", options.d_conv(), "]");
     const int64_t gn = options.ngroups() * options.d_state();
 
-    auto zxbcdt = in_proj(u);
+    auto zxbcdt = in_proj(u).to(A_log.scalar_type());
     auto parts = zxbcdt.split_with_sizes({m_d_inner, m_conv_dim, m_heads}, /*dim=*/-1);
     auto z = parts[0];
     auto dt = torch::nn::functional::softplus(parts[2] + dt_bias);

@@ -3,6 +3,8 @@
 
 #include "models/mamba2/rms_norm_gated.h"
 
+#include "models/precision/quantizable.h"
+
 #include <torch/torch.h>
 
 namespace foxhunt::models::mamba2 {
@@ -76,13 +78,13 @@ public:
     /// The options it was built with.
     Mamba2BlockOptions options;
     /// Projection to (z, x, B, C, dt).
-    torch::nn::Linear in_proj{nullptr};
+    precision::QuantizableLinear in_proj{nullptr};
     /// Depthwise causal convolution over (x, B, C).
     torch::nn::Conv1d conv1d{nullptr};
     /// Output norm, gated by silu(z).
     RmsNormGated norm{nullptr};
     /// Projection back to d_model.
-    torch::nn::Linear out_proj{nullptr};
+    precision::QuantizableLinear out_proj{nullptr};
     /// log(-A) per head, [H].
     torch::Tensor A_log;
     /// Bias of dt before softplus, [H].

@@ -19,7 +19,7 @@ Mamba2ForecasterImpl::Mamba2ForecasterImpl(const Mamba2ForecasterOptions& option
     TORCH_CHECK(options.n_features() > 0 && options.horizon() > 0 && options.n_quantiles() > 0 &&
                     options.n_layers() > 0 && options.known_features() >= 0,
                 "Mamba2Forecaster: sizes must be positive");
-    input_proj = register_module("input_proj", torch::nn::Linear(options.n_features(), options.d_model()));
+    input_proj = register_module("input_proj", precision::QuantizableLinear(options.n_features(), options.d_model()));
     blocks = register_module("blocks", torch::nn::ModuleList());
     norms = register_module("norms", torch::nn::ModuleList());
     for (int64_t i = 0; i < options.n_layers(); ++i) {
@@ -27,7 +27,7 @@ Mamba2ForecasterImpl::Mamba2ForecasterImpl(const Mamba2ForecasterOptions& option
         blocks->push_back(Mamba2Block(options.block_options()));
     }
     norm_f = register_module("norm_f", RmsNormGated(RmsNormGatedOptions(options.d_model()).eps(options.norm_eps())));
-    head = register_module("head", torch::nn::Linear(options.d_model() + options.horizon() * options.known_features(),
+    head = register_module("head", precision::QuantizableLinear(options.d_model() + options.horizon() * options.known_features(),
                                                      options.horizon() * options.n_quantiles()));
 }
 

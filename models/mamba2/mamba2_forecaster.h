@@ -5,6 +5,8 @@
 #include "models/mamba2/mamba2_block.h"
 #include "models/mamba2/rms_norm_gated.h"
 
+#include "models/precision/quantizable.h"
+
 #include <torch/torch.h>
 
 #include <vector>
@@ -72,7 +74,7 @@ public:
     /// The options it was built with.
     Mamba2ForecasterOptions options;
     /// Features to the residual width.
-    torch::nn::Linear input_proj{nullptr};
+    precision::QuantizableLinear input_proj{nullptr};
     /// The mixers.
     torch::nn::ModuleList blocks{nullptr};
     /// Pre-norm of each mixer.
@@ -80,7 +82,7 @@ public:
     /// Final norm.
     RmsNormGated norm_f{nullptr};
     /// Last hidden (+ known future) to H x Q quantiles.
-    torch::nn::Linear head{nullptr};
+    precision::QuantizableLinear head{nullptr};
 
 private:
     torch::Tensor head_forward(const torch::Tensor& last, const torch::Tensor& known_future);

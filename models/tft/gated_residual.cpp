@@ -6,7 +6,7 @@ GatedLinearUnitImpl::GatedLinearUnitImpl(const GatedLinearUnitOptions& options_)
 {
     TORCH_CHECK(options.input_size() > 0 && options.output_size() > 0, "GatedLinearUnit: sizes must be positive");
     dropout = register_module("dropout", torch::nn::Dropout(options.dropout()));
-    fc = register_module("fc", torch::nn::Linear(options.input_size(), 2 * options.output_size()));
+    fc = register_module("fc", precision::QuantizableLinear(options.input_size(), 2 * options.output_size()));
 }
 
 torch::Tensor GatedLinearUnitImpl::forward(const torch::Tensor& x)
@@ -27,7 +27,9 @@ torch::Tensor GateAddNormImpl::forward(const torch::Tensor& x, const torch::Tens
 {
     TORCH_CHECK(skip.size(-1) == options.output_size(), "GateAddNorm: skip must end in ", options.output_size(),
                 ", got ", skip.sizes());
-    return norm(glu(x) + skip);
+    // LayerNorm in the weights' type: under CPU autocast (1.13) glu(x) is BF16, and layer_norm
+    // neither autocasts nor accepts mixed types there; norms belong in FP32 anyway.
+    return norm((glu(x) + skip).to(norm->weight.scalar_type()));
 }
 
 GatedResidualNetworkImpl::GatedResidualNetworkImpl(const GatedResidualNetworkOptions& options_) : options(options_)
@@ -36,13 +38,13 @@ GatedResidualNetworkImpl::GatedResidualNetworkImpl(const GatedResidualNetworkOpt
                     options.context_size() >= 0,
                 "GatedResidualNetwork: sizes must be positive");
     if (options.input_size() != options.output_size())
-        skip = register_module("skip", torch::nn::Linear(options.input_size(), options.output_size()));
-    fc1 = register_module("fc1", torch::nn::Linear(options.input_size(), options.hidden_size()));
+        skip = register_module("skip", precision::QuantizableLinear(options.input_size(), options.output_size()));
+    fc1 = register_module("fc1", precision::QuantizableLinear(options.input_size(), options.hidden_size()));
     if (options.context_size() > 0)
         context_proj = register_module(
             "context_proj",
-            torch::nn::Linear(torch::nn::LinearOptions(options.context_size(), options.hidden_size()).bias(false)));
-    fc2 = register_module("fc2", torch::nn::Linear(options.hidden_size(), options.hidden_size()));
+            precision::QuantizableLinear(torch::nn::LinearOptions(options.context_size(), options.hidden_size()).bias(false)));
+    fc2 = register_module("fc2", precision::QuantizableLinear(options.hidden_size(), options.hidden_size()));
     gate_norm = register_module(
         "gate_norm",
         GateAddNorm(GateAddNormOptions(options.hidden_size(), options.output_size()).dropout(options.dropout())));

@@ -1,6 +1,8 @@
 #pragma once
 // TFT building blocks: gated linear unit, add & norm, and the gated residual network.
 
+#include "models/precision/quantizable.h"
+
 #include <torch/torch.h>
 
 namespace foxhunt::models::tft {
@@ -30,7 +32,7 @@ public:
     /// Input dropout.
     torch::nn::Dropout dropout{nullptr};
     /// Both halves (value, gate) in one linear map.
-    torch::nn::Linear fc{nullptr};
+    precision::QuantizableLinear fc{nullptr};
 };
 TORCH_MODULE(GatedLinearUnit);
 
@@ -91,13 +93,13 @@ public:
     /// The options it was built with.
     GatedResidualNetworkOptions options;
     /// Skip projection when input and output widths differ.
-    torch::nn::Linear skip{nullptr};
+    precision::QuantizableLinear skip{nullptr};
     /// First inner layer.
-    torch::nn::Linear fc1{nullptr};
+    precision::QuantizableLinear fc1{nullptr};
     /// Context projection (no bias).
-    torch::nn::Linear context_proj{nullptr};
+    precision::QuantizableLinear context_proj{nullptr};
     /// Second inner layer.
-    torch::nn::Linear fc2{nullptr};
+    precision::QuantizableLinear fc2{nullptr};
     /// Output gate, residual add and norm.
     GateAddNorm gate_norm{nullptr};
 };

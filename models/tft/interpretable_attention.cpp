@@ -36,11 +36,11 @@ InterpretableMultiHeadAttentionImpl::InterpretableMultiHeadAttentionImpl(
     q_layers = register_module("q_layers", torch::nn::ModuleList());
     k_layers = register_module("k_layers", torch::nn::ModuleList());
     for (int64_t h = 0; h < options.n_heads(); ++h) {
-        q_layers->push_back(torch::nn::Linear(options.d_model(), d_k));
-        k_layers->push_back(torch::nn::Linear(options.d_model(), d_k));
+        q_layers->push_back(precision::QuantizableLinear(options.d_model(), d_k));
+        k_layers->push_back(precision::QuantizableLinear(options.d_model(), d_k));
     }
-    v_layer = register_module("v_layer", torch::nn::Linear(options.d_model(), d_k));
-    w_h = register_module("w_h", torch::nn::Linear(d_k, options.d_model()));
+    v_layer = register_module("v_layer", precision::QuantizableLinear(options.d_model(), d_k));
+    w_h = register_module("w_h", precision::QuantizableLinear(d_k, options.d_model()));
     dropout = register_module("dropout", torch::nn::Dropout(options.dropout()));
 }
 
@@ -62,8 +62,8 @@ AttentionOutput InterpretableMultiHeadAttentionImpl::forward(const torch::Tensor
     auto values = v_layer(v);
     std::vector<torch::Tensor> heads, attentions;
     for (int64_t h = 0; h < options.n_heads(); ++h) {
-        auto qh = q_layers->ptr<torch::nn::LinearImpl>(static_cast<size_t>(h))->forward(q);
-        auto kh = k_layers->ptr<torch::nn::LinearImpl>(static_cast<size_t>(h))->forward(k);
+        auto qh = q_layers->ptr<precision::QuantizableLinearImpl>(static_cast<size_t>(h))->forward(q);
+        auto kh = k_layers->ptr<precision::QuantizableLinearImpl>(static_cast<size_t>(h))->forward(k);
         auto scores = torch::matmul(qh, kh.transpose(1, 2)) * scale;    // [B, Tq, Tk]
         // Lowest finite value rather than -inf or -1e9: -1e9 overflows FP16, and a row of
         // -inf would give NaN; every query sees at least its own position, so no row is empty.

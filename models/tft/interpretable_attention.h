@@ -2,6 +2,8 @@
 // Interpretable multi-head attention (TFT): per-head queries and keys, one value
 // projection shared by all heads, heads averaged so one attention pattern explains the output.
 
+#include "models/precision/quantizable.h"
+
 #include <torch/torch.h>
 
 namespace foxhunt::models::tft {
@@ -49,9 +51,9 @@ public:
     /// Key projection per head.
     torch::nn::ModuleList k_layers{nullptr};
     /// The value projection all heads share.
-    torch::nn::Linear v_layer{nullptr};
+    precision::QuantizableLinear v_layer{nullptr};
     /// Output projection of the averaged heads.
-    torch::nn::Linear w_h{nullptr};
+    precision::QuantizableLinear w_h{nullptr};
     /// Dropout on attention weights.
     torch::nn::Dropout dropout{nullptr};
 };

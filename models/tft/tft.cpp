@@ -29,8 +29,8 @@ TemporalFusionTransformerImpl::TemporalFusionTransformerImpl(const TftOptions& o
                             .num_layers(options.lstm_layers())
                             .batch_first(true)
                             .dropout(options.lstm_layers() > 1 ? p : 0.0);
-    lstm_encoder = register_module("lstm_encoder", torch::nn::LSTM(lstm_options));
-    lstm_decoder = register_module("lstm_decoder", torch::nn::LSTM(lstm_options));
+    lstm_encoder = register_module("lstm_encoder", precision::QuantizableLstm(lstm_options));
+    lstm_decoder = register_module("lstm_decoder", precision::QuantizableLstm(lstm_options));
     post_lstm_gate = register_module("post_lstm_gate", GateAddNorm(GateAddNormOptions(h, h).dropout(p)));
     static_enrichment = register_module("static_enrichment", grn(h));
     attention = register_module(
@@ -39,7 +39,7 @@ TemporalFusionTransformerImpl::TemporalFusionTransformerImpl(const TftOptions& o
     post_attention_gate = register_module("post_attention_gate", GateAddNorm(GateAddNormOptions(h, h).dropout(p)));
     position_wise_grn = register_module("position_wise_grn", grn(0));
     pre_output_gate = register_module("pre_output_gate", GateAddNorm(GateAddNormOptions(h, h)));
-    output_layer = register_module("output_layer", torch::nn::Linear(h, options.n_quantiles()));
+    output_layer = register_module("output_layer", precision::QuantizableLinear(h, options.n_quantiles()));
 }
 
 TftOutput TemporalFusionTransformerImpl::forward(const torch::Tensor& past, const torch::Tensor& future,

@@ -5,6 +5,8 @@
 #include "models/tft/interpretable_attention.h"
 #include "models/tft/variable_selection.h"
 
+#include "models/precision/quantizable.h"
+
 #include <torch/torch.h>
 
 namespace foxhunt::models::tft {
@@ -76,9 +78,9 @@ public:
     /// Known-future-input selection.
     VariableSelectionNetwork decoder_vsn{nullptr};
     /// Sequence-to-sequence encoder over the past.
-    torch::nn::LSTM lstm_encoder{nullptr};
+    precision::QuantizableLstm lstm_encoder{nullptr};
     /// Decoder over the known future, started from the encoder's final state.
-    torch::nn::LSTM lstm_decoder{nullptr};
+    precision::QuantizableLstm lstm_decoder{nullptr};
     /// Gate, skip to the selected inputs and norm after both LSTMs (shared).
     GateAddNorm post_lstm_gate{nullptr};
     /// Static enrichment of the temporal features.
@@ -92,7 +94,7 @@ public:
     /// Gated skip over the whole temporal block back to the LSTM output.
     GateAddNorm pre_output_gate{nullptr};
     /// Quantiles per decoder step.
-    torch::nn::Linear output_layer{nullptr};
+    precision::QuantizableLinear output_layer{nullptr};
 };
 TORCH_MODULE(TemporalFusionTransformer);
 

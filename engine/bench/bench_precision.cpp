@@ -1,0 +1,173 @@
+// Precision benchmarks: FP32 vs AMP (BF16 autocast on the CPU) train step per forecaster, FP32 vs
+// INT8 inference latency and weight bytes, and the INT8 validation-loss degradation of a briefly
+// trained ForecasterTrainer (as counters). One intra-op thread.
+
+#include "engine/forecast/forecaster_trainer.h"
+#include "models/mamba2/mamba2_forecaster.h"
+#include "models/precision/autocast.h"
+#include "models/precision/loss_scaler.h"
+#include "models/precision/quantize.h"
+#include "models/quantile_loss.h"
+#include "models/tft/tft.h"
+
+#include <benchmark/benchmark.h>
+#include <torch/torch.h>
+
+#include <cmath>
+#include <functional>
+#include <numbers>
+#include <random>
+
+namespace {
+
+namespace mm = foxhunt::models::mamba2;
+namespace mt = foxhunt::models::tft;
+namespace mp = foxhunt::models::precision;
+
+const std::vector<double> kQuantiles{0.1, 0.5, 0.9};
+constexpr int64_t kHorizon = 5, kFeatures = 18, kKnown = 2, kPast = 60;
+
+struct Net {
+    std::shared_ptr<torch::nn::Module> module;
+    std::function<torch::Tensor(const torch::Tensor&, const torch::Tensor&)> forward;
+    std::function<torch::Tensor(const torch::Tensor&, const torch::Tensor&)> forwardInt8;
+    mp::QuantizeReport report;
+};
+
+// model 0: Mamba-2 (d_model 128, 2 layers); 1: TFT (hidden 32, 4 heads).
+Net makeNet(int64_t model, bool int8)
+{
+    torch::manual_seed(0);
+    Net n;
+    if (model == 0) {
+        mm::Mamba2Forecaster m(mm::Mamba2ForecasterOptions(kFeatures, kHorizon, 3).known_features(kKnown).d_model(128).head_dim(32));
+        n.module = m.ptr();
+        n.forward = [m](const torch::Tensor& x, const torch::Tensor& k) mutable { return m->forward(x, k); };
+        if (int8) {
+            m->eval();
+            auto q = mp::quantize_for_inference(m, {}, &n.report);
+            n.forwardInt8 = [q](const torch::Tensor& x, const torch::Tensor& k) mutable { return q->forward(x, k); };
+        }
+    } else {
+        mt::TemporalFusionTransformer t(mt::TftOptions(kFeatures, kKnown, kHorizon, 3).hidden_size(32).n_heads(4));
+        n.module = t.ptr();
+        n.forward = [t](const torch::Tensor& x, const torch::Tensor& k) mutable { return t->forward(x, k).quantiles; };
+        if (int8) {
+            t->eval();
+            auto q = mp::quantize_for_inference(t, {}, &n.report);
+            n.forwardInt8 = [q](const torch::Tensor& x, const torch::Tensor& k) mutable {
+                return q->forward(x, k).quantiles;
+            };
+        }
+    }
+    return n;
+}
+
+// Args: model (0 Mamba-2, 1 TFT), amp (0 FP32, 1 BF16 autocast). Batch 16, 60 bars.
+void BM_PrecisionTrainStep(benchmark::State& state)
+{
+    torch::set_num_threads(1);
+    auto net = makeNet(state.range(0), /*int8=*/false);
+    const auto cfg = state.range(1) ? mp::MixedPrecisionConfig::for_ampere() : mp::MixedPrecisionConfig::disabled();
+    torch::optim::AdamW opt(net.module->parameters(), torch::optim::AdamWOptions(1e-4));
+    mp::LossScaler scaler(cfg);
+    auto x = torch::randn({16, kPast, kFeatures});
+    auto k = torch::randn({16, kHorizon, kKnown});
+    auto y = torch::randn({16, kHorizon});
+    for (auto _ : state) {
+        opt.zero_grad();
+        torch::Tensor pred;
+        {
+            mp::AutocastGuard guard(cfg, c10::DeviceType::CPU);
+            pred = net.forward(x, k);
+        }
+        auto loss = foxhunt::models::quantile_loss(pred.to(torch::kFloat), y, kQuantiles);
+        scaler.scale(loss).backward();
+        scaler.unscale(opt);
+        scaler.step(opt);
+        scaler.update();
+        benchmark::DoNotOptimize(loss);
+    }
+    state.SetItemsProcessed(state.iterations() * 16);
+}
+BENCHMARK(BM_PrecisionTrainStep)
+    ->ArgNames({"model", "amp"})
+    ->Args({0, 0})
+    ->Args({0, 1})
+    ->Args({1, 0})
+    ->Args({1, 1})
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(0.3);
+
+// Args: model, int8 (0 FP32, 1 INT8), batch.
+void BM_PrecisionInference(benchmark::State& state)
+{
+    torch::set_num_threads(1);
+    const bool int8 = state.range(1) != 0;
+    auto net = makeNet(state.range(0), int8);
+    net.module->eval();
+    const int64_t batch = state.range(2);
+    auto x = torch::randn({batch, kPast, kFeatures});
+    auto k = torch::randn({batch, kHorizon, kKnown});
+    torch::NoGradGuard ng;
+    auto& fn = int8 ? net.forwardInt8 : net.forward;
+    for (auto _ : state) benchmark::DoNotOptimize(fn(x, k));
+    state.SetItemsProcessed(state.iterations() * batch);
+    state.counters["weight_bytes"] =
+        static_cast<double>(int8 ? net.report.int8_bytes : mp::module_bytes(*net.module));
+}
+BENCHMARK(BM_PrecisionInference)
+    ->ArgNames({"model", "int8", "batch"})
+    ->ArgsProduct({{0, 1}, {0, 1}, {1, 32}})
+    ->Unit(benchmark::kMicrosecond)
+    ->MinTime(0.2);
+
+foxhunt::ForecastData syntheticSeries(std::size_t rows)
+{
+    foxhunt::ForecastData d;
+    d.rows = rows;
+    d.cols = 2;
+    d.knownCols = 2;
+    std::mt19937_64 rng(3);
+    std::normal_distribution<double> noise(0.0, 1e-3);
+    double previous = 0.0;
+    for (std::size_t t = 0; t < rows; ++t) {
+        const double phase = 2.0 * std::numbers::pi * static_cast<double>(t % 40) / 40.0;
+        const double r = 0.5 * previous + 8e-4 * std::sin(phase) + noise(rng);
+        d.logReturns.push_back(r);
+        d.features.push_back(static_cast<float>(r));
+        d.features.push_back(static_cast<float>(std::abs(r)));
+        d.knownFuture.push_back(static_cast<float>(std::sin(phase)));
+        d.knownFuture.push_back(static_cast<float>(std::cos(phase)));
+        previous = r;
+    }
+    return d;
+}
+
+// Arg: kind (0 Mamba-2, 1 TFT). Trains 30 steps on a planted series, then times evaluateInt8();
+// the counters are its results (degradation as a fraction of the FP32 validation loss).
+void BM_ForecasterInt8Evaluation(benchmark::State& state)
+{
+    torch::set_num_threads(1);
+    foxhunt::ForecasterConfig c;
+    c.kind = state.range(0) == 0 ? foxhunt::ForecasterKind::Mamba2 : foxhunt::ForecasterKind::Tft;
+    c.windowing = {/*pastLength=*/32, /*horizon=*/5};
+    c.batchSize = 32;
+    c.dropout = 0.0;
+    foxhunt::ForecasterTrainer trainer(c, syntheticSeries(1200), {31, 900}, {900, 1190});
+    for (int i = 0; i < 30; ++i) trainer.trainStep();
+    foxhunt::Int8Evaluation e;
+    foxhunt::Int8EvaluationOptions opts;
+    opts.latencyRepeats = 20;
+    for (auto _ : state) e = trainer.evaluateInt8(opts);
+    state.SetItemsProcessed(state.iterations() * 290);
+    state.counters["loss_degradation"] = e.degradation;
+    state.counters["bytes_ratio"] = e.bytesRatio;
+    state.counters["fp32_b1_p50_us"] = e.fp32Batch1.p50;
+    state.counters["int8_b1_p50_us"] = e.int8Batch1.p50;
+    state.counters["fp32_b32_p50_us"] = e.fp32Batch32.p50;
+    state.counters["int8_b32_p50_us"] = e.int8Batch32.p50;
+}
+BENCHMARK(BM_ForecasterInt8Evaluation)->ArgName("kind")->Arg(0)->Arg(1)->Iterations(1)->Unit(benchmark::kMillisecond);
+
+} // namespace

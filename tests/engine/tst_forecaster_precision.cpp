@@ -1,0 +1,184 @@
+// ForecasterTrainer with mixed precision (BF16 autocast on the CPU, loss-scale telemetry) and
+// the INT8 evaluation against FP32.
+
+#include "engine/forecast/forecaster_trainer.h"
+
+#include <QtTest/QtTest>
+#include <torch/torch.h>
+
+#include <cmath>
+#include <numbers>
+#include <random>
+
+using namespace foxhunt;
+using foxhunt::models::precision::HalfType;
+using foxhunt::models::precision::MixedPrecisionConfig;
+
+Q_DECLARE_METATYPE(foxhunt::ForecasterKind)
+
+namespace {
+
+ForecastData series(std::size_t rows)
+{
+    ForecastData d;
+    d.rows = rows;
+    d.cols = 2;
+    d.knownCols = 2;
+    d.staticFeatures = {1.0f};
+    std::mt19937_64 rng(5);
+    std::normal_distribution<double> noise(0.0, 1e-3);
+    double previous = 0.0;
+    for (std::size_t t = 0; t < rows; ++t) {
+        const double phase = 2.0 * std::numbers::pi * static_cast<double>(t % 30) / 30.0;
+        const double r = 0.4 * previous + 8e-4 * std::sin(phase) + noise(rng);
+        d.logReturns.push_back(r);
+        d.features.push_back(static_cast<float>(r));
+        d.features.push_back(static_cast<float>(std::abs(r)));
+        d.knownFuture.push_back(static_cast<float>(std::sin(phase)));
+        d.knownFuture.push_back(static_cast<float>(std::cos(phase)));
+        previous = r;
+    }
+    return d;
+}
+
+ForecasterConfig config(ForecasterKind kind, MixedPrecisionConfig mp)
+{
+    ForecasterConfig c;
+    c.kind = kind;
+    c.windowing = {/*pastLength=*/16, /*horizon=*/3};
+    c.batchSize = 16;
+    c.learningRate = 3e-3;
+    c.warmupSteps = 2;
+    c.totalSteps = 50;
+    c.dModel = 16;
+    c.layers = 1;
+    c.dState = 8;
+    c.headDim = 8;
+    c.chunkSize = 8;
+    c.hiddenSize = 16;
+    c.embeddingSize = 4;
+    c.heads = 2;
+    c.dropout = 0.0;
+    c.mixedPrecision = mp;
+    return c;
+}
+
+constexpr IndexRange kTrain{15, 300};
+constexpr IndexRange kValidation{300, 380};
+
+} // namespace
+
+class TestForecasterPrecision : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase() { torch::set_num_threads(1); }
+
+    void bf16TrainsLikeFp32_data()
+    {
+        QTest::addColumn<ForecasterKind>("kind");
+        QTest::newRow("mamba2") << ForecasterKind::Mamba2;
+        QTest::newRow("tft") << ForecasterKind::Tft;
+    }
+
+    void bf16TrainsLikeFp32()
+    {
+        QFETCH(ForecasterKind, kind);
+        ForecasterTrainer fp32(config(kind, MixedPrecisionConfig::disabled()), series(400), kTrain, kValidation);
+        ForecasterTrainer amp(config(kind, MixedPrecisionConfig::for_ampere()), series(400), kTrain, kValidation);
+        for (int i = 0; i < 6; ++i) {
+            const auto a = fp32.trainStep();
+            const auto b = amp.trainStep();
+            QVERIFY(std::isfinite(b.loss) && std::isfinite(b.gradNorm));
+            QCOMPARE(b.lossScale, 1.0);
+            QVERIFY(!b.skipped);
+            QCOMPARE(b.skippedSteps, int64_t{0});
+            QVERIFY(b.stepSeconds > 0.0);
+            if (i == 0) {
+                // Same weights, same batch: BF16 rounding moves the loss and norm only slightly.
+                QVERIFY2(std::abs(b.loss - a.loss) <= 0.05 * a.loss, qPrintable(QString::number(b.loss - a.loss)));
+                QVERIFY2(std::abs(b.gradNorm - a.gradNorm) <= 0.1 * a.gradNorm,
+                         qPrintable(QString::number(b.gradNorm - a.gradNorm)));
+            }
+        }
+    }
+
+    void dynamicScaleGrowsAndNormIsUnscaled()
+    {
+        auto scaled = MixedPrecisionConfig::for_ampere();
+        scaled.loss_scale = 1024.0;
+        scaled.dynamic_loss_scale = true;
+        scaled.growth_interval = 3;
+        ForecasterTrainer plain(config(ForecasterKind::Mamba2, MixedPrecisionConfig::for_ampere()), series(400), kTrain,
+                                kValidation);
+        ForecasterTrainer trainer(config(ForecasterKind::Mamba2, scaled), series(400), kTrain, kValidation);
+        const std::vector<double> expected{1024, 1024, 2048, 2048, 2048, 4096};
+        for (std::size_t i = 0; i < expected.size(); ++i) {
+            const auto reference = plain.trainStep();
+            const auto s = trainer.trainStep();
+            QCOMPARE(s.lossScale, expected[i]);
+            QCOMPARE(s.skippedSteps, int64_t{0});
+            if (i == 0) QVERIFY(std::abs(s.gradNorm - reference.gradNorm) <= 1e-3 * reference.gradNorm);
+        }
+
+        const QString path = QDir::temp().filePath(QStringLiteral("foxhunt_precision_ckpt.pt"));
+        trainer.saveCheckpoint(path.toStdString());
+        ForecasterTrainer resumed(config(ForecasterKind::Mamba2, scaled), series(400), kTrain, kValidation);
+        resumed.loadCheckpoint(path.toStdString());
+        QFile::remove(path);
+        const auto a = trainer.trainStep();
+        const auto b = resumed.trainStep();
+        QCOMPARE(b.lossScale, a.lossScale);
+        QCOMPARE(b.loss, a.loss);
+    }
+
+    void cpuFp16IsRejectedWithSuggestion()
+    {
+        try {
+            ForecasterTrainer t(config(ForecasterKind::Mamba2, MixedPrecisionConfig::for_volta_turing()), series(400),
+                                kTrain, kValidation);
+            QFAIL("FP16 on the CPU must be rejected");
+        } catch (const std::invalid_argument& e) {
+            QVERIFY(QString::fromUtf8(e.what()).contains(QLatin1String("BF16")));
+        }
+    }
+
+    void int8Evaluation_data()
+    {
+        QTest::addColumn<ForecasterKind>("kind");
+        QTest::addColumn<int>("calibration");
+        QTest::newRow("mamba2 dynamic") << ForecasterKind::Mamba2 << 0;
+        QTest::newRow("tft calibrated") << ForecasterKind::Tft << 64;
+    }
+
+    void int8Evaluation()
+    {
+        QFETCH(ForecasterKind, kind);
+        QFETCH(int, calibration);
+        ForecasterTrainer trainer(config(kind, MixedPrecisionConfig::disabled()), series(400), kTrain, kValidation);
+        for (int i = 0; i < 5; ++i) trainer.trainStep();
+        const auto before = trainer.evaluate().model.quantileLoss;
+        Int8EvaluationOptions opts;
+        opts.calibrationWindows = static_cast<std::size_t>(calibration);
+        opts.latencyRepeats = 5;
+        const auto e = trainer.evaluateInt8(opts);
+        QVERIFY(e.quantizedLayers > 0);
+        QVERIFY(!e.backend.empty());
+        QVERIFY(std::isfinite(e.fp32Loss) && e.fp32Loss > 0.0);
+        QVERIFY(std::isfinite(e.int8Loss) && e.int8Loss > 0.0);
+        QCOMPARE(e.degradation, (e.int8Loss - e.fp32Loss) / e.fp32Loss);
+        QVERIFY2(!e.flagged, qPrintable(QStringLiteral("degradation %1").arg(e.degradation)));
+        QVERIFY(e.int8Bytes < e.fp32Bytes);
+        QCOMPARE(e.bytesRatio, static_cast<double>(e.int8Bytes) / static_cast<double>(e.fp32Bytes));
+        for (const auto& p : {e.fp32Batch1, e.int8Batch1, e.fp32Batch32, e.int8Batch32}) {
+            QVERIFY(p.p50 > 0.0);
+            QVERIFY(p.p50 <= p.p95 && p.p95 <= p.p99);
+        }
+        // The float model is untouched and keeps training.
+        QCOMPARE(trainer.evaluate().model.quantileLoss, before);
+        QVERIFY(std::isfinite(trainer.trainStep().loss));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestForecasterPrecision)
+#include "tst_forecaster_precision.moc"
