@@ -17,6 +17,7 @@ int main(int argc, char** argv)
     QApplication::setApplicationDisplayName(QStringLiteral("Foxhunt"));
     QApplication::setApplicationVersion(QStringLiteral(FOXHUNT_VERSION));
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/foxhunt/icon.svg")));
+    QGuiApplication::setDesktopFileName(QStringLiteral(FOXHUNT_APP_ID));
 
     QCommandLineParser parser;
     parser.setApplicationDescription(

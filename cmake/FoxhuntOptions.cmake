@@ -3,6 +3,8 @@ option(FOXHUNT_BUILD_ENGINE "Build the engine, CLI and benchmarks (needs SQLite,
 option(FOXHUNT_BUILD_GUI "Build the Qt GUI (needs Qt 6 Widgets + Charts)" ON)
 option(FOXHUNT_BUILD_TESTS "Build the Qt Test suite" ON)
 option(FOXHUNT_WARNINGS_AS_ERRORS "Treat compiler warnings as errors" OFF)
+# Reverse-DNS application id: desktop entry, metainfo, icon and the window's desktop file name.
+set(FOXHUNT_APP_ID "invalid.example.Foxhunt" CACHE STRING "Reverse-DNS application id (desktop entry, metainfo, icon)")
 option(FOXHUNT_USE_PCH "Precompile the LibTorch headers for targets that use them" ON)
 
 set(CMAKE_CXX_STANDARD 20)

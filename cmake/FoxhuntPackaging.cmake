@@ -7,9 +7,9 @@
 # icon in SVG and PNG sizes. The package never touches the user's data folder
 # ($XDG_DATA_HOME/foxhunt) or settings, so removing it leaves them in place.
 
-# Reverse-DNS id shared by the desktop entry, the metainfo and the icon name
-# (AppStream wants them equal). Derived from HOMEPAGE_URL (example.invalid).
-set(FOXHUNT_APP_ID "invalid.example.Foxhunt" CACHE STRING "Reverse-DNS application id (desktop entry, metainfo, icon)")
+# FOXHUNT_APP_ID (cmake/FoxhuntOptions.cmake) names the desktop entry, the metainfo
+# and the icon alike, as AppStream wants; it derives from HOMEPAGE_URL (example.invalid).
+
 # Date of the release that PROJECT_VERSION names; bump both together.
 set(FOXHUNT_RELEASE_DATE "2026-11-29")
 
