@@ -10,8 +10,11 @@ cd "$repo"
 if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
   exec ./build/app/foxhunt "$@"
 fi
-echo "No display: running headless on the bundled default data."
+echo "No display: training all four models headless on the bundled default data."
 db="${FOXHUNT_DB:-$repo/build/foxhunt-demo.db}"
-./build/app/foxhunt-cli replay --db "$db" --speed max --report "$repo/foxhunt-report.html"
-./build/app/foxhunt-cli replay --db "$db" --speed max --report "$repo/foxhunt-report.json" >/dev/null
-echo "Report written: $repo/foxhunt-report.html and $repo/foxhunt-report.json"
+./build/app/foxhunt-cli train --db "$db" --models dqn,ppo,mamba2,tft --steps "${FOXHUNT_STEPS:-2000}" \
+  --report "$repo/foxhunt-report.html"
+run=$(./build/app/foxhunt-cli runs --db "$db" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["runs"][0]["id"])')
+./build/app/foxhunt-cli report "$run" --db "$db" --out "$repo/foxhunt-report.json" >/dev/null
+./build/app/foxhunt-cli replay --db "$db" --report "$repo/foxhunt-data-report.html" >/dev/null
+echo "Reports written: $repo/foxhunt-report.html, $repo/foxhunt-report.json, $repo/foxhunt-data-report.html"

@@ -128,9 +128,14 @@ std::string renderSvgLineChart(const std::vector<SvgSeries>& series, const SvgCh
             << "\" stroke=\"#eee\"/>";
         svg << "<text x=\"" << left - 4 << "\" y=\"" << py(y) + 3 << "\" text-anchor=\"end\">" << number(y) << "</text>";
     }
-    const int xticks = 5;
-    for (int k = 0; k <= xticks; ++k) {
-        const double x = xmin + (xmax - xmin) * k / xticks;
+    std::vector<double> xticks;
+    if (o.timeAxis) {
+        for (int k = 0; k <= 5; ++k) xticks.push_back(xmin + (xmax - xmin) * k / 5);
+    } else {
+        const double xstep = niceStep(xmax - xmin, 6);
+        for (double x = std::ceil(xmin / xstep) * xstep; x <= xmax + xstep * 1e-9; x += xstep) xticks.push_back(x);
+    }
+    for (double x : xticks) {
         std::string label = o.timeAxis ? formatUtc(static_cast<std::int64_t>(x) * 1'000'000'000).substr(0, 10) : number(x);
         svg << "<text x=\"" << px(x) << "\" y=\"" << top + plotH + 14 << "\" text-anchor=\"middle\">" << label
             << "</text>";

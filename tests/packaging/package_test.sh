@@ -101,6 +101,8 @@ step "version" "out.strip() == 'foxhunt-cli $version'" \
   foxhunt-cli --version
 step "replay the bundled synthetic default" 'j["synthetic"] and j["bars_replayed"] > 1000 and len(j["features"]) >= 8' \
   foxhunt-cli replay --db "$db" --json
+step "train briefly on it" 'j["status"] == "finished" and j["models"]["dqn"]["training"]["steps"] == 300' \
+  foxhunt-cli train --db "$db" --models dqn --steps 300 --json
 step "import the real DBN fixture" 'j["files"][0]["format"] == "dbn" and j["files"][0]["imported"] == 4' \
   foxhunt-cli import "$real/test_data.ohlcv-1m.dbn.zst" --db "$db" --json
 step "list both series" 'sorted(s["synthetic"] for s in j["series"]) == [False, True]' \
