@@ -1,6 +1,8 @@
 #include "ui/main_window.h"
 
 #include "ui/bars_chart_view.h"
+#include "ui/dashboard.h"
+#include "ui/training_controller.h"
 #include "ui/import_controller.h"
 #include "ui/import_report.h"
 
@@ -8,6 +10,14 @@
 #include "engine/store/bar_store.h"
 
 #include <QAction>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QScrollArea>
+#include <QSpinBox>
+#include <QTabWidget>
+#include <QToolBar>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDragEnterEvent>
@@ -53,7 +63,8 @@ QString intervalText(std::int64_t ns)
 
 MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
     : QMainWindow(parent), m_databasePath(databasePath),
-      m_import(std::make_unique<ImportController>(databasePath))
+      m_import(std::make_unique<ImportController>(databasePath)),
+      m_training(std::make_unique<TrainingController>(databasePath))
 {
     initFoxhuntResources();
     setWindowTitle(QStringLiteral("Foxhunt"));
@@ -68,6 +79,13 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
         statusBar()->showMessage(text);
     });
     connect(m_import.get(), &ImportController::finished, this, &MainWindow::onImportFinished);
+    connect(m_training.get(), &TrainingController::started, this, [this](qint64 runId) { m_runId = runId; });
+    connect(m_training.get(), &TrainingController::samples, this, [this](const MetricBatch& batch) {
+        m_dashboard->addSamples(batch);
+        m_statusRun->setText(tr("run %1 · %2 bars replayed").arg(m_runId).arg(m_training->tick()));
+    });
+    connect(m_training.get(), &TrainingController::finished, this, &MainWindow::onTrainingFinished);
+    updateTrainingActions();
 
     try {
         m_store = std::make_unique<BarStore>(databasePath.toStdString());
@@ -93,6 +111,22 @@ void MainWindow::buildMenus()
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
+
+    QMenu* training = menuBar()->addMenu(tr("&Training"));
+    m_startAction = training->addAction(tr("&Start"), this, [this] { startTraining(); });
+    m_startAction->setShortcut(QKeySequence(QStringLiteral("Ctrl+R")));
+    m_pauseAction = training->addAction(tr("&Pause"), this, [this] {
+        if (m_training->paused()) m_training->resume(); else m_training->pause();
+        updateTrainingActions();
+    });
+    m_pauseAction->setShortcut(QKeySequence(QStringLiteral("Ctrl+P")));
+    m_stepAction = training->addAction(tr("S&tep"), this, [this] { m_training->step(); });
+    m_stepAction->setShortcut(QKeySequence(QStringLiteral("Ctrl+T")));
+    m_stopAction = training->addAction(tr("St&op"), this, [this] { m_training->stop(); });
+    m_stopAction->setShortcut(QKeySequence(QStringLiteral("Ctrl+.")));
+    QToolBar* bar = addToolBar(tr("Training"));
+    bar->setObjectName(QStringLiteral("trainingToolBar"));
+    bar->addActions({m_startAction, m_pauseAction, m_stepAction, m_stopAction});
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Foxhunt"), this, &MainWindow::showAbout);
@@ -145,7 +179,14 @@ void MainWindow::buildCentral()
     vertical->addWidget(m_log);
     vertical->setStretchFactor(0, 4);
     vertical->setStretchFactor(1, 1);
-    layout->addWidget(vertical, 1);
+    m_tabs = new QTabWidget;
+    auto* dataTab = new QWidget;
+    auto* dataLayout = new QVBoxLayout(dataTab);
+    dataLayout->setContentsMargins(0, 0, 0, 0);
+    dataLayout->addWidget(vertical);
+    m_tabs->addTab(dataTab, tr("Data"));
+    m_tabs->addTab(buildTrainingTab(), tr("Training"));
+    layout->addWidget(m_tabs, 1);
     setCentralWidget(central);
 
     m_statusDb = new QLabel;
@@ -154,10 +195,109 @@ void MainWindow::buildCentral()
     m_progress->setRange(0, 100);
     m_progress->setMaximumWidth(200);
     m_progress->setVisible(false);
+    m_statusRun = new QLabel;
+    statusBar()->addPermanentWidget(m_statusRun);
     statusBar()->addPermanentWidget(m_progress);
     statusBar()->addPermanentWidget(m_statusSeries);
     statusBar()->addPermanentWidget(m_statusDb);
     m_statusDb->setText(m_databasePath);
+}
+
+QWidget* MainWindow::buildTrainingTab()
+{
+    auto* tab = new QWidget;
+    auto* layout = new QHBoxLayout(tab);
+    auto* config = new QGroupBox(tr("Run configuration"));
+    auto* form = new QFormLayout(config);
+    auto* models = new QWidget;
+    auto* modelsLayout = new QVBoxLayout(models);
+    modelsLayout->setContentsMargins(0, 0, 0, 0);
+    const QList<QPair<QString, QString>> kinds = {{QStringLiteral("dqn"), tr("DQN (agent)")},
+                                                  {QStringLiteral("ppo"), tr("PPO (agent)")},
+                                                  {QStringLiteral("mamba2"), tr("Mamba-2 (forecaster)")},
+                                                  {QStringLiteral("tft"), tr("TFT (forecaster)")}};
+    for (const auto& [key, label] : kinds) {
+        auto* box = new QCheckBox(label);
+        box->setProperty("model", key);
+        box->setChecked(key == QLatin1String("dqn"));
+        modelsLayout->addWidget(box);
+        m_modelBoxes << box;
+    }
+    form->addRow(tr("Models"), models);
+    m_trainSeries = new QComboBox;
+    form->addRow(tr("Series"), m_trainSeries);
+    m_steps = new QSpinBox;
+    m_steps->setRange(1, 100'000'000);
+    m_steps->setValue(20'000);
+    m_steps->setToolTip(tr("Environment steps for agents, optimizer steps for forecasters"));
+    form->addRow(tr("Steps per model"), m_steps);
+    m_seed = new QSpinBox;
+    m_seed->setRange(0, 1'000'000);
+    m_seed->setValue(1);
+    form->addRow(tr("Seed"), m_seed);
+    form->addRow(tr("Device"), new QLabel(tr("CPU")));
+    config->setMaximumWidth(320);
+    layout->addWidget(config, 0, Qt::AlignTop);
+
+    m_dashboard = new Dashboard;
+    auto* scroll = new QScrollArea;
+    scroll->setWidgetResizable(true);
+    scroll->setWidget(m_dashboard);
+    layout->addWidget(scroll, 1);
+    return tab;
+}
+
+void MainWindow::setTrainingModels(const QStringList& models)
+{
+    for (QCheckBox* box : m_modelBoxes) box->setChecked(models.contains(box->property("model").toString()));
+}
+
+void MainWindow::setTrainingSteps(int steps) { m_steps->setValue(steps); }
+
+bool MainWindow::startTraining()
+{
+    if (m_training->running()) return false;
+    SessionConfig config = SessionConfig::defaults();
+    config.models.clear();
+    for (QCheckBox* box : m_modelBoxes)
+        if (box->isChecked())
+            if (const auto kind = modelKindFromString(box->property("model").toString().toStdString()))
+                config.models.push_back(*kind);
+    if (config.models.empty()) {
+        statusBar()->showMessage(tr("Choose at least one model to train"), 5000);
+        return false;
+    }
+    config.steps = m_steps->value();
+    config.seed = static_cast<std::uint64_t>(m_seed->value());
+    config.series = m_trainSeries->currentData().toString().toStdString();
+    m_dashboard->clear();
+    m_runId = 0;
+    if (!m_training->start(config)) return false;
+    m_tabs->setCurrentIndex(1);
+    m_statusRun->setText(tr("training..."));
+    updateTrainingActions();
+    return true;
+}
+
+void MainWindow::updateTrainingActions()
+{
+    const bool running = m_training->running();
+    m_startAction->setEnabled(!running);
+    m_pauseAction->setEnabled(running);
+    m_pauseAction->setText(m_training->paused() ? tr("&Resume") : tr("&Pause"));
+    m_stepAction->setEnabled(running && m_training->paused());
+    m_stopAction->setEnabled(running);
+}
+
+void MainWindow::onTrainingFinished(const QString& status, const QString& error)
+{
+    updateTrainingActions();
+    m_statusRun->setText(tr("run %1 %2").arg(m_runId).arg(status));
+    if (status == QLatin1String("failed")) {
+        m_log->appendPlainText(tr("Training failed: %1").arg(error));
+        if (isVisible() && !qEnvironmentVariableIsSet("FOXHUNT_NO_DIALOGS"))
+            QMessageBox::warning(this, tr("Training"), tr("The run failed:\n%1").arg(error));
+    }
 }
 
 void MainWindow::refreshSeries()
@@ -192,6 +332,15 @@ void MainWindow::refreshSeries()
         set(ColFrom, s.barCount ? QString::fromStdString(formatUtc(s.firstTs)) : QString());
         set(ColTo, s.barCount ? QString::fromStdString(formatUtc(s.lastTs)) : QString());
         if (s.id == selectedId) selectRow = row;
+    }
+    if (m_trainSeries) {
+        const QString current = m_trainSeries->currentData().toString();
+        m_trainSeries->clear();
+        m_trainSeries->addItem(tr("Default (first real, else synthetic)"), QString());
+        for (const SeriesInfo& s : all)
+            m_trainSeries->addItem(QString::fromStdString(s.symbol) + (s.synthetic() ? tr(" (synthetic)") : QString()),
+                                   QString::number(s.id));
+        m_trainSeries->setCurrentIndex(std::max(0, m_trainSeries->findData(current)));
     }
     m_banner->setVisible(showingSyntheticOnly());
     m_statusSeries->setText(tr("%n series", nullptr, static_cast<int>(all.size())));
@@ -273,8 +422,10 @@ void MainWindow::dropEvent(QDropEvent* event)
 void MainWindow::closeEvent(QCloseEvent* event)
 {
     // An import in flight is abandoned: its transaction rolls back, so the
-    // store never keeps half a file.
+    // store never keeps half a file. A run is stopped; the controller waits
+    // for the worker to store what it has.
     m_import->cancel();
+    m_training->stop();
     QMainWindow::closeEvent(event);
 }
 

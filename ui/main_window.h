@@ -8,6 +8,11 @@
 #include <memory>
 
 QT_BEGIN_NAMESPACE
+class QAction;
+class QCheckBox;
+class QComboBox;
+class QSpinBox;
+class QTabWidget;
 class QLabel;
 class QPlainTextEdit;
 class QProgressBar;
@@ -19,7 +24,9 @@ namespace foxhunt {
 
 class BarStore;
 class BarsChartView;
+class Dashboard;
 class ImportController;
+class TrainingController;
 
 /// The main window. Owns a read connection to the store; imports write through
 /// ImportController's worker connection.
@@ -46,6 +53,15 @@ public:
     /// Whether only synthetic data is stored (the banner is shown).
     bool showingSyntheticOnly() const;
 
+    /// Training: which models the next run trains ("dqn", "ppo", "mamba2", "tft").
+    void setTrainingModels(const QStringList& models);
+    /// Training: steps per model of the next run.
+    void setTrainingSteps(int steps);
+    /// Starts a run with the configuration on the Training tab; false if one is running.
+    bool startTraining();
+    TrainingController* trainingController() const { return m_training.get(); }
+    Dashboard* dashboard() const { return m_dashboard; }
+
 Q_SIGNALS:
     /// Emitted after an import batch finished and the list was refreshed.
     void importReportReady(const QString& report);
@@ -62,6 +78,9 @@ private:
     void showSelectedSeries();
     void onImportFinished();
     void showAbout();
+    QWidget* buildTrainingTab();
+    void updateTrainingActions();
+    void onTrainingFinished(const QString& status, const QString& error);
 
     QString m_databasePath;
     std::unique_ptr<BarStore> m_store;
@@ -75,6 +94,20 @@ private:
     QLabel* m_statusDb = nullptr;
     QLabel* m_statusSeries = nullptr;
     QString m_lastReport;
+
+    std::unique_ptr<TrainingController> m_training;
+    QTabWidget* m_tabs = nullptr;
+    Dashboard* m_dashboard = nullptr;
+    QList<QCheckBox*> m_modelBoxes;
+    QSpinBox* m_steps = nullptr;
+    QSpinBox* m_seed = nullptr;
+    QComboBox* m_trainSeries = nullptr;
+    QAction* m_startAction = nullptr;
+    QAction* m_pauseAction = nullptr;
+    QAction* m_stepAction = nullptr;
+    QAction* m_stopAction = nullptr;
+    QLabel* m_statusRun = nullptr;
+    qint64 m_runId = 0;
 };
 
 } // namespace foxhunt

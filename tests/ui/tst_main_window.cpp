@@ -2,6 +2,8 @@
 // store, importing real files with progress, rejection of a bad file, drops.
 
 #include "ui/bars_chart_view.h"
+#include "ui/dashboard.h"
+#include "ui/training_controller.h"
 #include "ui/import_controller.h"
 #include "ui/main_window.h"
 
@@ -14,6 +16,8 @@
 #include <QTest>
 #include <QUrl>
 
+#include <cmath>
+
 using foxhunt::MainWindow;
 
 class TestMainWindow : public QObject {
@@ -25,6 +29,8 @@ private Q_SLOTS:
     void rejectsBadFileAndKeepsStore();
     void dropStartsImport();
     void decimationKeepsExtremes();
+    void trainsAndChartsLive();
+    void boundedSeriesStaysBounded();
 
 private:
     static QString realFile(const char* name) { return QStringLiteral(FOXHUNT_REAL_DATA_DIR "/") + QLatin1String(name); }
@@ -52,7 +58,7 @@ void TestMainWindow::firstStartShowsSyntheticDefault()
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     QCOMPARE(w.windowTitle(), QStringLiteral("Foxhunt"));
     QVERIFY(!w.windowIcon().isNull());
-    QCOMPARE(w.menuBar()->actions().size(), 2);
+    QCOMPARE(w.menuBar()->actions().size(), 3); // File, Training, Help
     QCOMPARE(w.seriesCount(), 1);
     QVERIFY(w.showingSyntheticOnly());
     QVERIFY(w.chartView()->pointCount() > 100);
@@ -124,6 +130,41 @@ void TestMainWindow::decimationKeepsExtremes()
     for (std::size_t i = 1; i < points.size(); ++i) QVERIFY(points[i].x() >= points[i - 1].x());
     for (const QPointF& p : points) sawSpike |= p.y() == 9999.0;
     QVERIFY(sawSpike);
+}
+
+void TestMainWindow::trainsAndChartsLive()
+{
+    MainWindow w(m_dir.filePath(QStringLiteral("train.db")));
+    w.resize(1400, 900);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.setTrainingModels({QStringLiteral("dqn"), QStringLiteral("tft")});
+    w.setTrainingSteps(400);
+    QSignalSpy finished(w.trainingController(), &foxhunt::TrainingController::finished);
+    QSignalSpy batches(w.trainingController(), &foxhunt::TrainingController::samples);
+    QVERIFY(w.startTraining());
+    QVERIFY(!w.startTraining()); // one run at a time
+    w.trainingController()->pause();
+    QVERIFY(w.trainingController()->paused());
+    w.trainingController()->resume();
+    QVERIFY(finished.wait(300000));
+    QCOMPARE(finished.first().at(0).toString(), QStringLiteral("finished"));
+    QVERIFY(batches.count() >= 1);
+    QVERIFY(w.dashboard()->pointCount(QStringLiteral("tft"), QStringLiteral("loss")) > 0);
+    QVERIFY(w.dashboard()->pointCount(QStringLiteral("dqn"), QStringLiteral("latency_ms")) > 0);
+    QVERIFY(w.dashboard()->chartCount() >= 4);
+    QVERIFY(w.grab().save(QStringLiteral(FOXHUNT_SCREENSHOT_DIR "/training.png")));
+}
+
+void TestMainWindow::boundedSeriesStaysBounded()
+{
+    foxhunt::BoundedSeries s(1000);
+    for (int i = 0; i < 200000; ++i) s.append(i, std::sin(i * 0.01));
+    QVERIFY(s.size() <= 1000);
+    const auto points = s.decimated(100);
+    QVERIFY(points.size() <= 200);
+    QCOMPARE(points.back().x(), 199999.0);
+    QCOMPARE(s.decimated(1000).front().x(), 0.0); // the whole span is kept, thinned
 }
 
 QTEST_MAIN(TestMainWindow)

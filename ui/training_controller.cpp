@@ -1,0 +1,88 @@
+#include "ui/training_controller.h"
+
+#include <QMetaObject>
+
+namespace foxhunt {
+
+TrainingController::TrainingController(QString databasePath, QObject* parent)
+    : QObject(parent), m_databasePath(std::move(databasePath))
+{
+    m_timer.setSingleShot(true);
+    m_timer.setInterval(100);
+    connect(&m_timer, &QTimer::timeout, this, &TrainingController::drain);
+}
+
+TrainingController::~TrainingController()
+{
+    // Closing the window mid-run: stop the worker and wait for it to store what it has.
+    if (m_session) m_session->stop();
+    if (m_worker.joinable()) m_worker.join();
+}
+
+bool TrainingController::start(const SessionConfig& config)
+{
+    if (m_session) return false;
+    if (m_worker.joinable()) m_worker.join();
+    m_session = std::make_unique<TrainingSession>(m_databasePath.toStdString(), config);
+    m_announced = false;
+    // Payload-free notification from the worker: arm the drain timer on the UI thread.
+    m_session->setSamplesReadyCallback([this] {
+        QMetaObject::invokeMethod(this, [this] {
+            if (!m_timer.isActive()) m_timer.start();
+        }, Qt::QueuedConnection);
+    });
+    TrainingSession* session = m_session.get();
+    m_worker = std::jthread([this, session] {
+        SessionResult result = session->run();
+        QMetaObject::invokeMethod(this, [this, result = std::move(result)]() mutable { onWorkerDone(std::move(result)); },
+                                  Qt::QueuedConnection);
+    });
+    return true;
+}
+
+void TrainingController::pause()
+{
+    if (m_session) m_session->pause();
+}
+
+void TrainingController::resume()
+{
+    if (m_session) m_session->resume();
+}
+
+void TrainingController::step()
+{
+    if (m_session) m_session->step();
+}
+
+void TrainingController::stop()
+{
+    if (m_session) m_session->stop();
+}
+
+bool TrainingController::paused() const { return m_session && m_session->paused(); }
+
+long long TrainingController::tick() const { return m_session ? m_session->progress().tick.load() : 0; }
+
+void TrainingController::drain()
+{
+    if (!m_session) return;
+    if (!m_announced && m_session->progress().runId > 0) {
+        m_announced = true;
+        Q_EMIT started(m_session->progress().runId.load());
+    }
+    MetricBatch batch;
+    m_session->samples().drain(batch);
+    if (!batch.empty()) Q_EMIT samples(batch);
+}
+
+void TrainingController::onWorkerDone(SessionResult result)
+{
+    drain();
+    if (m_worker.joinable()) m_worker.join();
+    m_session.reset();
+    m_lastResult = QString::fromStdString(result.json);
+    Q_EMIT finished(QString::fromStdString(result.status), QString::fromStdString(result.error));
+}
+
+} // namespace foxhunt
