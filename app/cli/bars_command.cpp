@@ -43,13 +43,12 @@ int run(const BarsArgs& a)
         for (const SeriesInfo& s : all) {
             nlohmann::json j = toJson(s);
             const std::vector<Gap> gaps = findGaps(store.loadBars(s.id), s.intervalNs);
-            std::uint64_t daily = 0, weekend = 0, other = 0;
+            const GapCounts counts = countGaps(gaps);
             nlohmann::json list = nlohmann::json::array();
-            for (const Gap& g : gaps) {
-                (g.kind == Gap::Kind::DailyBreak ? daily : g.kind == Gap::Kind::Weekend ? weekend : other)++;
+            for (const Gap& g : gaps)
                 if (g.kind == Gap::Kind::Other && static_cast<int>(list.size()) < a.maxGaps) list.push_back(toJson(g));
-            }
-            j["gaps"] = {{"daily_breaks", daily}, {"weekends", weekend}, {"other", other}, {"other_list", list}};
+            j["gaps"] = {{"daily_breaks", counts.dailyBreaks}, {"weekends", counts.weekends}, {"other", counts.other},
+                         {"other_list", list}};
             nlohmann::json rolls = nlohmann::json::array();
             for (const Roll& r : store.rolls(s.id)) rolls.push_back(toJson(r));
             j["rolls"] = rolls;

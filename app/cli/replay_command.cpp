@@ -50,19 +50,6 @@ struct Accumulator {
     }
 };
 
-/// The series to replay: the one named, else the first real one, else the synthetic default.
-std::optional<SeriesInfo> chooseSeries(BarStore& store, const std::string& wanted)
-{
-    if (!wanted.empty()) return store.findSeries(wanted);
-    ensureDefaultData(store);
-    const std::vector<SeriesInfo> all = store.series();
-    for (const SeriesInfo& s : all)
-        if (!s.synthetic() && s.kind != SeriesKind::Contract) return s;
-    for (const SeriesInfo& s : all)
-        if (!s.synthetic()) return s;
-    return all.empty() ? std::nullopt : std::optional<SeriesInfo>(all.front());
-}
-
 int run(const ReplayArgs& a)
 {
     double speed = 0;

@@ -279,4 +279,11 @@ ValidationReport validateBars(ParsedFile& file)
     return report;
 }
 
+GapCounts countGaps(const std::vector<Gap>& gaps)
+{
+    GapCounts c;
+    for (const Gap& g : gaps) (g.kind == Gap::Kind::DailyBreak ? c.dailyBreaks : g.kind == Gap::Kind::Weekend ? c.weekends : c.other)++;
+    return c;
+}
+
 } // namespace foxhunt

@@ -51,6 +51,13 @@ ValidationReport validateBars(ParsedFile& file);
 /// before Monday's 17:00 close; anything else is Other.
 std::vector<Gap> findGaps(const std::vector<Bar>& bars, std::int64_t intervalNs);
 
+/// Gaps counted by kind.
+struct GapCounts {
+    std::uint64_t dailyBreaks = 0, weekends = 0, other = 0;
+};
+/// Counts gaps by kind.
+GapCounts countGaps(const std::vector<Gap>& gaps);
+
 /// The most common positive step between consecutive bars (one instrument, time
 /// order); the smaller step on a tie; 0 when there is none.
 std::int64_t inferIntervalNs(const std::vector<Bar>& bars);

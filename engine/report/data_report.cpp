@@ -65,9 +65,9 @@ std::string renderDataReportHtml(const DataReport& r)
           << "</td><td>" << p.bars << "</td></tr>";
     h << "</table>";
 
-    std::uint64_t daily = 0, weekend = 0, other = 0;
-    for (const Gap& g : r.gaps) (g.kind == Gap::Kind::DailyBreak ? daily : g.kind == Gap::Kind::Weekend ? weekend : other)++;
-    h << "<h2>Gaps and rolls</h2><p>" << daily << " daily maintenance breaks, " << weekend << " weekends, " << other
+    const GapCounts gaps = countGaps(r.gaps);
+    const std::uint64_t other = gaps.other;
+    h << "<h2>Gaps and rolls</h2><p>" << gaps.dailyBreaks << " daily maintenance breaks, " << gaps.weekends << " weekends, " << other
       << " other gaps (holidays or missing data). Gaps are reported, never filled.</p>";
     if (other > 0) {
         h << "<table><tr><th>Other gap from (UTC)</th><th>to</th><th>minutes</th></tr>";
@@ -113,9 +113,8 @@ nlohmann::json dataReportJson(const DataReport& r)
         split.push_back({{"name", p.name}, {"from_ts", p.fromTs}, {"to_ts", p.toTs}, {"from", formatUtc(p.fromTs)},
                          {"to", formatUtc(p.toTs)}, {"bars", p.bars}});
     j["split"] = split;
-    std::uint64_t daily = 0, weekend = 0, other = 0;
-    for (const Gap& g : r.gaps) (g.kind == Gap::Kind::DailyBreak ? daily : g.kind == Gap::Kind::Weekend ? weekend : other)++;
-    j["gaps"] = {{"daily_breaks", daily}, {"weekends", weekend}, {"other", other}};
+    const GapCounts gaps = countGaps(r.gaps);
+    j["gaps"] = {{"daily_breaks", gaps.dailyBreaks}, {"weekends", gaps.weekends}, {"other", gaps.other}};
     nlohmann::json rolls = nlohmann::json::array();
     for (const Roll& roll : r.rolls) rolls.push_back(toJson(roll));
     j["rolls"] = rolls;

@@ -168,19 +168,10 @@ SessionResult TrainingSession::run()
         const SessionConfig& cfg = m_config;
         models::setThreads(cfg.threads);
 
-        // The series: named, else the first real continuous/plain series, else the synthetic default.
-        std::optional<SeriesInfo> series;
-        if (!cfg.series.empty()) {
-            series = store->findSeries(cfg.series);
-            if (!series) throw std::invalid_argument("no series '" + cfg.series + "' in " + store->path());
-        } else {
-            ensureDefaultData(*store);
-            for (const SeriesInfo& s : store->series())
-                if (!series && !s.synthetic() && s.kind != SeriesKind::Contract) series = s;
-            for (const SeriesInfo& s : store->series())
-                if (!series) series = s;
-            if (!series) throw std::runtime_error("the store holds no series");
-        }
+        const std::optional<SeriesInfo> series = chooseSeries(*store, cfg.series);
+        if (!series)
+            throw std::invalid_argument(cfg.series.empty() ? "the store holds no series"
+                                                           : "no series '" + cfg.series + "' in " + store->path());
         const std::int64_t fromTs = cfg.fromDay ? sessionOpenUtc(*cfg.fromDay) : INT64_MIN;
         const std::int64_t toTs = cfg.toDay ? sessionOpenUtc(*cfg.toDay + 1) : INT64_MAX;
         const std::vector<Bar> bars = store->loadBars(series->id, fromTs, toTs);

@@ -721,4 +721,16 @@ bool ensureDefaultData(BarStore& store)
     return true;
 }
 
+std::optional<SeriesInfo> chooseSeries(BarStore& store, const std::string& idOrSymbol)
+{
+    if (!idOrSymbol.empty()) return store.findSeries(idOrSymbol);
+    ensureDefaultData(store);
+    const std::vector<SeriesInfo> all = store.series();
+    for (const SeriesInfo& s : all)
+        if (!s.synthetic() && s.kind != SeriesKind::Contract) return s;
+    for (const SeriesInfo& s : all)
+        if (!s.synthetic()) return s;
+    return all.empty() ? std::nullopt : std::optional<SeriesInfo>(all.front());
+}
+
 } // namespace foxhunt

@@ -162,4 +162,9 @@ std::string defaultDatabasePath();
 /// Returns true when it did.
 bool ensureDefaultData(BarStore& store);
 
+/// The series a run or replay uses: the one named (id or symbol; nullopt if
+/// absent), else the first real continuous or plain series, else the first real
+/// contract, else the synthetic default (generated on an empty store).
+std::optional<SeriesInfo> chooseSeries(BarStore& store, const std::string& idOrSymbol);
+
 } // namespace foxhunt
