@@ -12,6 +12,14 @@ std::string torchVersion() { return TORCH_VERSION; }
 
 bool cudaAvailable() { return torch::cuda::is_available(); }
 
+std::vector<std::string> computeDevices()
+{
+    std::vector<std::string> devices{"cpu"};
+    if (torch::cuda::is_available())
+        for (std::size_t i = 0; i < torch::cuda::device_count(); ++i) devices.push_back("cuda:" + std::to_string(i));
+    return devices;
+}
+
 void setThreads(int intraOpThreads)
 {
     if (intraOpThreads <= 0) return;

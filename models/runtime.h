@@ -2,6 +2,7 @@
 // LibTorch runtime facts and thread settings, without exposing torch headers.
 
 #include <string>
+#include <vector>
 
 namespace foxhunt::models {
 
@@ -9,6 +10,8 @@ namespace foxhunt::models {
 std::string torchVersion();
 /// True when this LibTorch build can use CUDA and a device is present.
 bool cudaAvailable();
+/// The devices this build can compute on: "cpu", then "cuda:0", "cuda:1", ... when CUDA is available.
+std::vector<std::string> computeDevices();
 /// Sets LibTorch's intra-op threads and the BLAS thread count together.
 /// 0 keeps the current value. See DESIGN.md: on 2 cores, 1 thread is faster.
 void setThreads(int intraOpThreads);

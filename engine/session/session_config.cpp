@@ -109,6 +109,21 @@ void visit(ForecasterConfig& o, F&& f)
     }
 }
 
+template <class F>
+void visit(PrecisionSettings& o, F&& f)
+{
+    f("amp", o.amp.enabled);
+    f("loss_scale", o.amp.loss_scale);
+    f("dynamic_loss_scale", o.amp.dynamic_loss_scale);
+    f("growth_factor", o.amp.growth_factor);
+    f("backoff_factor", o.amp.backoff_factor);
+    f("growth_interval", o.amp.growth_interval);
+    f("int8", o.int8);
+    f("int8_static_activations", o.int8StaticActivations);
+    f("calibration_bars", o.calibrationBars);
+    f("int8_refresh_every", o.int8RefreshEvery);
+}
+
 template <class T>
 nlohmann::json write(T options)
 {
@@ -136,6 +151,28 @@ void read(const nlohmann::json& j, const char* section, T& options)
         });
         if (!known) throw std::invalid_argument(std::string("config: unknown key ") + section + "." + key);
     }
+}
+
+nlohmann::json precisionJson(const PrecisionSettings& p)
+{
+    nlohmann::json j = write(p);
+    j["amp_dtype"] = models::precision::to_string(p.amp.dtype);
+    return j;
+}
+
+void readPrecision(const nlohmann::json& j, PrecisionSettings& p)
+{
+    if (!j.is_object()) throw std::invalid_argument("config: 'precision' must be an object");
+    nlohmann::json rest = j;
+    if (rest.contains("amp_dtype")) {
+        try {
+            p.amp.dtype = models::precision::half_type_from_string(rest.at("amp_dtype").get<std::string>());
+        } catch (const std::exception& e) {
+            throw std::invalid_argument(std::string("config: precision.amp_dtype: ") + e.what());
+        }
+        rest.erase("amp_dtype");
+    }
+    read(nlohmann::json{{"precision", rest}}, "precision", p);
 }
 
 } // namespace
@@ -198,6 +235,9 @@ nlohmann::json toJson(const SessionConfig& c)
             {"seed", c.seed},
             {"speed", c.speed},
             {"threads", c.threads},
+            {"device", c.device},
+            {"ensemble", c.ensemble},
+            {"precision", precisionJson(c.precision)},
             {"train_fraction", c.trainFraction},
             {"validation_fraction", c.validationFraction},
             {"checkpoint_every", c.checkpointEvery},
@@ -228,6 +268,8 @@ SessionConfig sessionConfigFromJson(const nlohmann::json& j, SessionConfig c)
         if (j.contains("seed")) c.seed = j.at("seed").get<std::uint64_t>();
         if (j.contains("speed")) c.speed = j.at("speed").get<double>();
         if (j.contains("threads")) c.threads = j.at("threads").get<int>();
+        if (j.contains("device")) c.device = j.at("device").get<std::string>();
+        if (j.contains("ensemble")) c.ensemble = j.at("ensemble").get<bool>();
         if (j.contains("train_fraction")) c.trainFraction = j.at("train_fraction").get<double>();
         if (j.contains("validation_fraction")) c.validationFraction = j.at("validation_fraction").get<double>();
         if (j.contains("checkpoint_every")) c.checkpointEvery = j.at("checkpoint_every").get<long long>();
@@ -251,11 +293,16 @@ SessionConfig sessionConfigFromJson(const nlohmann::json& j, SessionConfig c)
         }
         read(nlohmann::json{{"env", env}}, "env", c.env);
     }
+    if (j.contains("precision")) readPrecision(j.at("precision"), c.precision);
     read(j, "dqn", c.dqn);
     read(j, "ppo", c.ppo);
     read(j, "mamba2", c.mamba2);
     read(j, "tft", c.tft);
     if (c.steps <= 0) throw std::invalid_argument("config: steps must be positive");
+    if (c.device != "cpu" && c.device.rfind("cuda", 0) != 0)
+        throw std::invalid_argument("config: device is \"cpu\" or \"cuda:N\", not \"" + c.device + "\"");
+    if (c.precision.calibrationBars < 0 || c.precision.int8RefreshEvery < 0)
+        throw std::invalid_argument("config: precision.calibration_bars and precision.int8_refresh_every must not be negative");
     if (c.models.empty()) throw std::invalid_argument("config: no models to train");
     return c;
 }

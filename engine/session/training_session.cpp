@@ -167,6 +167,18 @@ SessionResult TrainingSession::run()
         }
         const SessionConfig& cfg = m_config;
         models::setThreads(cfg.threads);
+        if (cfg.device != "cpu") {
+            const std::vector<std::string> devices = models::computeDevices();
+            if (std::find(devices.begin(), devices.end(), cfg.device) == devices.end())
+                throw std::invalid_argument("device " + cfg.device + " is not available in this build (LibTorch " +
+                                            models::torchVersion() + "); use cpu");
+            throw std::invalid_argument("device " + cfg.device +
+                                        ": training sessions run on the CPU in this version; use cpu");
+        }
+        {
+            const auto check = models::precision::validate(cfg.precision.amp, models::precision::ComputeDevice::Cpu);
+            if (!check.ok) throw std::invalid_argument("mixed precision: " + check.problem + "; " + check.suggestion);
+        }
 
         const std::optional<SeriesInfo> series = chooseSeries(*store, cfg.series);
         if (!series)
@@ -254,6 +266,7 @@ SessionResult TrainingSession::run()
                 ForecasterConfig fc = kind == ModelKind::Mamba2 ? cfg.mamba2 : cfg.tft;
                 fc.kind = kind == ModelKind::Mamba2 ? ForecasterKind::Mamba2 : ForecasterKind::Tft;
                 fc.seed = cfg.seed;
+                fc.mixedPrecision = cfg.precision.amp;
                 fc.totalSteps = cfg.steps;
                 fc.warmupSteps = std::min<std::int64_t>(fc.warmupSteps, std::max<std::int64_t>(1, cfg.steps / 10));
                 const IndexRange valid = validAnchors(fdata, fc.windowing);

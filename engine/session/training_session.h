@@ -28,6 +28,15 @@ std::string toString(ModelKind kind);
 /// Parses the names above (case-insensitive); nullopt otherwise.
 std::optional<ModelKind> modelKindFromString(std::string name);
 
+/// Precision of a run: one switch for all four models.
+struct PrecisionSettings {
+    models::precision::MixedPrecisionConfig amp; ///< AMP for DQN, PPO, Mamba-2 and TFT training (default FP32)
+    bool int8 = false;                  ///< keep an INT8 inference copy of each model, validated against FP32
+    bool int8StaticActivations = false; ///< calibrated static activation ranges instead of dynamic per-batch ones
+    int calibrationBars = 1000;         ///< train-split bars used to calibrate static ranges
+    long long int8RefreshEvery = 5'000; ///< ticks between refreshes of the INT8 copy from the FP32 weights (0 = at the end only)
+};
+
 /// Everything a run is configured with. Serialised whole into the run store.
 struct SessionConfig {
     std::string name;                        ///< run name ("" = generated)
@@ -39,6 +48,9 @@ struct SessionConfig {
     std::uint64_t seed = 1;                  ///< seeds every model
     double speed = 0.0;                      ///< replay pace: 0 = max, N = N x real time
     int threads = 1;                         ///< LibTorch intra-op threads (1 is fastest on 2 cores)
+    std::string device = "cpu";              ///< "cpu" or "cuda:N" (see models::computeDevices())
+    bool ensemble = false;                   ///< feed the forecasters' latest median forecasts into the agents' observations
+    PrecisionSettings precision;
     double trainFraction = 0.7;              ///< walk-forward split by trading day
     double validationFraction = 0.15;
     long long checkpointEvery = 5'000;       ///< ticks between checkpoints (0 = only at the end)

@@ -5,6 +5,7 @@
 #include "engine/session/training_session.h"
 #include "engine/store/bar_store.h"
 #include "engine/store/run_store.h"
+#include "models/runtime.h"
 
 #include <nlohmann/json.hpp>
 
@@ -134,8 +135,29 @@ void TestTrainingSession::badConfigFailsReadably()
     QVERIFY2(r.error.find("NO.SUCH") != std::string::npos, r.error.c_str());
     QVERIFY_EXCEPTION_THROWN(sessionConfigFromJson(nlohmann::json{{"models", {"lstm"}}}), std::invalid_argument);
     QVERIFY_EXCEPTION_THROWN(sessionConfigFromJson(nlohmann::json{{"dqn", {{"no_such_key", 1}}}}), std::invalid_argument);
-    const SessionConfig round = sessionConfigFromJson(toJson(c));
-    QCOMPARE(toJson(round).dump(), toJson(c).dump());
+    QVERIFY_EXCEPTION_THROWN(sessionConfigFromJson(nlohmann::json{{"precision", {{"amp_dtype", "fp8"}}}}),
+                             std::invalid_argument);
+    QVERIFY_EXCEPTION_THROWN(sessionConfigFromJson(nlohmann::json{{"device", "tpu"}}), std::invalid_argument);
+    SessionConfig p = c;
+    p.precision.amp = models::precision::MixedPrecisionConfig::for_ampere();
+    p.precision.int8 = true;
+    p.precision.calibrationBars = 250;
+    p.ensemble = true;
+    const SessionConfig round = sessionConfigFromJson(toJson(p));
+    QCOMPARE(toJson(round).dump(), toJson(p).dump());
+    QVERIFY(round.precision.amp == p.precision.amp);
+    QCOMPARE(round.precision.calibrationBars, 250);
+    QVERIFY(round.ensemble);
+
+    // FP16 autocast does not exist on this CPU build: the run says so and names the fix.
+    SessionConfig fp16 = smallConfig({ModelKind::Tft}, 50);
+    fp16.precision.amp = models::precision::MixedPrecisionConfig::for_volta_turing();
+    TrainingSession halfSession(db("fp16.db"), fp16);
+    const SessionResult h = halfSession.run();
+    if (!models::cudaAvailable()) {
+        QCOMPARE(h.status, std::string("failed"));
+        QVERIFY2(h.error.find("BF16") != std::string::npos, h.error.c_str());
+    }
 }
 
 void TestTrainingSession::resumesFromCheckpoint()
