@@ -23,6 +23,8 @@ packages=(
   xvfb xauth
   # the .deb: dependency scan, icon sizes, man pages, metadata checks
   dpkg-dev librsvg2-bin help2man appstream desktop-file-utils
+  # report tests: PDF page count and text
+  poppler-utils
   # reference measurements (PyTorch's Python API at the same version)
   python3-torch
 )
