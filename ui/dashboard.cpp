@@ -517,9 +517,11 @@ void Dashboard::updatePlaceholder(Chart& c)
         return !l->raw.empty() && !(c.key == QLatin1String("memory") && l->metric == QLatin1String("rss_bytes"));
     });
     const QString message = hasData ? QString() : (m_live ? tr("waiting for data") : tr("not emitted by this model"));
-    c.placeholder->setText(QStringLiteral("<b>%1</b><br>%2").arg(c.title.toHtmlEscaped(), message));
-    c.placeholder->setProperty("message", message);
-    c.stack->setCurrentIndex(hasData ? 1 : 0);
+    if (c.placeholder->text().isEmpty() || c.placeholder->property("message").toString() != message) {
+        c.placeholder->setText(QStringLiteral("<b>%1</b><br>%2").arg(c.title.toHtmlEscaped(), message));
+        c.placeholder->setProperty("message", message);
+    }
+    if (c.stack->currentIndex() != (hasData ? 1 : 0)) c.stack->setCurrentIndex(hasData ? 1 : 0);
 }
 
 void Dashboard::addSamples(const MetricBatch& batch)
@@ -595,9 +597,18 @@ void Dashboard::redraw(Chart& c)
         lo = std::min(lo, 0.0);
         hi = std::max(hi, 0.0);
     }
+    // Axes move only when the data leaves them (with headroom) or fills less than half
+    // of them: a range change re-lays out the whole chart, which costs more than the data.
     const double pad = hi > lo ? (hi - lo) * 0.05 : std::max(1e-9, std::abs(hi) * 0.05 + 1e-9);
-    c.y->setRange(lo - pad, hi + pad);
-    c.x->setRange(x0, std::max(x1, x0 + 1));
+    const double yMin = c.y->min(), yMax = c.y->max();
+    const bool yOutside = lo < yMin || hi > yMax;
+    const bool yLoose = (hi - lo + 2 * pad) < 0.5 * (yMax - yMin);
+    if (yOutside || yLoose) c.y->setRange(lo - pad, hi + pad);
+    const double xMax = c.x->max();
+    if (c.x->min() != x0 || x1 > xMax || (x1 - x0) < 0.8 * (xMax - x0)) {
+        const double span = std::max(x1 - x0, 1.0);
+        c.x->setRange(x0, x1 + span * 0.1);
+    }
 }
 
 void Dashboard::recomputeSmoothing(Line& l)

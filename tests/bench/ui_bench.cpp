@@ -54,7 +54,8 @@ int main(int argc, char** argv)
     const std::vector<std::string> metrics = {"loss", "loss_scale", "grad_norm", "latency_ms", "activation_bytes"};
 
     foxhunt::Dashboard dashboard;
-    dashboard.setSeriesCapacity(static_cast<std::size_t>(points) + static_cast<std::size_t>(batchPerSeries) * ticks + 1);
+    // The window is full: new points thin the older half as they would after a long run.
+    dashboard.setSeriesCapacity(static_cast<std::size_t>(points));
     dashboard.resize(1800, 1000);
     dashboard.setModels({QStringLiteral("dqn"), QStringLiteral("ppo"), QStringLiteral("mamba2"), QStringLiteral("tft")});
     dashboard.setSmoothing(smoothing);

@@ -219,9 +219,9 @@ void TestDashboard::hoverReadsNearestPoint()
     QVERIFY(view && view->isVisible());
     QChart* chart = view->chart();
     auto* series = chart->series().constFirst();
-    // Step 423 on screen: the nearest stored point is step 420.
-    const QPointF item = chart->mapToPosition(QPointF(423, 211.5), series);
-    const QPoint pos = view->mapFromScene(chart->mapToScene(item));
+    // Step 421 on screen (a pixel spans about 4 steps here): the nearest stored point is step 420.
+    const QPointF item = chart->mapToPosition(QPointF(421, 210.5), series);
+    const QPoint pos = view->mapFromScene(chart->mapToScene(item)); // rounds to a whole pixel
     QMouseEvent move(QEvent::MouseMove, QPointF(pos), view->viewport()->mapToGlobal(QPointF(pos)), Qt::NoButton,
                      Qt::NoButton, Qt::NoModifier);
     QCoreApplication::sendEvent(view->viewport(), &move);
