@@ -1,139 +1,766 @@
 #include "ui/dashboard.h"
 
+#include "engine/store/run_store.h"
+
+#include <QtCharts/QAreaSeries>
 #include <QtCharts/QChart>
 #include <QtCharts/QChartView>
 #include <QtCharts/QLineSeries>
 #include <QtCharts/QValueAxis>
 
+#include <QDoubleSpinBox>
+#include <QEvent>
 #include <QGridLayout>
+#include <QHBoxLayout>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
+#include <QMouseEvent>
+#include <QStackedWidget>
+#include <QVBoxLayout>
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace foxhunt {
 
 namespace {
 
-/// The metrics charted per model, in column order.
-const QStringList kCharted = {QStringLiteral("loss"), QStringLiteral("grad_norm"), QStringLiteral("latency_ms"),
-                              QStringLiteral("episode_pnl_ticks")};
+enum class ModelRole { Any, Agent, Forecaster };
+
+struct LineSpec {
+    const char* metric;
+    const char* label;
+    bool session = false; ///< fed by the "session" model (rss_bytes), drawn in every model's chart
+    BoundedSeries::Extremes extremes = BoundedSeries::Extremes::Both;
+};
+
+struct ChartSpec {
+    const char* key;
+    const char* title;
+    const char* unit;
+    ModelRole role;
+    bool smoothable;
+    double scale;          ///< applied to values when they are stored (bytes -> MiB)
+    bool zeroLine;         ///< a flat reference at 0 across the x range
+    bool band;             ///< lines 0 and 1 are the lower and upper edge of an area
+    std::vector<LineSpec> lines;
+};
+
+constexpr double kMiB = 1.0 / (1024.0 * 1024.0);
+constexpr int kColumns = 6;
+
+const std::vector<ChartSpec>& chartSpecs()
+{
+    using E = BoundedSeries::Extremes;
+    static const std::vector<ChartSpec> specs = {
+        {"loss", "loss", "", ModelRole::Any, true, 1.0, false, false, {{"loss", "loss"}}},
+        {"loss_scale", "loss scale", "", ModelRole::Any, false, 1.0, false, false, {{"loss_scale", "loss scale"}}},
+        {"grad_norm", "gradient norm", "", ModelRole::Any, true, 1.0, false, false, {{"grad_norm", "grad norm"}}},
+        {"latency", "inference latency", "ms", ModelRole::Any, true, 1.0, false, false, {{"latency_ms", "latency ms"}}},
+        {"memory",
+         "memory",
+         "MiB",
+         ModelRole::Any,
+         false,
+         kMiB,
+         false,
+         false,
+         {{"param_bytes", "params"},
+          {"grad_bytes", "grads"},
+          {"optimizer_bytes", "optimizer"},
+          {"activation_bytes", "activations"},
+          {"rss_bytes", "process RSS", true}}},
+        {"equity",
+         "equity vs flat and buy-and-hold",
+         "ticks",
+         ModelRole::Agent,
+         false,
+         1.0,
+         true,
+         false,
+         {{"equity_ticks", "equity"}, {"buy_hold_equity_ticks", "buy and hold"}}},
+        {"forecast",
+         "forecast q10..q90, q50 vs realised",
+         "log return",
+         ModelRole::Forecaster,
+         false,
+         1.0,
+         false,
+         true,
+         {{"forecast_q10", "q10", false, E::Min},
+          {"forecast_q90", "q90", false, E::Max},
+          {"forecast_q50", "q50"},
+          {"realised", "realised"}}},
+    };
+    return specs;
+}
+
+ModelRole roleOf(const QString& model)
+{
+    if (model == QLatin1String("dqn") || model == QLatin1String("ppo")) return ModelRole::Agent;
+    if (model == QLatin1String("mamba2") || model == QLatin1String("tft")) return ModelRole::Forecaster;
+    return ModelRole::Any;
+}
+
+bool isChartedMetric(const QString& metric)
+{
+    for (const ChartSpec& spec : chartSpecs())
+        for (const LineSpec& line : spec.lines)
+            if (metric == QLatin1String(line.metric)) return true;
+    return false;
+}
+
+const QList<QColor>& lineColors()
+{
+    static const QList<QColor> colors = {QColor(0x1f, 0x77, 0xb4), QColor(0xd6, 0x27, 0x28), QColor(0x2c, 0xa0, 0x2c),
+                                         QColor(0xff, 0x7f, 0x0e), QColor(0x94, 0x67, 0xbd)};
+    return colors;
+}
+
+QString key2(const QString& a, const QString& b) { return a + QLatin1Char('/') + b; }
 
 } // namespace
 
+// ---------------------------------------------------------------------------
+
+double DebiasedEma::push(double value)
+{
+    m_last = m_last * m_weight + (1.0 - m_weight) * value;
+    ++m_count;
+    const double debias = m_weight >= 1.0 ? 1.0 : 1.0 - std::pow(m_weight, static_cast<double>(m_count));
+    return debias > 0 ? m_last / debias : value;
+}
+
+// ---------------------------------------------------------------------------
+
 void BoundedSeries::append(double x, double y)
 {
-    if (m_points.size() >= m_capacity) {
-        // Thin the older half by two so the window keeps its whole span in bounded memory.
-        const std::size_t half = m_points.size() / 2;
-        std::size_t w = 0;
-        for (std::size_t i = 0; i < half; i += 2) m_points[w++] = m_points[i];
+    if (m_points.size() >= m_capacity && m_capacity >= 4) {
+        // Halve the older half so the window keeps its whole span in bounded memory:
+        // of each four points the lowest and the highest stay, so a spike survives thinning.
+        // The first point stays too: it is where the window starts.
+        const std::size_t half = 1 + (m_points.size() / 2 - 1) / 4 * 4;
+        std::size_t w = 1;
+        for (std::size_t i = 1; i < half; i += 4) {
+            std::size_t lo = i, hi = i;
+            for (std::size_t j = i + 1; j < i + 4; ++j) {
+                if (m_points[j].y() < m_points[lo].y()) lo = j;
+                if (m_points[j].y() > m_points[hi].y()) hi = j;
+            }
+            if (lo == hi) hi = i + 3;
+            const QPointF a = m_points[std::min(lo, hi)], b = m_points[std::max(lo, hi)];
+            m_points[w++] = a;
+            m_points[w++] = b;
+        }
         for (std::size_t i = half; i < m_points.size(); ++i) m_points[w++] = m_points[i];
         m_points.resize(w);
+        m_bucketSize = 0;
     }
     m_points.emplace_back(x, y);
 }
 
-std::vector<QPointF> BoundedSeries::decimated(int buckets) const
+void BoundedSeries::clear()
+{
+    m_points.clear();
+    m_buckets.clear();
+    m_bucketSize = 0;
+}
+
+void BoundedSeries::setCapacity(std::size_t capacity)
+{
+    m_capacity = std::max<std::size_t>(2, capacity);
+    if (m_points.size() <= m_capacity) return;
+    // Keep every k-th point so the whole span survives, and the newest point exactly.
+    const std::size_t k = (m_points.size() + m_capacity - 1) / m_capacity;
+    std::vector<QPointF> kept;
+    kept.reserve(m_capacity);
+    for (std::size_t i = 0; i + 1 < m_points.size() && kept.size() + 1 < m_capacity; i += k) kept.push_back(m_points[i]);
+    kept.push_back(m_points.back());
+    m_points = std::move(kept);
+    m_bucketSize = 0;
+}
+
+BoundedSeries::Bucket BoundedSeries::scan(std::size_t begin, std::size_t end) const
+{
+    Bucket b{begin, begin};
+    for (std::size_t i = begin; i < end; ++i) {
+        if (m_points[i].y() < m_points[b.lo].y()) b.lo = i;
+        if (m_points[i].y() > m_points[b.hi].y()) b.hi = i;
+    }
+    return b;
+}
+
+void BoundedSeries::updateCache(int buckets) const
+{
+    // Buckets of a power-of-two number of points from index 0: appends only
+    // complete new buckets, and when there are too many, adjacent pairs merge.
+    const std::size_t maxBuckets = static_cast<std::size_t>(std::max(1, buckets - 2));
+    if (m_bucketSize == 0 || m_cacheBuckets != buckets) {
+        m_buckets.clear();
+        m_bucketSize = 1;
+        m_cacheBuckets = buckets;
+    }
+    const std::size_t n = m_points.size();
+    while (n / m_bucketSize > maxBuckets) {
+        std::vector<Bucket> merged;
+        merged.reserve(m_buckets.size() / 2);
+        for (std::size_t i = 0; i + 1 < m_buckets.size(); i += 2) {
+            const Bucket& a = m_buckets[i];
+            const Bucket& b = m_buckets[i + 1];
+            merged.push_back({m_points[b.lo].y() < m_points[a.lo].y() ? b.lo : a.lo,
+                              m_points[b.hi].y() > m_points[a.hi].y() ? b.hi : a.hi});
+        }
+        m_buckets = std::move(merged);
+        m_bucketSize *= 2;
+    }
+    for (std::size_t begin = m_buckets.size() * m_bucketSize; begin + m_bucketSize <= n; begin += m_bucketSize)
+        m_buckets.push_back(scan(begin, begin + m_bucketSize));
+}
+
+std::vector<QPointF> BoundedSeries::decimated(int buckets, Extremes which) const
 {
     const std::size_t n = m_points.size();
-    if (buckets <= 0 || n <= static_cast<std::size_t>(2 * buckets)) return m_points;
+    if (buckets <= 0 || n <= static_cast<std::size_t>(2 * std::max(buckets, 2))) return m_points;
+    updateCache(buckets);
     std::vector<QPointF> out;
     out.reserve(2 * static_cast<std::size_t>(buckets));
-    for (int k = 0; k < buckets; ++k) {
-        const std::size_t b = n * static_cast<std::size_t>(k) / static_cast<std::size_t>(buckets);
-        const std::size_t e = n * static_cast<std::size_t>(k + 1) / static_cast<std::size_t>(buckets);
-        if (b >= e) continue;
-        std::size_t lo = b, hi = b;
-        for (std::size_t i = b; i < e; ++i) {
-            if (m_points[i].y() < m_points[lo].y()) lo = i;
-            if (m_points[i].y() > m_points[hi].y()) hi = i;
+    std::size_t last = 0;
+    auto take = [&](std::size_t i) {
+        if (!out.empty() && i <= last) return;
+        out.push_back(m_points[i]);
+        last = i;
+    };
+    auto emitBucket = [&](const Bucket& b) {
+        switch (which) {
+        case Extremes::Both:
+            take(std::min(b.lo, b.hi));
+            take(std::max(b.lo, b.hi));
+            break;
+        case Extremes::Min: take(b.lo); break;
+        case Extremes::Max: take(b.hi); break;
         }
-        out.push_back(m_points[std::min(lo, hi)]);
-        if (lo != hi) out.push_back(m_points[std::max(lo, hi)]);
-    }
+    };
+    take(0);
+    for (const Bucket& b : m_buckets) emitBucket(b);
+    const std::size_t tail = m_buckets.size() * m_bucketSize;
+    if (tail < n) emitBucket(scan(tail, n));
+    take(n - 1);
     return out;
+}
+
+std::optional<QPointF> BoundedSeries::nearest(double x) const
+{
+    if (m_points.empty()) return std::nullopt;
+    const auto it = std::lower_bound(m_points.begin(), m_points.end(), x,
+                                     [](const QPointF& p, double v) { return p.x() < v; });
+    if (it == m_points.begin()) return *it;
+    if (it == m_points.end()) return m_points.back();
+    const auto before = std::prev(it);
+    return (x - before->x() <= it->x() - x) ? *before : *it;
+}
+
+// ---------------------------------------------------------------------------
+
+struct Dashboard::Line {
+    QString metric;
+    QString label;
+    double scale = 1.0;
+    bool smoothable = false;
+    BoundedSeries::Extremes extremes = BoundedSeries::Extremes::Both;
+    BoundedSeries raw;
+    BoundedSeries smooth;
+    DebiasedEma ema;
+    QLineSeries* series = nullptr;
+    QLineSeries* smoothSeries = nullptr;
+    Chart* owner = nullptr;
+    bool dirty = false;
+    // Range of what was last drawn, so an untouched line is not decimated again.
+    double x0 = 0, x1 = 0, lo = 0, hi = 0;
+    bool drawn = false;
+};
+
+struct Dashboard::Chart {
+    QString model;
+    QString key;
+    QString title;
+    QStackedWidget* stack = nullptr;
+    QLabel* placeholder = nullptr;
+    QChartView* view = nullptr;
+    QChart* chart = nullptr;
+    QValueAxis* x = nullptr;
+    QValueAxis* y = nullptr;
+    QLineSeries* zero = nullptr;
+    QAreaSeries* band = nullptr;
+    std::vector<std::unique_ptr<Line>> lines;
+    bool dirty = false;
+};
+
+const QStringList& Dashboard::chartKeys()
+{
+    static const QStringList keys = [] {
+        QStringList k;
+        for (const ChartSpec& spec : chartSpecs()) k << QLatin1String(spec.key);
+        return k;
+    }();
+    return keys;
 }
 
 Dashboard::Dashboard(QWidget* parent) : QWidget(parent)
 {
-    m_grid = new QGridLayout(this);
-    auto* hint = new QLabel(tr("Start a run (Training -> Start) to see each model's loss, gradient norm, inference "
-                               "latency and episode PnL live. The full history is kept in the run store."));
-    hint->setObjectName(QStringLiteral("dashboardHint"));
-    hint->setWordWrap(true);
-    m_grid->addWidget(hint, 0, 0, 1, kCharted.size());
+    auto* outer = new QVBoxLayout(this);
+    auto* top = new QHBoxLayout;
+    top->addWidget(new QLabel(tr("Smoothing")));
+    m_smoothingBox = new QDoubleSpinBox;
+    m_smoothingBox->setObjectName(QStringLiteral("smoothing"));
+    m_smoothingBox->setRange(0.0, 0.99);
+    m_smoothingBox->setSingleStep(0.05);
+    m_smoothingBox->setDecimals(2);
+    m_smoothingBox->setToolTip(tr("Debiased exponential moving average of loss, gradient norm and latency "
+                                  "(0 = off); the raw line stays, faint"));
+    connect(m_smoothingBox, &QDoubleSpinBox::valueChanged, this, &Dashboard::setSmoothing);
+    top->addWidget(m_smoothingBox);
+    m_readout = new QLabel;
+    m_readout->setObjectName(QStringLiteral("hoverReadout"));
+    m_readout->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    top->addWidget(m_readout, 1);
+    outer->addLayout(top);
+
+    auto* gridHost = new QWidget;
+    m_grid = new QGridLayout(gridHost);
+    m_grid->setContentsMargins(0, 0, 0, 0);
+    m_hint = new QLabel(tr("Start a run (Training -> Start) to see each model's loss, loss scale, gradient norm, "
+                           "inference latency, memory and equity or forecast band live. The full history is kept in "
+                           "the run store (Runs tab)."));
+    m_hint->setObjectName(QStringLiteral("dashboardHint"));
+    m_hint->setWordWrap(true);
+    m_grid->addWidget(m_hint, 0, 0, 1, kColumns);
+    outer->addWidget(gridHost, 1);
 }
+
+Dashboard::~Dashboard() = default;
 
 void Dashboard::clear()
 {
     for (auto& c : m_owned) {
-        m_grid->removeWidget(c->view);
-        delete c->view;
+        m_grid->removeWidget(c->stack);
+        delete c->stack;
     }
     m_owned.clear();
     m_charts.clear();
-    m_rows.clear();
+    m_routes.clear();
+    m_order.clear();
+    m_sessionRss.clear();
+    m_readout->clear();
+    m_hint->show();
+    m_live = true;
 }
 
-Dashboard::Chart& Dashboard::chartFor(const QString& model, const QString& metric)
+void Dashboard::setModels(const QStringList& models)
 {
-    const QString key = model + QLatin1Char('/') + metric;
-    if (Chart* c = m_charts.value(key)) return *c;
-    if (!m_rows.contains(model)) m_rows.insert(model, static_cast<int>(m_rows.size()) + 1);
-    auto chart = std::make_unique<Chart>();
-    auto* qc = new QChart;
-    qc->setTitle(model + QStringLiteral(" — ") + metric);
-    qc->legend()->hide();
-    chart->series = new QLineSeries;
-    qc->addSeries(chart->series);
-    chart->x = new QValueAxis;
-    chart->y = new QValueAxis;
-    chart->x->setLabelFormat(QStringLiteral("%.0f"));
-    chart->x->setTitleText(tr("step"));
-    qc->addAxis(chart->x, Qt::AlignBottom);
-    qc->addAxis(chart->y, Qt::AlignLeft);
-    chart->series->attachAxis(chart->x);
-    chart->series->attachAxis(chart->y);
-    chart->view = new QChartView(qc);
-    chart->view->setMinimumSize(240, 180);
-    m_grid->addWidget(chart->view, m_rows.value(model), static_cast<int>(kCharted.indexOf(metric)));
-    Chart* raw = chart.get();
-    m_owned.push_back(std::move(chart));
-    m_charts.insert(key, raw);
-    if (QWidget* hint = findChild<QWidget*>(QStringLiteral("dashboardHint"))) hint->hide();
-    return *raw;
+    m_live = true;
+    for (const QString& m : models)
+        if (!m_order.contains(m)) addModel(m);
+    for (auto& c : m_owned) updatePlaceholder(*c);
+}
+
+void Dashboard::setLive(bool live)
+{
+    m_live = live;
+    for (auto& c : m_owned) updatePlaceholder(*c);
+}
+
+void Dashboard::setSeriesCapacity(std::size_t capacity)
+{
+    m_capacity = capacity;
+    m_sessionRss.setCapacity(capacity);
+    for (auto& c : m_owned) {
+        for (auto& l : c->lines) {
+            l->raw.setCapacity(capacity);
+            l->smooth.setCapacity(capacity);
+            if (l->smoothable && m_smoothing > 0) recomputeSmoothing(*l);
+            l->dirty = true;
+        }
+        redraw(*c);
+    }
+}
+
+void Dashboard::addModel(const QString& model)
+{
+    const int row = static_cast<int>(m_order.size()) + 1;
+    m_order << model;
+    const ModelRole role = roleOf(model);
+    int column = 0;
+    for (const ChartSpec& spec : chartSpecs()) {
+        if (spec.role != ModelRole::Any && spec.role != role) continue;
+        makeChart(model, QLatin1String(spec.key), row, std::min(column++, kColumns - 1));
+    }
+    m_hint->hide();
+}
+
+Dashboard::Chart* Dashboard::makeChart(const QString& model, const QString& key, int row, int column)
+{
+    const auto specIt = std::find_if(chartSpecs().begin(), chartSpecs().end(),
+                                     [&](const ChartSpec& s) { return key == QLatin1String(s.key); });
+    const ChartSpec& spec = *specIt;
+    auto c = std::make_unique<Chart>();
+    c->model = model;
+    c->key = key;
+    c->title = model + QStringLiteral(" — ") + QLatin1String(spec.title);
+    c->chart = new QChart;
+    c->chart->setTitle(c->title);
+    c->chart->legend()->setVisible(spec.lines.size() > 1);
+    c->chart->legend()->setAlignment(Qt::AlignBottom);
+    c->x = new QValueAxis;
+    c->y = new QValueAxis;
+    c->x->setLabelFormat(QStringLiteral("%.0f"));
+    c->x->setTitleText(tr("step"));
+    if (*spec.unit) c->y->setTitleText(QLatin1String(spec.unit));
+    c->chart->addAxis(c->x, Qt::AlignBottom);
+    c->chart->addAxis(c->y, Qt::AlignLeft);
+
+    auto attach = [&](QAbstractSeries* s) {
+        c->chart->addSeries(s);
+        s->attachAxis(c->x);
+        s->attachAxis(c->y);
+    };
+    int colorIndex = 0;
+    for (std::size_t i = 0; i < spec.lines.size(); ++i) {
+        const LineSpec& ls = spec.lines[i];
+        auto line = std::make_unique<Line>();
+        line->metric = QLatin1String(ls.metric);
+        line->label = QLatin1String(ls.label);
+        line->scale = spec.scale;
+        line->smoothable = spec.smoothable;
+        line->extremes = ls.extremes;
+        line->raw.setCapacity(m_capacity);
+        line->smooth.setCapacity(m_capacity);
+        line->ema = DebiasedEma(m_smoothing);
+        line->owner = c.get();
+        line->series = new QLineSeries;
+        line->series->setName(line->label);
+        if (!(spec.band && i < 2)) {
+            QPen pen(lineColors().at(colorIndex++ % lineColors().size()));
+            pen.setWidthF(1.5);
+            line->series->setPen(pen);
+            attach(line->series);
+        }
+        if (spec.smoothable) {
+            line->smoothSeries = new QLineSeries;
+            line->smoothSeries->setName(line->label + tr(" (smoothed)"));
+            QPen pen(lineColors().at(0));
+            pen.setWidthF(2.0);
+            line->smoothSeries->setPen(pen);
+            line->smoothSeries->setVisible(m_smoothing > 0);
+            attach(line->smoothSeries);
+        }
+        const QString source = ls.session ? QStringLiteral("session") : model;
+        m_routes[key2(source, line->metric)] << line.get();
+        if (ls.session)
+            for (const QPointF& p : m_sessionRss.points()) line->raw.append(p.x(), p.y() * line->scale);
+        c->lines.push_back(std::move(line));
+    }
+    if (spec.band) {
+        // The area owns neither edge's data: the edges are plain line series replaced once per tick.
+        c->band = new QAreaSeries(c->lines[1]->series, c->lines[0]->series);
+        c->band->setName(tr("q10..q90"));
+        QColor fill = lineColors().at(0);
+        fill.setAlpha(60);
+        c->band->setBrush(fill);
+        c->band->setPen(QPen(fill.darker(), 0.5));
+        attach(c->band);
+        c->lines[0]->series->setParent(c->band);
+        c->lines[1]->series->setParent(c->band);
+    }
+    if (spec.zeroLine) {
+        c->zero = new QLineSeries;
+        c->zero->setName(tr("flat"));
+        c->zero->setPen(QPen(Qt::gray, 1.0, Qt::DashLine));
+        attach(c->zero);
+    }
+    if (c->lines.size() == 1 && !spec.smoothable) c->chart->legend()->hide();
+    if (spec.smoothable) c->chart->legend()->hide();
+
+    c->view = new QChartView(c->chart);
+    c->view->setMinimumSize(240, 180);
+    c->view->setRenderHint(QPainter::Antialiasing, false);
+    c->view->setMouseTracking(true);
+    c->view->viewport()->setMouseTracking(true);
+    c->view->viewport()->installEventFilter(this);
+    c->view->viewport()->setProperty("dashboardChart", key2(model, key));
+
+    c->placeholder = new QLabel;
+    c->placeholder->setAlignment(Qt::AlignCenter);
+    c->placeholder->setWordWrap(true);
+    c->placeholder->setMinimumSize(240, 180);
+    c->placeholder->setFrameShape(QFrame::StyledPanel);
+    c->stack = new QStackedWidget;
+    c->stack->addWidget(c->placeholder);
+    c->stack->addWidget(c->view);
+    m_grid->addWidget(c->stack, row, column);
+
+    Chart* raw = c.get();
+    m_charts.insert(key2(model, key), raw);
+    m_owned.push_back(std::move(c));
+    for (auto& l : raw->lines) l->dirty = !l->raw.empty();
+    redraw(*raw);
+    updatePlaceholder(*raw);
+    return raw;
+}
+
+void Dashboard::updatePlaceholder(Chart& c)
+{
+    const bool hasData = std::any_of(c.lines.begin(), c.lines.end(), [&](const auto& l) {
+        // The process RSS alone says nothing about this model.
+        return !l->raw.empty() && !(c.key == QLatin1String("memory") && l->metric == QLatin1String("rss_bytes"));
+    });
+    const QString message = hasData ? QString() : (m_live ? tr("waiting for data") : tr("not emitted by this model"));
+    if (c.placeholder->text().isEmpty() || c.placeholder->property("message").toString() != message) {
+        c.placeholder->setText(QStringLiteral("<b>%1</b><br>%2").arg(c.title.toHtmlEscaped(), message));
+        c.placeholder->setProperty("message", message);
+    }
+    if (c.stack->currentIndex() != (hasData ? 1 : 0)) c.stack->setCurrentIndex(hasData ? 1 : 0);
 }
 
 void Dashboard::addSamples(const MetricBatch& batch)
 {
+    QString model, metric;
+    std::string lastModel, lastMetric;
+    QList<Line*> lines;
     for (const MetricSample& s : batch) {
-        const QString metric = QString::fromStdString(s.metric);
-        if (!kCharted.contains(metric) || !std::isfinite(s.value)) continue;
-        Chart& c = chartFor(QString::fromStdString(s.model), metric);
-        c.data.append(static_cast<double>(s.step), s.value);
-        c.dirty = true;
+        if (!std::isfinite(s.value)) continue;
+        if (s.model != lastModel || s.metric != lastMetric) {
+            lastModel = s.model;
+            lastMetric = s.metric;
+            model = QString::fromStdString(s.model);
+            metric = QString::fromStdString(s.metric);
+            if (model != QLatin1String("session") && model != QLatin1String("replay") && !m_order.contains(model) &&
+                isChartedMetric(metric))
+                addModel(model);
+            lines = m_routes.value(key2(model, metric));
+        }
+        const double x = static_cast<double>(s.step);
+        if (model == QLatin1String("session") && metric == QLatin1String("rss_bytes")) m_sessionRss.append(x, s.value);
+        for (Line* l : lines) {
+            const double v = s.value * l->scale;
+            l->raw.append(x, v);
+            if (l->smoothable && m_smoothing > 0) l->smooth.append(x, l->ema.push(v));
+            l->dirty = true;
+            l->owner->dirty = true;
+        }
     }
     for (auto& c : m_owned) {
         if (!c->dirty) continue;
         c->dirty = false;
-        const std::vector<QPointF> points = c->data.decimated(std::max(100, c->view->width()));
-        c->series->replace(QList<QPointF>(points.begin(), points.end()));
-        double lo = points.front().y(), hi = lo;
-        for (const QPointF& p : points) {
-            lo = std::min(lo, p.y());
-            hi = std::max(hi, p.y());
-        }
-        const double pad = hi > lo ? (hi - lo) * 0.05 : std::max(1e-9, std::abs(hi) * 0.05 + 1e-9);
-        c->y->setRange(lo - pad, hi + pad);
-        c->x->setRange(points.front().x(), std::max(points.back().x(), points.front().x() + 1));
+        redraw(*c);
+        updatePlaceholder(*c);
     }
+}
+
+void Dashboard::redraw(Chart& c)
+{
+    const int buckets = std::max(100, c.stack->width());
+    double x0 = std::numeric_limits<double>::infinity(), x1 = -x0, lo = x0, hi = -x0;
+    for (auto& lp : c.lines) {
+        Line& l = *lp;
+        if (l.dirty) {
+            l.dirty = false;
+            const std::vector<QPointF> points = l.raw.decimated(buckets, l.extremes);
+            l.series->replace(QList<QPointF>(points.begin(), points.end()));
+            l.drawn = !points.empty();
+            if (l.drawn) {
+                l.x0 = points.front().x();
+                l.x1 = points.back().x();
+                l.lo = l.hi = points.front().y();
+                for (const QPointF& p : points) {
+                    l.lo = std::min(l.lo, p.y());
+                    l.hi = std::max(l.hi, p.y());
+                }
+            }
+            if (l.smoothSeries) {
+                const std::vector<QPointF> smooth =
+                    m_smoothing > 0 ? l.smooth.decimated(buckets) : std::vector<QPointF>{};
+                l.smoothSeries->replace(QList<QPointF>(smooth.begin(), smooth.end()));
+            }
+        }
+        if (!l.drawn) continue;
+        x0 = std::min(x0, l.x0);
+        x1 = std::max(x1, l.x1);
+        lo = std::min(lo, l.lo);
+        hi = std::max(hi, l.hi);
+    }
+    if (!std::isfinite(x0)) return;
+    if (c.zero) {
+        c.zero->replace(QList<QPointF>{{x0, 0.0}, {x1, 0.0}});
+        lo = std::min(lo, 0.0);
+        hi = std::max(hi, 0.0);
+    }
+    // Axes move only when the data leaves them (with headroom) or fills less than half
+    // of them: a range change re-lays out the whole chart, which costs more than the data.
+    const double pad = hi > lo ? (hi - lo) * 0.05 : std::max(1e-9, std::abs(hi) * 0.05 + 1e-9);
+    const double yMin = c.y->min(), yMax = c.y->max();
+    const bool yOutside = lo < yMin || hi > yMax;
+    const bool yLoose = (hi - lo + 2 * pad) < 0.5 * (yMax - yMin);
+    if (yOutside || yLoose) c.y->setRange(lo - pad, hi + pad);
+    const double xMax = c.x->max();
+    if (c.x->min() != x0 || x1 > xMax || (x1 - x0) < 0.8 * (xMax - x0)) {
+        const double span = std::max(x1 - x0, 1.0);
+        c.x->setRange(x0, x1 + span * 0.1);
+    }
+}
+
+void Dashboard::recomputeSmoothing(Line& l)
+{
+    l.ema = DebiasedEma(m_smoothing);
+    l.smooth.clear();
+    if (m_smoothing <= 0) return;
+    for (const QPointF& p : l.raw.points()) l.smooth.append(p.x(), l.ema.push(p.y()));
+}
+
+void Dashboard::setSmoothing(double weight)
+{
+    weight = std::clamp(weight, 0.0, 0.99);
+    if (weight == m_smoothing) return;
+    m_smoothing = weight;
+    if (m_smoothingBox->value() != weight) {
+        const QSignalBlocker block(m_smoothingBox);
+        m_smoothingBox->setValue(weight);
+    }
+    for (auto& c : m_owned) {
+        for (auto& l : c->lines) {
+            if (!l->smoothable) continue;
+            recomputeSmoothing(*l);
+            QPen pen = l->series->pen();
+            QColor color = pen.color();
+            color.setAlpha(weight > 0 ? 70 : 255);
+            pen.setColor(color);
+            l->series->setPen(pen);
+            l->smoothSeries->setVisible(weight > 0);
+            l->dirty = true;
+        }
+        redraw(*c);
+    }
+}
+
+Dashboard::Chart* Dashboard::chart(const QString& model, const QString& key) const
+{
+    return m_charts.value(key2(model, key));
+}
+
+Dashboard::Line* Dashboard::lineFor(const QString& model, const QString& metric) const
+{
+    const QString source = metric == QLatin1String("rss_bytes") ? QStringLiteral("session") : model;
+    for (Line* l : m_routes.value(key2(source, metric)))
+        if (l->owner->model == model) return l;
+    return nullptr;
+}
+
+QStringList Dashboard::chartsOf(const QString& model) const
+{
+    QStringList keys;
+    for (const auto& c : m_owned)
+        if (c->model == model) keys << c->key;
+    return keys;
 }
 
 int Dashboard::pointCount(const QString& model, const QString& metric) const
 {
-    const Chart* c = m_charts.value(model + QLatin1Char('/') + metric);
-    return c ? static_cast<int>(c->data.size()) : 0;
+    const Line* l = lineFor(model, metric);
+    return l ? static_cast<int>(l->raw.size()) : 0;
+}
+
+QList<QPointF> Dashboard::shownPoints(const QString& model, const QString& metric) const
+{
+    const Line* l = lineFor(model, metric);
+    return l ? l->series->points() : QList<QPointF>{};
+}
+
+QList<QPointF> Dashboard::smoothedPoints(const QString& model, const QString& metric) const
+{
+    const Line* l = lineFor(model, metric);
+    return l && l->smoothSeries ? l->smoothSeries->points() : QList<QPointF>{};
+}
+
+QList<QPointF> Dashboard::bandEdge(const QString& model, bool upper) const
+{
+    const Chart* c = chart(model, QStringLiteral("forecast"));
+    if (!c || !c->band) return {};
+    const QLineSeries* edge = upper ? c->band->upperSeries() : c->band->lowerSeries();
+    return edge ? edge->points() : QList<QPointF>{};
+}
+
+QString Dashboard::chartMessage(const QString& model, const QString& key) const
+{
+    const Chart* c = chart(model, key);
+    return c ? c->placeholder->property("message").toString() : QString();
+}
+
+QChartView* Dashboard::chartView(const QString& model, const QString& key) const
+{
+    const Chart* c = chart(model, key);
+    return c ? c->view : nullptr;
+}
+
+QString Dashboard::hoverAt(const QString& model, const QString& key, const QPoint& viewportPos)
+{
+    Chart* c = chart(model, key);
+    if (!c || c->lines.empty()) return {};
+    const QPointF itemPos = c->chart->mapFromScene(c->view->mapToScene(viewportPos));
+    if (!c->chart->plotArea().contains(itemPos)) return {};
+    Line* primary = nullptr;
+    for (auto& l : c->lines)
+        if (!l->raw.empty()) {
+            primary = l.get();
+            break;
+        }
+    if (!primary) return {};
+    const QPointF value = c->chart->mapToValue(itemPos); // every series shares the chart's axes
+    const std::optional<QPointF> anchor = primary->raw.nearest(value.x());
+    QStringList parts;
+    for (auto& l : c->lines) {
+        const std::optional<QPointF> p = l->raw.nearest(anchor->x());
+        if (!p) continue;
+        parts << QStringLiteral("%1 %2").arg(l->label, QString::number(p->y(), 'g', 6));
+        if (l->smoothable && m_smoothing > 0)
+            if (const auto s = l->smooth.nearest(anchor->x()))
+                parts << tr("smoothed %1").arg(QString::number(s->y(), 'g', 6));
+    }
+    const QString text = QStringLiteral("%1 · step %2 · %3")
+                             .arg(c->title, QString::number(static_cast<qlonglong>(anchor->x())),
+                                  parts.join(QStringLiteral(", ")));
+    m_readout->setText(text);
+    c->view->setToolTip(text);
+    return text;
+}
+
+QString Dashboard::hoverText() const { return m_readout->text(); }
+
+bool Dashboard::eventFilter(QObject* watched, QEvent* event)
+{
+    if (event->type() == QEvent::MouseMove) {
+        const QString id = watched->property("dashboardChart").toString();
+        const qsizetype slash = id.indexOf(QLatin1Char('/'));
+        if (slash > 0)
+            hoverAt(id.left(slash), id.mid(slash + 1), static_cast<QMouseEvent*>(event)->position().toPoint());
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+bool Dashboard::fromStore(const RunStore& store, std::int64_t runId)
+{
+    const std::optional<RunInfo> info = store.run(runId);
+    if (!info) return false;
+    clear();
+    QStringList models;
+    const QJsonObject config = QJsonDocument::fromJson(QByteArray::fromStdString(info->configJson)).object();
+    for (const QJsonValue& m : config.value(QStringLiteral("models")).toArray()) models << m.toString();
+    setModels(models);
+    m_live = false;
+    addSamples(store.metrics(runId));
+    setLive(info->status == RunStatus::Running);
+    return true;
 }
 
 } // namespace foxhunt

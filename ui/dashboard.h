@@ -1,71 +1,179 @@
 #pragma once
-// The live dashboard: per model a row of charts (loss, gradient norm, latency,
-// and episode PnL for the agents), each a bounded, decimated window updated
-// with exactly one replace() per series per tick. The full history is in SQLite.
+// The live dashboard: per model a row of charts (loss, loss scale, gradient
+// norm, latency, memory, and the equity curve for agents or the forecast band
+// for forecasters). Each series keeps a bounded window whose min/max-per-pixel
+// decimation is maintained incrementally, and gets exactly one replace() per
+// tick. The full history is in SQLite; fromStore() draws a stored run.
 
 #include "engine/telemetry/metric_sample.h"
 
 #include <QHash>
+#include <QList>
 #include <QPointF>
 #include <QString>
+#include <QStringList>
 #include <QWidget>
 
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
 #include <vector>
 
 QT_BEGIN_NAMESPACE
-class QGridLayout;
-class QLineSeries;
-class QValueAxis;
+class QAreaSeries;
 class QChartView;
+class QDoubleSpinBox;
+class QGridLayout;
+class QLabel;
+class QLineSeries;
+class QStackedWidget;
+class QValueAxis;
 QT_END_NAMESPACE
 
 namespace foxhunt {
 
-/// A bounded window of points: at most `capacity`, older halves thinned by 2 when full.
+class RunStore;
+
+/// TensorBoard's debiased exponential moving average: starts at zero and
+/// divides by (1 - w^n), so the first values are not pulled towards zero.
+class DebiasedEma {
+public:
+    /// weight in [0, 1): 0 returns the input unchanged.
+    explicit DebiasedEma(double weight = 0.0) : m_weight(weight) {}
+    /// The smoothed value after `value`.
+    double push(double value);
+    void reset() { m_last = 0; m_count = 0; }
+    double weight() const { return m_weight; }
+
+private:
+    double m_weight = 0;
+    double m_last = 0;
+    long long m_count = 0;
+};
+
+/// A bounded window of points: at most `capacity`; when full, the older half is
+/// halved keeping the min and max of every four points, so spikes survive.
+/// Min/max decimation is cached per bucket count and extended as points
+/// arrive, so a tick costs the new points plus the output, not the window.
 class BoundedSeries {
 public:
-    explicit BoundedSeries(std::size_t capacity = 20'000) : m_capacity(capacity) {}
+    /// Points a dashboard series holds by default.
+    static constexpr std::size_t kDefaultCapacity = 50'000;
+    /// Which extremes of each bucket decimated() keeps.
+    enum class Extremes { Both, Min, Max };
+
+    explicit BoundedSeries(std::size_t capacity = kDefaultCapacity) : m_capacity(capacity) {}
+    /// Appends in x order (x never decreases within one series).
     void append(double x, double y);
-    /// Min/max per bucket, at most 2 * buckets points, in x order.
-    std::vector<QPointF> decimated(int buckets) const;
+    void clear();
+    /// Changes the bound; thins at once when over it.
+    void setCapacity(std::size_t capacity);
+    std::size_t capacity() const { return m_capacity; }
+    /// Min/max per bucket in x order, plus the first and last point: at most 2 * buckets points.
+    /// With Min or Max only that extreme of each bucket (the two edges of a band).
+    std::vector<QPointF> decimated(int buckets, Extremes which = Extremes::Both) const;
+    /// The held point whose x is nearest to `x`.
+    std::optional<QPointF> nearest(double x) const;
+    const std::vector<QPointF>& points() const { return m_points; }
     std::size_t size() const { return m_points.size(); }
     bool empty() const { return m_points.empty(); }
 
 private:
+    struct Bucket {
+        std::size_t lo = 0; ///< index of the minimum
+        std::size_t hi = 0; ///< index of the maximum
+    };
+    Bucket scan(std::size_t begin, std::size_t end) const;
+    void updateCache(int buckets) const;
+
     std::vector<QPointF> m_points;
     std::size_t m_capacity;
+    mutable std::vector<Bucket> m_buckets; ///< complete buckets of m_bucketSize points from index 0
+    mutable std::size_t m_bucketSize = 0;  ///< 0 = cache invalid
+    mutable int m_cacheBuckets = 0;
 };
 
-/// Live charts of a running session.
+/// Live (or stored) charts of a session's models.
 class Dashboard : public QWidget {
     Q_OBJECT
 public:
-    explicit Dashboard(QWidget* parent = nullptr);
+    /// Chart keys, in column order ("equity" for agents, "forecast" for forecasters).
+    static const QStringList& chartKeys();
 
-    /// Adds a drained batch and redraws the touched charts once.
+    explicit Dashboard(QWidget* parent = nullptr);
+    ~Dashboard() override;
+
+    /// Creates the rows of the models a run trains (in this order); they show
+    /// "waiting for data" until samples arrive. Marks the dashboard live.
+    void setModels(const QStringList& models);
+    /// Live: empty charts wait for data. Not live (run ended, stored run):
+    /// empty charts say the model did not emit that metric.
+    void setLive(bool live);
+    bool live() const { return m_live; }
+    /// Adds a drained batch and replaces each touched series once.
     void addSamples(const MetricBatch& batch);
     /// Forgets every chart (a new run starts).
     void clear();
-    /// Points held for a model's metric (for tests).
-    int pointCount(const QString& model, const QString& metric) const;
+    /// Draws stored run `runId` (its configured models, every stored metric). False if the run is unknown.
+    bool fromStore(const RunStore& store, std::int64_t runId);
+
+    /// Smoothing weight 0..0.99 (TensorBoard's debiased EMA); the raw line stays, faint.
+    void setSmoothing(double weight);
+    double smoothing() const { return m_smoothing; }
+    /// Points each series holds (default BoundedSeries::kDefaultCapacity).
+    void setSeriesCapacity(std::size_t capacity);
+
+    /// Models shown, in row order.
+    QStringList models() const { return m_order; }
     /// Number of charts shown.
     int chartCount() const { return static_cast<int>(m_charts.size()); }
+    /// Chart keys of one model's row.
+    QStringList chartsOf(const QString& model) const;
+    /// Points held for a model's metric (rss_bytes: the session's, as drawn in the model's memory chart).
+    int pointCount(const QString& model, const QString& metric) const;
+    /// Points currently in the chart series of a model's metric (after decimation).
+    QList<QPointF> shownPoints(const QString& model, const QString& metric) const;
+    /// Points of the smoothed series of a model's metric (empty when smoothing is off).
+    QList<QPointF> smoothedPoints(const QString& model, const QString& metric) const;
+    /// Upper and lower edge of a forecaster's q10..q90 band as drawn.
+    QList<QPointF> bandEdge(const QString& model, bool upper) const;
+    /// The placeholder shown instead of a chart ("" when the chart has data).
+    QString chartMessage(const QString& model, const QString& chart) const;
+    /// The view of a chart (for hover tests and screenshots).
+    QChartView* chartView(const QString& model, const QString& chart) const;
+    /// Read-out for a position in a chart view's viewport: the nearest held point of each
+    /// line ("step 120 · loss 0.53"); also shown in the read-out label. Empty outside data.
+    QString hoverAt(const QString& model, const QString& chart, const QPoint& viewportPos);
+    /// The hover read-out label's text.
+    QString hoverText() const;
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
-    struct Chart {
-        QChartView* view = nullptr;
-        QLineSeries* series = nullptr;
-        QValueAxis* x = nullptr;
-        QValueAxis* y = nullptr;
-        BoundedSeries data;
-        bool dirty = false;
-    };
-    Chart& chartFor(const QString& model, const QString& metric);
+    struct Line;
+    struct Chart;
+    Chart* chart(const QString& model, const QString& key) const;
+    Line* lineFor(const QString& model, const QString& metric) const;
+    void addModel(const QString& model);
+    Chart* makeChart(const QString& model, const QString& key, int row, int column);
+    void redraw(Chart& chart);
+    void updatePlaceholder(Chart& chart);
+    void recomputeSmoothing(Line& line);
 
     QGridLayout* m_grid = nullptr;
-    QHash<QString, int> m_rows;           ///< model -> grid row
-    QHash<QString, Chart*> m_charts;      ///< "model/metric" -> chart
+    QLabel* m_hint = nullptr;
+    QLabel* m_readout = nullptr;
+    QDoubleSpinBox* m_smoothingBox = nullptr;
+    QStringList m_order;                       ///< models, row order
+    QHash<QString, Chart*> m_charts;           ///< "model/key" -> chart
+    QHash<QString, QList<Line*>> m_routes;     ///< "model/metric" -> lines fed by it
     std::vector<std::unique_ptr<Chart>> m_owned;
+    BoundedSeries m_sessionRss;                ///< copied into memory charts of models added later
+    std::size_t m_capacity = BoundedSeries::kDefaultCapacity;
+    double m_smoothing = 0.0;
+    bool m_live = true;
 };
 
 } // namespace foxhunt

@@ -5,6 +5,7 @@
 #include "ui/training_controller.h"
 #include "ui/import_controller.h"
 #include "ui/import_report.h"
+#include "ui/run_history.h"
 
 #include "engine/data/market_time.h"
 #include "engine/store/bar_store.h"
@@ -86,6 +87,7 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
     });
     connect(m_training.get(), &TrainingController::finished, this, &MainWindow::onTrainingFinished);
     updateTrainingActions();
+    addRunHistory();
 
     try {
         m_store = std::make_unique<BarStore>(databasePath.toStdString());
@@ -435,6 +437,61 @@ void MainWindow::showAbout()
                        tr("<h3>Foxhunt %1</h3><p>A workbench for training and watching trading models on "
                           "E-mini S&amp;P 500 futures bars.</p><p>Store: %2</p>")
                            .arg(QStringLiteral(FOXHUNT_VERSION), m_databasePath.toHtmlEscaped()));
+}
+
+// The Runs tab and File -> Export report: kept apart from the rest of the window's wiring.
+void MainWindow::addRunHistory()
+{
+    m_history = new RunHistory(m_databasePath);
+    m_tabs->addTab(m_history, tr("Runs"));
+
+    m_exportReportAction = new QAction(tr("&Export report..."), this);
+    m_exportReportAction->setShortcut(QKeySequence(QStringLiteral("Ctrl+E")));
+    m_exportReportAction->setToolTip(tr("Write the selected or open run(s) as HTML, JSON or CSV"));
+    connect(m_exportReportAction, &QAction::triggered, this, &MainWindow::exportReport);
+    if (QMenu* file = menuBar()->actions().isEmpty() ? nullptr : menuBar()->actions().first()->menu()) {
+        const QList<QAction*> items = file->actions();
+        const auto separator = std::find_if(items.begin(), items.end(), [](QAction* a) { return a->isSeparator(); });
+        file->insertAction(separator != items.end() ? *separator : nullptr, m_exportReportAction);
+    }
+
+    // Charts for every enabled model from the first drain on; the table follows runs starting and ending.
+    connect(m_training.get(), &TrainingController::started, this, [this](qint64 runId) {
+        m_dashboard->setModels(m_history->modelsOfRun(runId));
+        m_history->refresh();
+    });
+    connect(m_training.get(), &TrainingController::finished, this, [this] {
+        m_dashboard->setLive(false);
+        m_history->refresh();
+    });
+    connect(m_history, &RunHistory::resumeRequested, this, &MainWindow::resumeTraining);
+}
+
+bool MainWindow::resumeTraining(qint64 runId)
+{
+    if (m_training->running()) {
+        statusBar()->showMessage(tr("A run is already training; stop it before resuming another"), 5000);
+        return false;
+    }
+    SessionConfig config = SessionConfig::defaults();
+    config.steps = 0; // keep the stored run's step budget
+    m_dashboard->clear();
+    m_runId = runId;
+    if (!m_training->start(config, runId)) return false;
+    m_tabs->setCurrentIndex(1);
+    m_statusRun->setText(tr("resuming run %1...").arg(runId));
+    updateTrainingActions();
+    return true;
+}
+
+void MainWindow::exportReport()
+{
+    // Nothing chosen on the Runs tab: the run trained last (or now) is what the user means.
+    if (m_history->reportRunIds().isEmpty() && m_runId > 0) {
+        m_history->refresh();
+        m_history->selectRuns({m_runId});
+    }
+    m_history->exportReport();
 }
 
 } // namespace foxhunt

@@ -26,6 +26,7 @@ class BarStore;
 class BarsChartView;
 class Dashboard;
 class ImportController;
+class RunHistory;
 class TrainingController;
 
 /// The main window. Owns a read connection to the store; imports write through
@@ -61,6 +62,10 @@ public:
     bool startTraining();
     TrainingController* trainingController() const { return m_training.get(); }
     Dashboard* dashboard() const { return m_dashboard; }
+    /// The Runs tab.
+    RunHistory* runHistory() const { return m_history; }
+    /// Continues stored run `runId` (stopped, failed or interrupted) with its stored config; false if one is running.
+    bool resumeTraining(qint64 runId);
 
 Q_SIGNALS:
     /// Emitted after an import batch finished and the list was refreshed.
@@ -81,6 +86,8 @@ private:
     QWidget* buildTrainingTab();
     void updateTrainingActions();
     void onTrainingFinished(const QString& status, const QString& error);
+    void addRunHistory();
+    void exportReport();
 
     QString m_databasePath;
     std::unique_ptr<BarStore> m_store;
@@ -108,6 +115,8 @@ private:
     QAction* m_stopAction = nullptr;
     QLabel* m_statusRun = nullptr;
     qint64 m_runId = 0;
+    RunHistory* m_history = nullptr;
+    QAction* m_exportReportAction = nullptr;
 };
 
 } // namespace foxhunt

@@ -19,11 +19,12 @@ TrainingController::~TrainingController()
     if (m_worker.joinable()) m_worker.join();
 }
 
-bool TrainingController::start(const SessionConfig& config)
+bool TrainingController::start(const SessionConfig& config, qint64 resumeRunId)
 {
     if (m_session) return false;
     if (m_worker.joinable()) m_worker.join();
     m_session = std::make_unique<TrainingSession>(m_databasePath.toStdString(), config);
+    if (resumeRunId > 0) m_session->resumeRun(resumeRunId);
     m_announced = false;
     // Payload-free notification from the worker: arm the drain timer on the UI thread.
     m_session->setSamplesReadyCallback([this] {

@@ -21,8 +21,9 @@ public:
     explicit TrainingController(QString databasePath, QObject* parent = nullptr);
     ~TrainingController() override;
 
-    /// Starts a session with `config`; false while one is running.
-    bool start(const SessionConfig& config);
+    /// Starts a session with `config`; false while one is running. With resumeRunId > 0
+    /// the session continues that stored run (TrainingSession::resumeRun).
+    bool start(const SessionConfig& config, qint64 resumeRunId = 0);
     void pause();
     void resume();
     void step();

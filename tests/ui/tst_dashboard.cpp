@@ -1,0 +1,277 @@
+// The dashboard under the offscreen platform, fed with samples made here (the
+// engine emits the newer metrics on another branch): series fill, decimation
+// stays bounded and keeps extremes, the debiased EMA, hover, the forecast band.
+
+#include "ui/dashboard.h"
+
+#include <QtCharts/QChart>
+#include <QtCharts/QChartView>
+#include <QtCharts/QLineSeries>
+
+#include <QMouseEvent>
+#include <QTest>
+
+#include <cmath>
+
+using foxhunt::BoundedSeries;
+using foxhunt::Dashboard;
+using foxhunt::MetricBatch;
+using foxhunt::MetricSample;
+
+class TestDashboard : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void samplesFillSeries_data();
+    void samplesFillSeries();
+    void emptyChartsSayWhy();
+    void modelKindsGetTheirCharts();
+    void decimationBoundsPointCount();
+    void incrementalDecimationMatchesFresh_data();
+    void incrementalDecimationMatchesFresh();
+    void emaMatchesHandComputed();
+    void smoothingAppliesToHeldPoints();
+    void hoverReadsNearestPoint();
+    void bandFromQuantiles();
+    void sessionRssInMemoryChart();
+
+private:
+    static MetricSample sample(const char* model, const char* metric, long long step, double value)
+    {
+        return MetricSample{model, metric, step, 0, value};
+    }
+};
+
+void TestDashboard::initTestCase() { qputenv("FOXHUNT_NO_DIALOGS", "1"); }
+
+void TestDashboard::samplesFillSeries_data()
+{
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<QString>("metric");
+    QTest::addColumn<QString>("chart");
+    QTest::newRow("dqn loss") << "dqn" << "loss" << "loss";
+    QTest::newRow("ppo loss scale") << "ppo" << "loss_scale" << "loss_scale";
+    QTest::newRow("tft grad norm") << "tft" << "grad_norm" << "grad_norm";
+    QTest::newRow("mamba2 latency") << "mamba2" << "latency_ms" << "latency";
+    QTest::newRow("dqn optimizer bytes") << "dqn" << "optimizer_bytes" << "memory";
+    QTest::newRow("ppo equity") << "ppo" << "equity_ticks" << "equity";
+    QTest::newRow("tft realised") << "tft" << "realised" << "forecast";
+}
+
+void TestDashboard::samplesFillSeries()
+{
+    QFETCH(QString, model);
+    QFETCH(QString, metric);
+    QFETCH(QString, chart);
+    Dashboard d;
+    d.setModels({model});
+    MetricBatch batch;
+    const std::string m = model.toStdString(), k = metric.toStdString();
+    for (int i = 0; i < 50; ++i) batch.push_back(sample(m.c_str(), k.c_str(), i, std::sin(i * 0.3) + 2.0));
+    batch.push_back(sample(m.c_str(), k.c_str(), 50, std::nan(""))); // never drawn
+    d.addSamples(batch);
+    QCOMPARE(d.pointCount(model, metric), 50);
+    QCOMPARE(d.shownPoints(model, metric).size(), 50);
+    QCOMPARE(d.chartMessage(model, chart), QString());
+    const double scale = chart == QLatin1String("memory") ? 1.0 / (1024.0 * 1024.0) : 1.0;
+    QCOMPARE(d.shownPoints(model, metric).at(7).y(), (std::sin(7 * 0.3) + 2.0) * scale);
+}
+
+void TestDashboard::emptyChartsSayWhy()
+{
+    Dashboard d;
+    d.setModels({QStringLiteral("dqn")});
+    QCOMPARE(d.chartMessage(QStringLiteral("dqn"), QStringLiteral("loss")), QStringLiteral("waiting for data"));
+    QCOMPARE(d.shownPoints(QStringLiteral("dqn"), QStringLiteral("loss")).size(), 0); // no fake line
+    d.addSamples({sample("dqn", "loss", 1, 0.5)});
+    QCOMPARE(d.chartMessage(QStringLiteral("dqn"), QStringLiteral("loss")), QString());
+    QCOMPARE(d.chartMessage(QStringLiteral("dqn"), QStringLiteral("loss_scale")), QStringLiteral("waiting for data"));
+    d.setLive(false);
+    QCOMPARE(d.chartMessage(QStringLiteral("dqn"), QStringLiteral("loss_scale")),
+             QStringLiteral("not emitted by this model"));
+    QCOMPARE(d.chartMessage(QStringLiteral("dqn"), QStringLiteral("loss")), QString());
+}
+
+void TestDashboard::modelKindsGetTheirCharts()
+{
+    Dashboard d;
+    d.setModels({QStringLiteral("dqn"), QStringLiteral("tft")});
+    const QStringList agent = d.chartsOf(QStringLiteral("dqn"));
+    const QStringList forecaster = d.chartsOf(QStringLiteral("tft"));
+    QVERIFY(agent.contains(QStringLiteral("equity")));
+    QVERIFY(!agent.contains(QStringLiteral("forecast")));
+    QVERIFY(forecaster.contains(QStringLiteral("forecast")));
+    QVERIFY(!forecaster.contains(QStringLiteral("equity")));
+    for (const char* common : {"loss", "loss_scale", "grad_norm", "latency", "memory"}) {
+        QVERIFY(agent.contains(QLatin1String(common)));
+        QVERIFY(forecaster.contains(QLatin1String(common)));
+    }
+    QCOMPARE(d.chartCount(), 12);
+    // A model never announced appears when it emits a charted metric.
+    d.addSamples({sample("ppo", "loss", 1, 1.0), sample("replay", "loss", 1, 1.0)});
+    QCOMPARE(d.models(), (QStringList{QStringLiteral("dqn"), QStringLiteral("tft"), QStringLiteral("ppo")}));
+}
+
+void TestDashboard::decimationBoundsPointCount()
+{
+    Dashboard d;
+    d.setSeriesCapacity(20'000);
+    d.setModels({QStringLiteral("dqn")});
+    MetricBatch batch;
+    long long step = 0;
+    for (int tick = 0; tick < 40; ++tick) {
+        batch.clear();
+        for (int i = 0; i < 5'000; ++i, ++step)
+            batch.push_back(sample("dqn", "loss", step, step == 123'456 ? 1e6 : std::sin(step * 0.001)));
+        d.addSamples(batch);
+    }
+    QVERIFY(d.pointCount(QStringLiteral("dqn"), QStringLiteral("loss")) <= 20'000);
+    const QList<QPointF> shown = d.shownPoints(QStringLiteral("dqn"), QStringLiteral("loss"));
+    const int buckets = std::max(100, d.chartView(QStringLiteral("dqn"), QStringLiteral("loss"))->parentWidget()->width());
+    QVERIFY2(shown.size() <= 2 * buckets, qPrintable(QString::number(shown.size())));
+    QVERIFY(shown.size() > buckets / 2);
+    QCOMPARE(shown.front().x(), 0.0);
+    QCOMPARE(shown.back().x(), static_cast<double>(step - 1));
+    bool spike = false;
+    for (int i = 1; i < shown.size(); ++i) QVERIFY(shown[i].x() > shown[i - 1].x());
+    for (const QPointF& p : shown) spike |= p.y() == 1e6;
+    QVERIFY(spike);
+}
+
+void TestDashboard::incrementalDecimationMatchesFresh_data()
+{
+    QTest::addColumn<int>("chunk");
+    QTest::addColumn<int>("buckets");
+    QTest::newRow("one at a time") << 1 << 50;
+    QTest::newRow("chunks of 37") << 37 << 100;
+    QTest::newRow("chunks of 1000") << 1000 << 64;
+}
+
+void TestDashboard::incrementalDecimationMatchesFresh()
+{
+    QFETCH(int, chunk);
+    QFETCH(int, buckets);
+    BoundedSeries live(4'000);
+    int i = 0;
+    for (int round = 0; round < 20; ++round) {
+        for (int k = 0; k < chunk * 10 + 3; ++k, ++i) live.append(i, std::sin(i * 0.05) * std::cos(i * 0.0071) + (i % 97 == 0 ? 3 : 0));
+        // The cached decimation after many appends equals one built from the same points at once.
+        BoundedSeries fresh(4'000);
+        for (const QPointF& p : live.points()) fresh.append(p.x(), p.y());
+        const auto a = live.decimated(buckets);
+        const auto b = fresh.decimated(buckets);
+        QCOMPARE(a.size(), b.size());
+        for (std::size_t j = 0; j < a.size(); ++j) QCOMPARE(a[j], b[j]);
+        QVERIFY(a.size() <= static_cast<std::size_t>(2 * buckets));
+        const auto lower = live.decimated(buckets, BoundedSeries::Extremes::Min);
+        if (live.size() > static_cast<std::size_t>(2 * buckets)) QVERIFY(lower.size() <= static_cast<std::size_t>(buckets + 2));
+        else QCOMPARE(lower.size(), live.size()); // few points: every one is drawn
+    }
+}
+
+void TestDashboard::emaMatchesHandComputed()
+{
+    // TensorBoard's rule with weight 0.6: last = 0.6 * last + 0.4 * v, shown as last / (1 - 0.6^n).
+    const double values[] = {1, 2, 4, 3};
+    const double expected[] = {1.0, 1.04 / 0.64, 2.224 / 0.784, 2.5344 / 0.8704};
+    Dashboard d;
+    d.setModels({QStringLiteral("ppo")});
+    d.setSmoothing(0.6);
+    MetricBatch batch;
+    for (int i = 0; i < 4; ++i) batch.push_back(sample("ppo", "loss", i * 10, values[i]));
+    d.addSamples(batch);
+    const QList<QPointF> smooth = d.smoothedPoints(QStringLiteral("ppo"), QStringLiteral("loss"));
+    QCOMPARE(smooth.size(), 4);
+    for (int i = 0; i < 4; ++i) {
+        QCOMPARE(smooth[i].x(), i * 10.0);
+        QVERIFY2(std::abs(smooth[i].y() - expected[i]) < 1e-12, qPrintable(QString::number(smooth[i].y(), 'g', 17)));
+    }
+    // The raw line stays beside the smoothed one.
+    QCOMPARE(d.shownPoints(QStringLiteral("ppo"), QStringLiteral("loss")).at(2).y(), 4.0);
+    QCOMPARE(foxhunt::DebiasedEma(0.0).push(7.5), 7.5);
+}
+
+void TestDashboard::smoothingAppliesToHeldPoints()
+{
+    Dashboard d;
+    d.setModels({QStringLiteral("dqn")});
+    d.addSamples({sample("dqn", "grad_norm", 0, 1), sample("dqn", "grad_norm", 1, 2), sample("dqn", "grad_norm", 2, 4)});
+    QVERIFY(d.smoothedPoints(QStringLiteral("dqn"), QStringLiteral("grad_norm")).isEmpty());
+    d.setSmoothing(0.6);
+    const QList<QPointF> smooth = d.smoothedPoints(QStringLiteral("dqn"), QStringLiteral("grad_norm"));
+    QCOMPARE(smooth.size(), 3);
+    QVERIFY(std::abs(smooth[2].y() - 2.224 / 0.784) < 1e-12);
+    d.setSmoothing(0.0);
+    QVERIFY(d.smoothedPoints(QStringLiteral("dqn"), QStringLiteral("grad_norm")).isEmpty());
+}
+
+void TestDashboard::hoverReadsNearestPoint()
+{
+    Dashboard d;
+    d.resize(1600, 900);
+    d.setModels({QStringLiteral("dqn")});
+    MetricBatch batch;
+    for (int s = 0; s <= 1000; s += 10) batch.push_back(sample("dqn", "loss", s, s * 0.5));
+    d.addSamples(batch);
+    d.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&d));
+    QChartView* view = d.chartView(QStringLiteral("dqn"), QStringLiteral("loss"));
+    QVERIFY(view && view->isVisible());
+    QChart* chart = view->chart();
+    auto* series = chart->series().constFirst();
+    // Step 421 on screen (a pixel spans about 4 steps here): the nearest stored point is step 420.
+    const QPointF item = chart->mapToPosition(QPointF(421, 210.5), series);
+    const QPoint pos = view->mapFromScene(chart->mapToScene(item)); // rounds to a whole pixel
+    QMouseEvent move(QEvent::MouseMove, QPointF(pos), view->viewport()->mapToGlobal(QPointF(pos)), Qt::NoButton,
+                     Qt::NoButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(view->viewport(), &move);
+    const QString text = d.hoverText();
+    QVERIFY2(text.contains(QStringLiteral("step 420")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("loss 210")), qPrintable(text));
+    // Outside the plot area there is nothing to read.
+    QCOMPARE(d.hoverAt(QStringLiteral("dqn"), QStringLiteral("loss"), QPoint(1, 1)), QString());
+}
+
+void TestDashboard::bandFromQuantiles()
+{
+    Dashboard d;
+    d.setModels({QStringLiteral("tft")});
+    QCOMPARE(d.chartMessage(QStringLiteral("tft"), QStringLiteral("forecast")), QStringLiteral("waiting for data"));
+    MetricBatch batch;
+    for (int s = 0; s < 60; ++s) {
+        const double mid = 0.001 * std::sin(s * 0.2);
+        batch.push_back(sample("tft", "forecast_q10", s, mid - 0.002));
+        batch.push_back(sample("tft", "forecast_q50", s, mid));
+        batch.push_back(sample("tft", "forecast_q90", s, mid + 0.002));
+        batch.push_back(sample("tft", "realised", s, mid + 0.0005));
+    }
+    d.addSamples(batch);
+    const QList<QPointF> upper = d.bandEdge(QStringLiteral("tft"), /*upper=*/true);
+    const QList<QPointF> lower = d.bandEdge(QStringLiteral("tft"), /*upper=*/false);
+    QCOMPARE(upper.size(), 60);
+    QCOMPARE(lower.size(), 60);
+    for (int s = 0; s < 60; ++s) {
+        QVERIFY(upper[s].y() > lower[s].y());
+        QCOMPARE(upper[s].y() - lower[s].y(), (0.001 * std::sin(s * 0.2) + 0.002) - (0.001 * std::sin(s * 0.2) - 0.002));
+    }
+    QCOMPARE(d.shownPoints(QStringLiteral("tft"), QStringLiteral("forecast_q50")).size(), 60);
+    QCOMPARE(d.shownPoints(QStringLiteral("tft"), QStringLiteral("realised")).size(), 60);
+    QCOMPARE(d.chartMessage(QStringLiteral("tft"), QStringLiteral("forecast")), QString());
+}
+
+void TestDashboard::sessionRssInMemoryChart()
+{
+    Dashboard d;
+    d.setModels({QStringLiteral("dqn")});
+    d.addSamples({sample("session", "rss_bytes", 1, 64.0 * 1024 * 1024), sample("session", "rss_bytes", 2, 128.0 * 1024 * 1024)});
+    QCOMPARE(d.pointCount(QStringLiteral("dqn"), QStringLiteral("rss_bytes")), 2);
+    QCOMPARE(d.shownPoints(QStringLiteral("dqn"), QStringLiteral("rss_bytes")).at(1).y(), 128.0); // MiB
+    // The process RSS alone does not count as the model's memory.
+    QCOMPARE(d.chartMessage(QStringLiteral("dqn"), QStringLiteral("memory")), QStringLiteral("waiting for data"));
+    // A model added later gets the RSS seen so far.
+    d.setModels({QStringLiteral("dqn"), QStringLiteral("ppo")});
+    QCOMPARE(d.pointCount(QStringLiteral("ppo"), QStringLiteral("rss_bytes")), 2);
+}
+
+QTEST_MAIN(TestDashboard)
+#include "tst_dashboard.moc"

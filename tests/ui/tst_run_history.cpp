@@ -1,0 +1,227 @@
+// The Runs tab over a real store (SQLite, written through the RunStore API as
+// a session does): listing, filter, sort, open, overlay, delete (with
+// checkpoint files), resume and report export.
+
+#include "ui/dashboard.h"
+#include "ui/run_history.h"
+
+#include "engine/store/bar_store.h"
+#include "engine/store/run_store.h"
+
+#include <QtCharts/QChart>
+
+#include <QFile>
+#include <QFileInfo>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+using foxhunt::Dashboard;
+using foxhunt::MetricBatch;
+using foxhunt::RunHistory;
+using foxhunt::RunStatus;
+
+class TestRunHistory : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void listsRuns();
+    void filterNarrowsRows_data();
+    void filterNarrowsRows();
+    void sortsById();
+    void openShowsStoredPoints();
+    void overlayHasOneSeriesPerRun();
+    void resumeEmitsId();
+    void exportWritesReport_data();
+    void exportWritesReport();
+    void deleteRemovesRowRunAndCheckpoint();
+
+private:
+    qint64 storedRun(const char* name, RunStatus status, int points, double offset, const QString& checkpoint = {});
+    QString m_db;
+    QTemporaryDir m_dir;
+    qint64 m_trained = 0;
+    qint64 m_stopped = 0;
+    qint64 m_interrupted = 0;
+    QString m_checkpoint;
+};
+
+qint64 TestRunHistory::storedRun(const char* name, RunStatus status, int points, double offset,
+                                 const QString& checkpoint)
+{
+    foxhunt::BarStore store(m_db.toStdString());
+    foxhunt::RunStore runs(store);
+    const foxhunt::SeriesInfo series = store.series().front();
+    const std::int64_t id = runs.createRun(name, R"({"models":["dqn"],"steps":500})", series, series.firstTs,
+                                           series.lastTs, "{}");
+    MetricBatch batch;
+    for (int i = 0; i < points; ++i) batch.push_back({"dqn", "loss", i, 0, offset + 1.0 / (1 + i)});
+    if (status == RunStatus::Finished)
+        for (int i = 0; i < points; i += 10) batch.push_back({"dqn", "latency_ms", i, 0, 0.2 + 0.001 * i});
+    // Written in two transactions, as a session flushes its batches.
+    const auto half = batch.begin() + static_cast<std::ptrdiff_t>(batch.size() / 2);
+    runs.appendMetrics(id, MetricBatch(batch.begin(), half));
+    runs.appendMetrics(id, MetricBatch(half, batch.end()));
+    if (!checkpoint.isEmpty()) runs.addCheckpoint(id, "dqn", points, checkpoint.toStdString());
+    runs.setStatus(id, status);
+    return id;
+}
+
+void TestRunHistory::initTestCase()
+{
+    qputenv("FOXHUNT_NO_DIALOGS", "1");
+    QVERIFY(m_dir.isValid());
+    m_db = m_dir.filePath(QStringLiteral("runs.db"));
+
+    {
+        foxhunt::BarStore store(m_db.toStdString());
+        QVERIFY(foxhunt::ensureDefaultData(store));
+    }
+    m_trained = storedRun("alpha", RunStatus::Finished, 400, 0.0);
+
+    m_checkpoint = m_dir.filePath(QStringLiteral("gamma-dqn.pt"));
+    QFile f(m_checkpoint);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("checkpoint");
+    f.close();
+    m_stopped = storedRun("beta", RunStatus::Stopped, 300, 0.5);
+    m_interrupted = storedRun("gamma", RunStatus::Interrupted, 200, 1.0, m_checkpoint);
+}
+
+void TestRunHistory::listsRuns()
+{
+    RunHistory h(m_db);
+    QCOMPARE(h.rowCount(), 3);
+    const QList<qint64> ids = h.shownRunIds();
+    QVERIFY(ids.contains(m_trained) && ids.contains(m_stopped) && ids.contains(m_interrupted));
+    QCOMPARE(h.modelsOfRun(m_trained), QStringList{QStringLiteral("dqn")});
+}
+
+void TestRunHistory::filterNarrowsRows_data()
+{
+    QTest::addColumn<QString>("filter");
+    QTest::addColumn<int>("rows");
+    QTest::newRow("name") << "gamma" << 1;
+    QTest::newRow("status, any case") << "STOPPED" << 1;
+    QTest::newRow("model") << "dqn" << 3;
+    QTest::newRow("nothing") << "no-such-run" << 0;
+    QTest::newRow("empty") << "" << 3;
+}
+
+void TestRunHistory::filterNarrowsRows()
+{
+    QFETCH(QString, filter);
+    QFETCH(int, rows);
+    RunHistory h(m_db);
+    h.setFilterText(filter);
+    QCOMPARE(h.rowCount(), rows);
+}
+
+void TestRunHistory::sortsById()
+{
+    RunHistory h(m_db);
+    const QList<qint64> ids = h.shownRunIds();
+    QVERIFY(std::is_sorted(ids.rbegin(), ids.rend())); // newest first by default
+}
+
+void TestRunHistory::openShowsStoredPoints()
+{
+    RunHistory h(m_db);
+    QVERIFY(h.openRun(m_trained));
+    QCOMPARE(h.openRunId(), m_trained);
+    foxhunt::BarStore store(m_db.toStdString());
+    foxhunt::RunStore runs(store);
+    const MetricBatch loss = runs.metrics(m_trained, "dqn", "loss");
+    QVERIFY(!loss.empty());
+    Dashboard* d = h.runDashboard();
+    QCOMPARE(d->pointCount(QStringLiteral("dqn"), QStringLiteral("loss")), static_cast<int>(loss.size()));
+    const QList<QPointF> shown = d->shownPoints(QStringLiteral("dqn"), QStringLiteral("loss"));
+    QCOMPARE(shown.back().x(), static_cast<double>(loss.back().step));
+    QCOMPARE(shown.back().y(), loss.back().value);
+    QVERIFY(d->pointCount(QStringLiteral("dqn"), QStringLiteral("latency_ms")) > 0);
+
+    // A stored run that only has a loss: the other charts say so instead of drawing a line.
+    QVERIFY(h.openRun(m_stopped));
+    QCOMPARE(h.runDashboard()->pointCount(QStringLiteral("dqn"), QStringLiteral("loss")), 300);
+    QCOMPARE(h.runDashboard()->chartMessage(QStringLiteral("dqn"), QStringLiteral("loss_scale")),
+             QStringLiteral("not emitted by this model"));
+    QVERIFY(!h.openRun(987654));
+}
+
+void TestRunHistory::overlayHasOneSeriesPerRun()
+{
+    RunHistory h(m_db);
+    h.selectRuns({m_trained, m_stopped, m_interrupted});
+    QCOMPARE(h.selectedRunIds().size(), 3);
+    QCOMPARE(h.overlay(h.selectedRunIds(), QStringLiteral("dqn"), QStringLiteral("loss")), 3);
+    QCOMPARE(h.overlayChart()->series().size(), 3);
+    QCOMPARE(h.overlay({m_stopped, m_interrupted}, QStringLiteral("dqn"), QStringLiteral("loss")), 2);
+    QCOMPARE(h.overlayChart()->series().size(), 2);
+    QCOMPARE(h.overlay({m_stopped}, QStringLiteral("tft"), QStringLiteral("loss")), 0);
+    QCOMPARE(h.overlayChart()->series().size(), 0);
+}
+
+void TestRunHistory::resumeEmitsId()
+{
+    RunHistory h(m_db);
+    QSignalSpy spy(&h, &RunHistory::resumeRequested);
+    QVERIFY(h.requestResume(m_interrupted));
+    QVERIFY(h.requestResume(m_stopped));
+    QVERIFY(!h.requestResume(m_trained)); // finished runs do not resume
+    QCOMPARE(spy.count(), 2);
+    QCOMPARE(spy.at(0).at(0).toLongLong(), m_interrupted);
+    QCOMPARE(spy.at(1).at(0).toLongLong(), m_stopped);
+}
+
+void TestRunHistory::exportWritesReport_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<bool>("ok");
+    QTest::newRow("html") << "report.html" << true;
+    QTest::newRow("json") << "report.json" << true;
+    QTest::newRow("csv") << "report.csv" << true;
+    QTest::newRow("unknown format") << "report.txt" << false;
+}
+
+void TestRunHistory::exportWritesReport()
+{
+    QFETCH(QString, file);
+    QFETCH(bool, ok);
+    RunHistory h(m_db);
+    h.selectRuns({m_trained, m_stopped});
+    QCOMPARE(h.reportRunIds().size(), 2);
+    QSignalSpy done(&h, &RunHistory::exportFinished);
+    const QString path = m_dir.filePath(file);
+    QVERIFY(h.exportReportTo(h.reportRunIds(), path, /*openResult=*/false));
+    QVERIFY(h.exporting());
+    QVERIFY(!h.exportReportTo(h.reportRunIds(), path, false)); // one at a time
+    QVERIFY(done.wait(60000));
+    QVERIFY(!h.exporting());
+    QCOMPARE(done.first().at(0).toString(), path);
+    const QString error = done.first().at(1).toString();
+    QCOMPARE(error.isEmpty(), ok);
+    if (ok) QVERIFY(QFileInfo(path).size() > 100);
+}
+
+void TestRunHistory::deleteRemovesRowRunAndCheckpoint()
+{
+    RunHistory h(m_db);
+    QVERIFY(QFile::exists(m_checkpoint));
+    QVERIFY(h.openRun(m_interrupted));
+    QVERIFY(!h.deleteRuns({m_interrupted}, RunHistory::Confirm::Ask)); // no dialog here, so nothing is deleted
+    QCOMPARE(h.rowCount(), 3);
+    QSignalSpy spy(&h, &RunHistory::runsDeleted);
+    QVERIFY(h.deleteRuns({m_interrupted}, RunHistory::Confirm::Skip));
+    QCOMPARE(h.rowCount(), 2);
+    QVERIFY(!h.shownRunIds().contains(m_interrupted));
+    QCOMPARE(spy.count(), 1);
+    QCOMPARE(h.openRunId(), 0);
+    QVERIFY(!QFile::exists(m_checkpoint));
+    foxhunt::BarStore store(m_db.toStdString());
+    foxhunt::RunStore runs(store);
+    QVERIFY(!runs.run(m_interrupted));
+    QVERIFY(runs.run(m_stopped));
+}
+
+QTEST_MAIN(TestRunHistory)
+#include "tst_run_history.moc"

@@ -1,0 +1,536 @@
+#include "ui/run_history.h"
+
+#include "ui/dashboard.h"
+
+#include "engine/report/run_report.h"
+#include "engine/store/bar_store.h"
+#include "engine/store/run_store.h"
+
+#include <QtCharts/QChart>
+#include <QtCharts/QChartView>
+#include <QtCharts/QLineSeries>
+#include <QtCharts/QValueAxis>
+
+#include <QComboBox>
+#include <QDateTime>
+#include <QDesktopServices>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QProgressDialog>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QStandardItemModel>
+#include <QTabWidget>
+#include <QTableView>
+#include <QUrl>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace foxhunt {
+
+namespace {
+
+constexpr int kSortRole = Qt::UserRole;
+constexpr int kIdRole = Qt::UserRole + 1;
+
+bool dialogsAllowed() { return !qEnvironmentVariableIsSet("FOXHUNT_NO_DIALOGS"); }
+
+QString durationText(std::int64_t ns)
+{
+    if (ns <= 0) return {};
+    const double s = static_cast<double>(ns) / 1e9;
+    if (s < 60) return QStringLiteral("%1 s").arg(s, 0, 'f', 1);
+    const qint64 total = static_cast<qint64>(std::llround(s));
+    const qint64 h = total / 3600, m = (total % 3600) / 60, sec = total % 60;
+    if (h > 0) return QStringLiteral("%1 h %2 min").arg(h).arg(m, 2, 10, QLatin1Char('0'));
+    return QStringLiteral("%1 min %2 s").arg(m).arg(sec, 2, 10, QLatin1Char('0'));
+}
+
+QJsonObject configOf(const RunInfo& run)
+{
+    return QJsonDocument::fromJson(QByteArray::fromStdString(run.configJson)).object();
+}
+
+QStringList modelsIn(const QJsonObject& config)
+{
+    QStringList models;
+    for (const QJsonValue& m : config.value(QStringLiteral("models")).toArray()) models << m.toString();
+    return models;
+}
+
+/// Metric names offered for the overlay (COMMON.md's shared contract).
+const QStringList& overlayMetrics()
+{
+    static const QStringList metrics = {
+        QStringLiteral("loss"),           QStringLiteral("grad_norm"),       QStringLiteral("loss_scale"),
+        QStringLiteral("latency_ms"),     QStringLiteral("equity_ticks"),    QStringLiteral("episode_pnl_ticks"),
+        QStringLiteral("learning_rate"),  QStringLiteral("param_bytes"),     QStringLiteral("grad_bytes"),
+        QStringLiteral("optimizer_bytes"), QStringLiteral("activation_bytes"), QStringLiteral("forecast_q50"),
+        QStringLiteral("realised"),       QStringLiteral("td_error"),        QStringLiteral("q_mean"),
+        QStringLiteral("policy_loss"),    QStringLiteral("value_loss"),      QStringLiteral("entropy"),
+        QStringLiteral("approx_kl"),      QStringLiteral("step_ms"),         QStringLiteral("update_ms")};
+    return metrics;
+}
+
+} // namespace
+
+RunHistory::RunHistory(const QString& databasePath, QWidget* parent) : QWidget(parent), m_databasePath(databasePath)
+{
+    buildUi();
+    try {
+        m_store = std::make_unique<BarStore>(databasePath.toStdString());
+        m_runs = std::make_unique<RunStore>(*m_store);
+        // Runs whose process died show as interrupted (and resumable) without waiting for the next session.
+        m_runs->markInterruptedRuns();
+    } catch (const std::exception& e) {
+        m_status->setText(tr("Cannot open the run store: %1").arg(QString::fromStdString(e.what())));
+    }
+    refresh();
+}
+
+RunHistory::~RunHistory()
+{
+    // A report still being written finishes first; its result is dropped with this widget.
+    if (m_exportWorker.joinable()) m_exportWorker.join();
+}
+
+void RunHistory::buildUi()
+{
+    auto* layout = new QVBoxLayout(this);
+    auto* bar = new QHBoxLayout;
+    m_filter = new QLineEdit;
+    m_filter->setObjectName(QStringLiteral("runFilter"));
+    m_filter->setPlaceholderText(tr("Filter runs (name, status, model, series...)"));
+    m_filter->setClearButtonEnabled(true);
+    bar->addWidget(m_filter, 1);
+    auto* refreshButton = new QPushButton(tr("Refresh"));
+    m_openButton = new QPushButton(tr("Open"));
+    m_openButton->setToolTip(tr("Show the selected run's charts"));
+    m_overlayModel = new QComboBox;
+    m_overlayModel->addItems({QStringLiteral("dqn"), QStringLiteral("ppo"), QStringLiteral("mamba2"),
+                              QStringLiteral("tft")});
+    m_overlayMetric = new QComboBox;
+    m_overlayMetric->setEditable(true);
+    m_overlayMetric->addItems(overlayMetrics());
+    m_overlayButton = new QPushButton(tr("Overlay"));
+    m_overlayButton->setToolTip(tr("Draw the chosen metric of the chosen model for every selected run in one chart"));
+    m_deleteButton = new QPushButton(tr("Delete..."));
+    m_resumeButton = new QPushButton(tr("Resume"));
+    m_resumeButton->setToolTip(tr("Continue a stopped, failed or interrupted run from its last checkpoints"));
+    m_exportButton = new QPushButton(tr("Export report..."));
+    for (QWidget* w : std::initializer_list<QWidget*>{refreshButton, m_openButton, m_overlayModel, m_overlayMetric,
+                                                      m_overlayButton, m_deleteButton, m_resumeButton, m_exportButton})
+        bar->addWidget(w);
+    layout->addLayout(bar);
+
+    m_model = new QStandardItemModel(0, ColCount, this);
+    m_model->setHorizontalHeaderLabels({tr("Run"), tr("Name"), tr("Created (UTC)"), tr("Status"), tr("Models"),
+                                        tr("Series"), tr("Steps"), tr("Duration")});
+    m_proxy = new QSortFilterProxyModel(this);
+    m_proxy->setSourceModel(m_model);
+    m_proxy->setSortRole(kSortRole);
+    m_proxy->setFilterKeyColumn(-1);
+    m_proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    m_table = new QTableView;
+    m_table->setObjectName(QStringLiteral("runTable"));
+    m_table->setModel(m_proxy);
+    m_table->setSortingEnabled(true);
+    m_table->sortByColumn(ColId, Qt::DescendingOrder);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+
+    auto* bottom = new QTabWidget;
+    m_dashboard = new Dashboard;
+    auto* scroll = new QScrollArea;
+    scroll->setWidgetResizable(true);
+    scroll->setWidget(m_dashboard);
+    bottom->addTab(scroll, tr("Run charts"));
+    auto* overlayChart = new QChart;
+    overlayChart->setTitle(tr("Select runs, a model and a metric, then Overlay"));
+    m_overlayView = new QChartView(overlayChart);
+    bottom->addTab(m_overlayView, tr("Overlay"));
+
+    auto* split = new QSplitter(Qt::Vertical);
+    split->addWidget(m_table);
+    split->addWidget(bottom);
+    split->setStretchFactor(0, 1);
+    split->setStretchFactor(1, 3);
+    layout->addWidget(split, 1);
+    m_status = new QLabel;
+    m_status->setObjectName(QStringLiteral("runHistoryStatus"));
+    layout->addWidget(m_status);
+
+    connect(m_filter, &QLineEdit::textChanged, this, &RunHistory::setFilterText);
+    connect(refreshButton, &QPushButton::clicked, this, &RunHistory::refresh);
+    connect(m_openButton, &QPushButton::clicked, this, [this] {
+        if (const auto id = currentRunId()) openRun(*id);
+    });
+    connect(m_table, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
+        openRun(m_proxy->index(index.row(), ColId).data(kIdRole).toLongLong());
+    });
+    connect(m_overlayButton, &QPushButton::clicked, this, &RunHistory::overlaySelected);
+    connect(m_deleteButton, &QPushButton::clicked, this, [this] { deleteRuns(selectedRunIds(), Confirm::Ask); });
+    connect(m_resumeButton, &QPushButton::clicked, this, [this] {
+        if (const auto id = currentRunId()) requestResume(*id);
+    });
+    connect(m_exportButton, &QPushButton::clicked, this, &RunHistory::exportReport);
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, &RunHistory::updateButtons);
+    bottom->setCurrentIndex(0);
+    m_bottomTabs = bottom;
+}
+
+void RunHistory::refresh()
+{
+    const QList<qint64> selected = selectedRunIds();
+    m_model->removeRows(0, m_model->rowCount());
+    if (!m_runs) {
+        updateButtons();
+        return;
+    }
+    std::vector<RunInfo> runs;
+    try {
+        runs = m_runs->runs();
+    } catch (const std::exception& e) {
+        m_status->setText(tr("Cannot read runs: %1").arg(QString::fromStdString(e.what())));
+    }
+    const std::int64_t now = wallClockNs();
+    for (const RunInfo& r : runs) {
+        const QJsonObject config = configOf(r);
+        const QStringList models = modelsIn(config);
+        const qint64 steps = config.value(QStringLiteral("steps")).toInteger();
+        const std::int64_t end = r.finishedNs > 0 ? r.finishedNs : (r.status == RunStatus::Running ? now : 0);
+        const std::int64_t duration = end > r.createdNs ? end - r.createdNs : 0;
+        const QDateTime created = QDateTime::fromMSecsSinceEpoch(r.createdNs / 1'000'000, Qt::UTC);
+        QList<QStandardItem*> row;
+        auto add = [&](const QString& text, const QVariant& sortKey) {
+            auto* item = new QStandardItem(text);
+            item->setData(sortKey, kSortRole);
+            item->setData(QVariant::fromValue<qint64>(r.id), kIdRole);
+            row << item;
+        };
+        add(QString::number(r.id), QVariant::fromValue<qint64>(r.id));
+        add(QString::fromStdString(r.name), QString::fromStdString(r.name));
+        add(created.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")), QVariant::fromValue<qint64>(r.createdNs));
+        add(QString::fromStdString(toString(r.status)), QString::fromStdString(toString(r.status)));
+        add(models.join(QStringLiteral(", ")), models.join(QLatin1Char(',')));
+        add(QString::fromStdString(r.series), QString::fromStdString(r.series));
+        add(steps > 0 ? QLocale().toString(steps) : QString(), QVariant::fromValue<qint64>(steps));
+        add(durationText(duration), QVariant::fromValue<qint64>(duration));
+        if (!r.error.empty())
+            for (QStandardItem* item : row) item->setToolTip(QString::fromStdString(r.error));
+        m_model->appendRow(row);
+    }
+    selectRuns(selected);
+    m_status->setText(tr("%n run(s)", nullptr, static_cast<int>(runs.size())));
+    updateButtons();
+}
+
+int RunHistory::rowCount() const { return m_proxy->rowCount(); }
+
+void RunHistory::setFilterText(const QString& text)
+{
+    if (m_filter->text() != text) m_filter->setText(text); // re-enters through textChanged
+    else m_proxy->setFilterFixedString(text);
+}
+
+QList<qint64> RunHistory::shownRunIds() const
+{
+    QList<qint64> ids;
+    for (int r = 0; r < m_proxy->rowCount(); ++r) ids << m_proxy->index(r, ColId).data(kIdRole).toLongLong();
+    return ids;
+}
+
+QList<qint64> RunHistory::selectedRunIds() const
+{
+    QList<qint64> ids;
+    if (!m_table->selectionModel()) return ids;
+    QModelIndexList rows = m_table->selectionModel()->selectedRows(ColId);
+    std::sort(rows.begin(), rows.end(), [](const QModelIndex& a, const QModelIndex& b) { return a.row() < b.row(); });
+    for (const QModelIndex& index : rows) ids << index.data(kIdRole).toLongLong();
+    return ids;
+}
+
+void RunHistory::selectRuns(const QList<qint64>& ids)
+{
+    QItemSelection selection;
+    for (int r = 0; r < m_proxy->rowCount(); ++r) {
+        const QModelIndex index = m_proxy->index(r, ColId);
+        if (ids.contains(index.data(kIdRole).toLongLong()))
+            selection.select(index, m_proxy->index(r, ColCount - 1));
+    }
+    m_table->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    updateButtons();
+}
+
+std::optional<qint64> RunHistory::currentRunId() const
+{
+    const QList<qint64> ids = selectedRunIds();
+    if (ids.isEmpty()) return std::nullopt;
+    return ids.first();
+}
+
+void RunHistory::updateButtons()
+{
+    const QList<qint64> ids = selectedRunIds();
+    m_openButton->setEnabled(ids.size() == 1);
+    m_overlayButton->setEnabled(!ids.isEmpty());
+    m_deleteButton->setEnabled(!ids.isEmpty());
+    m_exportButton->setEnabled(!ids.isEmpty() || m_openRunId > 0);
+    bool resumable = false;
+    if (ids.size() == 1 && m_runs) {
+        if (const auto info = m_runs->run(ids.first()))
+            resumable = info->status == RunStatus::Stopped || info->status == RunStatus::Interrupted ||
+                        info->status == RunStatus::Failed;
+    }
+    m_resumeButton->setEnabled(resumable);
+}
+
+void RunHistory::showError(const QString& title, const QString& text)
+{
+    m_status->setText(text);
+    if (isVisible() && dialogsAllowed()) QMessageBox::warning(this, title, text);
+}
+
+bool RunHistory::openRun(qint64 runId)
+{
+    if (!m_runs) return false;
+    try {
+        if (!m_dashboard->fromStore(*m_runs, runId)) {
+            showError(tr("Open run"), tr("Run %1 is not in the store.").arg(runId));
+            return false;
+        }
+    } catch (const std::exception& e) {
+        showError(tr("Open run"), tr("Cannot read run %1: %2").arg(runId).arg(QString::fromStdString(e.what())));
+        return false;
+    }
+    m_openRunId = runId;
+    m_bottomTabs->setCurrentIndex(0);
+    m_status->setText(tr("Showing run %1").arg(runId));
+    updateButtons();
+    return true;
+}
+
+QChart* RunHistory::overlayChart() const { return m_overlayView->chart(); }
+
+void RunHistory::overlaySelected()
+{
+    const QList<qint64> ids = selectedRunIds();
+    if (overlay(ids, m_overlayModel->currentText(), m_overlayMetric->currentText()) == 0 && !ids.isEmpty())
+        showError(tr("Overlay"), tr("None of the selected runs stored %1 for %2.")
+                                     .arg(m_overlayMetric->currentText(), m_overlayModel->currentText()));
+}
+
+int RunHistory::overlay(const QList<qint64>& runIds, const QString& model, const QString& metric)
+{
+    QChart* chart = m_overlayView->chart();
+    chart->removeAllSeries();
+    for (QAbstractAxis* axis : chart->axes()) {
+        chart->removeAxis(axis);
+        delete axis;
+    }
+    chart->setTitle(tr("%1 — %2 across runs").arg(model, metric));
+    if (!m_runs) return 0;
+    auto* x = new QValueAxis;
+    auto* y = new QValueAxis;
+    x->setTitleText(tr("step"));
+    x->setLabelFormat(QStringLiteral("%.0f"));
+    chart->addAxis(x, Qt::AlignBottom);
+    chart->addAxis(y, Qt::AlignLeft);
+    double x0 = std::numeric_limits<double>::infinity(), x1 = -x0, lo = x0, hi = -x0;
+    int drawn = 0;
+    for (const qint64 id : runIds) {
+        MetricBatch samples;
+        try {
+            samples = m_runs->metrics(id, model.toStdString(), metric.toStdString());
+        } catch (const std::exception& e) {
+            m_status->setText(tr("Cannot read run %1: %2").arg(id).arg(QString::fromStdString(e.what())));
+            continue;
+        }
+        BoundedSeries data(std::max<std::size_t>(samples.size(), 2));
+        for (const MetricSample& s : samples)
+            if (std::isfinite(s.value)) data.append(static_cast<double>(s.step), s.value);
+        if (data.empty()) continue;
+        const std::vector<QPointF> points = data.decimated(std::max(200, m_overlayView->width()));
+        auto* series = new QLineSeries;
+        const auto info = m_runs->run(id);
+        series->setName(info && !info->name.empty() ? tr("run %1 (%2)").arg(id).arg(QString::fromStdString(info->name))
+                                                    : tr("run %1").arg(id));
+        series->replace(QList<QPointF>(points.begin(), points.end()));
+        chart->addSeries(series);
+        series->attachAxis(x);
+        series->attachAxis(y);
+        for (const QPointF& p : points) {
+            lo = std::min(lo, p.y());
+            hi = std::max(hi, p.y());
+        }
+        x0 = std::min(x0, points.front().x());
+        x1 = std::max(x1, points.back().x());
+        ++drawn;
+    }
+    if (drawn > 0) {
+        const double pad = hi > lo ? (hi - lo) * 0.05 : std::abs(hi) * 0.05 + 1e-9;
+        y->setRange(lo - pad, hi + pad);
+        x->setRange(x0, std::max(x1, x0 + 1));
+        m_bottomTabs->setCurrentIndex(1);
+    }
+    m_status->setText(tr("Overlay of %1 %2: %n run(s)", nullptr, drawn).arg(model, metric));
+    return drawn;
+}
+
+bool RunHistory::deleteRuns(const QList<qint64>& runIds, Confirm confirm)
+{
+    if (runIds.isEmpty() || !m_runs) return false;
+    QStringList names;
+    for (const qint64 id : runIds) {
+        const auto info = m_runs->run(id);
+        if (!info) continue;
+        if (info->status == RunStatus::Running) {
+            showError(tr("Delete runs"), tr("Run %1 is still running; stop it before deleting it.").arg(id));
+            return false;
+        }
+        names << QStringLiteral("%1 %2").arg(id).arg(QString::fromStdString(info->name));
+    }
+    if (confirm == Confirm::Ask) {
+        if (!dialogsAllowed()) return false;
+        const auto answer = QMessageBox::question(
+            this, tr("Delete runs"),
+            tr("Delete %n run(s) with their metrics, evaluations and checkpoint files?\n\n%1", nullptr,
+               static_cast<int>(runIds.size()))
+                .arg(names.join(QLatin1Char('\n'))),
+            QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel);
+        if (answer != QMessageBox::Yes) return false;
+    }
+    QStringList problems;
+    QList<qint64> deleted;
+    for (const qint64 id : runIds) {
+        try {
+            const std::vector<CheckpointRecord> files = m_runs->checkpoints(id);
+            m_runs->deleteRun(id);
+            deleted << id;
+            for (const CheckpointRecord& c : files) {
+                const QString path = QString::fromStdString(c.path);
+                if (QFile::exists(path) && !QFile::remove(path))
+                    problems << tr("%1: cannot remove the checkpoint file").arg(path);
+            }
+        } catch (const std::exception& e) {
+            problems << tr("run %1: %2").arg(id).arg(QString::fromStdString(e.what()));
+        }
+    }
+    if (deleted.contains(m_openRunId)) {
+        m_dashboard->clear();
+        m_openRunId = 0;
+    }
+    refresh();
+    if (!problems.isEmpty()) showError(tr("Delete runs"), problems.join(QLatin1Char('\n')));
+    if (!deleted.isEmpty()) Q_EMIT runsDeleted(deleted);
+    return problems.isEmpty();
+}
+
+bool RunHistory::requestResume(qint64 runId)
+{
+    const auto info = m_runs ? m_runs->run(runId) : std::nullopt;
+    if (!info) return false;
+    if (info->status != RunStatus::Stopped && info->status != RunStatus::Interrupted &&
+        info->status != RunStatus::Failed) {
+        showError(tr("Resume run"), tr("Run %1 is %2: only stopped, failed or interrupted runs resume.")
+                                        .arg(runId)
+                                        .arg(QString::fromStdString(toString(info->status))));
+        return false;
+    }
+    Q_EMIT resumeRequested(runId);
+    return true;
+}
+
+QStringList RunHistory::modelsOfRun(qint64 runId) const
+{
+    const auto info = m_runs ? m_runs->run(runId) : std::nullopt;
+    return info ? modelsIn(configOf(*info)) : QStringList{};
+}
+
+QList<qint64> RunHistory::reportRunIds() const
+{
+    QList<qint64> ids = selectedRunIds();
+    if (ids.isEmpty() && m_openRunId > 0) ids << m_openRunId;
+    return ids;
+}
+
+void RunHistory::exportReport()
+{
+    const QList<qint64> ids = reportRunIds();
+    if (ids.isEmpty()) {
+        showError(tr("Export report"), tr("Select one or more runs (or open one) to export a report."));
+        return;
+    }
+    QStringList idText;
+    for (const qint64 id : ids) idText << QString::number(id);
+    QString filter;
+    QString path = QFileDialog::getSaveFileName(
+        this, tr("Export run report"), QStringLiteral("foxhunt-run-%1.html").arg(idText.join(QLatin1Char('-'))),
+        tr("HTML report (*.html);;JSON (*.json);;CSV, every metric (*.csv)"), &filter);
+    if (path.isEmpty()) return;
+    if (QFileInfo(path).suffix().isEmpty())
+        path += filter.contains(QLatin1String("json")) ? QStringLiteral(".json")
+                : filter.contains(QLatin1String("csv")) ? QStringLiteral(".csv")
+                                                          : QStringLiteral(".html");
+    exportReportTo(ids, path, /*openResult=*/true);
+}
+
+bool RunHistory::exportReportTo(const QList<qint64>& runIds, const QString& path, bool openResult)
+{
+    if (m_exporting || runIds.isEmpty()) return false;
+    m_exporting = true;
+    m_progress = new QProgressDialog(tr("Writing %1...").arg(QFileInfo(path).fileName()), QString(), 0, 0, this);
+    m_progress->setWindowTitle(tr("Export report"));
+    m_progress->setCancelButton(nullptr);
+    m_progress->setMinimumDuration(300);
+    m_progress->setWindowModality(Qt::WindowModal);
+    if (m_exportWorker.joinable()) m_exportWorker.join();
+    std::vector<std::int64_t> ids(runIds.begin(), runIds.end());
+    m_exportWorker = std::jthread([this, ids = std::move(ids), path, openResult, db = m_databasePath.toStdString()] {
+        QString error;
+        try {
+            writeRunReport(db, ids, path.toStdString());
+        } catch (const std::exception& e) {
+            error = QString::fromStdString(e.what());
+        }
+        QMetaObject::invokeMethod(this, [this, path, error, openResult] {
+            m_exporting = false;
+            if (m_progress) {
+                m_progress->close();
+                m_progress->deleteLater();
+                m_progress = nullptr;
+            }
+            if (!error.isEmpty())
+                showError(tr("Export report"), tr("Cannot export the report to %1:\n%2").arg(path, error));
+            else {
+                m_status->setText(tr("Report written to %1").arg(path));
+                if (openResult && dialogsAllowed() && !QDesktopServices::openUrl(QUrl::fromLocalFile(path)))
+                    showError(tr("Export report"), tr("The report was written to %1, but no application opens it.")
+                                                       .arg(path));
+            }
+            Q_EMIT exportFinished(path, error);
+        }, Qt::QueuedConnection);
+    });
+    return true;
+}
+
+} // namespace foxhunt

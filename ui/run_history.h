@@ -1,0 +1,128 @@
+#pragma once
+// The Runs tab: every stored run in a sortable, filterable table. Opens one
+// run's charts, overlays one metric of one model across several runs, deletes
+// runs (with their checkpoint files), asks for an interrupted or stopped run
+// to be resumed, and exports run reports on a worker thread.
+
+#include <QList>
+#include <QString>
+#include <QStringList>
+#include <QWidget>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <thread>
+
+QT_BEGIN_NAMESPACE
+class QChart;
+class QChartView;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QProgressDialog;
+class QPushButton;
+class QSortFilterProxyModel;
+class QStandardItemModel;
+class QTabWidget;
+class QTableView;
+QT_END_NAMESPACE
+
+namespace foxhunt {
+
+class BarStore;
+class Dashboard;
+class RunStore;
+
+/// The run-history tab over the store at a database path (its own read connection).
+class RunHistory : public QWidget {
+    Q_OBJECT
+public:
+    /// Whether deleteRuns() asks the user first.
+    enum class Confirm { Ask, Skip };
+    /// Table columns, in order.
+    enum Column { ColId, ColName, ColCreated, ColStatus, ColModels, ColSeries, ColSteps, ColDuration, ColCount };
+
+    explicit RunHistory(const QString& databasePath, QWidget* parent = nullptr);
+    ~RunHistory() override;
+
+    /// Reloads the table from the store, keeping the selection.
+    void refresh();
+    /// Rows shown (after the filter).
+    int rowCount() const;
+    /// Case-insensitive filter over every column (what the filter box sets).
+    void setFilterText(const QString& text);
+    /// Run ids of the rows shown, in view order.
+    QList<qint64> shownRunIds() const;
+    /// Selected run ids, in view order.
+    QList<qint64> selectedRunIds() const;
+    /// Selects these runs (rows hidden by the filter are skipped).
+    void selectRuns(const QList<qint64>& ids);
+
+    /// Draws a stored run's charts in the dashboard below the table; false if unknown.
+    bool openRun(qint64 runId);
+    /// The run shown below the table (0 = none).
+    qint64 openRunId() const { return m_openRunId; }
+    /// The dashboard that shows opened runs.
+    Dashboard* runDashboard() const { return m_dashboard; }
+    /// Overlays `metric` of `model` of each run in one chart; returns the number of series drawn.
+    int overlay(const QList<qint64>& runIds, const QString& model, const QString& metric);
+    /// The overlay chart.
+    QChart* overlayChart() const;
+    /// Deletes runs with their metrics and checkpoint files; false if refused or cancelled.
+    bool deleteRuns(const QList<qint64>& runIds, Confirm confirm = Confirm::Ask);
+    /// Emits resumeRequested() for a stopped, failed or interrupted run; false otherwise.
+    bool requestResume(qint64 runId);
+    /// Models a stored run was configured with.
+    QStringList modelsOfRun(qint64 runId) const;
+
+    /// The runs a report covers: the selection, else the open run.
+    QList<qint64> reportRunIds() const;
+    /// Asks for a file (.html, .json, .csv) and exports the report of reportRunIds().
+    void exportReport();
+    /// Writes the report of `runIds` to `path` on a worker thread; exportFinished() follows.
+    /// With openResult the file is opened with the desktop's viewer. False while one is running.
+    bool exportReportTo(const QList<qint64>& runIds, const QString& path, bool openResult);
+    /// Whether an export is running.
+    bool exporting() const { return m_exporting; }
+
+Q_SIGNALS:
+    /// The user asked to resume this run (the main window starts a session with resumeRun(id)).
+    void resumeRequested(qint64 runId);
+    /// An export ended; error is empty on success.
+    void exportFinished(const QString& path, const QString& error);
+    /// Runs were deleted.
+    void runsDeleted(const QList<qint64>& runIds);
+
+private:
+    void buildUi();
+    void updateButtons();
+    void showError(const QString& title, const QString& text);
+    void overlaySelected();
+    std::optional<qint64> currentRunId() const;
+
+    QString m_databasePath;
+    std::unique_ptr<BarStore> m_store;
+    std::unique_ptr<RunStore> m_runs;
+    QStandardItemModel* m_model = nullptr;
+    QSortFilterProxyModel* m_proxy = nullptr;
+    QTableView* m_table = nullptr;
+    QLineEdit* m_filter = nullptr;
+    QComboBox* m_overlayModel = nullptr;
+    QComboBox* m_overlayMetric = nullptr;
+    QPushButton* m_openButton = nullptr;
+    QPushButton* m_overlayButton = nullptr;
+    QPushButton* m_deleteButton = nullptr;
+    QPushButton* m_resumeButton = nullptr;
+    QPushButton* m_exportButton = nullptr;
+    QLabel* m_status = nullptr;
+    Dashboard* m_dashboard = nullptr;
+    QChartView* m_overlayView = nullptr;
+    QTabWidget* m_bottomTabs = nullptr;
+    qint64 m_openRunId = 0;
+    bool m_exporting = false;
+    QProgressDialog* m_progress = nullptr;
+    std::jthread m_exportWorker;
+};
+
+} // namespace foxhunt
