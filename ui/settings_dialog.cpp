@@ -97,6 +97,9 @@ SettingsDialog::SettingsDialog(const AppSettings& current, QWidget* parent) : QD
     ampForm->addRow(tr("Growth interval"), m_interval);
     m_precisionNote = named(new QLabel, "precisionNote");
     m_precisionNote->setWordWrap(true);
+    // Room for the engine's longest verdict, so the dialog does not jump (or clip it) as choices change.
+    m_precisionNote->setMinimumHeight(m_precisionNote->fontMetrics().lineSpacing() * 3);
+    m_precisionNote->setAlignment(Qt::AlignLeft | Qt::AlignTop);
     ampForm->addRow(m_precisionNote);
     layout->addWidget(amp);
 
