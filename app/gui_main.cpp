@@ -1,12 +1,15 @@
 // foxhunt: the desktop app. Parses the command line, opens the main window.
 
+#include "ui/app_settings.h"
 #include "ui/main_window.h"
 
 #include "engine/store/bar_store.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDir>
 #include <QIcon>
+#include <QMessageBox>
 #include <QSettings>
 
 int main(int argc, char** argv)
@@ -34,10 +37,24 @@ int main(int argc, char** argv)
                                  QStringLiteral("[files...]"));
     parser.process(app);
 
+    // Settings, palette, window geometry and splitters all live in this one QSettings file.
     if (parser.isSet(resetOption)) QSettings().clear();
 
-    const QString db = parser.isSet(dbOption) ? parser.value(dbOption)
-                                              : QString::fromStdString(foxhunt::defaultDatabasePath());
+    // The store follows the data folder chosen in Settings; --db overrides both.
+    const QString dataDir = foxhunt::AppSettings::load().dataDir;
+    QString db;
+    if (parser.isSet(dbOption)) {
+        db = parser.value(dbOption);
+    } else if (!dataDir.isEmpty() && QDir().mkpath(dataDir)) {
+        db = QDir(dataDir).filePath(QStringLiteral("foxhunt.db"));
+    } else {
+        try {
+            db = QString::fromStdString(foxhunt::defaultDatabasePath());
+        } catch (const std::exception& e) {
+            QMessageBox::critical(nullptr, QStringLiteral("Foxhunt"), QString::fromStdString(e.what()));
+            return 1;
+        }
+    }
     foxhunt::MainWindow window(db);
     window.show();
     if (!parser.positionalArguments().isEmpty()) window.importFiles(parser.positionalArguments());

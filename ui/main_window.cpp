@@ -1,6 +1,7 @@
 #include "ui/main_window.h"
 
 #include "ui/bars_chart_view.h"
+#include "ui/settings_dialog.h"
 #include "ui/dashboard.h"
 #include "ui/training_controller.h"
 #include "ui/import_controller.h"
@@ -8,6 +9,7 @@
 #include "ui/run_history.h"
 
 #include "engine/data/market_time.h"
+#include "engine/session/devices.h"
 #include "engine/store/bar_store.h"
 
 #include <QAction>
@@ -71,8 +73,10 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
     setWindowTitle(QStringLiteral("Foxhunt"));
     setWindowIcon(QIcon(QStringLiteral(":/foxhunt/icon.svg")));
     setAcceptDrops(true);
+    m_settings = AppSettings::load();
     buildMenus();
     buildCentral();
+    buildRunStatus();
 
     connect(m_import.get(), &ImportController::progress, this, [this](int percent, const QString& text) {
         m_progress->setVisible(true);
@@ -81,10 +85,7 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
     });
     connect(m_import.get(), &ImportController::finished, this, &MainWindow::onImportFinished);
     connect(m_training.get(), &TrainingController::started, this, [this](qint64 runId) { m_runId = runId; });
-    connect(m_training.get(), &TrainingController::samples, this, [this](const MetricBatch& batch) {
-        m_dashboard->addSamples(batch);
-        m_statusRun->setText(tr("run %1 · %2 bars replayed").arg(m_runId).arg(m_training->tick()));
-    });
+    connect(m_training.get(), &TrainingController::samples, this, &MainWindow::onRunSamples);
     connect(m_training.get(), &TrainingController::finished, this, &MainWindow::onTrainingFinished);
     updateTrainingActions();
     addRunHistory();
@@ -101,6 +102,8 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
     }
     refreshSeries();
     resize(1100, 700);
+    applySettings(m_settings);
+    restoreLayout();
 }
 
 MainWindow::~MainWindow() = default;
@@ -110,6 +113,7 @@ void MainWindow::buildMenus()
     QMenu* file = menuBar()->addMenu(tr("&File"));
     QAction* importAction = file->addAction(tr("&Import bars..."), this, &MainWindow::openImportDialog);
     importAction->setShortcut(QKeySequence(QStringLiteral("Ctrl+I")));
+    file->addAction(createSettingsAction());
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
@@ -129,6 +133,9 @@ void MainWindow::buildMenus()
     QToolBar* bar = addToolBar(tr("Training"));
     bar->setObjectName(QStringLiteral("trainingToolBar"));
     bar->addActions({m_startAction, m_pauseAction, m_stepAction, m_stopAction});
+    bar->addSeparator();
+    bar->addAction(m_settingsAction);
+    buildSpeedControl(bar);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Foxhunt"), this, &MainWindow::showAbout);
@@ -156,6 +163,7 @@ void MainWindow::buildCentral()
     layout->addWidget(m_banner);
 
     auto* splitter = new QSplitter(Qt::Horizontal);
+    splitter->setObjectName(QStringLiteral("seriesSplitter"));
     m_seriesTable = new QTableWidget(0, ColCount);
     m_seriesTable->setHorizontalHeaderLabels(
         {tr("Series"), tr("Kind"), tr("Dataset"), tr("Bar"), tr("Bars"), tr("From (UTC)"), tr("To (UTC)")});
@@ -174,6 +182,7 @@ void MainWindow::buildCentral()
     splitter->setSizes({460, 640});
 
     auto* vertical = new QSplitter(Qt::Vertical);
+    vertical->setObjectName(QStringLiteral("logSplitter"));
     vertical->addWidget(splitter);
     m_log = new QPlainTextEdit;
     m_log->setReadOnly(true);
@@ -237,7 +246,11 @@ QWidget* MainWindow::buildTrainingTab()
     m_seed->setRange(0, 1'000'000);
     m_seed->setValue(1);
     form->addRow(tr("Seed"), m_seed);
-    form->addRow(tr("Device"), new QLabel(tr("CPU")));
+    m_nextRunSummary = new QLabel;
+    m_nextRunSummary->setObjectName(QStringLiteral("nextRunSummary"));
+    m_nextRunSummary->setWordWrap(true);
+    m_nextRunSummary->setToolTip(tr("From Settings (Ctrl+,); applies to the next run"));
+    form->addRow(tr("Next run on"), m_nextRunSummary);
     config->setMaximumWidth(320);
     layout->addWidget(config, 0, Qt::AlignTop);
 
@@ -272,11 +285,22 @@ bool MainWindow::startTraining()
     config.steps = m_steps->value();
     config.seed = static_cast<std::uint64_t>(m_seed->value());
     config.series = m_trainSeries->currentData().toString().toStdString();
+    m_settings.applyTo(config);
+    if (const std::optional<std::string> problem = preflightProblem(config)) {
+        reportError(tr("Cannot start the run"), QString::fromStdString(*problem));
+        return false;
+    }
     m_dashboard->clear();
     m_runId = 0;
     if (!m_training->start(config)) return false;
     m_tabs->setCurrentIndex(1);
     m_statusRun->setText(tr("training..."));
+    m_uiTimings.clear();
+    m_rateTick = 0;
+    m_barsPerSecond = 0.0;
+    m_rateClock.start();
+    m_statusTimer.start();
+    updateRunStatus();
     updateTrainingActions();
     return true;
 }
@@ -294,12 +318,11 @@ void MainWindow::updateTrainingActions()
 void MainWindow::onTrainingFinished(const QString& status, const QString& error)
 {
     updateTrainingActions();
+    m_statusTimer.stop();
+    updateRunStatus();
     m_statusRun->setText(tr("run %1 %2").arg(m_runId).arg(status));
-    if (status == QLatin1String("failed")) {
-        m_log->appendPlainText(tr("Training failed: %1").arg(error));
-        if (isVisible() && !qEnvironmentVariableIsSet("FOXHUNT_NO_DIALOGS"))
-            QMessageBox::warning(this, tr("Training"), tr("The run failed:\n%1").arg(error));
-    }
+    if (status == QLatin1String("failed"))
+        reportError(tr("Training failed"), error.isEmpty() ? tr("the run failed without a reason") : error);
 }
 
 void MainWindow::refreshSeries()
@@ -428,6 +451,7 @@ void MainWindow::closeEvent(QCloseEvent* event)
     // for the worker to store what it has.
     m_import->cancel();
     m_training->stop();
+    saveLayout();
     QMainWindow::closeEvent(event);
 }
 

@@ -2,8 +2,13 @@
 // The Foxhunt main window: the frame the dashboard lives in. Lists the stored
 // series, previews one, imports files (menu, dialog, drag and drop) with progress.
 
+#include "ui/app_settings.h"
+#include "ui/handler_timing.h"
+
+#include <QElapsedTimer>
 #include <QMainWindow>
 #include <QString>
+#include <QTimer>
 
 #include <memory>
 
@@ -14,8 +19,10 @@ class QComboBox;
 class QSpinBox;
 class QTabWidget;
 class QLabel;
+class QToolBar;
 class QPlainTextEdit;
 class QProgressBar;
+class QSplitter;
 class QTableWidget;
 class QWidget;
 QT_END_NAMESPACE
@@ -27,6 +34,7 @@ class BarsChartView;
 class Dashboard;
 class ImportController;
 class RunHistory;
+class SettingsDialog;
 class TrainingController;
 
 /// The main window. Owns a read connection to the store; imports write through
@@ -67,9 +75,32 @@ public:
     /// Continues stored run `runId` (stopped, failed or interrupted) with its stored config; false if one is running.
     bool resumeTraining(qint64 runId);
 
+    /// Settings: what the next run uses (and the app's palette and refresh rate).
+    const AppSettings& settings() const { return m_settings; }
+    /// Saves `settings`, applies the palette and chart refresh rate now; the rest applies to the next run.
+    void applySettings(const AppSettings& settings);
+    /// Opens the Settings dialog (window-modal, returns at once); accepting it applies its settings.
+    SettingsDialog* openSettings();
+    /// Replay pace, applied live to a running run and to the next one: 0 = max, N = N x real time.
+    void setSpeed(double speed);
+    /// The pace chosen in the toolbar.
+    double speed() const;
+    /// What the running (or last) run was started with, as shown in the status bar.
+    QString runSummary() const;
+    /// The last error shown to the user (also when dialogs are suppressed for tests).
+    QString lastErrorMessage() const { return m_lastError; }
+    /// Time the UI thread spent in the window's own handlers ("charts", "status").
+    const HandlerTimings& uiTimings() const { return m_uiTimings; }
+    /// Writes window geometry, toolbar/dock state and splitter positions to QSettings.
+    void saveLayout() const;
+    /// Restores what saveLayout() wrote; false when nothing was saved.
+    bool restoreLayout();
+
 Q_SIGNALS:
     /// Emitted after an import batch finished and the list was refreshed.
     void importReportReady(const QString& report);
+    /// Emitted when a problem was reported to the user (dialog or, with FOXHUNT_NO_DIALOGS, the log only).
+    void errorReported(const QString& message);
 
 protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
@@ -117,6 +148,33 @@ private:
     qint64 m_runId = 0;
     RunHistory* m_history = nullptr;
     QAction* m_exportReportAction = nullptr;
+
+    // Settings, speed, run status, palette and layout (main_window_settings.cpp).
+    QAction* createSettingsAction();
+    void buildSpeedControl(QToolBar* bar);
+    void buildRunStatus();
+    void onRunSamples(const MetricBatch& batch);
+    void updateRunStatus();
+    void updateNextRunSummary();
+    void reportError(const QString& title, const QString& message);
+    QList<QSplitter*> layoutSplitters() const;
+
+    AppSettings m_settings;
+    QAction* m_settingsAction = nullptr;
+    QComboBox* m_speed = nullptr;
+    QLabel* m_statusRate = nullptr;
+    QLabel* m_statusStep = nullptr;
+    QLabel* m_statusElapsed = nullptr;
+    QLabel* m_statusDevice = nullptr;
+    QLabel* m_nextRunSummary = nullptr;
+    QTimer m_statusTimer;
+    QElapsedTimer m_rateClock;
+    long long m_rateTick = 0;
+    double m_barsPerSecond = 0.0;
+    int m_themedCharts = 0;
+    bool m_hadRun = false;
+    HandlerTimings m_uiTimings;
+    QString m_lastError;
 };
 
 } // namespace foxhunt

@@ -2,6 +2,8 @@
 
 #include <QMetaObject>
 
+#include <algorithm>
+
 namespace foxhunt {
 
 TrainingController::TrainingController(QString databasePath, QObject* parent)
@@ -23,9 +25,13 @@ bool TrainingController::start(const SessionConfig& config, qint64 resumeRunId)
 {
     if (m_session) return false;
     if (m_worker.joinable()) m_worker.join();
-    m_session = std::make_unique<TrainingSession>(m_databasePath.toStdString(), config);
+    m_runConfig = config;
+    m_runConfig.speed = m_speed;
+    m_session = std::make_unique<TrainingSession>(m_databasePath.toStdString(), m_runConfig);
     if (resumeRunId > 0) m_session->resumeRun(resumeRunId);
     m_announced = false;
+    m_timings.clear();
+    m_elapsed.start();
     // Payload-free notification from the worker: arm the drain timer on the UI thread.
     m_session->setSamplesReadyCallback([this] {
         QMetaObject::invokeMethod(this, [this] {
@@ -65,9 +71,19 @@ bool TrainingController::paused() const { return m_session && m_session->paused(
 
 long long TrainingController::tick() const { return m_session ? m_session->progress().tick.load() : 0; }
 
+long long TrainingController::totalTicks() const { return m_session ? m_session->progress().totalTicks.load() : 0; }
+
+void TrainingController::setSpeed(double speed)
+{
+    m_speed = std::max(0.0, speed);
+    m_runConfig.speed = m_speed;
+    if (m_session) m_session->setSpeed(m_speed);
+}
+
 void TrainingController::drain()
 {
     if (!m_session) return;
+    const ScopedHandlerTiming timing(m_timings, QStringLiteral("drain"));
     if (!m_announced && m_session->progress().runId > 0) {
         m_announced = true;
         Q_EMIT started(m_session->progress().runId.load());
@@ -80,6 +96,8 @@ void TrainingController::drain()
 void TrainingController::onWorkerDone(SessionResult result)
 {
     drain();
+    m_lastElapsedMs = m_elapsed.elapsed();
+    m_elapsed.invalidate();
     if (m_worker.joinable()) m_worker.join();
     m_session.reset();
     m_lastResult = QString::fromStdString(result.json);

@@ -4,7 +4,9 @@
 // and drains the staging buffer on the UI thread, handing batches to charts.
 
 #include "engine/session/training_session.h"
+#include "ui/handler_timing.h"
 
+#include <QElapsedTimer>
 #include <QObject>
 #include <QString>
 #include <QTimer>
@@ -21,8 +23,8 @@ public:
     explicit TrainingController(QString databasePath, QObject* parent = nullptr);
     ~TrainingController() override;
 
-    /// Starts a session with `config`; false while one is running. With resumeRunId > 0
-    /// the session continues that stored run (TrainingSession::resumeRun).
+    /// Starts a session with `config` at the current speed(); false while one is running. With
+    /// resumeRunId > 0 the session continues that stored run (TrainingSession::resumeRun).
     bool start(const SessionConfig& config, qint64 resumeRunId = 0);
     void pause();
     void resume();
@@ -33,8 +35,24 @@ public:
     bool paused() const;
     /// Bars replayed so far in the running session.
     long long tick() const;
+    /// Bars the running session will replay (0 until it has loaded its series).
+    long long totalTicks() const;
+    /// Milliseconds since the running (or last) session started.
+    qint64 elapsedMs() const { return m_elapsed.isValid() ? m_elapsed.elapsed() : m_lastElapsedMs; }
+    /// The config the running (or last) session was started with.
+    const SessionConfig& runConfig() const { return m_runConfig; }
+    /// Replay pace applied live to the running session and to the next one: 0 = max, N = N x real time.
+    void setSpeed(double speed);
+    /// The pace set last.
+    double speed() const { return m_speed; }
+    /// The pace the running session replays at (speed() when none runs).
+    double sessionSpeed() const { return m_session ? m_session->config().speed : m_speed; }
+    /// Time the UI thread spent in drain() (which includes the chart update it triggers).
+    HandlerTimings& timings() { return m_timings; }
     /// Milliseconds between drains (100 = 10 Hz).
     void setRefreshInterval(int ms) { m_timer.setInterval(ms); }
+    /// Milliseconds between drains.
+    int refreshInterval() const { return m_timer.interval(); }
     /// The last finished session's result document (JSON text).
     const QString& lastResult() const { return m_lastResult; }
 
@@ -55,6 +73,11 @@ private:
     QTimer m_timer;
     QString m_lastResult;
     bool m_announced = false;
+    SessionConfig m_runConfig;
+    double m_speed = 0.0;
+    QElapsedTimer m_elapsed;
+    qint64 m_lastElapsedMs = 0;
+    HandlerTimings m_timings;
 };
 
 } // namespace foxhunt

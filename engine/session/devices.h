@@ -1,0 +1,40 @@
+#pragma once
+// What the UI may ask the engine about compute devices and precision before a
+// run starts, in std types only (the ui never includes models or torch headers).
+
+#include "engine/session/training_session.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace foxhunt {
+
+/// The devices this build can compute on: "cpu", then "cuda:0", "cuda:1", ... when CUDA is available.
+std::vector<std::string> computeDevices();
+
+/// The AMP presets a user can pick.
+enum class AmpPreset { Disabled, Ampere, VoltaTuring };
+
+/// The settings of a preset (see DESIGN.md, Precision).
+models::precision::MixedPrecisionConfig ampPreset(AmpPreset preset);
+
+/// The preset `config` equals, if any.
+std::optional<AmpPreset> matchingAmpPreset(const models::precision::MixedPrecisionConfig& config);
+
+/// What the engine thinks of a precision choice on a device.
+struct DeviceCheck {
+    bool ok = true;          ///< the choice can run as given
+    std::string problem;     ///< readable reason when !ok
+    std::string suggestion;  ///< what to use instead (may be set when ok)
+};
+
+/// Checks mixed precision on `device` ("cpu" or "cuda:N") with the engine's own rules:
+/// FP16 autocast needs CUDA, scales and factors must be positive.
+DeviceCheck checkPrecision(const models::precision::MixedPrecisionConfig& config, const std::string& device);
+
+/// Checks what can be checked before a run starts (device present in this build, precision on it).
+/// Returns the first problem as a readable sentence, or nullopt when the config may start.
+std::optional<std::string> preflightProblem(const SessionConfig& config);
+
+} // namespace foxhunt

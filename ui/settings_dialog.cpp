@@ -1,0 +1,294 @@
+#include "ui/settings_dialog.h"
+
+#include "engine/session/devices.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+#include <limits>
+
+namespace foxhunt {
+
+namespace mp = models::precision;
+
+namespace {
+
+// Index 0 of the preset box is "Custom": fields that match no preset.
+constexpr int kCustomPreset = 0;
+constexpr AmpPreset kPresets[] = {AmpPreset::Disabled, AmpPreset::Ampere, AmpPreset::VoltaTuring};
+
+template <typename W> W* named(W* widget, const char* name)
+{
+    widget->setObjectName(QLatin1String(name));
+    return widget;
+}
+
+QDoubleSpinBox* doubleBox(const char* name, double lo, double hi, int decimals)
+{
+    auto* box = named(new QDoubleSpinBox, name);
+    box->setRange(lo, hi);
+    box->setDecimals(decimals);
+    return box;
+}
+
+QSpinBox* intBox(const char* name, int lo, int hi)
+{
+    auto* box = named(new QSpinBox, name);
+    box->setRange(lo, hi);
+    return box;
+}
+
+} // namespace
+
+SettingsDialog::SettingsDialog(const AppSettings& current, QWidget* parent) : QDialog(parent), m_base(current)
+{
+    setWindowTitle(tr("Settings"));
+    auto* layout = new QVBoxLayout(this);
+    auto* note = new QLabel(tr("Changes apply to the next run; a running run keeps what it started with."));
+    note->setWordWrap(true);
+    layout->addWidget(note);
+
+    auto* compute = new QGroupBox(tr("Compute"));
+    auto* computeForm = new QFormLayout(compute);
+    m_device = named(new QComboBox, "device");
+    for (const std::string& d : computeDevices()) m_device->addItem(QString::fromStdString(d), QString::fromStdString(d));
+    computeForm->addRow(tr("Device"), m_device);
+    m_threads = intBox("threads", 1, 256);
+    m_threads->setToolTip(tr("LibTorch intra-op threads; on a 2-core machine 1 is fastest"));
+    computeForm->addRow(tr("Threads"), m_threads);
+    layout->addWidget(compute);
+
+    auto* amp = new QGroupBox(tr("Mixed precision (AMP)"));
+    auto* ampForm = new QFormLayout(amp);
+    m_preset = named(new QComboBox, "ampPreset");
+    m_preset->addItem(tr("Custom"));
+    m_preset->addItem(tr("Disabled (FP32)"));
+    m_preset->addItem(tr("Ampere and newer (BF16, no scaling)"));
+    m_preset->addItem(tr("Volta / Turing (FP16, dynamic scale 2048)"));
+    ampForm->addRow(tr("Preset"), m_preset);
+    m_ampEnabled = named(new QCheckBox(tr("Train under autocast")), "ampEnabled");
+    ampForm->addRow(tr("AMP"), m_ampEnabled);
+    m_dtype = named(new QComboBox, "ampDtype");
+    m_dtype->addItem(QStringLiteral("FP16"), QStringLiteral("f16"));
+    m_dtype->addItem(QStringLiteral("BF16"), QStringLiteral("bf16"));
+    ampForm->addRow(tr("Half type"), m_dtype);
+    m_lossScale = doubleBox("lossScale", 1e-6, 1e12, 3);
+    ampForm->addRow(tr("Loss scale"), m_lossScale);
+    m_dynamic = named(new QCheckBox(tr("Adapt the scale (grow after clean steps, back off on inf/NaN)")),
+                      "dynamicScale");
+    ampForm->addRow(tr("Dynamic scaling"), m_dynamic);
+    m_growth = doubleBox("growthFactor", 1.0, 100.0, 3);
+    ampForm->addRow(tr("Growth factor"), m_growth);
+    m_backoff = doubleBox("backoffFactor", 0.0, 1.0, 3);
+    ampForm->addRow(tr("Backoff factor"), m_backoff);
+    m_interval = intBox("growthInterval", 1, std::numeric_limits<int>::max());
+    ampForm->addRow(tr("Growth interval"), m_interval);
+    m_precisionNote = named(new QLabel, "precisionNote");
+    m_precisionNote->setWordWrap(true);
+    // Room for the engine's longest verdict, so the dialog does not jump (or clip it) as choices change.
+    m_precisionNote->setMinimumHeight(m_precisionNote->fontMetrics().lineSpacing() * 3);
+    m_precisionNote->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    ampForm->addRow(m_precisionNote);
+    layout->addWidget(amp);
+
+    auto* int8 = new QGroupBox(tr("INT8 inference"));
+    auto* int8Form = new QFormLayout(int8);
+    m_int8 = named(new QCheckBox(tr("Keep an INT8 copy of each model, checked against FP32")), "int8Enabled");
+    int8Form->addRow(tr("INT8"), m_int8);
+    m_int8Static = named(new QCheckBox(tr("Static activation ranges (calibrated)")), "int8Static");
+    int8Form->addRow(tr("Activations"), m_int8Static);
+    m_calibration = intBox("calibrationBars", 1, 1'000'000);
+    int8Form->addRow(tr("Calibration bars"), m_calibration);
+    m_int8Refresh = intBox("int8Refresh", 0, std::numeric_limits<int>::max());
+    m_int8Refresh->setSpecialValueText(tr("at the end only"));
+    m_int8Refresh->setSuffix(tr(" bars"));
+    int8Form->addRow(tr("Refresh every"), m_int8Refresh);
+    layout->addWidget(int8);
+
+    auto* app = new QGroupBox(tr("Run and display"));
+    auto* appForm = new QFormLayout(app);
+    m_ensemble = named(new QCheckBox(tr("Feed the forecasters' median forecasts to the agents")), "ensemble");
+    appForm->addRow(tr("Ensemble"), m_ensemble);
+    m_refreshHz = intBox("refreshHz", 1, AppSettings::kMaxRefreshHz);
+    m_refreshHz->setSuffix(tr(" Hz"));
+    appForm->addRow(tr("Chart refresh"), m_refreshHz);
+    auto* dirRow = new QWidget;
+    auto* dirLayout = new QHBoxLayout(dirRow);
+    dirLayout->setContentsMargins(0, 0, 0, 0);
+    m_dataDir = named(new QLineEdit, "dataDir");
+    m_dataDir->setPlaceholderText(tr("default ($XDG_DATA_HOME/foxhunt)"));
+    auto* browse = new QPushButton(tr("Browse..."));
+    connect(browse, &QPushButton::clicked, this, &SettingsDialog::browseDataDir);
+    dirLayout->addWidget(m_dataDir, 1);
+    dirLayout->addWidget(browse);
+    dirRow->setToolTip(tr("Checkpoints of the next run go here; the store moves here on the next launch"));
+    appForm->addRow(tr("Data folder"), dirRow);
+    m_palette = named(new QComboBox, "palette");
+    m_palette->addItem(tr("System"), toString(PaletteChoice::System));
+    m_palette->addItem(tr("Light"), toString(PaletteChoice::Light));
+    m_palette->addItem(tr("Dark"), toString(PaletteChoice::Dark));
+    appForm->addRow(tr("Palette"), m_palette);
+    layout->addWidget(app);
+
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel | QDialogButtonBox::RestoreDefaults);
+    connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    connect(buttons->button(QDialogButtonBox::RestoreDefaults), &QPushButton::clicked, this, [this] { load(AppSettings{}); });
+    layout->addWidget(buttons);
+
+    connect(m_preset, &QComboBox::currentIndexChanged, this, &SettingsDialog::applyPreset);
+    for (QCheckBox* box : {m_ampEnabled, m_dynamic})
+        connect(box, &QCheckBox::toggled, this, &SettingsDialog::onPrecisionEdited);
+    for (QComboBox* box : {m_dtype, m_device})
+        connect(box, &QComboBox::currentIndexChanged, this, &SettingsDialog::onPrecisionEdited);
+    for (QDoubleSpinBox* box : {m_lossScale, m_growth, m_backoff})
+        connect(box, &QDoubleSpinBox::valueChanged, this, &SettingsDialog::onPrecisionEdited);
+    connect(m_interval, &QSpinBox::valueChanged, this, &SettingsDialog::onPrecisionEdited);
+    connect(m_int8, &QCheckBox::toggled, this, &SettingsDialog::updatePrecisionState);
+    connect(m_int8Static, &QCheckBox::toggled, this, &SettingsDialog::updatePrecisionState);
+
+    load(current);
+}
+
+void SettingsDialog::load(const AppSettings& s)
+{
+    m_loading = true;
+    const int device = m_device->findData(QString::fromStdString(s.device));
+    if (device < 0) {
+        // A device saved on another build (e.g. cuda:1 on a CPU-only build): show it, so the
+        // engine's check names it, rather than silently switching to the CPU.
+        m_device->addItem(tr("%1 (not in this build)").arg(QString::fromStdString(s.device)),
+                          QString::fromStdString(s.device));
+        m_device->setCurrentIndex(m_device->count() - 1);
+    } else {
+        m_device->setCurrentIndex(device);
+    }
+    m_threads->setValue(s.threads);
+    const mp::MixedPrecisionConfig& amp = s.precision.amp;
+    m_ampEnabled->setChecked(amp.enabled);
+    m_dtype->setCurrentIndex(amp.dtype == mp::HalfType::F16 ? 0 : 1);
+    m_lossScale->setValue(amp.loss_scale);
+    m_dynamic->setChecked(amp.dynamic_loss_scale);
+    m_growth->setValue(amp.growth_factor);
+    m_backoff->setValue(amp.backoff_factor);
+    m_interval->setValue(static_cast<int>(std::min<std::int64_t>(amp.growth_interval, std::numeric_limits<int>::max())));
+    m_int8->setChecked(s.precision.int8);
+    m_int8Static->setChecked(s.precision.int8StaticActivations);
+    m_calibration->setValue(std::max(1, s.precision.calibrationBars));
+    m_int8Refresh->setValue(static_cast<int>(std::min<long long>(s.precision.int8RefreshEvery, std::numeric_limits<int>::max())));
+    m_ensemble->setChecked(s.ensemble);
+    m_refreshHz->setValue(s.refreshHz);
+    m_dataDir->setText(s.dataDir);
+    m_palette->setCurrentIndex(std::max(0, m_palette->findData(toString(s.palette))));
+    m_loading = false;
+    onPrecisionEdited();
+}
+
+AppSettings SettingsDialog::settings() const
+{
+    AppSettings s = m_base;
+    s.device = m_device->currentData().toString().toStdString();
+    s.threads = m_threads->value();
+    mp::MixedPrecisionConfig& amp = s.precision.amp;
+    amp.enabled = m_ampEnabled->isChecked();
+    amp.dtype = m_dtype->currentIndex() == 0 ? mp::HalfType::F16 : mp::HalfType::BF16;
+    amp.loss_scale = m_lossScale->value();
+    amp.dynamic_loss_scale = m_dynamic->isChecked();
+    amp.growth_factor = m_growth->value();
+    amp.backoff_factor = m_backoff->value();
+    amp.growth_interval = m_interval->value();
+    s.precision.int8 = m_int8->isChecked();
+    s.precision.int8StaticActivations = m_int8Static->isChecked();
+    s.precision.calibrationBars = m_calibration->value();
+    s.precision.int8RefreshEvery = m_int8Refresh->value();
+    s.ensemble = m_ensemble->isChecked();
+    s.refreshHz = m_refreshHz->value();
+    s.dataDir = m_dataDir->text().trimmed();
+    s.palette = paletteChoiceFromString(m_palette->currentData().toString());
+    return s;
+}
+
+void SettingsDialog::applyPreset(int index)
+{
+    if (m_loading || index <= kCustomPreset) return;
+    const mp::MixedPrecisionConfig amp = ampPreset(kPresets[index - 1]);
+    m_loading = true;
+    m_ampEnabled->setChecked(amp.enabled);
+    m_dtype->setCurrentIndex(amp.dtype == mp::HalfType::F16 ? 0 : 1);
+    m_lossScale->setValue(amp.loss_scale);
+    m_dynamic->setChecked(amp.dynamic_loss_scale);
+    m_growth->setValue(amp.growth_factor);
+    m_backoff->setValue(amp.backoff_factor);
+    m_interval->setValue(static_cast<int>(amp.growth_interval));
+    m_loading = false;
+    onPrecisionEdited();
+}
+
+void SettingsDialog::onPrecisionEdited()
+{
+    if (m_loading) return;
+    const AppSettings s = settings();
+    int presetIndex = kCustomPreset;
+    if (const std::optional<AmpPreset> p = matchingAmpPreset(s.precision.amp))
+        for (int i = 0; i < static_cast<int>(std::size(kPresets)); ++i)
+            if (kPresets[i] == *p) presetIndex = i + 1;
+    {
+        const QSignalBlocker block(m_preset);
+        m_preset->setCurrentIndex(presetIndex);
+    }
+
+    // Mark FP16 by what the engine says about it on this device, not by a rule of our own.
+    mp::MixedPrecisionConfig fp16 = s.precision.amp;
+    fp16.enabled = true;
+    fp16.dtype = mp::HalfType::F16;
+    const DeviceCheck fp16Check = checkPrecision(fp16, s.device);
+    const bool fp16Blocked = !fp16Check.ok && fp16Check.problem.find("FP16") != std::string::npos;
+    m_dtype->setItemText(0, fp16Blocked ? tr("FP16 (needs CUDA)") : QStringLiteral("FP16"));
+
+    const DeviceCheck check = checkPrecision(s.precision.amp, s.device);
+    m_problemText = check.ok ? QString() : QString::fromStdString(check.problem);
+    updatePrecisionState();
+}
+
+void SettingsDialog::updatePrecisionState()
+{
+    const bool amp = m_ampEnabled->isChecked();
+    for (QWidget* w : std::initializer_list<QWidget*>{m_dtype, m_lossScale, m_dynamic}) w->setEnabled(amp);
+    const bool dynamic = amp && m_dynamic->isChecked();
+    for (QWidget* w : std::initializer_list<QWidget*>{m_growth, m_backoff, m_interval}) w->setEnabled(dynamic);
+    m_int8Static->setEnabled(m_int8->isChecked());
+    m_calibration->setEnabled(m_int8->isChecked() && m_int8Static->isChecked());
+    m_int8Refresh->setEnabled(m_int8->isChecked());
+
+    const AppSettings s = settings();
+    const DeviceCheck check = checkPrecision(s.precision.amp, s.device);
+    const QString suggestion = QString::fromStdString(check.suggestion).toHtmlEscaped();
+    if (!check.ok) {
+        m_precisionNote->setText(tr("<b>Will not run:</b> %1. %2").arg(m_problemText.toHtmlEscaped(), suggestion));
+        m_precisionNote->setStyleSheet(QStringLiteral("color: #b00020;"));
+    } else {
+        // The engine may still advise (e.g. BF16 on a CPU without native BF16 arithmetic).
+        m_precisionNote->setText(amp ? tr("Runs on %1. %2").arg(QString::fromStdString(s.device), suggestion) : QString());
+        m_precisionNote->setStyleSheet(QString());
+    }
+}
+
+void SettingsDialog::browseDataDir()
+{
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Data folder"), m_dataDir->text());
+    if (!dir.isEmpty()) m_dataDir->setText(dir);
+}
+
+} // namespace foxhunt

@@ -1,0 +1,66 @@
+#pragma once
+// Settings... : device, threads, mixed precision (AMP), INT8, ensemble, chart
+// refresh rate, data folder and palette. Changes apply to the next run; the
+// dialog shows the engine's own verdict on a precision choice for the device.
+
+#include "ui/app_settings.h"
+
+#include <QDialog>
+
+QT_BEGIN_NAMESPACE
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QSpinBox;
+QT_END_NAMESPACE
+
+namespace foxhunt {
+
+/// Edits an AppSettings. Widgets carry object names (device, threads, ampEnabled, ampDtype, ampPreset,
+/// lossScale, dynamicScale, growthFactor, backoffFactor, growthInterval, int8Enabled, int8Static,
+/// calibrationBars, int8Refresh, ensemble, refreshHz, dataDir, palette) so tests can drive them.
+class SettingsDialog : public QDialog {
+    Q_OBJECT
+public:
+    /// Shows `current`; the device list is the engine's (cpu, then each CUDA device of this build).
+    explicit SettingsDialog(const AppSettings& current, QWidget* parent = nullptr);
+
+    /// The settings as edited.
+    AppSettings settings() const;
+    /// The engine's objection to the precision choice on the chosen device ("" when it can run).
+    QString precisionProblem() const { return m_problemText; }
+
+private:
+    void load(const AppSettings& s);
+    void applyPreset(int index);
+    void onPrecisionEdited();
+    void updatePrecisionState();
+    void browseDataDir();
+
+    AppSettings m_base;
+    QComboBox* m_device = nullptr;
+    QSpinBox* m_threads = nullptr;
+    QComboBox* m_preset = nullptr;
+    QCheckBox* m_ampEnabled = nullptr;
+    QComboBox* m_dtype = nullptr;
+    QDoubleSpinBox* m_lossScale = nullptr;
+    QCheckBox* m_dynamic = nullptr;
+    QDoubleSpinBox* m_growth = nullptr;
+    QDoubleSpinBox* m_backoff = nullptr;
+    QSpinBox* m_interval = nullptr;
+    QLabel* m_precisionNote = nullptr;
+    QCheckBox* m_int8 = nullptr;
+    QCheckBox* m_int8Static = nullptr;
+    QSpinBox* m_calibration = nullptr;
+    QSpinBox* m_int8Refresh = nullptr;
+    QCheckBox* m_ensemble = nullptr;
+    QSpinBox* m_refreshHz = nullptr;
+    QLineEdit* m_dataDir = nullptr;
+    QComboBox* m_palette = nullptr;
+    QString m_problemText;
+    bool m_loading = false;
+};
+
+} // namespace foxhunt
