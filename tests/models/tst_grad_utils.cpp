@@ -18,7 +18,7 @@ QNetwork makeNet(uint64_t seed)
     return QNetwork(QNetworkOptions(5, 3).hidden({16, 8}));
 }
 
-double maxAbsDiff(QNetwork& a, QNetwork& b)
+double maxAbsDiff(const QNetwork& a, const QNetwork& b)
 {
     double m = 0.0;
     const auto pa = a->parameters();
@@ -62,11 +62,11 @@ void TestGradUtils::parametersAndGradsAreViews()
     for (const auto& p : net->parameters())
         perParameter += p.grad().pow(2).sum().item<double>();
     QVERIFY(perParameter > 0.0);
-    QCOMPARE(flat.grads.pow(2).sum().item<double>(), perParameter);
+    QVERIFY(std::abs(flat.grads.pow(2).sum().item<double>() - perParameter) <= 1e-5 * perParameter);
     QVERIFY(flat.values.grad().is_same(flat.grads));
     // A second backward accumulates, as with per-parameter gradients.
     net->forward(x).pow(2).sum().backward();
-    QVERIFY(std::abs(flat.grads.pow(2).sum().item<double>() - 4.0 * perParameter) < 1e-6 * perParameter);
+    QVERIFY(std::abs(flat.grads.pow(2).sum().item<double>() - 4.0 * perParameter) <= 1e-5 * perParameter);
     // Writing the flat buffer writes the module's parameters.
     {
         torch::NoGradGuard guard;
