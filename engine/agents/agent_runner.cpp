@@ -81,6 +81,21 @@ int AgentRunner::greedyAction(std::span<const float> observation) const
     return m_dqn ? m_dqn->greedyAction(observation) : m_ppo->greedyAction(observation);
 }
 
+int AgentRunner::int8GreedyAction(std::span<const float> observation)
+{
+    return m_dqn ? m_dqn->int8GreedyAction(observation) : m_ppo->int8GreedyAction(observation);
+}
+
+Int8Evaluation AgentRunner::evaluateInt8(const AgentInt8Options& options)
+{
+    return m_dqn ? m_dqn->evaluateInt8(options) : m_ppo->evaluateInt8({}, options);
+}
+
+AgentMemoryBytes AgentRunner::memoryBytes() const
+{
+    return m_dqn ? m_dqn->memoryBytes() : m_ppo->memoryBytes();
+}
+
 EvaluationReport AgentRunner::evaluate(std::vector<int> episodes)
 {
     return evaluatePolicy(*m_env, [this](std::span<const float> obs) { return greedyAction(obs); },

@@ -45,6 +45,13 @@ public:
     TrainStats train(long long steps);
     /// The agent's deterministic action.
     int greedyAction(std::span<const float> observation) const;
+    /// The agent's deterministic action through its INT8 inference copy (built on first use).
+    int int8GreedyAction(std::span<const float> observation);
+    /// The agent's INT8 copy against FP32 (DQN: on its replay buffer; PPO: on its last rollout);
+    /// see Dqn::evaluateInt8 and Ppo::evaluateInt8 for the losses.
+    Int8Evaluation evaluateInt8(const AgentInt8Options& options = {});
+    /// Exact bytes of the agent's parameters, gradients and optimizer state.
+    AgentMemoryBytes memoryBytes() const;
     /// Evaluates the greedy policy beside the baselines (the env's training position is kept).
     EvaluationReport evaluate(std::vector<int> episodes);
     /// Agent checkpoint plus the environment state and episode cursor.

@@ -1,5 +1,6 @@
 #include "engine/agents/dqn.h"
 
+#include "engine/agents/agent_int8.h"
 #include "engine/agents/checkpoint_io.h"
 #include "engine/agents/prioritized_replay.h"
 #include "engine/agents/random.h"
@@ -7,6 +8,10 @@
 #include "engine/agents/schedules.h"
 #include "models/agents/grad_utils.h"
 #include "models/agents/q_network.h"
+#include "models/precision/amp_step.h"
+#include "models/precision/autocast.h"
+#include "models/precision/loss_scaler.h"
+#include "models/precision/quantize.h"
 
 #include <torch/torch.h>
 
@@ -17,6 +22,29 @@
 namespace foxhunt {
 
 using namespace foxhunt::detail;
+namespace mp = foxhunt::models::precision;
+
+namespace {
+
+// Builds a network without moving the default generator: the target copy must not shift what
+// later draws from it see.
+models::QNetwork freshNetwork(const models::QNetworkOptions& options)
+{
+    auto generator = at::detail::getDefaultCPUGenerator();
+    torch::Tensor state;
+    {
+        std::lock_guard<std::mutex> lock(generator.mutex());
+        state = generator.get_state();
+    }
+    models::QNetwork net(options);
+    {
+        std::lock_guard<std::mutex> lock(generator.mutex());
+        generator.set_state(state);
+    }
+    return net;
+}
+
+} // namespace
 
 struct Dqn::Impl {
     Impl(int observationSize, int actionCount, DqnOptions opts)
@@ -34,14 +62,23 @@ struct Dqn::Impl {
             || options.targetUpdateInterval <= 0 || options.totalTimesteps <= 0)
             throw std::invalid_argument("dqn: batchSize, trainFreq, bufferSize, targetUpdateInterval and "
                                         "totalTimesteps must be positive");
+        if (const auto check = mp::validate(options.mixedPrecision, mp::ComputeDevice::Cpu); !check.ok)
+            throw std::invalid_argument("dqn: mixed precision: " + check.problem + " (" + check.suggestion + ")");
         torch::manual_seed(options.seed);
         std::vector<int64_t> hidden(options.hidden.begin(), options.hidden.end());
         online = models::QNetwork(models::QNetworkOptions(observationSize, actionCount).hidden(hidden).dueling(options.dueling));
-        target = std::dynamic_pointer_cast<models::QNetworkImpl>(online->clone());
+        target = freshNetwork(online->options);
+        mp::copy_state(*online, *target);
         for (auto& p : target->parameters())
             p.set_requires_grad(false);
+        models::flatten_parameters(*online, onlineFlat, /*with_grads=*/true);
+        models::flatten_parameters(*target, targetFlat, /*with_grads=*/false);
+        flatList = {onlineFlat.values};
+        // torch::optim::Adam over the one flat tensor: its exact update rule, in 8 ops per step.
         optimizer = std::make_unique<torch::optim::Adam>(
-            online->parameters(), torch::optim::AdamOptions(options.learningRate).eps(options.adamEpsilon));
+            flatList, torch::optim::AdamOptions(options.learningRate).eps(options.adamEpsilon));
+        scaler = mp::LossScaler(options.mixedPrecision);
+        amp = options.mixedPrecision.enabled;
         if (options.prioritized) {
             auto per = std::make_unique<PrioritizedReplayBuffer>(
                 options.bufferSize, static_cast<std::size_t>(observationSize),
@@ -91,6 +128,7 @@ struct Dqn::Impl {
         torch::Tensor targetQ;
         {
             torch::NoGradGuard guard;
+            mp::AutocastGuard autocast(options.mixedPrecision, c10::DeviceType::CPU);
             const torch::Tensor nextTarget = target->forward(nextObsT);
             torch::Tensor nextValue;
             if (options.doubleQ)
@@ -99,24 +137,41 @@ struct Dqn::Impl {
                 nextValue = std::get<0>(nextTarget.max(1));
             for (std::size_t b = 0; b < bootstrapHost.size(); ++b)
                 bootstrapHost[b] = batch.discounts[b] * (1.0f - batch.terminated[b]);
-            targetQ = torch::addcmul(rewardsT, bootstrapT, nextValue);
+            targetQ = torch::addcmul(rewardsT, bootstrapT, nextValue.to(torch::kFloat32));
         }
-        const torch::Tensor q = online->forward(obsT).gather(1, actionsT).squeeze(1);
+        torch::Tensor q;
+        {
+            mp::AutocastGuard autocast(options.mixedPrecision, c10::DeviceType::CPU);
+            q = online->forward(obsT).gather(1, actionsT).squeeze(1);
+        }
         torch::Tensor loss;
-        if (prioritized)
+        if (amp) {
+            // Half-precision Q values, float64 loss: the reduction must not round in bf16/f16.
+            const torch::Tensor q64 = q.to(torch::kFloat64);
+            const torch::Tensor y64 = targetQ.to(torch::kFloat64);
+            if (prioritized)
+                loss = (weightsT.to(torch::kFloat64)
+                        * torch::huber_loss(q64, y64, torch::Reduction::None, options.huberDelta))
+                           .mean();
+            else
+                loss = torch::huber_loss(q64, y64, torch::Reduction::Mean, options.huberDelta);
+        } else if (prioritized) {
             loss = (weightsT * torch::huber_loss(q, targetQ, torch::Reduction::None, options.huberDelta)).mean();
-        else
+        } else {
             loss = torch::huber_loss(q, targetQ, torch::Reduction::Mean, options.huberDelta);
-        models::zero_grad_set_to_none(*optimizer);
-        loss.backward();
+        }
+        onlineFlat.grads.zero_();
         DqnUpdateStats stats;
-        stats.gradNorm = models::clip_grad_norm_f64(optimizer->param_groups()[0].params(), options.maxGradNorm);
-        optimizer->step();
+        const mp::ScaledStepResult stepped = mp::scaled_step(scaler, *optimizer, loss, [this] {
+            return models::clip_grad_norm_f64(flatList, options.maxGradNorm);
+        });
+        stats.gradNorm = stepped.grad_norm;
+        stats.skipped = stepped.skipped;
         ++updates;
         {
             // TD errors and the Q mean on the host: both tensors are small and
             // contiguous, and this saves several tensor ops per update.
-            const torch::Tensor qc = q.detach().contiguous();
+            const torch::Tensor qc = q.detach().to(torch::kFloat32).contiguous();
             const float* qv = qc.data_ptr<float>();
             const float* yv = targetQ.data_ptr<float>();
             double tdSum = 0.0;
@@ -126,11 +181,14 @@ struct Dqn::Impl {
                 tdSum += tdHost[b];
                 qSum += qv[b];
             }
-            if (prioritized)
+            // A non-finite forward (the step was skipped) must not poison the sum tree.
+            if (prioritized && std::isfinite(tdSum))
                 prioritized->updatePriorities(batch.indices, tdHost);
             stats.tdErrorMean = tdSum / static_cast<double>(tdHost.size());
             stats.qMean = qSum / static_cast<double>(tdHost.size());
         }
+        stats.lossScale = scaler.current_scale();
+        stats.skippedSteps = scaler.skipped_steps();
         stats.loss = loss.detach().item<double>();
         stats.epsilon = epsilon();
         stats.learningRate = options.learningRate;
@@ -145,7 +203,13 @@ struct Dqn::Impl {
     int actions;
     models::QNetwork online;
     models::QNetwork target;
+    models::FlatParameters onlineFlat;
+    models::FlatParameters targetFlat;
+    std::vector<torch::Tensor> flatList; ///< {onlineFlat.values}: the optimizer's and the clip's parameter list
     std::unique_ptr<torch::optim::Adam> optimizer;
+    mp::LossScaler scaler;
+    bool amp = false;
+    models::QNetwork int8Net{nullptr}; ///< INT8 inference copy (built on demand)
     std::unique_ptr<ReplayBuffer> buffer;
     PrioritizedReplayBuffer* prioritized = nullptr;
     NStepAccumulator nstep;
@@ -222,7 +286,7 @@ DqnUpdateStats Dqn::update()
 
 void Dqn::updateTarget()
 {
-    models::polyak_update(*m_impl->target, *m_impl->online, m_impl->options.tau);
+    models::polyak_update(m_impl->targetFlat.values, m_impl->onlineFlat.values, m_impl->options.tau);
 }
 
 double Dqn::epsilon() const { return m_impl->epsilon(); }
@@ -230,6 +294,103 @@ long long Dqn::envSteps() const { return m_impl->envSteps; }
 long long Dqn::updates() const { return m_impl->updates; }
 std::size_t Dqn::bufferSize() const { return m_impl->buffer->size(); }
 const DqnOptions& Dqn::options() const { return m_impl->options; }
+double Dqn::lossScale() const { return m_impl->scaler.current_scale(); }
+
+AgentMemoryBytes Dqn::memoryBytes() const
+{
+    const Impl& d = *m_impl;
+    AgentMemoryBytes m;
+    for (const auto& p : d.online->parameters())
+        m.parameterBytes += static_cast<std::size_t>(p.nbytes());
+    for (const auto& p : d.target->parameters())
+        m.parameterBytes += static_cast<std::size_t>(p.nbytes());
+    if (d.onlineFlat.grads.defined())
+        m.gradientBytes = static_cast<std::size_t>(d.onlineFlat.grads.nbytes());
+    for (const auto& item : d.optimizer->state()) {
+        const auto& st = static_cast<const torch::optim::AdamParamState&>(*item.second);
+        for (const torch::Tensor& t : {st.exp_avg(), st.exp_avg_sq(), st.max_exp_avg_sq()})
+            if (t.defined())
+                m.optimizerBytes += static_cast<std::size_t>(t.nbytes());
+    }
+    return m;
+}
+
+Int8Evaluation Dqn::evaluateInt8(const AgentInt8Options& options)
+{
+    Impl& d = *m_impl;
+    const ReplayStorage& s = d.buffer->storage();
+    if (s.size == 0)
+        throw std::logic_error("dqn: evaluateInt8 needs transitions in the replay buffer");
+    torch::NoGradGuard guard;
+    const auto n = static_cast<int64_t>(std::min(options.samples == 0 ? s.size : options.samples, s.size));
+    const int64_t o = d.obsSize;
+    // Rows [0, n) of the storage: a fixed sample, the same from one call to the next.
+    const torch::Tensor obs = torch::from_blob(const_cast<float*>(s.observations.data()), {n, o}).clone();
+    const torch::Tensor next = torch::from_blob(const_cast<float*>(s.nextObservations.data()), {n, o}).clone();
+    const torch::Tensor act = torch::from_blob(const_cast<int64_t*>(s.actions.data()), {n, 1}, torch::kInt64).clone();
+    const torch::Tensor rew = torch::from_blob(const_cast<float*>(s.rewards.data()), {n}).to(torch::kFloat64);
+    const torch::Tensor term = torch::from_blob(const_cast<float*>(s.terminated.data()), {n}).to(torch::kFloat64);
+    const torch::Tensor disc = torch::from_blob(const_cast<float*>(s.discounts.data()), {n}).to(torch::kFloat64);
+
+    // FP32 targets, computed once: both models are scored against the same y.
+    const torch::Tensor nextTarget = d.target->forward(next);
+    const torch::Tensor nextValue = d.options.doubleQ
+        ? nextTarget.gather(1, d.online->forward(next).argmax(1, /*keepdim=*/true)).squeeze(1)
+        : std::get<0>(nextTarget.max(1));
+    const torch::Tensor y = rew + disc * (1.0 - term) * nextValue.to(torch::kFloat64);
+
+    mp::QuantizeOptions qopts;
+    Int8Evaluation e;
+    if (options.calibrationSamples > 0) {
+        const auto c = static_cast<int64_t>(std::min(options.calibrationSamples, s.size));
+        const torch::Tensor calib = torch::from_blob(const_cast<float*>(s.observations.data()) + (static_cast<int64_t>(s.size) - c) * o,
+                                                     {c, o}).clone();
+        qopts.calibrate = [calib](torch::nn::Module& m) { m.as<models::QNetworkImpl>()->forward(calib); };
+        e.staticActivations = true;
+        e.calibrationSamples = static_cast<std::size_t>(c);
+    }
+    mp::QuantizeReport report;
+    d.int8Net = mp::quantize_for_inference(d.online, qopts, &report);
+    describeInt8(e, *d.online, *d.int8Net, report);
+    e.evaluatedSamples = static_cast<std::size_t>(n);
+
+    const torch::Tensor q32 = d.online->forward(obs);
+    const torch::Tensor q8 = d.int8Net->forward(obs);
+    const auto tdLoss = [&](const torch::Tensor& q) {
+        return torch::huber_loss(q.gather(1, act).squeeze(1).to(torch::kFloat64), y, torch::Reduction::Mean,
+                                 d.options.huberDelta)
+            .item<double>();
+    };
+    e.fp32Loss = tdLoss(q32);
+    e.int8Loss = tdLoss(q8);
+    e.degradation = relativeChange(e.fp32Loss, e.int8Loss);
+    e.meetsGoal = e.degradation <= 0.02;
+    e.flagged = e.degradation > 0.05;
+    e.actionAgreement = q32.argmax(1).eq(q8.argmax(1)).to(torch::kFloat64).mean().item<double>();
+
+    const torch::Tensor one = obs.narrow(0, 0, 1);
+    const torch::Tensor b32 = obs.narrow(0, 0, std::min<int64_t>(32, n));
+    const auto fp32 = [&d](const torch::Tensor& x) { return d.online->forward(x); };
+    const auto int8 = [&d](const torch::Tensor& x) { return d.int8Net->forward(x); };
+    e.fp32Batch1 = timeForward(fp32, one, options.latencyRepeats);
+    e.int8Batch1 = timeForward(int8, one, options.latencyRepeats);
+    e.fp32Batch32 = timeForward(fp32, b32, options.latencyRepeats);
+    e.int8Batch32 = timeForward(int8, b32, options.latencyRepeats);
+    return e;
+}
+
+int Dqn::int8GreedyAction(std::span<const float> observation)
+{
+    Impl& d = *m_impl;
+    TORCH_CHECK(static_cast<int64_t>(observation.size()) == d.obsSize, "dqn: observation has ", observation.size(),
+                " values, expected ", d.obsSize);
+    torch::NoGradGuard guard;
+    if (!d.int8Net)
+        d.int8Net = mp::quantize_for_inference(d.online);
+    std::copy(observation.begin(), observation.end(), d.single.data_ptr<float>());
+    return static_cast<int>(d.int8Net->forward(d.single).argmax(1).item<int64_t>());
+}
+
 std::vector<float> Dqn::onlineParameters() const { return flatParameters(*m_impl->online); }
 std::vector<float> Dqn::targetParameters() const { return flatParameters(*m_impl->target); }
 
@@ -244,6 +405,7 @@ void Dqn::save(const std::string& path, const std::string& userData) const
     archive.write("online", onlineArchive);
     archive.write("target", targetArchive);
     archive.write("optimizer", optimArchive);
+    archive.write("loss_scaler", d.scaler.state());
     archive.write("env_steps", c10::IValue(static_cast<int64_t>(d.envSteps)));
     archive.write("updates", c10::IValue(static_cast<int64_t>(d.updates)));
     archive.write("rng", c10::IValue(rngState(d.rng)));
@@ -294,7 +456,14 @@ std::string Dqn::load(const std::string& path)
     archive.read("optimizer", optimArchive);
     d.online->load(onlineArchive);
     d.target->load(targetArchive);
+    // Module::load() rebinds each parameter to the loaded storage: move them back into the flat buffers.
+    models::flatten_parameters(*d.online, d.onlineFlat, /*with_grads=*/true);
+    models::flatten_parameters(*d.target, d.targetFlat, /*with_grads=*/false);
     d.optimizer->load(optimArchive);
+    torch::Tensor scalerState;
+    if (archive.try_read("loss_scaler", scalerState))
+        d.scaler.load_state(scalerState);
+    d.int8Net = nullptr;
     d.envSteps = readInt(archive, "env_steps");
     d.updates = readInt(archive, "updates");
     setRngState(d.rng, readString(archive, "rng"));

@@ -5,7 +5,14 @@
 // Stable-Baselines3: random actions before learningStarts, then after every
 // trainFreq environment steps run gradientSteps updates; the target network
 // is updated (Polyak tau; tau = 1 is a hard copy) every targetUpdateInterval
-// environment steps. Std-only header (pimpl): LibTorch stays in the .cpp.
+// environment steps. Parameters, gradients and Adam state each live in one
+// flat buffer, so an update's optimizer, clipping and target work is a few
+// ops over one tensor. Optional mixed precision (autocast forward, float64
+// loss, loss scaling with skipped steps) and an INT8 inference copy.
+// Std-only header (pimpl): LibTorch stays in the .cpp.
+
+#include "engine/agents/agent_precision.h"
+#include "models/precision/mixed_precision.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -44,6 +51,7 @@ struct DqnOptions {
     double priorityBeta0 = 0.4;          ///< PER beta at step 0, annealed linearly to 1 at totalTimesteps
     double priorityEpsilon = 1e-6;       ///< PER priority floor
     std::uint64_t seed = 0;              ///< seeds weights, exploration and sampling
+    models::precision::MixedPrecisionConfig mixedPrecision; ///< AMP (default: FP32); validated for the CPU
 };
 
 /// Statistics of one gradient step (the last one of a round when returned by observe()).
@@ -57,6 +65,9 @@ struct DqnUpdateStats {
     double stepTimeMs = 0.0;    ///< wall time of the update
     long long envSteps = 0;     ///< environment steps so far
     long long updates = 0;      ///< gradient steps so far
+    double lossScale = 1.0;     ///< loss scale after this step (1 without loss scaling)
+    bool skipped = false;       ///< the optimizer step was skipped: inf/NaN gradients
+    long long skippedSteps = 0; ///< optimizer steps skipped so far
 };
 
 /// The DQN agent.
@@ -92,11 +103,23 @@ public:
     std::size_t bufferSize() const;
     /// The options.
     const DqnOptions& options() const;
+    /// Builds a fresh INT8 copy of the online network (kept for int8GreedyAction) and compares it
+    /// with FP32 on the first `samples` transitions of the replay buffer: loss = Huber TD loss
+    /// against targets computed once by the FP32 online and target networks, action agreement =
+    /// share of identical greedy actions; latency at batch 1 and 32. Calibration (when asked) uses
+    /// the last calibrationSamples stored transitions. Throws std::logic_error on an empty buffer.
+    Int8Evaluation evaluateInt8(const AgentInt8Options& options = {});
+    /// Greedy action through the INT8 copy (built with dynamic ranges if evaluateInt8() has not run).
+    int int8GreedyAction(std::span<const float> observation);
+    /// Exact bytes of parameters (online and target), gradients and Adam state.
+    AgentMemoryBytes memoryBytes() const;
+    /// Current loss scale (1 without loss scaling).
+    double lossScale() const;
     /// Online and target parameters flattened (for tests and checksums).
     std::vector<float> onlineParameters() const;
     std::vector<float> targetParameters() const;
 
-    /// Writes weights, optimizer, counters, RNG, replay contents and `userData` to `path`.
+    /// Writes weights, optimizer, loss scaler, counters, RNG, replay contents and `userData` to `path`.
     /// Throws std::runtime_error naming the path on failure.
     void save(const std::string& path, const std::string& userData = {}) const;
     /// Restores everything save() wrote; returns its userData. Options must match.

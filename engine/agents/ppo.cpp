@@ -1,10 +1,15 @@
 #include "engine/agents/ppo.h"
 
+#include "engine/agents/agent_int8.h"
 #include "engine/agents/checkpoint_io.h"
 #include "engine/agents/random.h"
 #include "engine/agents/rollout_buffer.h"
 #include "models/agents/actor_critic.h"
 #include "models/agents/grad_utils.h"
+#include "models/precision/amp_step.h"
+#include "models/precision/autocast.h"
+#include "models/precision/loss_scaler.h"
+#include "models/precision/quantize.h"
 
 #include <torch/torch.h>
 
@@ -16,6 +21,7 @@
 namespace foxhunt {
 
 using namespace foxhunt::detail;
+namespace mp = foxhunt::models::precision;
 
 struct Ppo::Impl {
     Impl(int observationSize, int actionCount, PpoOptions opts)
@@ -30,12 +36,16 @@ struct Ppo::Impl {
             throw std::invalid_argument("ppo: observation size and action count must be positive");
         if (options.nSteps <= 0 || options.batchSize <= 0 || options.nEpochs <= 0)
             throw std::invalid_argument("ppo: nSteps, batchSize and nEpochs must be positive");
+        if (const auto check = mp::validate(options.mixedPrecision, mp::ComputeDevice::Cpu); !check.ok)
+            throw std::invalid_argument("ppo: mixed precision: " + check.problem + " (" + check.suggestion + ")");
         torch::manual_seed(options.seed);
         std::vector<int64_t> hidden(options.hidden.begin(), options.hidden.end());
         net = models::ActorCritic(
             models::ActorCriticOptions(observationSize, actionCount).hidden(hidden).shared(options.sharedNetwork));
         optimizer = std::make_unique<torch::optim::Adam>(
             net->parameters(), torch::optim::AdamOptions(options.learningRate).eps(options.adamEpsilon));
+        scaler = mp::LossScaler(options.mixedPrecision);
+        amp = options.mixedPrecision.enabled;
         single = torch::zeros({1, obsSize});
         order.resize(static_cast<std::size_t>(options.nSteps));
     }
@@ -55,6 +65,10 @@ struct Ppo::Impl {
     int actions;
     models::ActorCritic net;
     std::unique_ptr<torch::optim::Adam> optimizer;
+    mp::LossScaler scaler;
+    bool amp = false;
+    models::ActorCritic int8Net{nullptr}; ///< INT8 inference copy (built on demand)
+    std::size_t lastRolloutSize = 0;      ///< rows of the rollout the last update learned from
     RolloutBuffer rollout;
     torch::Tensor single;
     std::vector<int64_t> order;
@@ -124,19 +138,30 @@ PpoUpdateStats Ppo::Impl::update(std::span<const float> nextObservation)
             if (options.normalizeAdvantage && size > 1)
                 adv = (adv - adv.mean()) / (adv.std() + 1e-8);
 
-            const models::PolicyOutput out = net->forward(obs);
+            models::PolicyOutput out;
+            {
+                mp::AutocastGuard autocast(options.mixedPrecision, c10::DeviceType::CPU);
+                out = net->forward(obs);
+            }
+            if (amp) {
+                // Losses and their reductions in float64 whatever type autocast produced.
+                out.logits = out.logits.to(torch::kFloat64);
+                out.value = out.value.to(torch::kFloat64);
+                adv = adv.to(torch::kFloat64);
+            }
             const torch::Tensor logp = torch::log_softmax(out.logits, /*dim=*/1);
             const torch::Tensor newLogp = logp.gather(1, act).squeeze(1);
             const torch::Tensor entropy = -(logp.exp() * logp).sum(1).mean();
-            const torch::Tensor logRatio = newLogp - oldLogp;
+            const torch::Tensor logRatio = newLogp - oldLogp.to(newLogp.scalar_type());
             const torch::Tensor ratio = logRatio.exp();
             const torch::Tensor policyLoss = -torch::min(adv * ratio,
                                                          adv * ratio.clamp(1.0 - options.clipRange, 1.0 + options.clipRange))
                                                   .mean();
             torch::Tensor valuePred = out.value;
             if (options.clipRangeVf > 0.0)
-                valuePred = oldValue + (out.value - oldValue).clamp(-options.clipRangeVf, options.clipRangeVf);
-            const torch::Tensor valueLoss = torch::mse_loss(valuePred, ret);
+                valuePred = oldValue.to(out.value.scalar_type())
+                    + (out.value - oldValue.to(out.value.scalar_type())).clamp(-options.clipRangeVf, options.clipRangeVf);
+            const torch::Tensor valueLoss = torch::mse_loss(valuePred, ret.to(valuePred.scalar_type()));
             const torch::Tensor loss = policyLoss - options.entCoef * entropy + options.vfCoef * valueLoss;
 
             double approxKl = 0.0;
@@ -156,9 +181,10 @@ PpoUpdateStats Ppo::Impl::update(std::span<const float> nextObservation)
                 break;
             }
             models::zero_grad_set_to_none(*optimizer);
-            loss.backward();
-            stats.gradNorm = models::clip_grad_norm_f64(optimizer->param_groups()[0].params(), options.maxGradNorm);
-            optimizer->step();
+            stats.gradNorm = mp::scaled_step(scaler, *optimizer, loss, [this] {
+                                 return models::clip_grad_norm_f64(optimizer->param_groups()[0].params(),
+                                                                   options.maxGradNorm);
+                             }).grad_norm;
         }
         if (keepGoing)
             ++stats.epochs;
@@ -171,6 +197,9 @@ PpoUpdateStats Ppo::Impl::update(std::span<const float> nextObservation)
     stats.clipFraction = sumClip / m;
     stats.learningRate = options.learningRate;
     stats.envSteps = envSteps;
+    stats.lossScale = scaler.current_scale();
+    stats.skippedSteps = scaler.skipped_steps();
+    lastRolloutSize = rollout.size();
     rollout.clear();
     ++updates;
     stats.stepTimeMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -246,6 +275,99 @@ PpoUpdateStats Ppo::update(std::span<const float> nextObservation)
 long long Ppo::envSteps() const { return m_impl->envSteps; }
 long long Ppo::updates() const { return m_impl->updates; }
 const PpoOptions& Ppo::options() const { return m_impl->options; }
+double Ppo::lossScale() const { return m_impl->scaler.current_scale(); }
+
+AgentMemoryBytes Ppo::memoryBytes() const
+{
+    const Impl& d = *m_impl;
+    AgentMemoryBytes m;
+    for (const auto& p : d.net->parameters()) {
+        m.parameterBytes += static_cast<std::size_t>(p.nbytes());
+        if (p.grad().defined())
+            m.gradientBytes += static_cast<std::size_t>(p.grad().nbytes());
+    }
+    for (const auto& item : d.optimizer->state()) {
+        const auto& st = static_cast<const torch::optim::AdamParamState&>(*item.second);
+        for (const torch::Tensor& t : {st.exp_avg(), st.exp_avg_sq(), st.max_exp_avg_sq()})
+            if (t.defined())
+                m.optimizerBytes += static_cast<std::size_t>(t.nbytes());
+    }
+    return m;
+}
+
+Int8Evaluation Ppo::evaluateInt8(std::span<const float> observations, const AgentInt8Options& options)
+{
+    Impl& d = *m_impl;
+    const auto o = static_cast<std::size_t>(d.obsSize);
+    std::span<const float> rows = observations;
+    if (rows.empty()) {
+        // After an update the rollout is cleared but its storage keeps the rows it learned from; a
+        // partial rollout since then has overwritten only the first of them.
+        const std::size_t stored = std::max(d.rollout.size(), d.lastRolloutSize);
+        rows = std::span<const float>(d.rollout.observations).first(std::min(stored * o, d.rollout.observations.size()));
+    }
+    if (rows.empty() || rows.size() % o != 0)
+        throw std::logic_error("ppo: evaluateInt8 needs observations (a multiple of " + std::to_string(o)
+                               + " values) or a stored rollout");
+    torch::NoGradGuard guard;
+    const auto total = static_cast<int64_t>(rows.size() / o);
+    const int64_t n = options.samples == 0 ? total : std::min<int64_t>(total, static_cast<int64_t>(options.samples));
+    const torch::Tensor obs = torch::from_blob(const_cast<float*>(rows.data()), {n, d.obsSize}).clone();
+
+    mp::QuantizeOptions qopts;
+    Int8Evaluation e;
+    if (options.calibrationSamples > 0) {
+        const int64_t c = std::min<int64_t>(total, static_cast<int64_t>(options.calibrationSamples));
+        const torch::Tensor calib = torch::from_blob(const_cast<float*>(rows.data()), {c, d.obsSize}).clone();
+        qopts.calibrate = [calib](torch::nn::Module& m) { m.as<models::ActorCriticImpl>()->forward(calib); };
+        e.staticActivations = true;
+        e.calibrationSamples = static_cast<std::size_t>(c);
+    }
+    mp::QuantizeReport report;
+    d.int8Net = mp::quantize_for_inference(d.net, qopts, &report);
+    describeInt8(e, *d.net, *d.int8Net, report);
+    e.evaluatedSamples = static_cast<std::size_t>(n);
+
+    const models::PolicyOutput ref = d.net->forward(obs);
+    const models::PolicyOutput q = d.int8Net->forward(obs);
+    const torch::Tensor refLogp = torch::log_softmax(ref.logits.to(torch::kFloat64), 1);
+    const torch::Tensor refValue = ref.value.to(torch::kFloat64);
+    const auto loss = [&](const models::PolicyOutput& out) {
+        const torch::Tensor logp = torch::log_softmax(out.logits.to(torch::kFloat64), 1);
+        const torch::Tensor crossEntropy = -(refLogp.exp() * logp).sum(1).mean();
+        const torch::Tensor valueError = (out.value.to(torch::kFloat64) - refValue).pow(2).mean();
+        return (crossEntropy + d.options.vfCoef * valueError).item<double>();
+    };
+    e.fp32Loss = loss(ref);
+    e.int8Loss = loss(q);
+    e.degradation = relativeChange(e.fp32Loss, e.int8Loss);
+    e.meetsGoal = e.degradation <= 0.02;
+    e.flagged = e.degradation > 0.05;
+    e.actionAgreement = ref.logits.argmax(1).eq(q.logits.argmax(1)).to(torch::kFloat64).mean().item<double>();
+
+    const torch::Tensor one = obs.narrow(0, 0, 1);
+    const torch::Tensor b32 = obs.narrow(0, 0, std::min<int64_t>(32, n));
+    const auto fp32 = [&d](const torch::Tensor& x) { return d.net->forward(x).logits; };
+    const auto int8 = [&d](const torch::Tensor& x) { return d.int8Net->forward(x).logits; };
+    e.fp32Batch1 = timeForward(fp32, one, options.latencyRepeats);
+    e.int8Batch1 = timeForward(int8, one, options.latencyRepeats);
+    e.fp32Batch32 = timeForward(fp32, b32, options.latencyRepeats);
+    e.int8Batch32 = timeForward(int8, b32, options.latencyRepeats);
+    return e;
+}
+
+int Ppo::int8GreedyAction(std::span<const float> observation)
+{
+    Impl& d = *m_impl;
+    TORCH_CHECK(static_cast<int64_t>(observation.size()) == d.obsSize, "ppo: observation has ", observation.size(),
+                " values, expected ", d.obsSize);
+    torch::NoGradGuard guard;
+    if (!d.int8Net)
+        d.int8Net = mp::quantize_for_inference(d.net);
+    std::copy(observation.begin(), observation.end(), d.single.data_ptr<float>());
+    return static_cast<int>(d.int8Net->forward(d.single).logits.argmax(1).item<int64_t>());
+}
+
 std::vector<float> Ppo::parameters() const { return flatParameters(*m_impl->net); }
 
 void Ppo::save(const std::string& path, const std::string& userData) const
@@ -256,6 +378,7 @@ void Ppo::save(const std::string& path, const std::string& userData) const
     d.optimizer->save(optimArchive);
     archive.write("net", netArchive);
     archive.write("optimizer", optimArchive);
+    archive.write("loss_scaler", d.scaler.state());
     archive.write("env_steps", c10::IValue(static_cast<int64_t>(d.envSteps)));
     archive.write("updates", c10::IValue(static_cast<int64_t>(d.updates)));
     archive.write("rng", c10::IValue(rngState(d.rng)));
@@ -290,6 +413,10 @@ std::string Ppo::load(const std::string& path)
     archive.read("optimizer", optimArchive);
     d.net->load(netArchive);
     d.optimizer->load(optimArchive);
+    torch::Tensor scalerState;
+    if (archive.try_read("loss_scaler", scalerState))
+        d.scaler.load_state(scalerState);
+    d.int8Net = nullptr;
     d.envSteps = readInt(archive, "env_steps");
     d.updates = readInt(archive, "updates");
     setRngState(d.rng, readString(archive, "rng"));

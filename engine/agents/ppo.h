@@ -3,7 +3,12 @@
 // nSteps, GAE, advantage normalisation per minibatch, clipped surrogate,
 // optional value clipping, entropy bonus, several epochs of shuffled
 // minibatches, global-norm clipping, and an early stop of the update once
-// the approximate KL exceeds 1.5 x targetKl (as in SB3). Std-only header.
+// the approximate KL exceeds 1.5 x targetKl (as in SB3). Optional mixed
+// precision (autocast forward, float64 losses, loss scaling with skipped steps)
+// and an INT8 inference copy. Std-only header.
+
+#include "engine/agents/agent_precision.h"
+#include "models/precision/mixed_precision.h"
 
 #include <cstdint>
 #include <memory>
@@ -32,6 +37,7 @@ struct PpoOptions {
     std::vector<int> hidden{64, 64}; ///< trunk widths (tanh)
     bool sharedNetwork = false;      ///< one trunk for policy and value
     std::uint64_t seed = 0;          ///< seeds weights, action sampling and shuffling
+    models::precision::MixedPrecisionConfig mixedPrecision; ///< AMP (default: FP32); validated for the CPU
 };
 
 /// A sampled action with what PPO stores about it.
@@ -55,6 +61,8 @@ struct PpoUpdateStats {
     bool earlyStopped = false;      ///< KL exceeded 1.5 x targetKl
     double stepTimeMs = 0.0;        ///< wall time of the update
     long long envSteps = 0;         ///< environment steps so far
+    double lossScale = 1.0;         ///< loss scale after the update (1 without loss scaling)
+    long long skippedSteps = 0;     ///< optimizer steps skipped for inf/NaN gradients so far
 };
 
 /// The PPO agent (one environment).
@@ -87,6 +95,20 @@ public:
     long long updates() const;
     /// The options.
     const PpoOptions& options() const;
+    /// Builds a fresh INT8 copy of the network (kept for int8GreedyAction) and compares it with FP32
+    /// on `observations` (row-major, a multiple of the observation size; empty: the last rollout's
+    /// observations, at most options.samples). Loss = policy cross-entropy against the FP32 policy
+    /// plus vfCoef x squared error against the FP32 value, so the FP32 loss is the policy entropy
+    /// and any excess is the INT8 copy's KL and value error. Action agreement = share of identical
+    /// most-probable actions. Calibration (when asked) uses the first calibrationSamples rows.
+    /// Throws std::logic_error when there are no observations.
+    Int8Evaluation evaluateInt8(std::span<const float> observations = {}, const AgentInt8Options& options = {});
+    /// Most probable action through the INT8 copy (built with dynamic ranges if evaluateInt8() has not run).
+    int int8GreedyAction(std::span<const float> observation);
+    /// Exact bytes of parameters, gradients and Adam state.
+    AgentMemoryBytes memoryBytes() const;
+    /// Current loss scale (1 without loss scaling).
+    double lossScale() const;
     /// Parameters flattened (tests).
     std::vector<float> parameters() const;
 

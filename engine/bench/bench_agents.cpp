@@ -2,6 +2,9 @@
 // 256, MLP obs->256->256->actions, Adam, Huber), PPO update time (2048 steps
 // x 10 epochs x 64 minibatch) and per-decision inference latency.
 // tests/bench/dqn_reference.py runs the same DQN update through PyTorch.
+// Also: the DQN update at 1 vs 2 LibTorch threads (backs the threads=1
+// default), BF16 autocast vs FP32 updates for both agents, and INT8 vs FP32
+// decision latency for both agents.
 
 #include "engine/agents/dqn.h"
 #include "engine/agents/ppo.h"
@@ -13,6 +16,7 @@
 #include <algorithm>
 #include <chrono>
 #include <random>
+#include <string>
 #include <vector>
 
 
@@ -84,7 +88,7 @@ void BM_EnvStep(benchmark::State& state)
 }
 BENCHMARK(BM_EnvStep);
 
-DqnOptions benchDqnOptions(int batch)
+DqnOptions benchDqnOptions(int batch, bool amp = false)
 {
     DqnOptions o;
     o.hidden = {256, 256};
@@ -92,6 +96,8 @@ DqnOptions benchDqnOptions(int batch)
     o.bufferSize = 10'000;
     o.learningStarts = 1'000'000'000; // fill without learning
     o.seed = 5;
+    if (amp)
+        o.mixedPrecision = models::precision::MixedPrecisionConfig::for_ampere();
     return o;
 }
 
@@ -122,6 +128,119 @@ void BM_DqnUpdate(benchmark::State& state)
 }
 // Wall-clock rates, like the Python reference (time.perf_counter).
 BENCHMARK(BM_DqnUpdate)->Arg(32)->Arg(256)->UseRealTime();
+
+// The same update with 1 or 2 intra-op (and OpenBLAS) threads: args batch, threads.
+void BM_DqnUpdateThreads(benchmark::State& state)
+{
+    models::setThreads(static_cast<int>(state.range(1)));
+    Dqn dqn(kBenchObservation, kBenchActions, benchDqnOptions(static_cast<int>(state.range(0))));
+    std::mt19937_64 rng(1);
+    fillDqn(dqn, rng);
+    for (int i = 0; i < 20; ++i)
+        dqn.update();
+    double gradNorm = 0.0;
+    for (auto _ : state)
+        gradNorm = dqn.update().gradNorm;
+    benchmark::DoNotOptimize(gradNorm);
+    models::setThreads(1);
+    state.SetItemsProcessed(state.iterations());
+    state.counters["batch"] = static_cast<double>(state.range(0));
+    state.counters["threads"] = static_cast<double>(state.range(1));
+}
+BENCHMARK(BM_DqnUpdateThreads)->Args({32, 1})->Args({32, 2})->Args({256, 1})->Args({256, 2})->UseRealTime()->MinTime(0.5);
+
+// BF16 autocast (float64 loss) against FP32: args batch, amp.
+void BM_DqnUpdateAmp(benchmark::State& state)
+{
+    models::setThreads(1);
+    const bool amp = state.range(1) != 0;
+    Dqn dqn(kBenchObservation, kBenchActions, benchDqnOptions(static_cast<int>(state.range(0)), amp));
+    std::mt19937_64 rng(1);
+    fillDqn(dqn, rng);
+    for (int i = 0; i < 20; ++i)
+        dqn.update();
+    double loss = 0.0;
+    for (auto _ : state)
+        loss = dqn.update().loss;
+    benchmark::DoNotOptimize(loss);
+    state.SetItemsProcessed(state.iterations());
+    state.SetLabel(amp ? "bf16 autocast" : "fp32");
+}
+BENCHMARK(BM_DqnUpdateAmp)->Args({32, 0})->Args({32, 1})->Args({256, 0})->Args({256, 1})->UseRealTime()->MinTime(0.5);
+
+PpoOptions benchPpoOptions(bool amp)
+{
+    PpoOptions o;
+    o.hidden = {64, 64};
+    o.seed = 6;
+    if (amp)
+        o.mixedPrecision = models::precision::MixedPrecisionConfig::for_ampere();
+    return o;
+}
+
+void fillRollout(Ppo& ppo, std::mt19937_64& rng, std::vector<float>& obs)
+{
+    for (int i = 0; i < ppo.options().nSteps; ++i) {
+        const PpoAction a = ppo.act(obs);
+        std::vector<float> next = randomObservation(rng);
+        ppo.store(obs, a, static_cast<double>(rng() % 3) - 1.0, rng() % 100 == 0, false, next);
+        obs = std::move(next);
+    }
+}
+
+// One PPO update (2048 steps x 10 epochs x 64 minibatch), BF16 autocast or FP32: arg amp.
+void BM_PpoUpdateAmp(benchmark::State& state)
+{
+    models::setThreads(1);
+    const bool amp = state.range(0) != 0;
+    const PpoOptions o = benchPpoOptions(amp);
+    Ppo ppo(kBenchObservation, kBenchActions, o);
+    std::mt19937_64 rng(2);
+    std::vector<float> obs = randomObservation(rng);
+    for (auto _ : state) {
+        state.PauseTiming();
+        fillRollout(ppo, rng, obs);
+        state.ResumeTiming();
+        benchmark::DoNotOptimize(ppo.update(obs).policyLoss);
+    }
+    state.SetItemsProcessed(state.iterations() * o.nSteps * o.nEpochs);
+    state.SetLabel(amp ? "bf16 autocast" : "fp32");
+}
+BENCHMARK(BM_PpoUpdateAmp)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->Iterations(2);
+
+// Decision latency (batch 1) through the FP32 network or its INT8 copy: args agent (0 DQN, 1 PPO), int8.
+void BM_AgentInt8Latency(benchmark::State& state)
+{
+    models::setThreads(1);
+    const bool ppoAgent = state.range(0) == 1;
+    const bool int8 = state.range(1) != 0;
+    Dqn dqn(kBenchObservation, kBenchActions, benchDqnOptions(32));
+    Ppo ppo(kBenchObservation, kBenchActions, benchPpoOptions(false));
+    std::mt19937_64 rng(3);
+    const std::vector<float> obs = randomObservation(rng);
+    const auto decide = [&] {
+        if (ppoAgent)
+            return int8 ? ppo.int8GreedyAction(obs) : ppo.greedyAction(obs);
+        return int8 ? dqn.int8GreedyAction(obs) : dqn.greedyAction(obs);
+    };
+    decide(); // builds the INT8 copy outside the timed loop
+    std::vector<double> micros;
+    micros.reserve(1 << 16);
+    for (auto _ : state) {
+        const auto start = std::chrono::steady_clock::now();
+        benchmark::DoNotOptimize(decide());
+        if (micros.size() < micros.capacity())
+            micros.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
+    }
+    std::sort(micros.begin(), micros.end());
+    if (!micros.empty()) {
+        state.counters["p50_us"] = micros[micros.size() / 2];
+        state.counters["p99_us"] = micros[micros.size() * 99 / 100];
+    }
+    state.SetItemsProcessed(state.iterations());
+    state.SetLabel(std::string(ppoAgent ? "ppo 64x64" : "dqn 256x256") + (int8 ? " int8" : " fp32"));
+}
+BENCHMARK(BM_AgentInt8Latency)->Args({0, 0})->Args({0, 1})->Args({1, 0})->Args({1, 1})->MinTime(0.3);
 
 void BM_PpoUpdate(benchmark::State& state)
 {

@@ -1,6 +1,7 @@
 #include "engine/forecast/forecaster_trainer.h"
 
 #include "models/mamba2/mamba2_forecaster.h"
+#include "models/precision/amp_step.h"
 #include "models/precision/autocast.h"
 #include "models/precision/loss_scaler.h"
 #include "models/precision/quantize.h"
@@ -240,11 +241,10 @@ ForecastStepStats ForecasterTrainer::trainStep()
     }
     // The loss outside autocast and in float64, whatever type the forward produced.
     auto loss = models::quantile_loss(pred.to(torch::kDouble), targetBatch.to(torch::kDouble), d.config.quantiles);
-    d.scaler.scale(loss).backward();
-    d.scaler.unscale(*d.optimizer);
-    stats.gradNorm = d.clipGradients(stats.clipped);
-    stats.skipped = !d.scaler.step(*d.optimizer);
-    d.scaler.update();
+    const auto stepped =
+        mp::scaled_step(d.scaler, *d.optimizer, loss, [&d, &stats] { return d.clipGradients(stats.clipped); });
+    stats.gradNorm = stepped.grad_norm;
+    stats.skipped = stepped.skipped;
     ++d.steps;
     stats.step = d.steps;
     stats.loss = loss.item<double>();
@@ -298,25 +298,6 @@ ForecastEvaluation ForecasterTrainer::evaluate(IndexRange anchors)
     return e;
 }
 
-namespace {
-
-LatencyPercentiles percentiles(std::vector<double> micros)
-{
-    LatencyPercentiles p;
-    if (micros.empty()) return p;
-    std::sort(micros.begin(), micros.end());
-    auto at = [&](double q) {
-        const auto i = static_cast<std::size_t>(std::ceil(q * static_cast<double>(micros.size()))) - 1;
-        return micros[std::min(i, micros.size() - 1)];
-    };
-    p.p50 = at(0.50);
-    p.p95 = at(0.95);
-    p.p99 = at(0.99);
-    return p;
-}
-
-} // namespace
-
 Int8Evaluation ForecasterTrainer::evaluateInt8(const Int8EvaluationOptions& options)
 {
     Impl& d = *m_impl;
@@ -353,6 +334,9 @@ Int8Evaluation ForecasterTrainer::evaluateInt8(const Int8EvaluationOptions& opti
         qTft = mp::quantize_for_inference(d.tft, qopts, &report);
 
     Int8Evaluation e;
+    e.staticActivations = options.calibrationWindows > 0;
+    e.calibrationSamples = e.staticActivations ? std::min(options.calibrationWindows, d.train.size()) : 0;
+    e.evaluatedSamples = d.validation.size();
     e.quantizedLayers = static_cast<int>(report.linear_layers + report.lstm_layers);
     e.fp32Bytes = static_cast<std::size_t>(mp::module_bytes(*d.module));
     e.int8Bytes = static_cast<std::size_t>(report.int8_bytes);
@@ -406,7 +390,7 @@ Int8Evaluation ForecasterTrainer::evaluateInt8(const Int8EvaluationOptions& opti
             run();
             micros.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
         }
-        return percentiles(std::move(micros));
+        return latencyPercentiles(std::move(micros));
     };
     e.fp32Batch1 = time(false, 1);
     e.int8Batch1 = time(true, 1);

@@ -4,6 +4,7 @@
 
 #include "engine/forecast/forecast_data.h"
 #include "engine/forecast/forecast_metrics.h"
+#include "engine/precision/int8_evaluation.h"
 #include "models/precision/mixed_precision.h"
 
 #include <cstddef>
@@ -63,35 +64,10 @@ struct ForecastStepStats {
     std::int64_t skippedSteps = 0; ///< steps skipped so far
 };
 
-/// Latency percentiles of repeated forward passes, in microseconds.
-struct LatencyPercentiles {
-    double p50 = 0.0; ///< median
-    double p95 = 0.0; ///< 95th percentile
-    double p99 = 0.0; ///< 99th percentile
-};
-
 /// How evaluateInt8() measures.
 struct Int8EvaluationOptions {
     std::size_t calibrationWindows = 0; ///< training windows for a static activation range (0: dynamic ranges)
     int latencyRepeats = 50;            ///< timed forward passes per batch size
-};
-
-/// The INT8 inference copy against the FP32 model on the validation windows.
-struct Int8Evaluation {
-    double fp32Loss = 0.0;          ///< mean quantile loss of the FP32 model (standardised units), float64
-    double int8Loss = 0.0;          ///< same for the INT8 copy
-    double degradation = 0.0;       ///< (int8Loss - fp32Loss) / fp32Loss
-    bool meetsGoal = false;         ///< degradation <= 2%
-    bool flagged = false;           ///< degradation > 5%
-    std::size_t fp32Bytes = 0;      ///< parameter and buffer bytes of the FP32 model
-    std::size_t int8Bytes = 0;      ///< same for the INT8 copy
-    double bytesRatio = 0.0;        ///< int8Bytes / fp32Bytes (goal <= 0.30)
-    int quantizedLayers = 0;        ///< Linear and LSTM layers swapped for int8
-    std::string backend;            ///< int8 backend in use ("onednn", "dequantize", ...)
-    LatencyPercentiles fp32Batch1;  ///< FP32 forward, batch 1
-    LatencyPercentiles int8Batch1;  ///< INT8 forward, batch 1
-    LatencyPercentiles fp32Batch32; ///< FP32 forward, batch 32
-    LatencyPercentiles int8Batch32; ///< INT8 forward, batch 32
 };
 
 /// Linear warmup to `peak` over `warmup` steps, then cosine to peak * minRatio at `total`.
@@ -120,7 +96,8 @@ public:
     /// Scores the model and the baselines on any range of anchors.
     ForecastEvaluation evaluate(IndexRange anchors);
     /// Quantizes a fresh INT8 copy of the current model and compares it with FP32 on the
-    /// validation range (loss, weight bytes, latency at batch 1 and 32). Training is unaffected.
+    /// validation range (loss: mean quantile loss in standardised units; weight bytes; latency at
+    /// batch 1 and 32). Training is unaffected.
     Int8Evaluation evaluateInt8(const Int8EvaluationOptions& options = {});
     /// Forecast for one anchor: [horizon * quantiles] log returns, row-major.
     std::vector<double> predict(std::size_t anchor);

@@ -6,9 +6,9 @@ namespace foxhunt::models {
 
 namespace {
 
-torch::nn::Linear orthogonalLinear(int64_t in, int64_t out, double gain)
+precision::QuantizableLinear orthogonalLinear(int64_t in, int64_t out, double gain)
 {
-    torch::nn::Linear layer(in, out);
+    precision::QuantizableLinear layer(in, out);
     torch::NoGradGuard guard;
     torch::nn::init::orthogonal_(layer->weight, gain);
     layer->bias.zero_();

@@ -2,6 +2,8 @@
 // PPO's actor-critic: categorical policy logits and a state value, from one
 // shared MLP trunk or two separate ones (SB3's default is separate, tanh).
 
+#include "models/precision/quantizable.h"
+
 #include <torch/torch.h>
 
 #include <cstdint>
@@ -30,12 +32,13 @@ struct PolicyOutput {
 };
 
 /// Actor-critic MLP with orthogonal initialisation (gain sqrt 2 in the
-/// trunks, 0.01 for the policy head, 1 for the value head), as in SB3.
-class ActorCriticImpl : public torch::nn::Cloneable<ActorCriticImpl> {
+/// trunks, 0.01 for the policy head, 1 for the value head), as in SB3. Layers are
+/// QuantizableLinear, so precision::quantize_for_inference() can build an int8 copy.
+class ActorCriticImpl : public torch::nn::Module {
 public:
     explicit ActorCriticImpl(ActorCriticOptions options);
     /// Creates and registers the layers.
-    void reset() override;
+    void reset();
     // x: [B, O] -> logits [B, A], value [B]
     PolicyOutput forward(const torch::Tensor& x);
 
@@ -43,8 +46,8 @@ public:
     ActorCriticOptions options;
     torch::nn::Sequential policy_trunk{nullptr};
     torch::nn::Sequential value_trunk{nullptr};
-    torch::nn::Linear policy_head{nullptr};
-    torch::nn::Linear value_head{nullptr};
+    precision::QuantizableLinear policy_head{nullptr};
+    precision::QuantizableLinear value_head{nullptr};
 };
 TORCH_MODULE(ActorCritic);
 

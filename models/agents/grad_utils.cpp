@@ -69,3 +69,56 @@ void polyak_update(torch::nn::Module& target, const torch::nn::Module& source, d
 }
 
 } // namespace foxhunt::models
+
+namespace foxhunt::models {
+
+void flatten_parameters(torch::nn::Module& module, FlatParameters& flat, bool with_grads)
+{
+    torch::NoGradGuard guard;
+    auto params = module.parameters();
+    TORCH_CHECK(!params.empty(), "flatten_parameters: the module has no parameters");
+    int64_t total = 0;
+    for (const torch::Tensor& p : params) {
+        TORCH_CHECK(p.scalar_type() == torch::kFloat32 && p.device() == params.front().device(),
+                    "flatten_parameters: parameters must be float32 on one device");
+        total += p.numel();
+    }
+    const auto options = params.front().options().requires_grad(false);
+    if (!flat.values.defined() || flat.values.numel() != total)
+        flat.values = torch::empty({total}, options);
+    int64_t offset = 0;
+    for (torch::Tensor& p : params) {
+        const int64_t n = p.numel();
+        torch::Tensor slot = flat.values.narrow(0, offset, n).view(p.sizes());
+        // p may already be this very view (a second call): copying onto itself is harmless.
+        if (!p.is_same(slot) && p.data_ptr() != slot.data_ptr())
+            slot.copy_(p.detach());
+        p.set_data(slot);
+        offset += n;
+    }
+    if (!with_grads)
+        return;
+    if (!flat.grads.defined() || flat.grads.numel() != total)
+        flat.grads = torch::zeros({total}, options);
+    else
+        flat.grads.zero_();
+    flat.values.mutable_grad() = flat.grads;
+    offset = 0;
+    for (torch::Tensor& p : params) {
+        const int64_t n = p.numel();
+        p.mutable_grad() = flat.grads.narrow(0, offset, n).view(p.sizes());
+        offset += n;
+    }
+}
+
+void polyak_update(torch::Tensor& target, const torch::Tensor& source, double tau)
+{
+    torch::NoGradGuard guard;
+    TORCH_CHECK(target.sizes() == source.sizes(), "polyak_update: flat buffers differ in size");
+    if (tau >= 1.0)
+        target.copy_(source);
+    else
+        target.mul_(1.0 - tau).add_(source, tau);
+}
+
+} // namespace foxhunt::models

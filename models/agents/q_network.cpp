@@ -15,14 +15,14 @@ void QNetworkImpl::reset()
     int64_t in = options.observation_size();
     for (int64_t width : options.hidden()) {
         TORCH_CHECK(width > 0, "QNetwork: hidden widths must be positive");
-        body->push_back(torch::nn::Linear(in, width));
+        body->push_back(precision::QuantizableLinear(in, width));
         body->push_back(torch::nn::ReLU());
         in = width;
     }
     register_module("body", body);
-    q_head = register_module("q_head", torch::nn::Linear(in, options.action_count()));
+    q_head = register_module("q_head", precision::QuantizableLinear(in, options.action_count()));
     if (options.dueling())
-        value_head = register_module("value_head", torch::nn::Linear(in, 1));
+        value_head = register_module("value_head", precision::QuantizableLinear(in, 1));
     else
         value_head = nullptr;
 }

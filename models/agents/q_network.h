@@ -1,6 +1,10 @@
 #pragma once
 // The DQN value network: an MLP from observation to one Q value per action,
-// with an optional dueling head (V + A - mean A).
+// with an optional dueling head (V + A - mean A). Its layers are QuantizableLinear
+// (torch::nn::Linear's names and initialisation), so precision::quantize_for_inference()
+// can build an int8 inference copy.
+
+#include "models/precision/quantizable.h"
 
 #include <torch/torch.h>
 
@@ -23,20 +27,21 @@ struct QNetworkOptions {
     TORCH_ARG(bool, dueling) = false;
 };
 
-/// MLP Q network; Cloneable so that the target network is a deep copy.
-class QNetworkImpl : public torch::nn::Cloneable<QNetworkImpl> {
+/// MLP Q network. A copy (the target network) is built from `options` and filled with
+/// precision::copy_state().
+class QNetworkImpl : public torch::nn::Module {
 public:
     explicit QNetworkImpl(QNetworkOptions options);
-    /// Creates and registers the layers (called by the constructor and clone()).
-    void reset() override;
+    /// Creates and registers the layers.
+    void reset();
     // x: [B, O] -> [B, A]
     torch::Tensor forward(const torch::Tensor& x);
 
     /// The options the network was built with.
     QNetworkOptions options;
     torch::nn::Sequential body{nullptr};
-    torch::nn::Linear q_head{nullptr};
-    torch::nn::Linear value_head{nullptr};
+    precision::QuantizableLinear q_head{nullptr};
+    precision::QuantizableLinear value_head{nullptr};
 };
 TORCH_MODULE(QNetwork);
 

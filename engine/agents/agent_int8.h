@@ -1,0 +1,57 @@
+#pragma once
+// Engine-internal helpers (LibTorch) behind Dqn::evaluateInt8 and Ppo::evaluateInt8.
+
+#include "engine/precision/int8_evaluation.h"
+#include "models/precision/quantize.h"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace foxhunt::detail {
+
+/// Latency of `forward(input)` over `repeats` timed calls after one warm-up call.
+template <class Forward>
+LatencyPercentiles timeForward(Forward&& forward, const torch::Tensor& input, int repeats)
+{
+    torch::NoGradGuard guard;
+    forward(input); // first-use packing and allocations
+    std::vector<double> micros;
+    micros.reserve(static_cast<std::size_t>(std::max(1, repeats)));
+    for (int r = 0; r < std::max(1, repeats); ++r) {
+        const auto t0 = std::chrono::steady_clock::now();
+        forward(input);
+        micros.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+    }
+    return latencyPercentiles(std::move(micros));
+}
+
+/// Fills the size, layer and backend fields of `e` from a quantization of `floatModel`.
+inline void describeInt8(Int8Evaluation& e, const torch::nn::Module& floatModel, const torch::nn::Module& int8Model,
+                         const models::precision::QuantizeReport& report)
+{
+    namespace mp = foxhunt::models::precision;
+    e.quantizedLayers = static_cast<int>(report.linear_layers + report.lstm_layers);
+    e.fp32Bytes = static_cast<std::size_t>(mp::module_bytes(floatModel));
+    e.int8Bytes = static_cast<std::size_t>(report.int8_bytes);
+    e.bytesRatio = static_cast<double>(e.int8Bytes) / static_cast<double>(std::max<std::size_t>(1, e.fp32Bytes));
+    for (const auto& item : int8Model.modules()) {
+        if (const auto* l = item->as<mp::Int8LinearImpl>()) {
+            // A static range runs the emulated int8 GEMM on the CPU (Int8LinearImpl::forward_static).
+            e.backend = l->options.activation_absmax() ? "static-range-emulated"
+                                                       : mp::to_string(l->resolved_backend(c10::DeviceType::CPU));
+            break;
+        }
+    }
+}
+
+/// Relative change, 0 when the reference is 0.
+inline double relativeChange(double reference, double value)
+{
+    return reference != 0.0 ? (value - reference) / reference : 0.0;
+}
+
+} // namespace foxhunt::detail

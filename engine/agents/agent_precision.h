@@ -1,0 +1,24 @@
+#pragma once
+// Plain structs the agents share for memory accounting and INT8 evaluation. Std-only.
+
+#include "engine/precision/int8_evaluation.h"
+
+#include <cstddef>
+
+namespace foxhunt {
+
+/// Exact bytes of an agent's training tensors, read from the tensors themselves.
+struct AgentMemoryBytes {
+    std::size_t parameterBytes = 0; ///< every parameter tensor the agent holds (DQN: online and target network)
+    std::size_t gradientBytes = 0;  ///< gradient tensors currently allocated
+    std::size_t optimizerBytes = 0; ///< optimizer state tensors (Adam: exp_avg, exp_avg_sq; empty before the first step)
+};
+
+/// How an agent's evaluateInt8() measures.
+struct AgentInt8Options {
+    std::size_t samples = 1024;         ///< inputs behind the losses and the action agreement
+    std::size_t calibrationSamples = 0; ///< inputs for static activation ranges (0: dynamic, per batch)
+    int latencyRepeats = 50;            ///< timed forward passes per batch size and model
+};
+
+} // namespace foxhunt

@@ -1,0 +1,149 @@
+// Flat parameter storage: parameters and gradients become views of one buffer,
+// Adam over that buffer follows torch::optim::Adam per parameter step for step
+// (bias correction and eps included), and clipping sees the same norm.
+#include "models/agents/grad_utils.h"
+#include "models/agents/q_network.h"
+
+#include <QtTest/QtTest>
+
+#include <torch/torch.h>
+
+using namespace foxhunt::models;
+
+namespace {
+
+QNetwork makeNet(uint64_t seed)
+{
+    torch::manual_seed(seed);
+    return QNetwork(QNetworkOptions(5, 3).hidden({16, 8}));
+}
+
+double maxAbsDiff(const QNetwork& a, const QNetwork& b)
+{
+    double m = 0.0;
+    const auto pa = a->parameters();
+    const auto pb = b->parameters();
+    for (std::size_t i = 0; i < pa.size(); ++i)
+        m = std::max(m, (pa[i] - pb[i]).abs().max().item<double>());
+    return m;
+}
+
+} // namespace
+
+class TestGradUtils : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() { torch::set_num_threads(1); }
+    void parametersAndGradsAreViews();
+    void flatAdamMatchesTorchAdam_data();
+    void flatAdamMatchesTorchAdam();
+    void reflattenAfterLoad();
+};
+
+void TestGradUtils::parametersAndGradsAreViews()
+{
+    QNetwork net = makeNet(1);
+    const std::vector<float> before = [&] {
+        std::vector<float> v;
+        for (const auto& p : net->parameters())
+            for (int64_t i = 0; i < p.numel(); ++i)
+                v.push_back(p.reshape(-1)[i].item<float>());
+        return v;
+    }();
+    FlatParameters flat;
+    flatten_parameters(*net, flat, /*with_grads=*/true);
+    QCOMPARE(flat.values.numel(), static_cast<int64_t>(before.size()));
+    QCOMPARE(std::vector<float>(flat.values.data_ptr<float>(), flat.values.data_ptr<float>() + flat.values.numel()),
+             before);
+    // A backward lands in the flat gradient buffer.
+    const torch::Tensor x = torch::randn({4, 5});
+    net->forward(x).pow(2).sum().backward();
+    double perParameter = 0.0;
+    for (const auto& p : net->parameters())
+        perParameter += p.grad().pow(2).sum().item<double>();
+    QVERIFY(perParameter > 0.0);
+    QVERIFY(std::abs(flat.grads.pow(2).sum().item<double>() - perParameter) <= 1e-5 * perParameter);
+    QVERIFY(flat.values.grad().is_same(flat.grads));
+    // A second backward accumulates, as with per-parameter gradients.
+    net->forward(x).pow(2).sum().backward();
+    QVERIFY(std::abs(flat.grads.pow(2).sum().item<double>() - 4.0 * perParameter) <= 1e-5 * perParameter);
+    // Writing the flat buffer writes the module's parameters.
+    {
+        torch::NoGradGuard guard;
+        flat.values.fill_(0.25f);
+    }
+    for (const auto& p : net->parameters())
+        QCOMPARE(p.min().item<float>(), 0.25f);
+}
+
+void TestGradUtils::flatAdamMatchesTorchAdam_data()
+{
+    QTest::addColumn<double>("lr");
+    QTest::addColumn<double>("eps");
+    QTest::addColumn<double>("maxNorm");
+    QTest::newRow("dqn defaults") << 1e-4 << 1e-8 << 10.0;
+    QTest::newRow("large eps, tight clip") << 1e-2 << 1e-3 << 0.5;
+}
+
+void TestGradUtils::flatAdamMatchesTorchAdam()
+{
+    QFETCH(double, lr);
+    QFETCH(double, eps);
+    QFETCH(double, maxNorm);
+    QNetwork reference = makeNet(2);
+    QNetwork flatNet = makeNet(2);
+    QCOMPARE(maxAbsDiff(reference, flatNet), 0.0);
+    torch::optim::Adam perParameter(reference->parameters(), torch::optim::AdamOptions(lr).eps(eps));
+    FlatParameters flat;
+    flatten_parameters(*flatNet, flat, /*with_grads=*/true);
+    const std::vector<torch::Tensor> flatList{flat.values};
+    torch::optim::Adam fused(flatList, torch::optim::AdamOptions(lr).eps(eps));
+    torch::manual_seed(3);
+    for (int step = 0; step < 25; ++step) {
+        const torch::Tensor x = torch::randn({8, 5});
+        const torch::Tensor y = torch::randn({8, 3});
+        zero_grad_set_to_none(perParameter);
+        torch::mse_loss(reference->forward(x), y).backward();
+        const double n1 = clip_grad_norm_f64(reference->parameters(), maxNorm);
+        perParameter.step();
+
+        flat.grads.zero_();
+        torch::mse_loss(flatNet->forward(x), y).backward();
+        const double n2 = clip_grad_norm_f64(flatList, maxNorm);
+        fused.step();
+        QVERIFY2(std::abs(n1 - n2) <= 1e-12 * std::max(1.0, n1), qPrintable(QString("step %1: %2 vs %3").arg(step).arg(n1).arg(n2)));
+        // Elementwise the two run the same float32 ops; only vector/scalar tails may round apart.
+        QVERIFY2(maxAbsDiff(reference, flatNet) <= 1e-6, qPrintable(QString("step %1").arg(step)));
+    }
+    QVERIFY(maxAbsDiff(reference, makeNet(2)) > 1e-3); // the optimizer moved the weights
+    // One state entry for the whole network.
+    QCOMPARE(fused.state().size(), std::size_t(1));
+    const auto& state = static_cast<torch::optim::AdamParamState&>(*fused.state().begin()->second);
+    QCOMPARE(state.step(), int64_t(25));
+    QCOMPARE(state.exp_avg().numel(), flat.values.numel());
+}
+
+void TestGradUtils::reflattenAfterLoad()
+{
+    QNetwork a = makeNet(4);
+    QNetwork b = makeNet(5);
+    FlatParameters flat;
+    flatten_parameters(*b, flat, /*with_grads=*/true);
+    const torch::Tensor buffer = flat.values;
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("net.pt").toStdString();
+    torch::save(a, path);
+    torch::load(b, path); // rebinds b's parameters to the loaded storage
+    flatten_parameters(*b, flat, /*with_grads=*/true);
+    QVERIFY(flat.values.is_same(buffer)); // same buffer: an optimizer holding it keeps working
+    QCOMPARE(maxAbsDiff(a, b), 0.0);
+    {
+        torch::NoGradGuard guard;
+        flat.values.zero_();
+    }
+    for (const auto& p : b->parameters())
+        QCOMPARE(p.abs().max().item<float>(), 0.0f);
+}
+
+QTEST_APPLESS_MAIN(TestGradUtils)
+#include "tst_grad_utils.moc"
