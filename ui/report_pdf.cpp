@@ -42,6 +42,8 @@ public:
         m_body.setFamily(QStringLiteral("DejaVu Sans"));
         m_body.setStyleHint(QFont::SansSerif);
         m_body.setPointSizeF(9);
+        // No shaping means no ligatures: "fi" stays two letters, so the PDF's text can be searched and copied.
+        m_body.setStyleStrategy(QFont::PreferNoShaping);
         m_small = m_body;
         m_small.setPointSizeF(7.5);
         m_bold = m_small;

@@ -735,7 +735,7 @@ private:
                 o.title = title;
                 o.width = 480;
                 const std::string svg = renderSvgBarChart(labels, vals, o);
-                chart(title, svg, o.width, 38 + 18.0 * static_cast<double>(labels.size()));
+                chart(title, svg, o.width, svgBarChartHeight(labels.size(), o));
             }
             if (in.contains("attention") && in["attention"].is_array() && !in["attention"].empty()) {
                 std::vector<std::vector<double>> cells;
@@ -780,7 +780,8 @@ private:
             if (status == "running") found.push_back(who + " is still running; figures are as of this report.");
             if (status == "stopped") found.push_back(who + " was stopped before its step budget.");
             for (const auto& [model, _] : r.at("metrics").items()) modelWarnings(r, model, found);
-            for (const auto& [model, _] : r.value("evaluations", json::object()).items())
+            const json evaluations = r.value("evaluations", json::object());
+            for (const auto& [model, _] : evaluations.items())
                 if (!r.at("metrics").contains(model)) modelWarnings(r, model, found);
         }
         for (const std::string& w : found) paragraph(w, ReportBlockKind::Warning);

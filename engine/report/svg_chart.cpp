@@ -177,12 +177,17 @@ std::string renderSvgLineChart(const std::vector<SvgSeries>& series, const SvgCh
     return svg.str();
 }
 
+double svgBarChartHeight(std::size_t bars, const SvgChartOptions& o)
+{
+    return (o.title.empty() ? 8.0 : 30.0) + 18.0 * static_cast<double>(bars) + 10.0;
+}
+
 std::string renderSvgBarChart(const std::vector<std::string>& labels, const std::vector<double>& values,
                               const SvgChartOptions& o)
 {
     const std::size_t n = std::min(labels.size(), values.size());
     const double rowH = 18, top = o.title.empty() ? 8 : 30, left = 150, right = 60;
-    const double w = o.width, h = top + rowH * static_cast<double>(n) + 10;
+    const double w = o.width, h = svgBarChartHeight(n, o);
     double vmax = 0;
     for (std::size_t i = 0; i < n; ++i)
         if (std::isfinite(values[i])) vmax = std::max(vmax, std::fabs(values[i]));

@@ -31,6 +31,9 @@ std::string renderSvgLineChart(const std::vector<SvgSeries>& series, const SvgCh
 std::string renderSvgBarChart(const std::vector<std::string>& labels, const std::vector<double>& values,
                               const SvgChartOptions& options);
 
+/// The viewBox height renderSvgBarChart() gives `bars` bars (the width is options.width).
+double svgBarChartHeight(std::size_t bars, const SvgChartOptions& options);
+
 /// A heat map of `cells` (rows x columns, row-major), light = low, dark = high, with a colour scale legend.
 std::string renderSvgHeatmap(const std::vector<std::vector<double>>& cells, const std::string& rowLabel,
                              const std::string& columnLabel, const SvgChartOptions& options);

@@ -245,17 +245,21 @@ void TestRunReport::csvRoundTripsStoredMetrics()
 void TestRunReport::rejectsBadRequests()
 {
     const std::string db = m_dir.filePath(QStringLiteral("bad.db")).toStdString();
-    { foxhunt::BarStore store(db); }
+    std::int64_t id = 0;
+    {
+        foxhunt::BarStore store(db);
+        id = foxhunt::RunStore(store).createRun("bad", "{}", foxhunt::SeriesInfo{}, 0, 0, "{}");
+    }
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
-                             foxhunt::writeRunReport(db, {1}, m_dir.filePath(QStringLiteral("x.txt")).toStdString()));
+                             foxhunt::writeRunReport(db, {id}, m_dir.filePath(QStringLiteral("x.txt")).toStdString()));
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
-                             foxhunt::writeRunReport(db, {42}, m_dir.filePath(QStringLiteral("x.html")).toStdString()));
+                             foxhunt::writeRunReport(db, {id + 41}, m_dir.filePath(QStringLiteral("x.html")).toStdString()));
     QVERIFY(!QFile::exists(m_dir.filePath(QStringLiteral("x.html"))));
     QVERIFY_THROWS_EXCEPTION(std::runtime_error,
-                             foxhunt::writeRunReport(db, {}, m_dir.filePath(QStringLiteral("no/such/dir/x.csv")).toStdString()));
+                             foxhunt::writeRunReport(db, {id}, m_dir.filePath(QStringLiteral("no/such/dir/x.csv")).toStdString()));
     // A cancelled export leaves nothing behind.
     QVERIFY_THROWS_EXCEPTION(foxhunt::ReportCancelled,
-                             foxhunt::writeRunReport(db, {1}, m_dir.filePath(QStringLiteral("c.json")).toStdString(),
+                             foxhunt::writeRunReport(db, {id}, m_dir.filePath(QStringLiteral("c.json")).toStdString(),
                                                      [](double f) { return f < 0.5; }));
     QVERIFY(!QFile::exists(m_dir.filePath(QStringLiteral("c.json"))));
 }
@@ -268,9 +272,17 @@ void TestRunReport::realRunExportsEveryFormat()
     Result r = cli({QStringLiteral("import"), real, QStringLiteral("--db"), store});
     QVERIFY2(r.exitCode == 0, r.err.constData());
     const QString trainPdf = m_dir.filePath(QStringLiteral("train.pdf"));
+    // Five trading days and a small Mamba-2 keep this test to seconds.
+    const QString config = m_dir.filePath(QStringLiteral("small.json"));
+    {
+        QFile f(config);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"mamba2": {"d_model": 16, "layers": 1, "head_dim": 8, "batch_size": 16, "past_length": 30}})");
+    }
     r = cli({QStringLiteral("train"), QStringLiteral("--db"), store, QStringLiteral("--models"), QStringLiteral("dqn,mamba2"),
              QStringLiteral("--steps"), QStringLiteral("300"), QStringLiteral("--seed"), QStringLiteral("5"),
-             QStringLiteral("--report"), trainPdf, QStringLiteral("--json")});
+             QStringLiteral("--from"), QStringLiteral("2026-01-26"), QStringLiteral("--to"), QStringLiteral("2026-01-30"),
+             QStringLiteral("--config"), config, QStringLiteral("--report"), trainPdf, QStringLiteral("--json")});
     QVERIFY2(r.exitCode == 0, r.err.constData());
     const QJsonObject result = QJsonDocument::fromJson(r.out).object();
     const QString id = QString::number(result.value(QStringLiteral("run_id")).toInt());

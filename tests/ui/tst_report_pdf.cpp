@@ -103,10 +103,15 @@ void TestReportPdf::pdfHasPagesAndText()
         from = at;
     }
     for (const QByteArray& s : {QByteArray("INT8 copy degrades the validation loss"), QByteArray("ESH1, ESM1, ESU1"),
-                                QByteArray("Encoder variable importance"), QByteArray("loss_scale"),
+                                QByteArray("Interpretation, run 1"), QByteArray("INT8 vs FP32"),
                                 QByteArray("Page 1 of ") + QByteArray::number(written),
                                 QByteArray("Page ") + QByteArray::number(written) + " of " + QByteArray::number(written)})
         QVERIFY2(text.contains(s), s.constData());
+    // Charts are drawn from their SVG as vectors: the PDF holds no raster image at all.
+    // (Qt SVG 6.4 draws chart text as outlines, so chart labels are not in the text layer.)
+    const QByteArray images = tool(QStringLiteral("pdfimages"), {QStringLiteral("-list"), path});
+    QVERIFY(images.startsWith("page"));
+    QCOMPARE(images.count('\n'), 2);
 }
 
 void TestReportPdf::progressRisesAndCancelLeavesNoFile()
