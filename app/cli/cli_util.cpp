@@ -1,6 +1,10 @@
 #include "app/cli/cli_util.h"
 
+#include "engine/report/run_report.h"
 #include "engine/store/bar_store.h"
+#ifdef FOXHUNT_HAVE_PDF_REPORTS
+#include "ui/report_export.h"
+#endif
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -22,6 +26,20 @@ std::string resolveDbPath(const std::string& option)
 void printJson(const nlohmann::json& value)
 {
     std::cout << value.dump(2) << '\n';
+}
+
+void exportReport(const std::string& dbPath, const std::vector<std::int64_t>& runIds, const std::string& path,
+                  bool letter)
+{
+#ifdef FOXHUNT_HAVE_PDF_REPORTS
+    exportRunReport(dbPath, runIds, path, {}, letter ? ReportPageSize::Letter : ReportPageSize::A4);
+#else
+    if (reportFormatForPath(path) == ReportFormat::Pdf)
+        throw std::invalid_argument("this foxhunt-cli was built without Qt (FOXHUNT_BUILD_GUI=OFF) and cannot write PDF; "
+                                    "use .html, .json or .csv: " + path);
+    (void)letter;
+    writeRunReport(dbPath, runIds, path);
+#endif
 }
 
 void printError(const std::string& message)

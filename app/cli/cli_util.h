@@ -3,7 +3,9 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace CLI { class App; }
 
@@ -15,6 +17,10 @@ void addDbOption(CLI::App& command, std::string& dbPath);
 std::string resolveDbPath(const std::string& option);
 /// Writes pretty JSON and a newline to stdout.
 void printJson(const nlohmann::json& value);
+/// Writes a run report; the extension picks the format (.html, .pdf, .json, .csv).
+/// `letter` picks US Letter paper for a PDF (else A4). Throws like exportRunReport.
+void exportReport(const std::string& dbPath, const std::vector<std::int64_t>& runIds, const std::string& path,
+                  bool letter = false);
 /// Writes "foxhunt-cli: message" to stderr.
 void printError(const std::string& message);
 

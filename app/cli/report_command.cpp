@@ -1,9 +1,7 @@
-// foxhunt-cli report RUN_ID... --out FILE : export runs as HTML, JSON or CSV.
+// foxhunt-cli report RUN_ID... --out FILE : export runs as HTML, PDF, JSON or CSV.
 
 #include "app/cli/cli_util.h"
 #include "app/cli/commands.h"
-
-#include "engine/report/run_report.h"
 
 #include <CLI/CLI.hpp>
 
@@ -18,12 +16,13 @@ struct ReportArgs {
     std::string db;
     std::vector<std::int64_t> runs;
     std::string out;
+    std::string paper = "a4";
 };
 
 int run(const ReportArgs& a)
 {
     try {
-        writeRunReport(resolveDbPath(a.db), a.runs, a.out);
+        exportReport(resolveDbPath(a.db), a.runs, a.out, a.paper == "letter");
         std::cout << a.out << '\n';
         return kExitOk;
     } catch (const std::exception& e) {
@@ -37,10 +36,13 @@ int run(const ReportArgs& a)
 Runner addReportCommand(CLI::App& app)
 {
     auto args = std::make_shared<ReportArgs>();
-    CLI::App* cmd = app.add_subcommand("report", "Export one run, or a comparison of several, as .html, .json or .csv");
+    CLI::App* cmd = app.add_subcommand("report", "Export one run, or a comparison of several, as .html, .pdf, .json or .csv");
     cmd->add_option("runs", args->runs, "Run ids")->required();
     addDbOption(*cmd, args->db);
     cmd->add_option("--out", args->out, "Output file; the extension picks the format")->required();
+    cmd->add_option("--paper", args->paper, "PDF paper size: a4 or letter")
+        ->check(CLI::IsMember({"a4", "letter"}))
+        ->capture_default_str();
     return [args] { return run(*args); };
 }
 

@@ -5,7 +5,6 @@
 #include "app/cli/commands.h"
 
 #include "engine/data/market_time.h"
-#include "engine/report/run_report.h"
 #include "engine/session/training_session.h"
 #include "engine/store/bar_store.h"
 
@@ -108,7 +107,7 @@ int run(const TrainArgs& a)
     const nlohmann::json doc = nlohmann::json::parse(result.json);
     if (!a.report.empty() && result.runId > 0) {
         try {
-            writeRunReport(db, {result.runId}, a.report);
+            exportReport(db, {result.runId}, a.report);
         } catch (const std::exception& e) {
             printError("report: " + std::string(e.what()));
             return kExitError;

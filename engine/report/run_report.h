@@ -1,9 +1,12 @@
 #pragma once
-// Run reports: one or more stored runs as self-contained HTML, JSON or CSV.
+// Run reports: one or more stored runs as self-contained HTML, JSON or CSV
+// (PDF from the same blocks in the Qt layer: ui/report_pdf.h).
 
 #include <nlohmann/json_fwd.hpp>
 
 #include <cstdint>
+#include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -18,9 +21,35 @@ std::string renderRunReportHtml(const nlohmann::json& report);
 /// Every metric in long format: run,model,metric,step,time,value.
 std::string renderRunReportCsv(BarStore& store, const std::vector<std::int64_t>& runIds);
 
+/// Output formats of a run report.
+enum class ReportFormat { Html, Pdf, Json, Csv };
+
+/// The format named by a file's extension (.html/.htm, .pdf, .json, .csv, any case); throws
+/// std::invalid_argument for anything else.
+ReportFormat reportFormatForPath(const std::string& path);
+
+/// Progress of an export, 0..1; returning false cancels it.
+using ReportProgress = std::function<bool(double fraction)>;
+
+/// Thrown when a progress callback cancels an export; no file is left behind.
+class ReportCancelled : public std::runtime_error {
+public:
+    ReportCancelled() : std::runtime_error("report export cancelled") {}
+};
+
+/// Calls `progress` (if set) and throws ReportCancelled when it returns false.
+void checkReportProgress(const ReportProgress& progress, double fraction);
+
+/// Writes `text` to `path` through a temporary file renamed into place; throws
+/// std::runtime_error with the reason when it cannot.
+void writeTextFile(const std::string& path, const std::string& text);
+
 /// Writes the report of `runIds` to `path`; the format follows the extension
-/// (.html, .json, .csv). Throws std::invalid_argument for other extensions or
-/// unknown runs, std::runtime_error when the file cannot be written.
-void writeRunReport(const std::string& databasePath, const std::vector<std::int64_t>& runIds, const std::string& path);
+/// (.html, .json, .csv; .pdf needs the Qt layer: see ui/report_export.h).
+/// Throws std::invalid_argument for other extensions, no runs or unknown runs,
+/// std::runtime_error when the file cannot be written, ReportCancelled when
+/// `progress` returns false.
+void writeRunReport(const std::string& databasePath, const std::vector<std::int64_t>& runIds, const std::string& path,
+                    const ReportProgress& progress = {});
 
 } // namespace foxhunt

@@ -62,6 +62,18 @@ std::string number(double v)
     return buf;
 }
 
+/// A tick label with enough digits to tell neighbouring ticks `step` apart (no "-0").
+std::string tickLabel(double v, double step)
+{
+    if (std::fabs(v) < std::fabs(step) * 1e-9) v = 0;
+    const double a = std::fabs(v);
+    if (a == 0 || (a < 1e6 && a >= 1e-3)) return number(v);
+    const int digits = std::clamp(static_cast<int>(std::ceil(std::log10(a / std::fabs(step)))) + 1, 3, 15);
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    return buf;
+}
+
 } // namespace
 
 std::string escapeXml(const std::string& text)
@@ -126,7 +138,7 @@ std::string renderSvgLineChart(const std::vector<SvgSeries>& series, const SvgCh
     for (double y = std::ceil(ymin / ystep) * ystep; y <= ymax; y += ystep) {
         svg << "<line x1=\"" << left << "\" x2=\"" << left + plotW << "\" y1=\"" << py(y) << "\" y2=\"" << py(y)
             << "\" stroke=\"#eee\"/>";
-        svg << "<text x=\"" << left - 4 << "\" y=\"" << py(y) + 3 << "\" text-anchor=\"end\">" << number(y) << "</text>";
+        svg << "<text x=\"" << left - 4 << "\" y=\"" << py(y) + 3 << "\" text-anchor=\"end\">" << tickLabel(y, ystep) << "</text>";
     }
     std::vector<double> xticks;
     if (o.timeAxis) {
@@ -162,6 +174,110 @@ std::string renderSvgLineChart(const std::vector<SvgSeries>& series, const SvgCh
             << escapeXml(series[i].color) << "\">" << escapeXml(series[i].name) << "</text>";
     }
     svg << "</svg>";
+    return svg.str();
+}
+
+double svgBarChartHeight(std::size_t bars, const SvgChartOptions& o)
+{
+    return (o.title.empty() ? 8.0 : 30.0) + 18.0 * static_cast<double>(bars) + 10.0;
+}
+
+std::string renderSvgBarChart(const std::vector<std::string>& labels, const std::vector<double>& values,
+                              const SvgChartOptions& o)
+{
+    const std::size_t n = std::min(labels.size(), values.size());
+    const double rowH = 18, top = o.title.empty() ? 8 : 30, left = 150, right = 60;
+    const double w = o.width, h = svgBarChartHeight(n, o);
+    double vmax = 0;
+    for (std::size_t i = 0; i < n; ++i)
+        if (std::isfinite(values[i])) vmax = std::max(vmax, std::fabs(values[i]));
+    if (!(vmax > 0)) vmax = 1;
+    std::ostringstream svg;
+    svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 " << w << ' ' << h
+        << "\" width=\"100%\" role=\"img\" class=\"chart\"><title>" << escapeXml(o.title) << "</title>";
+    svg << "<rect x=\"0\" y=\"0\" width=\"" << w << "\" height=\"" << h << "\" fill=\"#fff\"/>";
+    if (!o.title.empty())
+        svg << "<text x=\"8\" y=\"18\" font-size=\"13\" font-weight=\"bold\">" << escapeXml(o.title) << "</text>";
+    if (n == 0)
+        svg << "<text x=\"" << w / 2 << "\" y=\"" << h / 2 << "\" text-anchor=\"middle\" fill=\"#888\">no data</text>";
+    char buf[160];
+    for (std::size_t i = 0; i < n; ++i) {
+        const double y = top + rowH * static_cast<double>(i);
+        const double v = std::isfinite(values[i]) ? values[i] : 0.0;
+        const double len = std::fabs(v) / vmax * (w - left - right);
+        std::snprintf(buf, sizeof buf, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#1f77b4\"/>",
+                      left, y + 2, len, rowH - 4);
+        svg << "<text x=\"" << left - 6 << "\" y=\"" << y + rowH - 5 << "\" font-size=\"11\" text-anchor=\"end\">"
+            << escapeXml(labels[i]) << "</text>" << buf << "<text x=\"" << left + len + 4 << "\" y=\"" << y + rowH - 5
+            << "\" font-size=\"10\" fill=\"#555\">" << number(values[i]) << "</text>";
+    }
+    svg << "</svg>";
+    return svg.str();
+}
+
+std::string renderSvgHeatmap(const std::vector<std::vector<double>>& cells, const std::string& rowLabel,
+                             const std::string& columnLabel, const SvgChartOptions& o)
+{
+    const std::size_t rows = cells.size();
+    std::size_t cols = 0;
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    for (const auto& r : cells) {
+        cols = std::max(cols, r.size());
+        for (double v : r)
+            if (std::isfinite(v)) {
+                lo = std::min(lo, v);
+                hi = std::max(hi, v);
+            }
+    }
+    const double left = 48, right = 70, top = o.title.empty() ? 10 : 30, bottom = 30;
+    const double w = o.width, h = o.height;
+    const double cw = cols ? (w - left - right) / static_cast<double>(cols) : 0;
+    const double ch = rows ? (h - top - bottom) / static_cast<double>(rows) : 0;
+    if (!std::isfinite(lo)) lo = hi = 0;
+    const double span = hi > lo ? hi - lo : 1.0;
+    // White to dark blue: readable on paper and in grey scale.
+    auto colour = [&](double v) {
+        const double t = std::isfinite(v) ? std::clamp((v - lo) / span, 0.0, 1.0) : 0.0;
+        char buf[16];
+        std::snprintf(buf, sizeof buf, "#%02x%02x%02x", static_cast<int>(255 - t * (255 - 8)),
+                      static_cast<int>(255 - t * (255 - 48)), static_cast<int>(255 - t * (255 - 107)));
+        return std::string(buf);
+    };
+    std::ostringstream svg;
+    svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 " << w << ' ' << h
+        << "\" width=\"100%\" role=\"img\" class=\"chart\"><title>" << escapeXml(o.title) << "</title>";
+    svg << "<rect x=\"0\" y=\"0\" width=\"" << w << "\" height=\"" << h << "\" fill=\"#fff\"/>";
+    if (!o.title.empty())
+        svg << "<text x=\"8\" y=\"18\" font-size=\"13\" font-weight=\"bold\">" << escapeXml(o.title) << "</text>";
+    char buf[160];
+    for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t c = 0; c < cells[r].size(); ++c) {
+            std::snprintf(buf, sizeof buf, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\"/>",
+                          left + cw * static_cast<double>(c), top + ch * static_cast<double>(r), cw + 0.05, ch + 0.05,
+                          colour(cells[r][c]).c_str());
+            svg << buf;
+        }
+    svg << "<g font-size=\"10\" fill=\"#555\">";
+    const std::size_t rowEvery = std::max<std::size_t>(1, rows / 8), colEvery = std::max<std::size_t>(1, cols / 10);
+    for (std::size_t r = 0; r < rows; r += rowEvery)
+        svg << "<text x=\"" << left - 4 << "\" y=\"" << top + ch * (static_cast<double>(r) + 0.5) + 3
+            << "\" text-anchor=\"end\">" << r + 1 << "</text>";
+    for (std::size_t c = 0; c < cols; c += colEvery)
+        svg << "<text x=\"" << left + cw * (static_cast<double>(c) + 0.5) << "\" y=\"" << h - bottom + 12
+            << "\" text-anchor=\"middle\">" << c + 1 << "</text>";
+    svg << "<text x=\"" << left + (w - left - right) / 2 << "\" y=\"" << h - 4 << "\" text-anchor=\"middle\">"
+        << escapeXml(columnLabel) << "</text>";
+    svg << "<text x=\"12\" y=\"" << top + (h - top - bottom) / 2 << "\" transform=\"rotate(-90 12 "
+        << top + (h - top - bottom) / 2 << ")\" text-anchor=\"middle\">" << escapeXml(rowLabel) << "</text>";
+    // Colour scale: low at the bottom, high at the top.
+    const double sx = w - right + 14, sh = h - top - bottom;
+    for (int k = 0; k < 20; ++k) {
+        std::snprintf(buf, sizeof buf, "<rect x=\"%.1f\" y=\"%.2f\" width=\"12\" height=\"%.2f\" fill=\"%s\"/>", sx,
+                      top + sh * (19 - k) / 20.0, sh / 20.0 + 0.05, colour(lo + span * (k + 0.5) / 20.0).c_str());
+        svg << buf;
+    }
+    svg << "<text x=\"" << sx + 16 << "\" y=\"" << top + 8 << "\">" << number(hi) << "</text><text x=\"" << sx + 16
+        << "\" y=\"" << top + sh << "\">" << number(lo) << "</text></g></svg>";
     return svg.str();
 }
 

@@ -27,6 +27,17 @@ struct SvgChartOptions {
 /// An <svg> element (responsive: viewBox + width 100%) with axes, ticks, a legend and the lines.
 std::string renderSvgLineChart(const std::vector<SvgSeries>& series, const SvgChartOptions& options);
 
+/// Horizontal bars, one per label, longest first as given (e.g. TFT variable importances).
+std::string renderSvgBarChart(const std::vector<std::string>& labels, const std::vector<double>& values,
+                              const SvgChartOptions& options);
+
+/// The viewBox height renderSvgBarChart() gives `bars` bars (the width is options.width).
+double svgBarChartHeight(std::size_t bars, const SvgChartOptions& options);
+
+/// A heat map of `cells` (rows x columns, row-major), light = low, dark = high, with a colour scale legend.
+std::string renderSvgHeatmap(const std::vector<std::vector<double>>& cells, const std::string& rowLabel,
+                             const std::string& columnLabel, const SvgChartOptions& options);
+
 /// Escapes &, <, >, " and ' for HTML/XML text and attributes.
 std::string escapeXml(const std::string& text);
 

@@ -1,0 +1,43 @@
+#pragma once
+// A run report as a flat list of plain blocks, built once from the report
+// JSON and rendered by every page format (HTML here, PDF in the ui layer), so
+// the formats cannot drift apart.
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <string>
+#include <vector>
+
+namespace foxhunt {
+
+/// What a block is.
+enum class ReportBlockKind { Heading, Paragraph, KeyValue, Table, Chart, Warning };
+
+/// One block of a report. Only the fields of its kind are used.
+struct ReportBlock {
+    ReportBlockKind kind = ReportBlockKind::Paragraph;
+    int level = 2;                                 ///< Heading: 1 (title) .. 3
+    std::string id;                                ///< Heading: section anchor ("header", "data", "model-dqn", ...)
+    std::string text;                              ///< Heading, Paragraph, Warning: the text; Chart: its title
+    std::vector<std::string> header;               ///< Table: column titles
+    std::vector<std::vector<std::string>> rows;    ///< KeyValue: {key, value} pairs; Table: cells
+    std::string svg;                               ///< Chart: a standalone <svg> element
+    double width = 0, height = 0;                  ///< Chart: the SVG's viewBox size
+};
+
+/// A whole report.
+struct ReportDocument {
+    std::string title;
+    std::vector<ReportBlock> blocks;
+};
+
+/// Section ids every report has; each model adds "model-<name>" after them.
+inline const std::vector<std::string> kReportSectionIds{"header", "warnings", "data", "configuration"};
+
+/// Builds the blocks of a report from runReportJson()'s document (one run, or a comparison of several).
+ReportDocument buildRunReport(const nlohmann::json& report);
+
+/// Self-contained, well-formed (XML-parsable) HTML of a report: inline CSS and SVG, no scripts, no network.
+std::string renderReportHtml(const ReportDocument& document);
+
+} // namespace foxhunt

@@ -1,0 +1,336 @@
+// Run reports: the HTML is well-formed XML with every section, the warnings
+// flag what they should, the CSV carries exactly the stored numbers, and a run
+// trained on real ES bars exports in all four formats through foxhunt-cli.
+
+#include "engine/report/report_blocks.h"
+#include "engine/report/run_report.h"
+#include "engine/store/bar_store.h"
+#include "engine/store/run_store.h"
+#include "tests/app/report_fixture.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QSet>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QXmlStreamReader>
+
+#include <nlohmann/json.hpp>
+
+#include <charconv>
+#include <cstring>
+#include <cmath>
+#include <random>
+
+using foxhunt::testing::handBuiltReport;
+
+class TestRunReport : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void htmlIsWellFormedWithEverySection_data();
+    void htmlIsWellFormedWithEverySection();
+    void wellFormedCheckCatchesBrokenDocuments_data();
+    void wellFormedCheckCatchesBrokenDocuments();
+    void warningsFlagProblems();
+    void blocksCarryTheNewData();
+    void csvRoundTripsStoredMetrics();
+    void rejectsBadRequests();
+    void realRunExportsEveryFormat();
+
+private:
+    /// Parses `html` as XML; returns the error ("" when well-formed) and collects every id attribute.
+    static QString parseXml(const QByteArray& html, QSet<QString>* ids = nullptr);
+    struct Result {
+        int exitCode = -1;
+        QByteArray out, err;
+    };
+    static Result run(const QString& program, const QStringList& args);
+    static Result cli(const QStringList& args) { return run(QStringLiteral(FOXHUNT_CLI_PATH), args); }
+    static QByteArray readAll(const QString& path);
+    QTemporaryDir m_dir;
+};
+
+QString TestRunReport::parseXml(const QByteArray& html, QSet<QString>* ids)
+{
+    QXmlStreamReader xml(html);
+    int elements = 0;
+    while (!xml.atEnd()) {
+        xml.readNext();
+        if (xml.isStartElement()) {
+            ++elements;
+            if (ids && xml.attributes().hasAttribute(QStringLiteral("id")))
+                ids->insert(xml.attributes().value(QStringLiteral("id")).toString());
+        }
+    }
+    if (xml.hasError())
+        return QStringLiteral("line %1, column %2: %3").arg(xml.lineNumber()).arg(xml.columnNumber()).arg(xml.errorString());
+    return elements > 0 ? QString() : QStringLiteral("no elements");
+}
+
+TestRunReport::Result TestRunReport::run(const QString& program, const QStringList& args)
+{
+    QProcess p;
+    p.start(program, args);
+    Result r;
+    if (!p.waitForFinished(300000)) return r;
+    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
+    r.out = p.readAllStandardOutput();
+    r.err = p.readAllStandardError();
+    return r;
+}
+
+QByteArray TestRunReport::readAll(const QString& path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+void TestRunReport::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+}
+
+void TestRunReport::htmlIsWellFormedWithEverySection_data()
+{
+    QTest::addColumn<int>("runs");
+    QTest::addColumn<bool>("troubled");
+    QTest::newRow("one run") << 1 << false;
+    QTest::newRow("one troubled run") << 1 << true;
+    QTest::newRow("comparison of three") << 3 << true;
+}
+
+void TestRunReport::htmlIsWellFormedWithEverySection()
+{
+    QFETCH(int, runs);
+    QFETCH(bool, troubled);
+    const std::string html = foxhunt::renderRunReportHtml(handBuiltReport(runs, troubled));
+    QSet<QString> ids;
+    const QString error = parseXml(QByteArray::fromStdString(html), &ids);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    for (const std::string& id : foxhunt::kReportSectionIds) QVERIFY2(ids.contains(QString::fromStdString(id)), id.c_str());
+    for (const char* id : {"model-dqn", "model-tft", "precision", "model-dqn-int8", "model-tft-interpretation",
+                           "model-dqn-test", "model-tft-validation", "model-dqn-latency", "model-dqn-amp"})
+        QVERIFY2(ids.contains(QLatin1String(id)), id);
+    // Escaped names survive as text; no scripts or remote resources.
+    QVERIFY(html.find("hand-built &lt;1&gt; &amp; co") != std::string::npos);
+    QVERIFY(html.find("<script") == std::string::npos);
+    QVERIFY(html.find("http://") == html.find("http://www.w3.org"));
+    if (runs > 1) QVERIFY(html.find("<th>run 3</th>") != std::string::npos);
+}
+
+void TestRunReport::wellFormedCheckCatchesBrokenDocuments_data()
+{
+    QTest::addColumn<QString>("from");
+    QTest::addColumn<QString>("to");
+    QTest::addColumn<bool>("truncate");
+    QTest::newRow("unclosed table") << "</table>" << "" << false;
+    QTest::newRow("raw ampersand") << "&amp;" << "&" << false;
+    QTest::newRow("html-only entity") << "&lt;" << "&nbsp;" << false;
+    QTest::newRow("void element not closed") << "<meta charset=\"utf-8\"/>" << "<meta charset=\"utf-8\">" << false;
+    QTest::newRow("truncated") << "" << "" << true;
+}
+
+void TestRunReport::wellFormedCheckCatchesBrokenDocuments()
+{
+    QFETCH(QString, from);
+    QFETCH(QString, to);
+    QFETCH(bool, truncate);
+    QByteArray html = QByteArray::fromStdString(foxhunt::renderRunReportHtml(handBuiltReport(1, false)));
+    QVERIFY(parseXml(html).isEmpty());
+    if (truncate) {
+        html.truncate(html.size() / 2);
+    } else {
+        const qsizetype at = html.indexOf(from.toUtf8());
+        QVERIFY(at >= 0);
+        html.replace(at, from.toUtf8().size(), to.toUtf8());
+    }
+    QVERIFY(!parseXml(html).isEmpty());
+}
+
+void TestRunReport::warningsFlagProblems()
+{
+    const foxhunt::ReportDocument clean = foxhunt::buildRunReport(handBuiltReport(1, false));
+    const foxhunt::ReportDocument troubled = foxhunt::buildRunReport(handBuiltReport(1, true));
+    auto warnings = [](const foxhunt::ReportDocument& d) {
+        QStringList w;
+        for (const auto& b : d.blocks)
+            if (b.kind == foxhunt::ReportBlockKind::Warning) w << QString::fromStdString(b.text);
+        return w;
+    };
+    QVERIFY2(warnings(clean).isEmpty(), qPrintable(warnings(clean).join(QLatin1Char('\n'))));
+    const QString all = warnings(troubled).join(QLatin1Char('\n'));
+    for (const char* expected : {"synthetic", "failed: tft: loss became NaN", "INT8 copy degrades the validation loss by 9.0 %",
+                                 "loss-scale storm", "non-finite loss value", "run 1, tft"})
+        QVERIFY2(all.contains(QLatin1String(expected)), qPrintable(expected + QStringLiteral(" missing from:\n") + all));
+    // DQN has no NaN loss: divergence is reported for the TFT only.
+    QVERIFY(!all.contains(QLatin1String("run 1, dqn: 1 non-finite")));
+}
+
+void TestRunReport::blocksCarryTheNewData()
+{
+    const foxhunt::ReportDocument doc = foxhunt::buildRunReport(handBuiltReport(1, false));
+    QStringList charts;
+    QString text;
+    for (const auto& b : doc.blocks) {
+        if (b.kind == foxhunt::ReportBlockKind::Chart) {
+            charts << QString::fromStdString(b.text);
+            QVERIFY(b.svg.rfind("<svg", 0) == 0 && b.width > 0 && b.height > 0);
+        }
+        text += QString::fromStdString(b.text) + QLatin1Char('\n');
+        for (const auto& row : b.rows)
+            for (const auto& cell : row) text += QString::fromStdString(cell) + QLatin1Char('\t');
+    }
+    for (const char* c : {"loss", "loss_scale", "grad_norm", "latency_ms", "Memory (bytes)",
+                          "Training equity (ticks, net of costs)", "Forecast quantiles vs realised log return",
+                          "Encoder variable importance", "Attention (mean over heads and windows)",
+                          "Equity on the test split (USD) vs flat and buy and hold"})
+        QVERIFY2(charts.contains(QLatin1String(c)), c);
+    for (const char* t : {"ESH1, ESM1, ESU1", "14000 bars", "static (calibrated)", "bf16", "0.210", "97.00 %",
+                          "468.8 KiB", "peak session rss_bytes", "none", "1.13.1", "real market bars"})
+        QVERIFY2(text.contains(QLatin1String(t)), t);
+}
+
+void TestRunReport::csvRoundTripsStoredMetrics()
+{
+    const std::string db = m_dir.filePath(QStringLiteral("csv.db")).toStdString();
+    std::vector<std::int64_t> ids;
+    foxhunt::MetricBatch stored;
+    {
+        foxhunt::BarStore store(db);
+        foxhunt::RunStore runs(store);
+        std::mt19937_64 rng(11);
+        std::uniform_real_distribution<double> mantissa(-1.0, 1.0);
+        std::uniform_int_distribution<int> exponent(-300, 300);
+        for (int r = 0; r < 2; ++r) {
+            const std::int64_t id = runs.createRun("csv " + std::to_string(r), "{}", foxhunt::SeriesInfo{}, 0, 0, "{}");
+            foxhunt::MetricBatch batch;
+            for (const char* model : {"dqn", "tft"})
+                for (const char* metric : {"loss", "grad_norm"})
+                    for (std::int64_t step = 1; step <= 300; ++step)
+                        batch.push_back({model, metric, step, 1'700'000'000'000'000'000 + step,
+                                         std::ldexp(mantissa(rng), exponent(rng) / 4)});
+            runs.appendMetrics(id, batch);
+            ids.push_back(id);
+        }
+        for (std::int64_t id : ids)
+            for (const auto& s : runs.metrics(id)) stored.push_back(s);
+    }
+    const std::string path = m_dir.filePath(QStringLiteral("metrics.csv")).toStdString();
+    foxhunt::writeRunReport(db, ids, path);
+    QFile f(QString::fromStdString(path));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QCOMPARE(f.readLine(), QByteArray("run,model,metric,step,time,value\n"));
+    std::size_t i = 0;
+    for (QByteArray line = f.readLine(); !line.isEmpty(); line = f.readLine(), ++i) {
+        const QList<QByteArray> cells = line.trimmed().split(',');
+        QCOMPARE(cells.size(), 6);
+        QVERIFY(i < stored.size());
+        const foxhunt::MetricSample& s = stored[i];
+        QCOMPARE(cells[1].toStdString(), s.model);
+        QCOMPARE(cells[2].toStdString(), s.metric);
+        QCOMPARE(cells[3].toLongLong(), s.step);
+        double v = 0;
+        const auto [end, ec] = std::from_chars(cells[5].constData(), cells[5].constData() + cells[5].size(), v);
+        QVERIFY(ec == std::errc());
+        // Bit-exact: the CSV carries the stored double, not a rounding of it.
+        QVERIFY2(std::memcmp(&v, &s.value, sizeof v) == 0, cells[5].constData());
+    }
+    QCOMPARE(i, stored.size());
+}
+
+void TestRunReport::rejectsBadRequests()
+{
+    const std::string db = m_dir.filePath(QStringLiteral("bad.db")).toStdString();
+    std::int64_t id = 0;
+    {
+        foxhunt::BarStore store(db);
+        id = foxhunt::RunStore(store).createRun("bad", "{}", foxhunt::SeriesInfo{}, 0, 0, "{}");
+    }
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                             foxhunt::writeRunReport(db, {id}, m_dir.filePath(QStringLiteral("x.txt")).toStdString()));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                             foxhunt::writeRunReport(db, {id + 41}, m_dir.filePath(QStringLiteral("x.html")).toStdString()));
+    QVERIFY(!QFile::exists(m_dir.filePath(QStringLiteral("x.html"))));
+    QVERIFY_THROWS_EXCEPTION(std::runtime_error,
+                             foxhunt::writeRunReport(db, {id}, m_dir.filePath(QStringLiteral("no/such/dir/x.csv")).toStdString()));
+    // A cancelled export leaves nothing behind.
+    QVERIFY_THROWS_EXCEPTION(foxhunt::ReportCancelled,
+                             foxhunt::writeRunReport(db, {id}, m_dir.filePath(QStringLiteral("c.json")).toStdString(),
+                                                     [](double f) { return f < 0.5; }));
+    QVERIFY(!QFile::exists(m_dir.filePath(QStringLiteral("c.json"))));
+}
+
+void TestRunReport::realRunExportsEveryFormat()
+{
+    const QString real = QStringLiteral(FOXHUNT_REAL_DATA_DIR "/ES_1min_sample.csv");
+    QVERIFY2(QFile::exists(real), "real data missing: ../shared/data/real");
+    const QString store = m_dir.filePath(QStringLiteral("real.db"));
+    Result r = cli({QStringLiteral("import"), real, QStringLiteral("--db"), store});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const QString trainPdf = m_dir.filePath(QStringLiteral("train.pdf"));
+    // Five trading days and a small Mamba-2 keep this test to seconds.
+    const QString config = m_dir.filePath(QStringLiteral("small.json"));
+    {
+        QFile f(config);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"mamba2": {"d_model": 16, "layers": 1, "head_dim": 8, "batch_size": 16, "past_length": 30}})");
+    }
+    r = cli({QStringLiteral("train"), QStringLiteral("--db"), store, QStringLiteral("--models"), QStringLiteral("dqn,mamba2"),
+             QStringLiteral("--steps"), QStringLiteral("300"), QStringLiteral("--seed"), QStringLiteral("5"),
+             QStringLiteral("--from"), QStringLiteral("2026-01-26"), QStringLiteral("--to"), QStringLiteral("2026-01-30"),
+             QStringLiteral("--config"), config, QStringLiteral("--report"), trainPdf, QStringLiteral("--json")});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const QJsonObject result = QJsonDocument::fromJson(r.out).object();
+    const QString id = QString::number(result.value(QStringLiteral("run_id")).toInt());
+    QVERIFY(QFile::exists(trainPdf));
+
+    const QString html = m_dir.filePath(QStringLiteral("real.html")), json = m_dir.filePath(QStringLiteral("real.json")),
+                  csv = m_dir.filePath(QStringLiteral("real.csv")), pdf = m_dir.filePath(QStringLiteral("real.pdf"));
+    for (const QString& out : {html, json, csv, pdf}) {
+        r = cli({QStringLiteral("report"), id, QStringLiteral("--db"), store, QStringLiteral("--out"), out,
+                 QStringLiteral("--paper"), QStringLiteral("letter")});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+    }
+
+    QSet<QString> ids;
+    const QByteArray page = readAll(html);
+    const QString error = parseXml(page, &ids);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    for (const char* s : {"header", "warnings", "data", "configuration", "model-dqn", "model-mamba2", "model-dqn-test"})
+        QVERIFY2(ids.contains(QLatin1String(s)), s);
+    QVERIFY(page.contains("real market bars"));
+    QVERIFY(!page.contains("synthetic (bundled"));
+
+    // The split the report recomputes is the one the session trained on.
+    const QJsonObject runDoc = QJsonDocument::fromJson(readAll(json)).object().value(QStringLiteral("runs")).toArray().at(0).toObject();
+    const QJsonObject split = runDoc.value(QStringLiteral("split")).toObject();
+    const QJsonObject trained = result.value(QStringLiteral("split")).toObject();
+    for (const char* part : {"train", "validation", "test"})
+        QCOMPARE(split.value(QLatin1String(part)).toObject(), trained.value(QLatin1String(part)).toObject());
+
+    QByteArray lines = readAll(csv);
+    QVERIFY(lines.startsWith("run,model,metric,step,time,value\n"));
+    QVERIFY(lines.count('\n') > 100);
+
+    const Result info = run(QStringLiteral("pdfinfo"), {pdf});
+    QVERIFY2(info.exitCode == 0, info.err.constData());
+    QVERIFY2(info.out.contains("612 x 792 pts (letter)"), info.out.constData());
+    const qsizetype at = info.out.indexOf("Pages:");
+    QVERIFY(at >= 0);
+    const int pages = info.out.mid(at + 6, info.out.indexOf('\n', at) - at - 6).trimmed().toInt();
+    QVERIFY2(pages >= 3, info.out.constData());
+    const Result text = run(QStringLiteral("pdftotext"), {QStringLiteral("-layout"), pdf, QStringLiteral("-")});
+    QCOMPARE(text.exitCode, 0);
+    for (const QByteArray& s : {QByteArray("Warnings"), QByteArray("Configuration"), QByteArray("Precision"),
+                                QByteArray("DQN (agent)"), QByteArray("Mamba-2 (forecaster)"), QByteArray("real market bars"),
+                                QByteArray("Page 1 of ") + QByteArray::number(pages),
+                                QByteArray("Page ") + QByteArray::number(pages) + " of " + QByteArray::number(pages)})
+        QVERIFY2(text.out.contains(s), s.constData());
+}
+
+QTEST_GUILESS_MAIN(TestRunReport)
+#include "tst_run_report.moc"
