@@ -69,10 +69,10 @@ private Q_SLOTS:
         {
             auto t = torch::empty(shape, torch::TensorOptions().dtype(dtype));
             QCOMPARE(static_cast<qulonglong>(liveCpuBytes() - before.liveBytes), bytes);
-            QCOMPARE(cpuMemoryCounters().allocations - before.allocations, bytes > 0 ? 1ull : 0ull);
+            QCOMPARE(static_cast<qulonglong>(cpuMemoryCounters().allocations - before.allocations), bytes > 0 ? 1ull : 0ull);
         }
         QCOMPARE(liveCpuBytes(), before.liveBytes);
-        QCOMPARE(cpuMemoryCounters().frees - before.frees, bytes > 0 ? 1ull : 0ull);
+        QCOMPARE(static_cast<qulonglong>(cpuMemoryCounters().frees - before.frees), bytes > 0 ? 1ull : 0ull);
     }
 
     void countedDataKeepsAlignment()
