@@ -5,7 +5,15 @@
 
 #include <ATen/ATen.h>
 #include <ATen/autocast_mode.h>
+#include <c10/core/Allocator.h>
 
+#if defined(FOXHUNT_TORCH_CUDA)
+#include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/cuda/CUDAFunctions.h>
+#endif
+
+#include <cstddef>
+#include <cstring>
 #include <optional>
 
 #define FOXHUNT_TORCH_AT_LEAST(major, minor) \
@@ -79,6 +87,52 @@ inline std::optional<at::Tensor> int_mm(const at::Tensor& a, const at::Tensor& b
     (void)a;
     (void)b;
     return std::nullopt;
+#endif
+}
+
+// c10::Allocator: 1.13 declares `allocate(n) const`; 2.3 made it non-const and added a pure
+// `copy_data`. Defining both signatures overrides whichever this LibTorch has; the other one is
+// a plain overload. Derived allocators implement allocate_bytes().
+/// A c10::Allocator base that compiles against LibTorch 1.13 and 2.x.
+struct portable_allocator : c10::Allocator {
+    /// Allocates `n` bytes.
+    virtual c10::DataPtr allocate_bytes(std::size_t n) const = 0;
+    /// Forwards to allocate_bytes() (the 1.13 signature).
+    c10::DataPtr allocate(std::size_t n) const { return allocate_bytes(n); }
+    /// Forwards to allocate_bytes() (the 2.3+ signature).
+    c10::DataPtr allocate(std::size_t n) { return allocate_bytes(n); }
+    /// Plain memcpy: host memory (required from 2.3 on).
+    void copy_data(void* dest, const void* src, std::size_t count) const { std::memcpy(dest, src, count); }
+};
+
+/// Bytes held by tensors in the CUDA caching allocator on the current device.
+struct cuda_memory_stats {
+    bool available = false;   ///< a CUDA build with a device
+    std::size_t current = 0;  ///< bytes allocated now
+    std::size_t peak = 0;     ///< most bytes allocated since the last reset
+};
+
+/// The CUDA caching allocator's allocated-bytes counters; `available` is false on CPU builds
+/// (FOXHUNT_TORCH_CUDA unset) or without a device.
+inline cuda_memory_stats cuda_allocated_bytes()
+{
+#if defined(FOXHUNT_TORCH_CUDA)
+    if (c10::cuda::device_count() == 0) return {};
+    const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(c10::cuda::current_device());
+    // Index 0 is StatType::AGGREGATE in every version (the enum moved namespaces in 2.5).
+    const auto& bytes = stats.allocated_bytes[0];
+    return {true, static_cast<std::size_t>(bytes.current), static_cast<std::size_t>(bytes.peak)};
+#else
+    return {};
+#endif
+}
+
+/// Restarts the CUDA peak at the current level (no-op without CUDA).
+inline void reset_cuda_peak_bytes()
+{
+#if defined(FOXHUNT_TORCH_CUDA)
+    if (c10::cuda::device_count() > 0)
+        c10::cuda::CUDACachingAllocator::resetPeakStats(c10::cuda::current_device());
 #endif
 }
 

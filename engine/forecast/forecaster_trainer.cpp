@@ -1,6 +1,8 @@
 #include "engine/forecast/forecaster_trainer.h"
 
 #include "models/mamba2/mamba2_forecaster.h"
+#include "models/memory/memory_tracker.h"
+#include "models/memory/tensor_bytes.h"
 #include "models/precision/amp_step.h"
 #include "models/precision/autocast.h"
 #include "models/precision/loss_scaler.h"
@@ -71,6 +73,7 @@ struct ForecasterTrainer::Impl {
     std::unique_ptr<torch::optim::AdamW> optimizer;
     mp::LossScaler scaler;
     std::int64_t steps = 0;
+    std::size_t activationPeakBytes = 0; // of the last trainStep(), counting allocator only
 
     void prepareTensors()
     {
@@ -235,14 +238,19 @@ ForecastStepStats ForecasterTrainer::trainStep()
     auto [pastBatch, knownBatch, targetBatch] = d.batch(torch::tensor(anchors, torch::kLong));
     d.optimizer->zero_grad();
     torch::Tensor pred;
+    models::PeakMemoryScope activations;
     {
         mp::AutocastGuard autocast(d.config.mixedPrecision, c10::DeviceType::CPU);
         pred = d.forward(pastBatch, knownBatch);
     }
     // The loss outside autocast and in float64, whatever type the forward produced.
     auto loss = models::quantile_loss(pred.to(torch::kDouble), targetBatch.to(torch::kDouble), d.config.quantiles);
-    const auto stepped =
-        mp::scaled_step(d.scaler, *d.optimizer, loss, [&d, &stats] { return d.clipGradients(stats.clipped); });
+    // The activation peak is read in the clip callback: after backward (and the in-place unscale),
+    // before the optimizer allocates its own temporaries.
+    const auto stepped = mp::scaled_step(d.scaler, *d.optimizer, loss, [&d, &stats, &activations] {
+        d.activationPeakBytes = models::countingCpuAllocatorInstalled() ? activations.peakAboveStart() : 0;
+        return d.clipGradients(stats.clipped);
+    });
     stats.gradNorm = stepped.grad_norm;
     stats.skipped = stepped.skipped;
     ++d.steps;
@@ -474,5 +482,12 @@ std::size_t ForecasterTrainer::parameterBytes() const
 }
 
 const ForecasterConfig& ForecasterTrainer::config() const { return m_impl->config; }
+
+ModelMemory ForecasterTrainer::memory() const
+{
+    const Impl& d = *m_impl;
+    return {models::parameter_bytes(*d.module), models::gradient_bytes(*d.module),
+            models::optimizer_state_bytes(*d.optimizer), d.activationPeakBytes};
+}
 
 } // namespace foxhunt

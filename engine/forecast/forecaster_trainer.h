@@ -5,6 +5,7 @@
 #include "engine/forecast/forecast_data.h"
 #include "engine/forecast/forecast_metrics.h"
 #include "engine/precision/int8_evaluation.h"
+#include "engine/telemetry/model_memory.h"
 #include "models/precision/mixed_precision.h"
 
 #include <cstddef>
@@ -116,6 +117,9 @@ public:
     std::size_t parameterBytes() const;
     /// The configuration in use.
     const ForecasterConfig& config() const;
+    /// Parameter, gradient and optimizer-state bytes now; activation peak of the most recent
+    /// trainStep() (forward and backward), when the counting CPU allocator is installed.
+    ModelMemory memory() const;
 
 private:
     struct Impl;

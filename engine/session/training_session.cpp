@@ -9,6 +9,7 @@
 #include "engine/store/bar_store.h"
 #include "engine/store/run_store.h"
 
+#include "models/memory/memory_tracker.h"
 #include "models/runtime.h"
 
 #include <nlohmann/json.hpp>
@@ -167,6 +168,7 @@ SessionResult TrainingSession::run()
         }
         const SessionConfig& cfg = m_config;
         models::setThreads(cfg.threads);
+        models::installCountingCpuAllocator(); // exact activation_bytes; process-wide, once
         if (cfg.device != "cpu") {
             const std::vector<std::string> devices = models::computeDevices();
             if (std::find(devices.begin(), devices.end(), cfg.device) == devices.end())
@@ -391,7 +393,15 @@ SessionResult TrainingSession::run()
                         emit(s, "latency_ms", lat);
                     }
                 }
-                if (s.steps % 500 == 0 || s.steps == 1) emit(s, "param_bytes", s.paramBytes);
+                if (s.steps % 500 == 0 || s.steps == 1) {
+                    emit(s, "param_bytes", s.paramBytes);
+                    if (s.forecaster) {
+                        const ModelMemory mem = s.forecaster->memory();
+                        emit(s, "grad_bytes", static_cast<double>(mem.gradientBytes));
+                        emit(s, "optimizer_bytes", static_cast<double>(mem.optimizerBytes));
+                        emit(s, "activation_bytes", static_cast<double>(mem.activationPeakBytes));
+                    }
+                }
                 anyLeft = anyLeft || s.steps < cfg.steps;
             }
             if (Clock::now() - lastRss > std::chrono::seconds(1)) {

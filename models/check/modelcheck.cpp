@@ -4,6 +4,8 @@
 
 #include "models/compat.h"
 #include "models/mamba2/mamba2_forecaster.h"
+#include "models/memory/memory_tracker.h"
+#include "models/memory/tensor_bytes.h"
 #include "models/precision/autocast.h"
 #include "models/precision/int8_linear.h"
 #include "models/precision/loss_scaler.h"
@@ -247,6 +249,7 @@ int main(int argc, char** argv)
     }
     const torch::Device device(device_name == "cuda" ? torch::kCUDA : torch::kCPU);
     if (device.is_cpu()) fm::setThreads(1);
+    fm::installCountingCpuAllocator();
     const int repeats = quick ? 10 : 50;
     const int train_steps = quick ? 5 : 20;
 
@@ -303,6 +306,24 @@ int main(int argc, char** argv)
             const auto amp_cfg = amp_for(device);
             const auto fp32 = train_time(mp::MixedPrecisionConfig::disabled());
             const auto amp = train_time(amp_cfg);
+            // Exact bytes after one AdamW step; then the activation peak of one FP32 forward + backward
+            // with gradients zeroed in place (so backward allocates no new gradient buffers).
+            std::size_t grad_bytes = 0, optimizer_bytes = 0, activation_bytes = 0;
+            {
+                torch::optim::AdamW opt(m.module->parameters(), torch::optim::AdamWOptions(1e-4));
+                m.module->train();
+                opt.zero_grad();
+                fm::quantile_loss(m.forward(past32, known32), target32, quantiles).backward();
+                opt.step();
+                for (auto& p : m.module->parameters())
+                    if (p.grad().defined()) p.grad().zero_();
+                fm::PeakMemoryScope scope(device.is_cuda() ? fm::MemoryDevice::Cuda : fm::MemoryDevice::Cpu);
+                fm::quantile_loss(m.forward(past32, known32), target32, quantiles).backward();
+                activation_bytes = scope.peakAboveStart();
+                grad_bytes = fm::gradient_bytes(*m.module);
+                optimizer_bytes = fm::optimizer_state_bytes(opt);
+                m.module->eval();
+            }
             torch::NoGradGuard ng;
             auto lat = [&](bool int8, int64_t batch) {
                 auto x = past32.narrow(0, 0, batch);
@@ -321,7 +342,10 @@ int main(int argc, char** argv)
                   << ", \"weight_bytes\": {\"fp32\": " << m.report.float_bytes << ", \"int8\": " << m.report.int8_bytes
                   << ", \"ratio\": "
                   << number(static_cast<double>(m.report.int8_bytes) / static_cast<double>(m.report.float_bytes))
-                  << "}, \"int8_layers\": " << (m.report.linear_layers + m.report.lstm_layers) << "}";
+                  << "}, \"int8_layers\": " << (m.report.linear_layers + m.report.lstm_layers)
+                  << ", \"memory_b32\": {\"param_bytes\": " << fm::parameter_bytes(*m.module)
+                  << ", \"grad_bytes\": " << grad_bytes << ", \"optimizer_bytes\": " << optimizer_bytes
+                  << ", \"activation_bytes\": " << activation_bytes << "}}";
             first_bench = false;
         }
     } catch (const std::exception& e) {

@@ -1,0 +1,18 @@
+#pragma once
+// What one model holds in memory while it trains. Plain struct: the ui may include it.
+
+#include <cstddef>
+
+namespace foxhunt {
+
+/// Exact tensor bytes of one model (see models/memory/memory_tracker.h for what is counted).
+struct ModelMemory {
+    std::size_t parameterBytes = 0;      ///< trainable parameters
+    std::size_t gradientBytes = 0;       ///< defined gradients of the parameters
+    std::size_t optimizerBytes = 0;      ///< optimizer state tensors (AdamW moments, ...)
+    std::size_t activationPeakBytes = 0; ///< peak bytes above the starting level during the last
+                                         ///< measured forward + backward; 0 unless the counting
+                                         ///< CPU allocator is installed
+};
+
+} // namespace foxhunt
