@@ -231,8 +231,15 @@ void TradingEnv::restoreState(const TradingEnvState& state)
         buildObservation();
 }
 
+void TradingEnv::setExtraObservationSource(ExtraObservationSource source)
+{
+    m_extraSource = std::move(source);
+    if (m_extraSource && m_state.episode >= 0) buildObservation();
+}
+
 void TradingEnv::buildObservation()
 {
+    if (m_extraSource && !m_extra.empty()) m_extraSource(m_state.bar, m_extra);
     const std::size_t f = static_cast<std::size_t>(m_featureCount);
     const std::size_t w = static_cast<std::size_t>(m_options.window);
     float* out = m_observation.data();

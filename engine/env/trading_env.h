@@ -32,6 +32,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -54,6 +55,9 @@ struct EpisodeRange {
 
     friend bool operator==(const EpisodeRange&, const EpisodeRange&) = default;
 };
+
+/// Writes the extra inputs of decision bar `bar` into `out` (extraObservationSize values).
+using ExtraObservationSource = std::function<void(std::size_t bar, std::span<float> out)>;
 
 /// Options of the environment; defaults are the ES facts in DESIGN.md.
 struct TradingEnvOptions {
@@ -131,6 +135,9 @@ public:
     std::span<const float> observation() const { return m_observation; }
     /// Sets the extra inputs for the current decision; size must be extraObservationSize.
     void setExtraObservation(std::span<const float> values);
+    /// From now on every observation (after reset, step and restoreState) asks `source` for the extra
+    /// inputs of its decision bar, so a stored next-observation carries its own bar's values. Empty: off.
+    void setExtraObservationSource(ExtraObservationSource source);
 
     /// Current decision bar index.
     std::size_t currentBar() const { return m_state.bar; }
@@ -155,6 +162,7 @@ private:
     TradingEnvOptions m_options;
     TradingEnvState m_state;
     std::vector<float> m_extra;
+    ExtraObservationSource m_extraSource;
     std::vector<float> m_observation;
 };
 

@@ -19,6 +19,13 @@ void validateForecastData(const ForecastData& data)
     if (data.knownFuture.size() != data.rows * data.knownCols)
         fail("knownFuture has " + std::to_string(data.knownFuture.size()) + " values, rows * knownCols = " +
              std::to_string(data.rows * data.knownCols));
+    auto names = [&](const std::vector<std::string>& list, std::size_t n, const char* what) {
+        if (!list.empty() && list.size() != n)
+            fail(std::string(what) + " has " + std::to_string(list.size()) + " names for " + std::to_string(n) + " columns");
+    };
+    names(data.featureNames, data.cols, "featureNames");
+    names(data.knownNames, data.knownCols, "knownNames");
+    names(data.staticNames, data.staticFeatures.size(), "staticNames");
 }
 
 IndexRange validAnchors(const ForecastData& data, const ForecastWindowing& windowing)

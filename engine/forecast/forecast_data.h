@@ -4,6 +4,7 @@
 #include "engine/data/index_range.h"
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 namespace foxhunt {
@@ -17,6 +18,9 @@ struct ForecastData {
     std::vector<float> knownFuture;   ///< covariates known in advance (time of day), [rows, knownCols]
     std::size_t knownCols = 0;        ///< known covariates per bar K (0: none)
     std::vector<float> staticFeatures; ///< covariates constant over the series (instrument, session); may be empty
+    std::vector<std::string> featureNames; ///< names of the observed columns (empty: "observed_<i>")
+    std::vector<std::string> knownNames;   ///< names of the known covariates (empty: "known_<i>")
+    std::vector<std::string> staticNames;  ///< names of the static covariates (empty: "static_<i>")
 };
 
 /// Window geometry. A window is anchored at bar t, the last bar whose features it may see.

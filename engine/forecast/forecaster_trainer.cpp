@@ -490,4 +490,164 @@ ModelMemory ForecasterTrainer::memory() const
             models::optimizer_state_bytes(*d.optimizer), d.activationPeakBytes};
 }
 
+ForecastAmpStatus ForecasterTrainer::ampStatus() const
+{
+    const Impl& d = *m_impl;
+    ForecastAmpStatus s;
+    s.enabled = d.config.mixedPrecision.enabled;
+    s.dtype = s.enabled ? mp::to_string(d.config.mixedPrecision.dtype) : "fp32";
+    s.lossScale = d.scaler.current_scale();
+    s.skippedSteps = d.scaler.skipped_steps();
+    return s;
+}
+
+std::size_t ForecasterTrainer::quantileIndex(double level) const
+{
+    const auto& q = m_impl->config.quantiles;
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < q.size(); ++i)
+        if (std::abs(q[i] - level) < std::abs(q[best] - level)) best = i;
+    return best;
+}
+
+Int8Refresh ForecasterTrainer::refreshInt8(const Int8RefreshOptions& options)
+{
+    Impl& d = *m_impl;
+    if (d.validation.size() == 0) invalid("refreshInt8 needs a validation range");
+    torch::NoGradGuard ng;
+    d.module->eval();
+    auto spread = [](IndexRange r, std::size_t n) {
+        n = std::max<std::size_t>(1, std::min(n, r.size()));
+        return torch::linspace(static_cast<double>(r.begin), static_cast<double>(r.end - 1), static_cast<int64_t>(n),
+                               torch::kDouble)
+            .round()
+            .to(torch::kLong);
+    };
+    mp::QuantizeOptions qopts;
+    if (options.calibrationWindows > 0) {
+        // Training windows only, as in evaluateInt8(): the measured windows stay unseen.
+        auto idx = spread(d.train, options.calibrationWindows);
+        qopts.calibrate = [&d, idx](torch::nn::Module& m) {
+            auto [pastBatch, knownBatch, targetBatch] = d.batch(idx);
+            (void)targetBatch;
+            if (auto* mb = m.as<mm::Mamba2ForecasterImpl>()) {
+                mb->forward(pastBatch, knownBatch);
+            } else if (auto* tb = m.as<mt::TemporalFusionTransformerImpl>()) {
+                torch::Tensor st;
+                if (d.statics.numel() > 0) st = d.statics.unsqueeze(0).expand({pastBatch.size(0), d.statics.size(0)});
+                tb->forward(pastBatch, knownBatch, st);
+            }
+        };
+    }
+    mm::Mamba2Forecaster qMamba{nullptr}, noMamba{nullptr};
+    mt::TemporalFusionTransformer qTft{nullptr}, noTft{nullptr};
+    if (d.mamba)
+        qMamba = mp::quantize_for_inference(d.mamba, qopts);
+    else
+        qTft = mp::quantize_for_inference(d.tft, qopts);
+
+    auto idx = spread(d.validation, options.windows);
+    auto [pastBatch, knownBatch, targetBatch] = d.batch(idx);
+    auto target = targetBatch.to(torch::kDouble);
+    Int8Refresh r;
+    r.windows = static_cast<std::size_t>(idx.size(0));
+    r.fp32Loss = models::quantile_loss(d.forward(pastBatch, knownBatch).to(torch::kDouble), target, d.config.quantiles)
+                     .item<double>();
+    auto q = qMamba ? d.forwardWith(qMamba, noTft, pastBatch, knownBatch) : d.forwardWith(noMamba, qTft, pastBatch, knownBatch);
+    r.int8Loss = models::quantile_loss(q.to(torch::kDouble), target, d.config.quantiles).item<double>();
+    r.degradation = r.fp32Loss > 0.0 ? (r.int8Loss - r.fp32Loss) / r.fp32Loss : 0.0;
+    d.module->train();
+    return r;
+}
+
+TftInterpretation ForecasterTrainer::interpret() { return interpret(m_impl->validation); }
+
+TftInterpretation ForecasterTrainer::interpret(IndexRange anchors)
+{
+    Impl& d = *m_impl;
+    if (!d.tft) throw std::logic_error(std::string(__FILE__) + ": interpret(): only a TFT forecaster has an interpretation");
+    const IndexRange valid = validAnchors(d.data, d.config.windowing);
+    if (anchors.size() == 0 || anchors.begin < valid.begin || anchors.end > valid.end)
+        invalid("interpretation anchors must be non-empty and inside the valid range");
+    torch::NoGradGuard ng;
+    d.module->eval();
+    torch::Tensor enc, dec, stat, att;
+    auto add = [](torch::Tensor& sum, const torch::Tensor& x) {
+        if (!x.defined() || x.numel() == 0) return;
+        auto s = x.to(torch::kDouble).sum(0);
+        sum = sum.defined() ? sum + s : s;
+    };
+    for (std::size_t begin = anchors.begin; begin < anchors.end; begin += d.config.evalBatchSize) {
+        const std::size_t end = std::min(anchors.end, begin + d.config.evalBatchSize);
+        auto idx = torch::arange(static_cast<int64_t>(begin), static_cast<int64_t>(end), torch::kLong);
+        auto [pastBatch, knownBatch, targetBatch] = d.batch(idx);
+        (void)targetBatch;
+        torch::Tensor st;
+        if (d.statics.numel() > 0) st = d.statics.unsqueeze(0).expand({pastBatch.size(0), d.statics.size(0)});
+        const mt::TftOutput out = d.tft->forward(pastBatch, knownBatch, st);
+        add(enc, out.encoder_importances);
+        add(dec, out.decoder_importances);
+        add(stat, out.static_importances);
+        add(att, out.attention.mean(1));
+    }
+    d.module->train();
+
+    const double n = static_cast<double>(anchors.size());
+    auto values = [n](const torch::Tensor& sum) {
+        std::vector<double> v;
+        if (!sum.defined()) return v;
+        auto mean = (sum / n).contiguous();
+        v.assign(mean.data_ptr<double>(), mean.data_ptr<double>() + mean.numel());
+        return v;
+    };
+    auto names = [](const std::vector<std::string>& given, std::size_t count, const char* prefix) {
+        if (!given.empty()) return given;
+        std::vector<std::string> v;
+        for (std::size_t i = 0; i < count; ++i) v.push_back(prefix + std::to_string(i));
+        return v;
+    };
+    TftInterpretation r;
+    r.windows = anchors.size();
+    r.encoderVariables = names(d.data.featureNames, d.data.cols, "observed_");
+    const auto known = names(d.data.knownNames, d.data.knownCols, "known_");
+    r.encoderVariables.insert(r.encoderVariables.end(), known.begin(), known.end());
+    r.decoderVariables = known;
+    r.staticVariables = names(d.data.staticNames, d.data.staticFeatures.size(), "static_");
+    r.encoderImportance = values(enc);
+    r.decoderImportance = values(dec);
+    r.staticImportance = values(stat);
+    if (att.defined()) {
+        auto mean = (att / n).contiguous();
+        for (int64_t h = 0; h < mean.size(0); ++h) {
+            auto row = mean[h].contiguous();
+            r.attention.emplace_back(row.data_ptr<double>(), row.data_ptr<double>() + row.numel());
+        }
+    }
+    return r;
+}
+
+std::vector<double> ForecasterTrainer::predictMedians(IndexRange anchors)
+{
+    Impl& d = *m_impl;
+    const IndexRange valid = validAnchors(d.data, d.config.windowing);
+    if (anchors.size() == 0 || anchors.begin < valid.begin || anchors.end > valid.end)
+        invalid("median anchors must be non-empty and inside [" + std::to_string(valid.begin) + ", " +
+                std::to_string(valid.end) + ")");
+    const auto median = static_cast<int64_t>(quantileIndex(0.5));
+    std::vector<double> out;
+    out.reserve(anchors.size() * d.config.windowing.horizon);
+    torch::NoGradGuard ng;
+    d.module->eval();
+    for (std::size_t begin = anchors.begin; begin < anchors.end; begin += d.config.evalBatchSize) {
+        const std::size_t end = std::min(anchors.end, begin + d.config.evalBatchSize);
+        auto idx = torch::arange(static_cast<int64_t>(begin), static_cast<int64_t>(end), torch::kLong);
+        auto [pastBatch, knownBatch, targetBatch] = d.batch(idx);
+        (void)targetBatch;
+        auto pred = (d.forward(pastBatch, knownBatch).select(2, median).to(torch::kDouble) * d.targetScale).contiguous();
+        out.insert(out.end(), pred.data_ptr<double>(), pred.data_ptr<double>() + pred.numel());
+    }
+    d.module->train();
+    return out;
+}
+
 } // namespace foxhunt

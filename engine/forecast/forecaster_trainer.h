@@ -3,6 +3,7 @@
 // std-only header: the LibTorch state lives behind a pimpl.
 
 #include "engine/forecast/forecast_data.h"
+#include "engine/forecast/forecast_insight.h"
 #include "engine/forecast/forecast_metrics.h"
 #include "engine/precision/int8_evaluation.h"
 #include "engine/telemetry/model_memory.h"
@@ -120,6 +121,23 @@ public:
     /// Parameter, gradient and optimizer-state bytes now; activation peak of the most recent
     /// trainStep() (forward and backward), when the counting CPU allocator is installed.
     ModelMemory memory() const;
+
+    /// Autocast type, current loss scale and skipped steps.
+    ForecastAmpStatus ampStatus() const;
+    /// Quantizes a fresh INT8 copy from the current FP32 weights and compares the two on a small fixed
+    /// subset of the validation windows (cheap enough to call during training). Training is unaffected.
+    /// Throws models::precision::NotQuantizable (a std::invalid_argument) naming what cannot be quantized.
+    Int8Refresh refreshInt8(const Int8RefreshOptions& options = {});
+    /// The TFT's variable importances and attention averaged over the validation windows.
+    /// Throws std::logic_error for a Mamba-2 forecaster.
+    TftInterpretation interpret();
+    /// Same over any range of anchors.
+    TftInterpretation interpret(IndexRange anchors);
+    /// Median forecasts for each anchor in `anchors`, [anchors.size() * horizon] log returns, row-major;
+    /// one batched forward per evalBatchSize anchors.
+    std::vector<double> predictMedians(IndexRange anchors);
+    /// The quantile index nearest to level `level` (e.g. 0.5 for the median).
+    std::size_t quantileIndex(double level) const;
 
 private:
     struct Impl;

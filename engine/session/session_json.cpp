@@ -55,4 +55,35 @@ nlohmann::json toJson(const ForecastEvaluation& e)
             {"windows", e.windows}};
 }
 
+nlohmann::json toJson(const Int8Evaluation& e, bool staticActivations, int calibrationBars, int latencyRepeats)
+{
+    auto latency = [latencyRepeats](const LatencyPercentiles& p) {
+        return nlohmann::json{{"p50_ms", p.p50 / 1e3}, {"p95_ms", p.p95 / 1e3}, {"p99_ms", p.p99 / 1e3},
+                              {"count", latencyRepeats}};
+    };
+    return {{"fp32_loss", finite(e.fp32Loss)},
+            {"int8_loss", finite(e.int8Loss)},
+            {"degradation", finite(e.degradation)},
+            {"fp32_bytes", e.fp32Bytes},
+            {"int8_bytes", e.int8Bytes},
+            {"bytes_ratio", finite(e.bytesRatio)},
+            {"quantized_layers", e.quantizedLayers},
+            {"backend", e.backend},
+            {"static_activations", staticActivations},
+            {"calibration_bars", staticActivations ? calibrationBars : 0},
+            {"latency",
+             {{"fp32_b1", latency(e.fp32Batch1)},
+              {"int8_b1", latency(e.int8Batch1)},
+              {"fp32_b32", latency(e.fp32Batch32)},
+              {"int8_b32", latency(e.int8Batch32)}}}};
+}
+
+nlohmann::json toJson(const TftInterpretation& i)
+{
+    return {{"encoder_variables", i.encoderVariables}, {"encoder_importance", i.encoderImportance},
+            {"decoder_variables", i.decoderVariables}, {"decoder_importance", i.decoderImportance},
+            {"static_variables", i.staticVariables},   {"static_importance", i.staticImportance},
+            {"attention", i.attention},                {"windows", i.windows}};
+}
+
 } // namespace foxhunt

@@ -18,10 +18,11 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <fstream>
 #include <map>
 #include <mutex>
-#include <random>
+#include <span>
 
 #include <unistd.h>
 
@@ -30,6 +31,9 @@ namespace foxhunt {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+/// Live dashboard series (equity, position, forecasts) every this many steps of a model.
+constexpr long long kLiveEvery = 10;
 
 double msSince(Clock::time_point t0)
 {
@@ -54,6 +58,69 @@ nlohmann::json percentiles(std::vector<double> v)
     return {{"p50_ms", at(0.50)}, {"p95_ms", at(0.95)}, {"p99_ms", at(0.99)}, {"count", v.size()}};
 }
 
+/// The forecasters' latest median forecasts as extra agent inputs (SessionConfig::ensemble).
+/// During training a bar's values are computed once per tick and shared by every agent at that
+/// bar; for evaluation a table over the validation and test bars is computed in batches.
+struct EnsembleFeed {
+    std::vector<ForecasterTrainer*> forecasters;
+    const ForecastData* data = nullptr;
+    std::size_t size = 0;           ///< sum of the forecasters' horizons
+    std::size_t bar = SIZE_MAX;     ///< bar of `values`
+    long long tick = -1;            ///< tick `values` were computed at
+    std::vector<float> values;
+    std::size_t tableFrom = 0, tableTo = 0;
+    std::vector<float> table;       ///< [tableTo - tableFrom, size]
+
+    void fill(std::size_t at, long long now, std::span<float> out)
+    {
+        if (at >= tableFrom && at < tableTo) {
+            const float* row = table.data() + (at - tableFrom) * size;
+            std::copy(row, row + size, out.begin());
+            return;
+        }
+        if (at != bar || now != tick) {
+            values.assign(size, 0.0f);
+            std::size_t offset = 0;
+            for (ForecasterTrainer* f : forecasters) {
+                const std::size_t h = f->config().windowing.horizon;
+                const IndexRange valid = validAnchors(*data, f->config().windowing);
+                // Bars without a full window (the first L-1, the last H) keep zeros.
+                if (at >= valid.begin && at < valid.end) {
+                    const std::vector<double> m = f->predictMedians({at, at + 1});
+                    std::transform(m.begin(), m.end(), values.begin() + static_cast<std::ptrdiff_t>(offset),
+                                   [](double v) { return static_cast<float>(v); });
+                }
+                offset += h;
+            }
+            bar = at;
+            tick = now;
+        }
+        std::copy(values.begin(), values.end(), out.begin());
+    }
+
+    void buildTable(std::size_t from, std::size_t to)
+    {
+        tableFrom = tableTo = 0;
+        std::vector<float> t((to - from) * size, 0.0f);
+        std::size_t offset = 0;
+        for (ForecasterTrainer* f : forecasters) {
+            const std::size_t h = f->config().windowing.horizon;
+            const IndexRange valid = validAnchors(*data, f->config().windowing);
+            const IndexRange range{std::max(from, valid.begin), std::min(to, valid.end)};
+            if (range.size() > 0) {
+                const std::vector<double> m = f->predictMedians(range);
+                for (std::size_t i = 0; i < range.size(); ++i)
+                    for (std::size_t k = 0; k < h; ++k)
+                        t[(range.begin - from + i) * size + offset + k] = static_cast<float>(m[i * h + k]);
+            }
+            offset += h;
+        }
+        table = std::move(t);
+        tableFrom = from;
+        tableTo = to;
+    }
+};
+
 /// One model being trained in the session.
 struct ModelSlot {
     ModelKind kind;
@@ -63,6 +130,13 @@ struct ModelSlot {
     std::unique_ptr<TradingEnv> env;
     std::unique_ptr<AgentRunner> agent;
     std::unique_ptr<ForecasterTrainer> forecaster;
+    std::unique_ptr<TradingEnv> holdEnv; ///< agents: the same bars held long 1 contract, for buy_hold_equity_ticks
+    double equityTicks = 0;        ///< agents: cumulative training equity of this session, net of costs
+    double holdEquityTicks = 0;    ///< agents: the same for holdEnv
+    double episodeEquityTicks = 0; ///< agents: env equity of the running episode at the last step
+    double lastLossScale = std::numeric_limits<double>::quiet_NaN();
+    long long scaleChanges = 0;    ///< forecasters: loss-scale changes seen in this session
+    std::string int8Error;         ///< forecasters: why the INT8 copy cannot be made (refreshes stop)
     std::vector<double> latenciesMs;
     std::map<std::string, double> last; ///< last value of each metric
     double paramBytes = 0;
@@ -181,6 +255,12 @@ SessionResult TrainingSession::run()
             const auto check = models::precision::validate(cfg.precision.amp, models::precision::ComputeDevice::Cpu);
             if (!check.ok) throw std::invalid_argument("mixed precision: " + check.problem + "; " + check.suggestion);
         }
+        const auto isForecaster = [](ModelKind k) { return k == ModelKind::Mamba2 || k == ModelKind::Tft; };
+        if (cfg.ensemble && std::none_of(cfg.models.begin(), cfg.models.end(), isForecaster))
+            throw std::invalid_argument("ensemble needs a forecaster (mamba2 or tft) in the run: the agents receive the "
+                                        "forecasters' median forecasts; add one or turn the ensemble off");
+        if (cfg.precision.int8 && cfg.precision.int8StaticActivations && cfg.precision.calibrationBars <= 0)
+            throw std::invalid_argument("precision: static INT8 activations need calibration_bars > 0");
 
         const std::optional<SeriesInfo> series = chooseSeries(*store, cfg.series);
         if (!series)
@@ -238,11 +318,22 @@ SessionResult TrainingSession::run()
         fdata.features.reserve(fdata.rows * fdata.cols);
         fdata.knownFuture.reserve(fdata.rows * fdata.knownCols);
         fdata.logReturns.resize(bars.size(), 0.0);
+        for (std::size_t f : observed) fdata.featureNames.emplace_back(FeaturePipeline::featureNames()[f]);
+        for (std::size_t f : known) fdata.knownNames.emplace_back(FeaturePipeline::featureNames()[f]);
         for (std::size_t t = 0; t < bars.size(); ++t) {
             for (std::size_t f : observed) fdata.features.push_back(features.values[t * features.cols + f]);
             for (std::size_t f : known) fdata.knownFuture.push_back(features.values[t * features.cols + f]);
             if (t > 0) fdata.logReturns[t] = std::log(static_cast<double>(bars[t].close) / static_cast<double>(bars[t - 1].close));
         }
+
+        // The ensemble's extra inputs: H median log returns per forecaster, in the order of cfg.models.
+        TradingEnvOptions agentEnv = cfg.env;
+        agentEnv.extraObservationSize = 0;
+        if (cfg.ensemble)
+            for (ModelKind kind : cfg.models)
+                if (isForecaster(kind))
+                    agentEnv.extraObservationSize += static_cast<int>(
+                        (kind == ModelKind::Mamba2 ? cfg.mamba2 : cfg.tft).windowing.horizon);
 
         std::vector<ModelSlot> slots;
         for (ModelKind kind : cfg.models) {
@@ -250,7 +341,10 @@ SessionResult TrainingSession::run()
             slot.kind = kind;
             slot.name = toString(kind);
             if (kind == ModelKind::Dqn || kind == ModelKind::Ppo) {
-                slot.env = std::make_unique<TradingEnv>(bars, features.values, featureCount, episodes, cfg.env);
+                slot.env = std::make_unique<TradingEnv>(bars, features.values, featureCount, episodes, agentEnv);
+                TradingEnvOptions holdOptions = cfg.env;
+                holdOptions.extraObservationSize = 0;
+                slot.holdEnv = std::make_unique<TradingEnv>(bars, features.values, featureCount, episodes, holdOptions);
                 if (kind == ModelKind::Dqn) {
                     DqnOptions o = cfg.dqn;
                     o.totalTimesteps = cfg.steps;
@@ -290,6 +384,7 @@ SessionResult TrainingSession::run()
                     if (slot.agent) slot.agent->load(ckpt->path);
                     else slot.forecaster->loadCheckpoint(ckpt->path);
                     slot.steps = ckpt->step;
+                    if (slot.agent) slot.episodeEquityTicks = slot.env->state().equityTicks;
                     if (slot.agent)
                         slot.lastUpdates = slot.agent->kind() == AgentKind::Dqn ? slot.agent->dqn()->updates() : slot.agent->ppo()->updates();
                 }
@@ -325,24 +420,58 @@ SessionResult TrainingSession::run()
         };
 
         MetricBatch tickBatch;
-        std::mt19937_64 latencyRng(cfg.seed);
-        auto emit = [&](ModelSlot& s, const char* metric, double value) {
-            tickBatch.push_back({s.name, metric, s.steps, 0, value});
+        auto emitAt = [&](ModelSlot& s, const char* metric, long long step, double value) {
+            tickBatch.push_back({s.name, metric, step, 0, value});
             s.last[metric] = value;
         };
+        auto emit = [&](ModelSlot& s, const char* metric, double value) { emitAt(s, metric, s.steps, value); };
         auto lastRss = Clock::now() - std::chrono::seconds(10);
         long long tick = 0;
 
-        auto onBar = [&](const Bar&, std::size_t) {
+        EnsembleFeed feed;
+        if (cfg.ensemble) {
+            feed.data = &fdata;
+            feed.size = static_cast<std::size_t>(agentEnv.extraObservationSize);
+            for (ModelSlot& s : slots)
+                if (s.forecaster) feed.forecasters.push_back(s.forecaster.get());
+            for (ModelSlot& s : slots)
+                if (s.env)
+                    s.env->setExtraObservationSource(
+                        [&feed, &tick](std::size_t bar, std::span<float> out) { feed.fill(bar, tick, out); });
+        }
+        const Int8RefreshOptions refreshOptions{
+            .windows = 64,
+            .calibrationWindows = cfg.precision.int8StaticActivations ? static_cast<std::size_t>(cfg.precision.calibrationBars) : 0};
+
+        auto onBar = [&](const Bar&, std::size_t index) {
             ++tick;
             bool anyLeft = false;
             for (ModelSlot& s : slots) {
                 if (s.steps >= cfg.steps) continue;
                 const auto t0 = Clock::now();
                 if (s.agent) {
+                    const bool freshEpisode = s.env->done();
                     const TrainStats st = s.agent->train(1);
                     s.steps = st.envSteps;
                     const double ms = msSince(t0);
+                    // Equity of this session's training steps; the hold env mirrors the agent's bars.
+                    const TradingEnvState& es = s.env->state();
+                    s.equityTicks += es.equityTicks - (freshEpisode ? 0.0 : s.episodeEquityTicks);
+                    s.episodeEquityTicks = es.equityTicks;
+                    const TradingEnvState& hs = s.holdEnv->state();
+                    if (hs.done || hs.episode != es.episode || hs.bar + 1 != es.bar) {
+                        TradingEnvState flat;
+                        flat.episode = es.episode;
+                        flat.bar = es.bar - 1;
+                        flat.done = false;
+                        s.holdEnv->restoreState(flat);
+                    }
+                    s.holdEquityTicks += s.holdEnv->step(s.holdEnv->actionForPosition(1)).pnlTicks;
+                    if (s.steps % kLiveEvery == 0) {
+                        emit(s, "equity_ticks", s.equityTicks);
+                        emit(s, "buy_hold_equity_ticks", s.holdEquityTicks);
+                        emit(s, "position", es.position);
+                    }
                     if (st.updates != s.lastUpdates && (st.dqn || st.ppo)) {
                         s.lastUpdates = st.updates;
                         if (st.dqn) {
@@ -382,15 +511,26 @@ SessionResult TrainingSession::run()
                     emit(s, "grad_norm", st.gradNorm);
                     emit(s, "learning_rate", st.learningRate);
                     emit(s, "step_ms", st.stepSeconds * 1e3);
-                    if (s.steps % 10 == 0) {
-                        const std::size_t anchor = std::uniform_int_distribution<std::size_t>(
-                            split.trainIndex.begin, split.trainIndex.end - 1)(latencyRng);
+                    emit(s, "loss_scale", st.lossScale);
+                    emit(s, "skipped_steps", static_cast<double>(st.skippedSteps));
+                    if (!std::isnan(s.lastLossScale) && st.lossScale != s.lastLossScale) ++s.scaleChanges;
+                    s.lastLossScale = st.lossScale;
+                    if (s.steps % kLiveEvery == 0) {
+                        // The forecast made at the replayed bar, timed as the inference latency.
+                        const std::size_t replayed = split.trainIndex.begin + index;
                         const IndexRange valid = validAnchors(fdata, s.forecaster->config().windowing);
+                        const std::size_t anchor = std::clamp(replayed, valid.begin, valid.end - 1);
                         const auto l0 = Clock::now();
-                        (void)s.forecaster->predict(std::clamp(anchor, valid.begin, valid.end - 1));
+                        const std::vector<double> forecast = s.forecaster->predict(anchor);
                         const double lat = msSince(l0);
                         s.latenciesMs.push_back(lat);
                         emit(s, "latency_ms", lat);
+                        if (anchor == replayed) {
+                            emitAt(s, "forecast_q10", tick, forecast[s.forecaster->quantileIndex(0.1)]);
+                            emitAt(s, "forecast_q50", tick, forecast[s.forecaster->quantileIndex(0.5)]);
+                            emitAt(s, "forecast_q90", tick, forecast[s.forecaster->quantileIndex(0.9)]);
+                            emitAt(s, "realised", tick, fdata.logReturns[anchor + 1]);
+                        }
                     }
                 }
                 if (s.steps % 500 == 0 || s.steps == 1) {
@@ -404,6 +544,16 @@ SessionResult TrainingSession::run()
                 }
                 anyLeft = anyLeft || s.steps < cfg.steps;
             }
+            // INT8 refreshes of the forecasters still training (a finished one gets the full check at the end).
+            if (cfg.precision.int8 && cfg.precision.int8RefreshEvery > 0 && tick % cfg.precision.int8RefreshEvery == 0)
+                for (ModelSlot& s : slots) {
+                    if (!s.forecaster || s.steps >= cfg.steps || !s.int8Error.empty()) continue;
+                    try {
+                        emit(s, "int8_degradation", s.forecaster->refreshInt8(refreshOptions).degradation);
+                    } catch (const std::exception& e) {
+                        s.int8Error = e.what();
+                    }
+                }
             if (Clock::now() - lastRss > std::chrono::seconds(1)) {
                 lastRss = Clock::now();
                 tickBatch.push_back({"session", "rss_bytes", tick, 0, residentBytes()});
@@ -439,12 +589,15 @@ SessionResult TrainingSession::run()
 
         // Evaluation on validation and test, beside the baselines.
         nlohmann::json modelsDoc = nlohmann::json::object();
+        if (!feed.forecasters.empty()) feed.buildTable(split.validationIndex.begin, bars.size());
         for (ModelSlot& s : slots) {
             nlohmann::json m;
             m["training"] = {{"steps", s.steps}, {"final", s.last}, {"param_bytes", s.paramBytes},
                              {"latency", percentiles(s.latenciesMs)}};
             if (s.agent) {
                 m["training"]["updates"] = s.lastUpdates;
+                m["training"]["observation_size"] = s.env->observationSize();
+                m["training"]["extra_observation_size"] = s.env->options().extraObservationSize;
                 m["validation"] = toJson(s.agent->evaluate(validationEpisodes));
                 m["test"] = toJson(s.agent->evaluate(testEpisodes));
             } else {
@@ -454,12 +607,38 @@ SessionResult TrainingSession::run()
                                        std::min(valid.end, split.testIndex.end > h ? split.testIndex.end - h : 0)};
                 m["validation"] = toJson(s.forecaster->evaluate());
                 if (testA.size() > 0) m["test"] = toJson(s.forecaster->evaluate(testA));
+                const ForecastAmpStatus amp = s.forecaster->ampStatus();
+                m["validation"]["amp"] = {{"enabled", amp.enabled},           {"dtype", amp.dtype},
+                                          {"final_scale", amp.lossScale},     {"skipped_steps", amp.skippedSteps},
+                                          {"scale_changes", s.scaleChanges}};
+                if (cfg.precision.int8) {
+                    try {
+                        if (!s.int8Error.empty()) throw std::invalid_argument(s.int8Error);
+                        Int8EvaluationOptions o;
+                        o.calibrationWindows = refreshOptions.calibrationWindows;
+                        const Int8Evaluation e = s.forecaster->evaluateInt8(o);
+                        m["validation"]["int8"] = toJson(e, cfg.precision.int8StaticActivations,
+                                                         cfg.precision.calibrationBars, o.latencyRepeats);
+                        emit(s, "int8_degradation", e.degradation);
+                    } catch (const std::exception& e) {
+                        m["validation"]["int8"] = {{"error", e.what()}};
+                    }
+                }
+                if (s.kind == ModelKind::Tft) m["validation"]["interpretation"] = toJson(s.forecaster->interpret());
             }
             runs->saveEvaluation(runId, s.name, "validation", m["validation"].dump());
             if (m.contains("test")) runs->saveEvaluation(runId, s.name, "test", m["test"].dump());
             runs->saveEvaluation(runId, s.name, "training", m["training"].dump());
             modelsDoc[s.name] = m;
         }
+        if (!tickBatch.empty()) {
+            const std::int64_t now = wallClockNs();
+            for (MetricSample& s : tickBatch) s.wallNs = now;
+            storeBatch.insert(storeBatch.end(), tickBatch.begin(), tickBatch.end());
+            if (m_samples.append(std::move(tickBatch)) && m_onSamples) m_onSamples();
+            tickBatch.clear();
+        }
+        flush(true);
         doc["models"] = modelsDoc;
         doc["ticks"] = tick;
         result.status = m_impl->stop ? "stopped" : "finished";

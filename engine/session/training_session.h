@@ -49,7 +49,10 @@ struct SessionConfig {
     double speed = 0.0;                      ///< replay pace: 0 = max, N = N x real time
     int threads = 1;                         ///< LibTorch intra-op threads (1 is fastest on 2 cores)
     std::string device = "cpu";              ///< "cpu" or "cuda:N" (see models::computeDevices())
-    bool ensemble = false;                   ///< feed the forecasters' latest median forecasts into the agents' observations
+    /// Feed the forecasters' latest median forecasts (H log returns per forecaster, in model order) into the
+    /// agents' observations, computed once per bar and shared by the agents; a forecaster that has not been
+    /// trained yet (or has used up its steps) still gives its current output. Needs a forecaster in the run.
+    bool ensemble = false;
     PrecisionSettings precision;
     double trainFraction = 0.7;              ///< walk-forward split by trading day
     double validationFraction = 0.15;

@@ -46,6 +46,7 @@ private Q_SLOTS:
     void handWorkedFills_data();
     void handWorkedFills();
     void observationWindowAndPosition();
+    void extraObservationSourceFollowsTheBar();
     void differentialSharpeAndPenalty();
     void episodesFromCalendar();
     void rejectsBadInputs();
@@ -134,6 +135,35 @@ void TestTradingEnv::observationWindowAndPosition()
     QCOMPARE(obs[2], -1.0f);
     // Short entered at 404 - 1 slip = 403; close 402 -> +1 tick (flip filled at open 404).
     QVERIFY(std::abs(obs[3] - 0.01f) < 1e-7);
+}
+
+void TestTradingEnv::extraObservationSourceFollowsTheBar()
+{
+    const std::vector<Bar> bars = handBars();
+    TradingEnvOptions options;
+    options.extraObservationSize = 2;
+    TradingEnv env(bars, indexFeature(5), 1, {{0, 5}}, options);
+    std::vector<std::size_t> asked;
+    env.setExtraObservationSource([&](std::size_t bar, std::span<float> out) {
+        asked.push_back(bar);
+        out[0] = static_cast<float>(bar) * 10.0f;
+        out[1] = -1.0f;
+    });
+    auto obs = env.reset(0);
+    QCOMPARE(obs[3], 0.0f);
+    QCOMPARE(obs[4], -1.0f);
+    env.step(1);
+    // The observation after a step (a stored next-observation) carries the new bar's values.
+    QCOMPARE(env.observation()[3], 10.0f);
+    const TradingEnvState saved = env.state();
+    env.step(1);
+    QCOMPARE(env.observation()[3], 20.0f);
+    env.restoreState(saved);
+    QCOMPARE(env.observation()[3], 10.0f);
+    QCOMPARE(asked, (std::vector<std::size_t>{0, 1, 2, 1}));
+    env.setExtraObservationSource({});
+    env.step(1);
+    QCOMPARE(env.observation()[3], 10.0f); // off again: the last values stay
 }
 
 void TestTradingEnv::differentialSharpeAndPenalty()

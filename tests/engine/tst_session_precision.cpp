@@ -1,0 +1,255 @@
+// A session's precision, interpretation, live-dashboard and ensemble outputs on
+// the synthetic default: AMP loss-scale telemetry and the "amp" object, INT8
+// refreshes and the "int8" object, the TFT's "interpretation", equity and
+// forecast series, and the forecasters' medians in the agents' observations.
+
+#include "engine/session/training_session.h"
+#include "engine/store/bar_store.h"
+#include "engine/store/run_store.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+#include <numeric>
+
+using namespace foxhunt;
+
+class TestSessionPrecision : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void ampAndInt8InValidationDocument();
+    void tftInterpretation();
+    void liveDashboardSeries();
+    void ensembleFeedsForecastsToAgents();
+    void ensembleWithoutForecasterIsRejected();
+
+private:
+    static SessionConfig smallConfig(std::vector<ModelKind> models, long long steps);
+    std::string db(const char* name) const { return m_dir.filePath(QString::fromLatin1(name)).toStdString(); }
+    nlohmann::json storedValidation(const char* file, std::int64_t runId, const std::string& model) const;
+    QTemporaryDir m_dir;
+    nlohmann::json m_precisionDoc; ///< result of the AMP + INT8 run (mamba2, tft), reused by tftInterpretation
+    std::int64_t m_precisionRun = 0;
+};
+
+void TestSessionPrecision::initTestCase() { QVERIFY(m_dir.isValid()); }
+
+SessionConfig TestSessionPrecision::smallConfig(std::vector<ModelKind> models, long long steps)
+{
+    SessionConfig c = SessionConfig::defaults();
+    c.models = std::move(models);
+    c.steps = steps;
+    c.seed = 7;
+    c.checkpointEvery = 0;
+    // Eight trading days of the synthetic default (2024-01-08 .. 01-17) keep the evaluations short.
+    c.fromDay = 19'730;
+    c.toDay = 19'739;
+    c.dqn.learningStarts = 20;
+    c.ppo.nSteps = 32;
+    for (ForecasterConfig* f : {&c.mamba2, &c.tft}) {
+        f->windowing.pastLength = 16;
+        f->batchSize = 8;
+        f->evalBatchSize = 512;
+    }
+    return c;
+}
+
+nlohmann::json TestSessionPrecision::storedValidation(const char* file, std::int64_t runId, const std::string& model) const
+{
+    BarStore store(db(file));
+    for (const EvaluationRecord& e : RunStore(store).evaluations(runId))
+        if (e.model == model && e.split == "validation") return nlohmann::json::parse(e.resultJson);
+    return {};
+}
+
+void TestSessionPrecision::ampAndInt8InValidationDocument()
+{
+    SessionConfig c = smallConfig({ModelKind::Mamba2, ModelKind::Tft}, 40);
+    c.checkpointDir = m_dir.filePath(QStringLiteral("ckpt")).toStdString();
+    c.precision.amp = models::precision::MixedPrecisionConfig::for_ampere();
+    c.precision.int8 = true;
+    c.precision.int8StaticActivations = true;
+    c.precision.calibrationBars = 50;
+    c.precision.int8RefreshEvery = 15;
+    TrainingSession session(db("precision.db"), c);
+    const SessionResult r = session.run();
+    QVERIFY2(r.status == "finished", r.error.c_str());
+    m_precisionDoc = nlohmann::json::parse(r.json);
+    m_precisionRun = r.runId;
+
+    BarStore store(db("precision.db"));
+    RunStore runs(store);
+    for (const std::string model : {"mamba2", "tft"}) {
+        const MetricBatch scale = runs.metrics(r.runId, model, "loss_scale");
+        QCOMPARE(scale.size(), std::size_t(40));
+        // BF16 as for_ampere(): no scaling, so the scale stays 1 and nothing is skipped.
+        for (const MetricSample& s : scale) QCOMPARE(s.value, 1.0);
+        const MetricBatch skipped = runs.metrics(r.runId, model, "skipped_steps");
+        QCOMPARE(skipped.size(), std::size_t(40));
+        QCOMPARE(skipped.back().value, 0.0);
+        // Refreshes at ticks 15 and 30, then the full check at the end.
+        const MetricBatch degradation = runs.metrics(r.runId, model, "int8_degradation");
+        QCOMPARE(degradation.size(), std::size_t(3));
+        QCOMPARE(degradation[0].step, 15LL);
+        QCOMPARE(degradation[1].step, 30LL);
+        for (const MetricSample& s : degradation) QVERIFY(std::isfinite(s.value));
+
+        const nlohmann::json v = storedValidation("precision.db", r.runId, model);
+        QVERIFY2(v.contains("amp"), model.c_str());
+        QCOMPARE(v["amp"]["enabled"].get<bool>(), true);
+        QCOMPARE(v["amp"]["dtype"].get<std::string>(), std::string("bf16"));
+        QCOMPARE(v["amp"]["final_scale"].get<double>(), 1.0);
+        QCOMPARE(v["amp"]["skipped_steps"].get<long long>(), 0LL);
+        QCOMPARE(v["amp"]["scale_changes"].get<long long>(), 0LL);
+        QVERIFY2(v.contains("int8") && !v["int8"].contains("error"), v.dump().c_str());
+        const nlohmann::json& q = v["int8"];
+        for (const char* key : {"fp32_loss", "int8_loss", "degradation", "fp32_bytes", "int8_bytes", "bytes_ratio",
+                                "quantized_layers", "backend", "static_activations", "calibration_bars", "latency"})
+            QVERIFY2(q.contains(key), key);
+        QVERIFY(q["static_activations"].get<bool>());
+        QCOMPARE(q["calibration_bars"].get<int>(), 50);
+        QVERIFY(q["quantized_layers"].get<int>() > 0);
+        QVERIFY(q["int8_bytes"].get<double>() < q["fp32_bytes"].get<double>());
+        QCOMPARE(q["degradation"].get<double>(), degradation.back().value);
+        for (const char* key : {"fp32_b1", "int8_b1", "fp32_b32", "int8_b32"}) {
+            QVERIFY2(q["latency"][key]["count"].get<int>() > 0, key);
+            QVERIFY2(q["latency"][key]["p50_ms"].get<double>() > 0.0, key);
+        }
+        QCOMPARE(m_precisionDoc["models"][model]["validation"]["int8"].dump(), q.dump());
+    }
+    QVERIFY(!m_precisionDoc["models"]["mamba2"]["validation"].contains("interpretation"));
+
+    // With INT8 off there is no "int8" object, but the AMP state is still reported.
+    SessionConfig plain = smallConfig({ModelKind::Mamba2}, 10);
+    plain.checkpointDir = c.checkpointDir;
+    TrainingSession fp32(db("fp32.db"), plain);
+    const SessionResult f = fp32.run();
+    QVERIFY2(f.status == "finished", f.error.c_str());
+    const nlohmann::json v = nlohmann::json::parse(f.json)["models"]["mamba2"]["validation"];
+    QVERIFY(!v.contains("int8"));
+    QCOMPARE(v["amp"]["enabled"].get<bool>(), false);
+    QCOMPARE(v["amp"]["dtype"].get<std::string>(), std::string("fp32"));
+}
+
+void TestSessionPrecision::tftInterpretation()
+{
+    if (m_precisionDoc.is_null()) QSKIP("needs the run of ampAndInt8InValidationDocument");
+    const nlohmann::json v = storedValidation("precision.db", m_precisionRun, "tft");
+    QVERIFY(v.contains("interpretation"));
+    const nlohmann::json& in = v["interpretation"];
+    const auto encoder = in["encoder_variables"].get<std::vector<std::string>>();
+    const auto encoderImportance = in["encoder_importance"].get<std::vector<double>>();
+    const auto decoder = in["decoder_variables"].get<std::vector<std::string>>();
+    const auto decoderImportance = in["decoder_importance"].get<std::vector<double>>();
+    // Observed market features, then the clock features known in advance.
+    QCOMPARE(encoder.size(), std::size_t(9));
+    QCOMPARE(encoder.front(), std::string("log_return"));
+    QCOMPARE(decoder.size(), std::size_t(4));
+    QCOMPARE(decoder.front(), encoder[5]);
+    QCOMPARE(encoderImportance.size(), encoder.size());
+    QCOMPARE(decoderImportance.size(), decoder.size());
+    // Selection weights are a softmax per window and step: their means still sum to 1.
+    QVERIFY(std::abs(std::accumulate(encoderImportance.begin(), encoderImportance.end(), 0.0) - 1.0) < 1e-4);
+    QVERIFY(std::abs(std::accumulate(decoderImportance.begin(), decoderImportance.end(), 0.0) - 1.0) < 1e-4);
+    QVERIFY(in["static_variables"].empty());
+    const auto attention = in["attention"].get<std::vector<std::vector<double>>>();
+    QCOMPARE(attention.size(), std::size_t(5));
+    for (std::size_t h = 0; h < attention.size(); ++h) {
+        QCOMPARE(attention[h].size(), std::size_t(16 + 5));
+        QVERIFY(std::abs(std::accumulate(attention[h].begin(), attention[h].end(), 0.0) - 1.0) < 1e-4);
+        // Causal: decoder step h never attends to a later decoder step.
+        for (std::size_t k = 16 + h + 1; k < attention[h].size(); ++k) QVERIFY(attention[h][k] < 1e-6);
+    }
+    QVERIFY(in["windows"].get<long long>() > 0);
+}
+
+void TestSessionPrecision::liveDashboardSeries()
+{
+    SessionConfig c = smallConfig({ModelKind::Dqn, ModelKind::Mamba2}, 40);
+    c.checkpointDir = m_dir.filePath(QStringLiteral("ckpt")).toStdString();
+    TrainingSession session(db("live.db"), c);
+    const SessionResult r = session.run();
+    QVERIFY2(r.status == "finished", r.error.c_str());
+    BarStore store(db("live.db"));
+    RunStore runs(store);
+
+    const MetricBatch equity = runs.metrics(r.runId, "dqn", "equity_ticks");
+    const MetricBatch hold = runs.metrics(r.runId, "dqn", "buy_hold_equity_ticks");
+    const MetricBatch position = runs.metrics(r.runId, "dqn", "position");
+    QCOMPARE(equity.size(), std::size_t(4));
+    QCOMPARE(hold.size(), std::size_t(4));
+    QCOMPARE(position.size(), std::size_t(4));
+    QCOMPARE(equity.front().step, 10LL);
+    for (const MetricSample& s : position) QVERIFY(s.value == -1.0 || s.value == 0.0 || s.value == 1.0);
+    // Holding long pays the entry costs first: slippage plus commission at the first fill.
+    QVERIFY(hold.front().value != 0.0);
+    for (std::size_t i = 0; i < hold.size(); ++i) {
+        QVERIFY(std::isfinite(equity[i].value));
+        QVERIFY(std::isfinite(hold[i].value));
+    }
+
+    // Windows of 16 bars: the replayed bars at ticks 20, 30, 40 have one, tick 10's does not.
+    const MetricBatch q10 = runs.metrics(r.runId, "mamba2", "forecast_q10");
+    const MetricBatch q50 = runs.metrics(r.runId, "mamba2", "forecast_q50");
+    const MetricBatch q90 = runs.metrics(r.runId, "mamba2", "forecast_q90");
+    const MetricBatch realised = runs.metrics(r.runId, "mamba2", "realised");
+    QCOMPARE(q50.size(), std::size_t(3));
+    QCOMPARE(q10.size(), q50.size());
+    QCOMPARE(q90.size(), q50.size());
+    QCOMPARE(realised.size(), q50.size());
+    QCOMPARE(q50.front().step, 20LL);
+    for (std::size_t i = 0; i < q50.size(); ++i) {
+        QCOMPARE(realised[i].step, q50[i].step);
+        QVERIFY(std::isfinite(q50[i].value));
+        // Log returns of one-minute bars, not standardised units.
+        QVERIFY(std::abs(realised[i].value) < 0.05);
+    }
+}
+
+void TestSessionPrecision::ensembleFeedsForecastsToAgents()
+{
+    auto run = [&](const char* file, bool ensemble) {
+        SessionConfig c = smallConfig({ModelKind::Dqn, ModelKind::Mamba2}, 30);
+        c.checkpointDir = m_dir.filePath(QStringLiteral("ckpt")).toStdString();
+        c.ensemble = ensemble;
+        TrainingSession session(db(file), c);
+        const SessionResult r = session.run();
+        return std::pair{r, nlohmann::json::parse(r.json)};
+    };
+    const auto [plainResult, plain] = run("plain.db", false);
+    const auto [ensembleResult, ens] = run("ensemble.db", true);
+    QVERIFY2(plainResult.status == "finished", plainResult.error.c_str());
+    QVERIFY2(ensembleResult.status == "finished", ensembleResult.error.c_str());
+    QVERIFY(ens["config"]["ensemble"].get<bool>());
+    BarStore store(db("ensemble.db"));
+    const auto info = RunStore(store).run(ensembleResult.runId);
+    QVERIFY(info);
+    QVERIFY(nlohmann::json::parse(info->configJson)["ensemble"].get<bool>());
+
+    const long long horizon = 5;
+    const nlohmann::json& p = plain["models"]["dqn"]["training"];
+    const nlohmann::json& e = ens["models"]["dqn"]["training"];
+    QCOMPARE(p["extra_observation_size"].get<long long>(), 0LL);
+    QCOMPARE(e["extra_observation_size"].get<long long>(), horizon);
+    QCOMPARE(e["observation_size"].get<long long>(), p["observation_size"].get<long long>() + horizon);
+    QCOMPARE(ens["models"]["dqn"]["training"]["steps"].get<long long>(), 30LL);
+    QVERIFY(ens["models"]["dqn"].contains("validation"));
+}
+
+void TestSessionPrecision::ensembleWithoutForecasterIsRejected()
+{
+    SessionConfig c = smallConfig({ModelKind::Dqn, ModelKind::Ppo}, 10);
+    c.ensemble = true;
+    TrainingSession session(db("noforecaster.db"), c);
+    const SessionResult r = session.run();
+    QCOMPARE(r.status, std::string("failed"));
+    QVERIFY2(r.error.find("ensemble") != std::string::npos, r.error.c_str());
+    QVERIFY2(r.error.find("forecaster") != std::string::npos, r.error.c_str());
+}
+
+QTEST_APPLESS_MAIN(TestSessionPrecision)
+#include "tst_session_precision.moc"
