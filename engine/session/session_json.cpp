@@ -1,5 +1,7 @@
 #include "engine/session/session_json.h"
 
+#include "engine/precision/int8_evaluation_json.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -57,25 +59,12 @@ nlohmann::json toJson(const ForecastEvaluation& e)
 
 nlohmann::json toJson(const Int8Evaluation& e, bool staticActivations, int calibrationBars, int latencyRepeats)
 {
-    auto latency = [latencyRepeats](const LatencyPercentiles& p) {
-        return nlohmann::json{{"p50_ms", p.p50 / 1e3}, {"p95_ms", p.p95 / 1e3}, {"p99_ms", p.p99 / 1e3},
-                              {"count", latencyRepeats}};
-    };
-    return {{"fp32_loss", finite(e.fp32Loss)},
-            {"int8_loss", finite(e.int8Loss)},
-            {"degradation", finite(e.degradation)},
-            {"fp32_bytes", e.fp32Bytes},
-            {"int8_bytes", e.int8Bytes},
-            {"bytes_ratio", finite(e.bytesRatio)},
-            {"quantized_layers", e.quantizedLayers},
-            {"backend", e.backend},
-            {"static_activations", staticActivations},
-            {"calibration_bars", staticActivations ? calibrationBars : 0},
-            {"latency",
-             {{"fp32_b1", latency(e.fp32Batch1)},
-              {"int8_b1", latency(e.int8Batch1)},
-              {"fp32_b32", latency(e.fp32Batch32)},
-              {"int8_b32", latency(e.int8Batch32)}}}};
+    // The shared document, with the run's own calibration setting (bars, not windows) and repeat count.
+    nlohmann::json j = toJson(e);
+    j["static_activations"] = staticActivations;
+    j["calibration_bars"] = staticActivations ? calibrationBars : 0;
+    for (auto& [name, latency] : j["latency"].items()) latency["count"] = latencyRepeats;
+    return j;
 }
 
 nlohmann::json toJson(const TftInterpretation& i)

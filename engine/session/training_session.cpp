@@ -135,6 +135,7 @@ struct ModelSlot {
     double holdEquityTicks = 0;    ///< agents: the same for holdEnv
     double episodeEquityTicks = 0; ///< agents: env equity of the running episode at the last step
     double lastLossScale = std::numeric_limits<double>::quiet_NaN();
+    long long skippedSteps = 0;    ///< agents: optimizer steps skipped for inf/NaN gradients so far
     long long scaleChanges = 0;    ///< forecasters: loss-scale changes seen in this session
     std::string int8Error;         ///< forecasters: why the INT8 copy cannot be made (refreshes stop)
     std::vector<double> latenciesMs;
@@ -349,15 +350,15 @@ SessionResult TrainingSession::run()
                     DqnOptions o = cfg.dqn;
                     o.totalTimesteps = cfg.steps;
                     o.seed = cfg.seed;
+                    o.mixedPrecision = cfg.precision.amp;
                     slot.agent = std::make_unique<AgentRunner>(*slot.env, trainEpisodes, o);
-                    slot.paramBytes = 4.0 * static_cast<double>(slot.agent->dqn()->onlineParameters().size() +
-                                                                 slot.agent->dqn()->targetParameters().size());
                 } else {
                     PpoOptions o = cfg.ppo;
                     o.seed = cfg.seed;
+                    o.mixedPrecision = cfg.precision.amp;
                     slot.agent = std::make_unique<AgentRunner>(*slot.env, trainEpisodes, o);
-                    slot.paramBytes = 4.0 * static_cast<double>(slot.agent->ppo()->parameters().size());
                 }
+                slot.paramBytes = static_cast<double>(slot.agent->memoryBytes().parameterBytes);
             } else {
                 ForecasterConfig fc = kind == ModelKind::Mamba2 ? cfg.mamba2 : cfg.tft;
                 fc.kind = kind == ModelKind::Mamba2 ? ForecasterKind::Mamba2 : ForecasterKind::Tft;
@@ -442,6 +443,11 @@ SessionResult TrainingSession::run()
         const Int8RefreshOptions refreshOptions{
             .windows = 64,
             .calibrationWindows = cfg.precision.int8StaticActivations ? static_cast<std::size_t>(cfg.precision.calibrationBars) : 0};
+        // Agents' refreshes: a small fixed sample and few timed passes, so a refresh stays cheap.
+        const AgentInt8Options agentRefreshOptions{
+            .samples = 256,
+            .calibrationSamples = cfg.precision.int8StaticActivations ? static_cast<std::size_t>(cfg.precision.calibrationBars) : 0,
+            .latencyRepeats = 5};
 
         auto onBar = [&](const Bar&, std::size_t index) {
             ++tick;
@@ -494,6 +500,12 @@ SessionResult TrainingSession::run()
                             emit(s, "learning_rate", st.ppo->learningRate);
                             emit(s, "update_ms", st.ppo->stepTimeMs);
                         }
+                        const double scale = st.dqn ? st.dqn->lossScale : st.ppo->lossScale;
+                        if (!std::isnan(s.lastLossScale) && scale != s.lastLossScale) ++s.scaleChanges;
+                        s.lastLossScale = scale;
+                        emit(s, "loss_scale", scale);
+                        s.skippedSteps = st.dqn ? st.dqn->skippedSteps : st.ppo->skippedSteps;
+                        emit(s, "skipped_steps", static_cast<double>(s.skippedSteps));
                         emit(s, "step_ms", ms);
                     }
                     if (st.episodesFinished > 0) emit(s, "episode_pnl_ticks", st.meanEpisodePnlTicks);
@@ -540,6 +552,10 @@ SessionResult TrainingSession::run()
                         emit(s, "grad_bytes", static_cast<double>(mem.gradientBytes));
                         emit(s, "optimizer_bytes", static_cast<double>(mem.optimizerBytes));
                         emit(s, "activation_bytes", static_cast<double>(mem.activationPeakBytes));
+                    } else {
+                        const AgentMemoryBytes mem = s.agent->memoryBytes();
+                        emit(s, "grad_bytes", static_cast<double>(mem.gradientBytes));
+                        emit(s, "optimizer_bytes", static_cast<double>(mem.optimizerBytes));
                     }
                 }
                 anyLeft = anyLeft || s.steps < cfg.steps;
@@ -547,9 +563,12 @@ SessionResult TrainingSession::run()
             // INT8 refreshes of the forecasters still training (a finished one gets the full check at the end).
             if (cfg.precision.int8 && cfg.precision.int8RefreshEvery > 0 && tick % cfg.precision.int8RefreshEvery == 0)
                 for (ModelSlot& s : slots) {
-                    if (!s.forecaster || s.steps >= cfg.steps || !s.int8Error.empty()) continue;
+                    if (s.steps >= cfg.steps || !s.int8Error.empty()) continue;
+                    if (s.agent && s.lastUpdates == 0) continue; // nothing learned, no rollout to measure on yet
                     try {
-                        emit(s, "int8_degradation", s.forecaster->refreshInt8(refreshOptions).degradation);
+                        const double degradation = s.forecaster ? s.forecaster->refreshInt8(refreshOptions).degradation
+                                                                : s.agent->evaluateInt8(agentRefreshOptions).degradation;
+                        emit(s, "int8_degradation", degradation);
                     } catch (const std::exception& e) {
                         s.int8Error = e.what();
                     }
@@ -600,6 +619,25 @@ SessionResult TrainingSession::run()
                 m["training"]["extra_observation_size"] = s.env->options().extraObservationSize;
                 m["validation"] = toJson(s.agent->evaluate(validationEpisodes));
                 m["test"] = toJson(s.agent->evaluate(testEpisodes));
+                m["validation"]["amp"] = {{"enabled", cfg.precision.amp.enabled},
+                                          {"dtype", cfg.precision.amp.enabled ? models::precision::to_string(cfg.precision.amp.dtype) : "fp32"},
+                                          {"final_scale", s.agent->dqn() ? s.agent->dqn()->lossScale() : s.agent->ppo()->lossScale()},
+                                          {"skipped_steps", s.skippedSteps},
+                                          {"scale_changes", s.scaleChanges}};
+                if (cfg.precision.int8) {
+                    try {
+                        if (!s.int8Error.empty()) throw std::invalid_argument(s.int8Error);
+                        AgentInt8Options o = agentRefreshOptions;
+                        o.samples = 1024;
+                        o.latencyRepeats = 50;
+                        const Int8Evaluation e = s.agent->evaluateInt8(o);
+                        m["validation"]["int8"] = toJson(e, cfg.precision.int8StaticActivations,
+                                                         cfg.precision.calibrationBars, o.latencyRepeats);
+                        emit(s, "int8_degradation", e.degradation);
+                    } catch (const std::exception& e) {
+                        m["validation"]["int8"] = {{"error", e.what()}};
+                    }
+                }
             } else {
                 const std::size_t h = s.forecaster->config().windowing.horizon;
                 const IndexRange valid = validAnchors(fdata, s.forecaster->config().windowing);

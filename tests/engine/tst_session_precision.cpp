@@ -22,6 +22,7 @@ class TestSessionPrecision : public QObject {
 private Q_SLOTS:
     void initTestCase();
     void ampAndInt8InValidationDocument();
+    void agentsAmpAndInt8();
     void tftInterpretation();
     void liveDashboardSeries();
     void ensembleFeedsForecastsToAgents();
@@ -133,6 +134,45 @@ void TestSessionPrecision::ampAndInt8InValidationDocument()
     QVERIFY(!v.contains("int8"));
     QCOMPARE(v["amp"]["enabled"].get<bool>(), false);
     QCOMPARE(v["amp"]["dtype"].get<std::string>(), std::string("fp32"));
+}
+
+void TestSessionPrecision::agentsAmpAndInt8()
+{
+    SessionConfig c = smallConfig({ModelKind::Dqn, ModelKind::Ppo}, 60);
+    c.checkpointDir = m_dir.filePath(QStringLiteral("ckpt-agents")).toStdString();
+    c.precision.amp = models::precision::MixedPrecisionConfig::for_ampere();
+    c.precision.int8 = true;
+    c.precision.int8RefreshEvery = 40;
+    TrainingSession session(db("agents.db"), c);
+    const SessionResult r = session.run();
+    QVERIFY2(r.status == "finished", r.error.c_str());
+
+    BarStore store(db("agents.db"));
+    RunStore runs(store);
+    for (const std::string model : {"dqn", "ppo"}) {
+        const MetricBatch scale = runs.metrics(r.runId, model, "loss_scale");
+        QVERIFY2(!scale.empty(), model.c_str());
+        for (const MetricSample& s : scale) QCOMPARE(s.value, 1.0);
+        QVERIFY(!runs.metrics(r.runId, model, "skipped_steps").empty());
+        // Exact tensor bytes: Adam keeps two moments per parameter, so its state outweighs the gradients.
+        const MetricBatch grads = runs.metrics(r.runId, model, "grad_bytes");
+        const MetricBatch optimizer = runs.metrics(r.runId, model, "optimizer_bytes");
+        QVERIFY(!grads.empty() && !optimizer.empty());
+        // One refresh at tick 40 (both agents have updated by then), then the full check at the end.
+        const MetricBatch degradation = runs.metrics(r.runId, model, "int8_degradation");
+        QCOMPARE(degradation.size(), std::size_t(2));
+        QCOMPARE(degradation[0].step, 40LL);
+
+        const nlohmann::json v = storedValidation("agents.db", r.runId, model);
+        QCOMPARE(v["amp"]["dtype"].get<std::string>(), std::string("bf16"));
+        QCOMPARE(v["amp"]["final_scale"].get<double>(), 1.0);
+        QCOMPARE(v["amp"]["skipped_steps"].get<long long>(), 0LL);
+        QVERIFY2(v.contains("int8") && !v["int8"].contains("error"), v.dump().c_str());
+        const double agreement = v["int8"]["action_agreement"].get<double>();
+        QVERIFY(agreement >= 0.0 && agreement <= 1.0);
+        QVERIFY(v["int8"]["int8_bytes"].get<double>() < v["int8"]["fp32_bytes"].get<double>());
+        QCOMPARE(v["int8"]["latency"]["int8_b32"]["count"].get<int>(), 50);
+    }
 }
 
 void TestSessionPrecision::tftInterpretation()
