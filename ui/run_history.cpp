@@ -2,6 +2,8 @@
 
 #include "ui/dashboard.h"
 
+#include "ui/report_export.h"
+
 #include "engine/report/run_report.h"
 #include "engine/store/bar_store.h"
 #include "engine/store/run_store.h"
@@ -38,8 +40,10 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
+#include <memory>
 
 namespace foxhunt {
 
@@ -485,11 +489,12 @@ void RunHistory::exportReport()
     QString filter;
     QString path = QFileDialog::getSaveFileName(
         this, tr("Export run report"), QStringLiteral("foxhunt-run-%1.html").arg(idText.join(QLatin1Char('-'))),
-        tr("HTML report (*.html);;JSON (*.json);;CSV, every metric (*.csv)"), &filter);
+        tr("HTML report (*.html);;PDF report (*.pdf);;JSON (*.json);;CSV, every metric (*.csv)"), &filter);
     if (path.isEmpty()) return;
     if (QFileInfo(path).suffix().isEmpty())
         path += filter.contains(QLatin1String("json")) ? QStringLiteral(".json")
                 : filter.contains(QLatin1String("csv")) ? QStringLiteral(".csv")
+                : filter.contains(QLatin1String("pdf")) ? QStringLiteral(".pdf")
                                                           : QStringLiteral(".html");
     exportReportTo(ids, path, /*openResult=*/true);
 }
@@ -498,17 +503,33 @@ bool RunHistory::exportReportTo(const QList<qint64>& runIds, const QString& path
 {
     if (m_exporting || runIds.isEmpty()) return false;
     m_exporting = true;
-    m_progress = new QProgressDialog(tr("Writing %1...").arg(QFileInfo(path).fileName()), QString(), 0, 0, this);
+    m_progress = new QProgressDialog(tr("Writing %1...").arg(QFileInfo(path).fileName()), tr("Cancel"), 0, 1000, this);
     m_progress->setWindowTitle(tr("Export report"));
-    m_progress->setCancelButton(nullptr);
     m_progress->setMinimumDuration(300);
     m_progress->setWindowModality(Qt::WindowModal);
+    auto cancelled = std::make_shared<std::atomic<bool>>(false);
+    connect(m_progress, &QProgressDialog::canceled, this, [cancelled] { cancelled->store(true); });
     if (m_exportWorker.joinable()) m_exportWorker.join();
     std::vector<std::int64_t> ids(runIds.begin(), runIds.end());
-    m_exportWorker = std::jthread([this, ids = std::move(ids), path, openResult, db = m_databasePath.toStdString()] {
+    m_exportWorker = std::jthread([this, ids = std::move(ids), path, openResult, cancelled,
+                                   db = m_databasePath.toStdString()] {
         QString error;
+        // Progress crosses to the UI thread queued, at most once per 1/1000 step; returning false cancels.
+        auto lastShown = std::make_shared<int>(-1);
+        auto progress = [this, cancelled, lastShown](double fraction) {
+            const int value = static_cast<int>(fraction * 1000.0);
+            if (value != *lastShown) {
+                *lastShown = value;
+                QMetaObject::invokeMethod(this, [this, value] {
+                    if (m_progress) m_progress->setValue(value);
+                }, Qt::QueuedConnection);
+            }
+            return !cancelled->load();
+        };
         try {
-            writeRunReport(db, ids, path.toStdString());
+            exportRunReport(db, ids, path.toStdString(), progress);
+        } catch (const ReportCancelled&) {
+            error = tr("Cancelled; no file was written.");
         } catch (const std::exception& e) {
             error = QString::fromStdString(e.what());
         }

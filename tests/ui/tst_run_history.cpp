@@ -180,6 +180,7 @@ void TestRunHistory::exportWritesReport_data()
     QTest::newRow("html") << "report.html" << true;
     QTest::newRow("json") << "report.json" << true;
     QTest::newRow("csv") << "report.csv" << true;
+    QTest::newRow("pdf") << "report.pdf" << true;
     QTest::newRow("unknown format") << "report.txt" << false;
 }
 
@@ -201,6 +202,11 @@ void TestRunHistory::exportWritesReport()
     const QString error = done.first().at(1).toString();
     QCOMPARE(error.isEmpty(), ok);
     if (ok) QVERIFY(QFileInfo(path).size() > 100);
+    if (ok && file.endsWith(QLatin1String(".pdf"))) {
+        QFile pdf(path);
+        QVERIFY(pdf.open(QIODevice::ReadOnly));
+        QVERIFY(pdf.read(5) == "%PDF-");
+    }
 }
 
 void TestRunHistory::deleteRemovesRowRunAndCheckpoint()
