@@ -29,6 +29,18 @@ LatencyPercentiles timeForward(Forward&& forward, const torch::Tensor& input, in
     return latencyPercentiles(std::move(micros));
 }
 
+/// Fills the four latency fields of `e`: FP32 and INT8 at batch 1 and at batch min(32, rows of `inputs`).
+template <class Fp32, class Int8>
+void timeInt8Latencies(Int8Evaluation& e, Fp32&& fp32, Int8&& int8, const torch::Tensor& inputs, int repeats)
+{
+    const torch::Tensor one = inputs.narrow(0, 0, 1);
+    const torch::Tensor b32 = inputs.narrow(0, 0, std::min<int64_t>(32, inputs.size(0)));
+    e.fp32Batch1 = timeForward(fp32, one, repeats);
+    e.int8Batch1 = timeForward(int8, one, repeats);
+    e.fp32Batch32 = timeForward(fp32, b32, repeats);
+    e.int8Batch32 = timeForward(int8, b32, repeats);
+}
+
 /// Fills the size, layer and backend fields of `e` from a quantization of `floatModel`.
 inline void describeInt8(Int8Evaluation& e, const torch::nn::Module& floatModel, const torch::nn::Module& int8Model,
                          const models::precision::QuantizeReport& report)

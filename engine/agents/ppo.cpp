@@ -345,14 +345,9 @@ Int8Evaluation Ppo::evaluateInt8(std::span<const float> observations, const Agen
     e.flagged = e.degradation > 0.05;
     e.actionAgreement = ref.logits.argmax(1).eq(q.logits.argmax(1)).to(torch::kFloat64).mean().item<double>();
 
-    const torch::Tensor one = obs.narrow(0, 0, 1);
-    const torch::Tensor b32 = obs.narrow(0, 0, std::min<int64_t>(32, n));
     const auto fp32 = [&d](const torch::Tensor& x) { return d.net->forward(x).logits; };
     const auto int8 = [&d](const torch::Tensor& x) { return d.int8Net->forward(x).logits; };
-    e.fp32Batch1 = timeForward(fp32, one, options.latencyRepeats);
-    e.int8Batch1 = timeForward(int8, one, options.latencyRepeats);
-    e.fp32Batch32 = timeForward(fp32, b32, options.latencyRepeats);
-    e.int8Batch32 = timeForward(int8, b32, options.latencyRepeats);
+    timeInt8Latencies(e, fp32, int8, obs, options.latencyRepeats);
     return e;
 }
 

@@ -1,4 +1,5 @@
 // Store benchmarks: SQLite import and load throughput, synthetic generation.
+#include "engine/bench/bench_suite.h"
 #include "engine/data/synthetic.h"
 #include "engine/store/bar_store.h"
 
@@ -25,35 +26,14 @@ const std::vector<Bar>& millionBars()
     return bars;
 }
 
-// A database file in the temp folder, removed (with its WAL files) on destruction.
-class TempDb {
-public:
-    TempDb()
-    {
-        static std::atomic<int> counter{0};
-        m_path = (std::filesystem::temp_directory_path() /
-                  ("foxhunt-bench-" + std::to_string(::getpid()) + "-" + std::to_string(++counter) + ".db"))
-                     .string();
-        remove();
-    }
-    ~TempDb() { remove(); }
-    const std::string& path() const { return m_path; }
-
-private:
-    void remove()
-    {
-        std::error_code ec;
-        for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(m_path + suffix, ec);
-    }
-    std::string m_path;
-};
+using bench::ScratchDb;
 
 void BM_StoreSeries(benchmark::State& state)
 {
     const auto& bars = millionBars();
     for (auto _ : state) {
         state.PauseTiming();
-        TempDb db;
+        ScratchDb db;
         {
             BarStore store(db.path());
             state.ResumeTiming();
@@ -71,7 +51,7 @@ void BM_ImportParsed(benchmark::State& state)
     const auto& bars = millionBars();
     for (auto _ : state) {
         state.PauseTiming();
-        TempDb db;
+        ScratchDb db;
         {
             BarStore store(db.path());
             ParsedFile file;
@@ -93,7 +73,7 @@ BENCHMARK(BM_ImportParsed)->Unit(benchmark::kMillisecond)->Iterations(3);
 void BM_LoadBars(benchmark::State& state)
 {
     const auto& bars = millionBars();
-    TempDb db;
+    ScratchDb db;
     BarStore store(db.path());
     const std::int64_t id = store.storeSeries("ES", "bench", SeriesKind::Series, kNsPerMinute, bars);
     for (auto _ : state) {

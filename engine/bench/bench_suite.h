@@ -1,7 +1,40 @@
 #pragma once
 // The benchmark suite shared by tests/bench/foxhunt-bench and `foxhunt-cli bench`.
 
+#include <atomic>
+#include <filesystem>
+#include <string>
+#include <system_error>
+
+#include <unistd.h>
+
 namespace foxhunt::bench {
+
+/// A database file in the temp folder, removed with its WAL files on destruction.
+class ScratchDb {
+public:
+    ScratchDb()
+    {
+        static std::atomic<int> counter{0};
+        m_path = (std::filesystem::temp_directory_path() /
+                  ("foxhunt-bench-" + std::to_string(::getpid()) + "-" + std::to_string(++counter) + ".db"))
+                     .string();
+        remove();
+    }
+    ~ScratchDb() { remove(); }
+    ScratchDb(const ScratchDb&) = delete;
+    ScratchDb& operator=(const ScratchDb&) = delete;
+    /// The file's path.
+    const std::string& path() const { return m_path; }
+
+private:
+    void remove()
+    {
+        std::error_code ec;
+        for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(m_path + suffix, ec);
+    }
+    std::string m_path;
+};
 
 /// Sets threads (FOXHUNT_THREADS, default 1) and adds machine facts to the JSON context.
 void prepare();

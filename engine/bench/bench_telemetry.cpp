@@ -1,6 +1,7 @@
 // Telemetry benchmarks: the SQLite metric insert rate, the cost of a session's telemetry on a
 // forecaster train step, and the exact memory of each forecaster at the seed sizes.
 
+#include "engine/bench/bench_suite.h"
 #include "engine/forecast/forecaster_trainer.h"
 #include "engine/session/training_session.h"
 #include "engine/store/bar_store.h"
@@ -25,28 +26,7 @@ namespace {
 using namespace foxhunt;
 using Clock = std::chrono::steady_clock;
 
-// A database file in the temp folder, removed with its WAL files on destruction.
-class ScratchDb {
-public:
-    ScratchDb()
-    {
-        static std::atomic<int> counter{0};
-        m_path = (std::filesystem::temp_directory_path() /
-                  ("foxhunt-bench-telemetry-" + std::to_string(::getpid()) + "-" + std::to_string(++counter) + ".db"))
-                     .string();
-        remove();
-    }
-    ~ScratchDb() { remove(); }
-    const std::string& path() const { return m_path; }
-
-private:
-    void remove()
-    {
-        std::error_code ec;
-        for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(m_path + suffix, ec);
-    }
-    std::string m_path;
-};
+using bench::ScratchDb;
 
 std::int64_t createBenchRun(RunStore& runs)
 {

@@ -607,6 +607,25 @@ SessionResult TrainingSession::run()
         checkpoint();
 
         // Evaluation on validation and test, beside the baselines.
+        auto ampDocument = [&cfg](const ModelSlot& s, double finalScale, long long skippedSteps) {
+            const auto& amp = cfg.precision.amp;
+            return nlohmann::json{{"enabled", amp.enabled},
+                                  {"dtype", amp.enabled ? models::precision::to_string(amp.dtype) : "fp32"},
+                                  {"final_scale", finalScale},
+                                  {"skipped_steps", skippedSteps},
+                                  {"scale_changes", s.scaleChanges}};
+        };
+        // The final INT8 check of one model, or why there is none (also emitted as its last int8_degradation).
+        auto int8Document = [&](ModelSlot& s, const std::function<Int8Evaluation()>& evaluate, int latencyRepeats) {
+            try {
+                if (!s.int8Error.empty()) throw std::invalid_argument(s.int8Error);
+                const Int8Evaluation e = evaluate();
+                emit(s, "int8_degradation", e.degradation);
+                return toJson(e, cfg.precision.int8StaticActivations, cfg.precision.calibrationBars, latencyRepeats);
+            } catch (const std::exception& e) {
+                return nlohmann::json{{"error", e.what()}};
+            }
+        };
         nlohmann::json modelsDoc = nlohmann::json::object();
         if (!feed.forecasters.empty()) feed.buildTable(split.validationIndex.begin, bars.size());
         for (ModelSlot& s : slots) {
@@ -619,24 +638,13 @@ SessionResult TrainingSession::run()
                 m["training"]["extra_observation_size"] = s.env->options().extraObservationSize;
                 m["validation"] = toJson(s.agent->evaluate(validationEpisodes));
                 m["test"] = toJson(s.agent->evaluate(testEpisodes));
-                m["validation"]["amp"] = {{"enabled", cfg.precision.amp.enabled},
-                                          {"dtype", cfg.precision.amp.enabled ? models::precision::to_string(cfg.precision.amp.dtype) : "fp32"},
-                                          {"final_scale", s.agent->dqn() ? s.agent->dqn()->lossScale() : s.agent->ppo()->lossScale()},
-                                          {"skipped_steps", s.skippedSteps},
-                                          {"scale_changes", s.scaleChanges}};
+                m["validation"]["amp"] =
+                    ampDocument(s, s.agent->dqn() ? s.agent->dqn()->lossScale() : s.agent->ppo()->lossScale(), s.skippedSteps);
                 if (cfg.precision.int8) {
-                    try {
-                        if (!s.int8Error.empty()) throw std::invalid_argument(s.int8Error);
-                        AgentInt8Options o = agentRefreshOptions;
-                        o.samples = 1024;
-                        o.latencyRepeats = 50;
-                        const Int8Evaluation e = s.agent->evaluateInt8(o);
-                        m["validation"]["int8"] = toJson(e, cfg.precision.int8StaticActivations,
-                                                         cfg.precision.calibrationBars, o.latencyRepeats);
-                        emit(s, "int8_degradation", e.degradation);
-                    } catch (const std::exception& e) {
-                        m["validation"]["int8"] = {{"error", e.what()}};
-                    }
+                    AgentInt8Options o = agentRefreshOptions;
+                    o.samples = 1024;
+                    o.latencyRepeats = 50;
+                    m["validation"]["int8"] = int8Document(s, [&] { return s.agent->evaluateInt8(o); }, o.latencyRepeats);
                 }
             } else {
                 const std::size_t h = s.forecaster->config().windowing.horizon;
@@ -646,21 +654,11 @@ SessionResult TrainingSession::run()
                 m["validation"] = toJson(s.forecaster->evaluate());
                 if (testA.size() > 0) m["test"] = toJson(s.forecaster->evaluate(testA));
                 const ForecastAmpStatus amp = s.forecaster->ampStatus();
-                m["validation"]["amp"] = {{"enabled", amp.enabled},           {"dtype", amp.dtype},
-                                          {"final_scale", amp.lossScale},     {"skipped_steps", amp.skippedSteps},
-                                          {"scale_changes", s.scaleChanges}};
+                m["validation"]["amp"] = ampDocument(s, amp.lossScale, amp.skippedSteps);
                 if (cfg.precision.int8) {
-                    try {
-                        if (!s.int8Error.empty()) throw std::invalid_argument(s.int8Error);
-                        Int8EvaluationOptions o;
-                        o.calibrationWindows = refreshOptions.calibrationWindows;
-                        const Int8Evaluation e = s.forecaster->evaluateInt8(o);
-                        m["validation"]["int8"] = toJson(e, cfg.precision.int8StaticActivations,
-                                                         cfg.precision.calibrationBars, o.latencyRepeats);
-                        emit(s, "int8_degradation", e.degradation);
-                    } catch (const std::exception& e) {
-                        m["validation"]["int8"] = {{"error", e.what()}};
-                    }
+                    Int8EvaluationOptions o;
+                    o.calibrationWindows = refreshOptions.calibrationWindows;
+                    m["validation"]["int8"] = int8Document(s, [&] { return s.forecaster->evaluateInt8(o); }, o.latencyRepeats);
                 }
                 if (s.kind == ModelKind::Tft) m["validation"]["interpretation"] = toJson(s.forecaster->interpret());
             }
