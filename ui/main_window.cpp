@@ -15,6 +15,8 @@
 #include <QAction>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDateEdit>
+#include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QScrollArea>
@@ -246,6 +248,53 @@ QWidget* MainWindow::buildTrainingTab()
     m_seed->setRange(0, 1'000'000);
     m_seed->setValue(1);
     form->addRow(tr("Seed"), m_seed);
+
+    // Date range: whole series by default; otherwise ES trading days, inclusive.
+    m_wholeSeries = new QCheckBox(tr("Whole series"));
+    m_wholeSeries->setChecked(true);
+    form->addRow(tr("Date range"), m_wholeSeries);
+    m_fromDate = new QDateEdit(QDate(2024, 1, 2));
+    m_toDate = new QDateEdit(QDate(2024, 12, 31));
+    for (QDateEdit* edit : {m_fromDate, m_toDate}) {
+        edit->setCalendarPopup(true);
+        edit->setDisplayFormat(QStringLiteral("yyyy-MM-dd"));
+        edit->setEnabled(false);
+        connect(m_wholeSeries, &QCheckBox::toggled, edit, &QWidget::setDisabled);
+    }
+    form->addRow(tr("From"), m_fromDate);
+    form->addRow(tr("To"), m_toDate);
+
+    // Presets set the network sizes; the key hyperparameters below can be edited on top.
+    const SessionConfig defaults = SessionConfig::defaults();
+    m_preset = new QComboBox;
+    m_preset->addItem(tr("Default"), QStringLiteral("default"));
+    m_preset->addItem(tr("Small and fast"), QStringLiteral("small"));
+    m_preset->setToolTip(tr("Default: the sizes the planted-edge tests learn with. Small and fast: half-width "
+                            "networks and shorter forecaster windows, for a quick look."));
+    form->addRow(tr("Preset"), m_preset);
+    auto learningRateBox = [](double value) {
+        auto* box = new QDoubleSpinBox;
+        box->setDecimals(6);
+        box->setRange(1e-6, 1.0);
+        box->setSingleStep(1e-4);
+        box->setValue(value);
+        return box;
+    };
+    m_agentLearningRate = learningRateBox(defaults.dqn.learningRate);
+    m_agentLearningRate->setToolTip(tr("Adam learning rate of DQN and PPO"));
+    form->addRow(tr("Agent learning rate"), m_agentLearningRate);
+    m_forecasterLearningRate = learningRateBox(defaults.mamba2.learningRate);
+    m_forecasterLearningRate->setToolTip(tr("Peak AdamW learning rate of Mamba-2 and the TFT (warmup, then cosine)"));
+    form->addRow(tr("Forecaster learning rate"), m_forecasterLearningRate);
+    m_pastLength = new QSpinBox;
+    m_pastLength->setRange(8, 1024);
+    m_pastLength->setValue(static_cast<int>(defaults.mamba2.windowing.pastLength));
+    m_pastLength->setToolTip(tr("Past bars the forecasters see per window"));
+    form->addRow(tr("Forecaster window"), m_pastLength);
+    connect(m_preset, &QComboBox::currentIndexChanged, this, [this, defaults] {
+        const bool small = m_preset->currentData().toString() == QLatin1String("small");
+        m_pastLength->setValue(small ? 32 : static_cast<int>(defaults.mamba2.windowing.pastLength));
+    });
     m_nextRunSummary = new QLabel;
     m_nextRunSummary->setObjectName(QStringLiteral("nextRunSummary"));
     m_nextRunSummary->setWordWrap(true);
@@ -269,23 +318,52 @@ void MainWindow::setTrainingModels(const QStringList& models)
 
 void MainWindow::setTrainingSteps(int steps) { m_steps->setValue(steps); }
 
-bool MainWindow::startTraining()
+SessionConfig MainWindow::nextRunConfig() const
 {
-    if (m_training->running()) return false;
     SessionConfig config = SessionConfig::defaults();
     config.models.clear();
     for (QCheckBox* box : m_modelBoxes)
         if (box->isChecked())
             if (const auto kind = modelKindFromString(box->property("model").toString().toStdString()))
                 config.models.push_back(*kind);
+    config.steps = m_steps->value();
+    config.seed = static_cast<std::uint64_t>(m_seed->value());
+    config.series = m_trainSeries->currentData().toString().toStdString();
+    if (!m_wholeSeries->isChecked()) {
+        const QDate epoch(1970, 1, 1);
+        config.fromDay = epoch.daysTo(m_fromDate->date());
+        config.toDay = epoch.daysTo(m_toDate->date());
+    }
+    if (m_preset->currentData().toString() == QLatin1String("small")) {
+        config.dqn.hidden = {32, 32};
+        config.dqn.batchSize = 32;
+        config.ppo.hidden = {32, 32};
+        config.ppo.nSteps = 256;
+        config.mamba2.dModel = 16;
+        config.mamba2.layers = 1;
+        config.tft.hiddenSize = 8;
+    }
+    config.dqn.learningRate = config.ppo.learningRate = m_agentLearningRate->value();
+    for (ForecasterConfig* f : {&config.mamba2, &config.tft}) {
+        f->learningRate = m_forecasterLearningRate->value();
+        f->windowing.pastLength = static_cast<std::size_t>(m_pastLength->value());
+    }
+    m_settings.applyTo(config);
+    return config;
+}
+
+bool MainWindow::startTraining()
+{
+    if (m_training->running()) return false;
+    const SessionConfig config = nextRunConfig();
     if (config.models.empty()) {
         statusBar()->showMessage(tr("Choose at least one model to train"), 5000);
         return false;
     }
-    config.steps = m_steps->value();
-    config.seed = static_cast<std::uint64_t>(m_seed->value());
-    config.series = m_trainSeries->currentData().toString().toStdString();
-    m_settings.applyTo(config);
+    if (config.fromDay && config.toDay && *config.fromDay > *config.toDay) {
+        reportError(tr("Cannot start the run"), tr("The date range ends before it starts."));
+        return false;
+    }
     if (const std::optional<std::string> problem = preflightProblem(config)) {
         reportError(tr("Cannot start the run"), QString::fromStdString(*problem));
         return false;

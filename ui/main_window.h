@@ -19,6 +19,8 @@ class QComboBox;
 class QSpinBox;
 class QTabWidget;
 class QLabel;
+class QDoubleSpinBox;
+class QDateEdit;
 class QToolBar;
 class QPlainTextEdit;
 class QProgressBar;
@@ -68,6 +70,17 @@ public:
     void setTrainingSteps(int steps);
     /// Starts a run with the configuration on the Training tab; false if one is running.
     bool startTraining();
+    /// The configuration the Training tab and Settings give the next run (what startTraining() starts).
+    SessionConfig nextRunConfig() const;
+    /// Run configuration controls, for tests: "whole series" box, from/to dates, preset,
+    /// agent and forecaster learning rates, forecaster window length.
+    QCheckBox* wholeSeriesBox() const { return m_wholeSeries; }
+    QDateEdit* fromDateEdit() const { return m_fromDate; }
+    QDateEdit* toDateEdit() const { return m_toDate; }
+    QComboBox* presetBox() const { return m_preset; }
+    QDoubleSpinBox* agentLearningRateBox() const { return m_agentLearningRate; }
+    QDoubleSpinBox* forecasterLearningRateBox() const { return m_forecasterLearningRate; }
+    QSpinBox* pastLengthBox() const { return m_pastLength; }
     TrainingController* trainingController() const { return m_training.get(); }
     Dashboard* dashboard() const { return m_dashboard; }
     /// The Runs tab.
@@ -139,6 +152,13 @@ private:
     QList<QCheckBox*> m_modelBoxes;
     QSpinBox* m_steps = nullptr;
     QSpinBox* m_seed = nullptr;
+    QCheckBox* m_wholeSeries = nullptr;
+    QDateEdit* m_fromDate = nullptr;
+    QDateEdit* m_toDate = nullptr;
+    QComboBox* m_preset = nullptr;
+    QDoubleSpinBox* m_agentLearningRate = nullptr;
+    QDoubleSpinBox* m_forecasterLearningRate = nullptr;
+    QSpinBox* m_pastLength = nullptr;
     QComboBox* m_trainSeries = nullptr;
     QAction* m_startAction = nullptr;
     QAction* m_pauseAction = nullptr;

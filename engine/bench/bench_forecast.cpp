@@ -9,6 +9,10 @@
 #include <benchmark/benchmark.h>
 #include <torch/torch.h>
 
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
 namespace {
 
 namespace mm = foxhunt::models::mamba2;
@@ -73,6 +77,24 @@ void BM_Mamba2TrainStep(benchmark::State& state)
 }
 BENCHMARK(BM_Mamba2TrainStep)->Unit(benchmark::kMillisecond)->Iterations(5);
 
+// Runs `call` once per iteration and adds the latency percentiles (ms) as counters.
+template <class Call>
+void timedIterations(benchmark::State& state, Call&& call)
+{
+    std::vector<double> ms;
+    for (auto _ : state) {
+        const auto t0 = std::chrono::steady_clock::now();
+        call();
+        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    }
+    std::sort(ms.begin(), ms.end());
+    auto at = [&ms](double q) { return ms.empty() ? 0.0 : ms[static_cast<std::size_t>(q * static_cast<double>(ms.size() - 1))]; };
+    state.counters["p50_ms"] = at(0.50);
+    state.counters["p95_ms"] = at(0.95);
+    state.counters["p99_ms"] = at(0.99);
+    state.SetItemsProcessed(state.iterations());
+}
+
 void BM_Mamba2Inference(benchmark::State& state)
 {
     torch::set_num_threads(1);
@@ -81,8 +103,7 @@ void BM_Mamba2Inference(benchmark::State& state)
     torch::NoGradGuard ng;
     auto x = torch::randn({1, 60, kFeatures + kKnown});
     auto known = torch::randn({1, kHorizon, kKnown});
-    for (auto _ : state) benchmark::DoNotOptimize(model(x, known).data_ptr());
-    state.SetItemsProcessed(state.iterations());
+    timedIterations(state, [&] { benchmark::DoNotOptimize(model(x, known).data_ptr()); });
 }
 BENCHMARK(BM_Mamba2Inference)->Unit(benchmark::kMillisecond)->MinTime(0.2);
 
@@ -96,8 +117,7 @@ void BM_Mamba2Step(benchmark::State& state)
     auto s = model->initial_state(1);
     auto x = torch::randn({1, kFeatures + kKnown});
     auto known = torch::randn({1, kHorizon, kKnown});
-    for (auto _ : state) benchmark::DoNotOptimize(model->step(x, known, s).data_ptr());
-    state.SetItemsProcessed(state.iterations());
+    timedIterations(state, [&] { benchmark::DoNotOptimize(model->step(x, known, s).data_ptr()); });
 }
 BENCHMARK(BM_Mamba2Step)->Unit(benchmark::kMicrosecond)->MinTime(0.2);
 
@@ -131,8 +151,7 @@ void BM_TftInference(benchmark::State& state)
     auto past = torch::randn({1, 100, kFeatures + kKnown});
     auto future = torch::randn({1, kHorizon, kKnown});
     auto statics = torch::randn({1, 2});
-    for (auto _ : state) benchmark::DoNotOptimize(model(past, future, statics).quantiles.data_ptr());
-    state.SetItemsProcessed(state.iterations());
+    timedIterations(state, [&] { benchmark::DoNotOptimize(model(past, future, statics).quantiles.data_ptr()); });
 }
 BENCHMARK(BM_TftInference)->Unit(benchmark::kMillisecond)->MinTime(0.2);
 

@@ -1,0 +1,103 @@
+// The Training tab's run configuration: date range, preset and key hyperparameters reach the
+// SessionConfig the next run starts with, and a reversed date range is refused before any work.
+
+#include "ui/main_window.h"
+
+#include <QApplication>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDateEdit>
+#include <QDoubleSpinBox>
+#include <QSettings>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QTest>
+
+using foxhunt::MainWindow;
+using foxhunt::SessionConfig;
+
+class TestRunConfig : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void defaultsAreTheEngineDefaults();
+    void formReachesConfig_data();
+    void formReachesConfig();
+    void reversedDateRangeIsRefused();
+
+private:
+    QString db(const char* name) const { return m_dir.filePath(QLatin1String(name)); }
+    QTemporaryDir m_dir;
+};
+
+void TestRunConfig::initTestCase()
+{
+    qputenv("FOXHUNT_NO_DIALOGS", "1");
+    QVERIFY(m_dir.isValid());
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, m_dir.filePath(QStringLiteral("config")));
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.filePath(QStringLiteral("config")));
+    QApplication::setOrganizationName(QStringLiteral("foxhunt-test"));
+    QApplication::setApplicationName(QStringLiteral("tst_run_config"));
+}
+
+void TestRunConfig::defaultsAreTheEngineDefaults()
+{
+    MainWindow w(db("defaults.db"));
+    const SessionConfig c = w.nextRunConfig();
+    const SessionConfig d = SessionConfig::defaults();
+    QVERIFY(!c.fromDay && !c.toDay);
+    QCOMPARE(c.dqn.learningRate, d.dqn.learningRate);
+    QCOMPARE(c.ppo.learningRate, d.ppo.learningRate);
+    QCOMPARE(c.mamba2.learningRate, d.mamba2.learningRate);
+    QCOMPARE(c.tft.windowing.pastLength, d.tft.windowing.pastLength);
+    QCOMPARE(c.dqn.hidden, d.dqn.hidden);
+    QVERIFY(!w.fromDateEdit()->isEnabled());
+}
+
+void TestRunConfig::formReachesConfig_data()
+{
+    QTest::addColumn<QString>("preset");
+    QTest::addColumn<int>("dqnWidth");
+    QTest::addColumn<int>("pastLength");
+    QTest::newRow("default") << "default" << 64 << 60;
+    QTest::newRow("small") << "small" << 32 << 32;
+}
+
+void TestRunConfig::formReachesConfig()
+{
+    QFETCH(QString, preset);
+    QFETCH(int, dqnWidth);
+    QFETCH(int, pastLength);
+    MainWindow w(db("form.db"));
+    w.wholeSeriesBox()->setChecked(false);
+    QVERIFY(w.fromDateEdit()->isEnabled());
+    w.fromDateEdit()->setDate(QDate(2024, 3, 4));
+    w.toDateEdit()->setDate(QDate(2024, 3, 8));
+    w.presetBox()->setCurrentIndex(w.presetBox()->findData(preset));
+    w.agentLearningRateBox()->setValue(0.0025);
+    w.forecasterLearningRateBox()->setValue(0.0005);
+
+    const SessionConfig c = w.nextRunConfig();
+    QCOMPARE(*c.fromDay, QDate(1970, 1, 1).daysTo(QDate(2024, 3, 4)));
+    QCOMPARE(*c.toDay, QDate(1970, 1, 1).daysTo(QDate(2024, 3, 8)));
+    QCOMPARE(c.dqn.learningRate, 0.0025);
+    QCOMPARE(c.ppo.learningRate, 0.0025);
+    QCOMPARE(c.mamba2.learningRate, 0.0005);
+    QCOMPARE(c.tft.learningRate, 0.0005);
+    QCOMPARE(c.dqn.hidden.front(), dqnWidth);
+    QCOMPARE(static_cast<int>(c.mamba2.windowing.pastLength), pastLength);
+    QCOMPARE(static_cast<int>(c.tft.windowing.pastLength), pastLength);
+}
+
+void TestRunConfig::reversedDateRangeIsRefused()
+{
+    MainWindow w(db("reversed.db"));
+    w.wholeSeriesBox()->setChecked(false);
+    w.fromDateEdit()->setDate(QDate(2024, 5, 2));
+    w.toDateEdit()->setDate(QDate(2024, 5, 1));
+    QVERIFY(!w.startTraining());
+    QVERIFY2(w.lastErrorMessage().contains(QLatin1String("date range")), qPrintable(w.lastErrorMessage()));
+}
+
+QTEST_MAIN(TestRunConfig)
+#include "tst_run_config.moc"
