@@ -104,10 +104,15 @@ EvaluationReport evaluatePolicy(TradingEnv& env, const GreedyPolicy& policy, std
     report.policy = computeMetrics(mine.stepPnlUsd, mine.tradePnlUsd, mine.turnover, barsPerYear);
     report.flat = computeMetrics(flat.stepPnlUsd, flat.tradePnlUsd, flat.turnover, barsPerYear);
     report.buyAndHold = computeMetrics(hold.stepPnlUsd, hold.tradePnlUsd, hold.turnover, barsPerYear);
-    report.policyEquityUsd.reserve(mine.stepPnlUsd.size());
-    double equity = 0.0;
-    for (double r : mine.stepPnlUsd)
-        report.policyEquityUsd.push_back(equity += r);
+    auto cumulative = [](const std::vector<double>& stepPnl) {
+        std::vector<double> curve;
+        curve.reserve(stepPnl.size());
+        double equity = 0.0;
+        for (double r : stepPnl) curve.push_back(equity += r);
+        return curve;
+    };
+    report.policyEquityUsd = cumulative(mine.stepPnlUsd);
+    report.buyAndHoldEquityUsd = cumulative(hold.stepPnlUsd);
     env.restoreState(saved);
     return report;
 }

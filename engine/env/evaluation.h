@@ -46,7 +46,8 @@ struct EvaluationReport {
     PerformanceMetrics buyAndHold;  ///< long 1 contract throughout each episode
     int episodes = 0;               ///< episodes evaluated
     double barsPerYear = 0.0;       ///< used for annualisation
-    std::vector<double> policyEquityUsd; ///< cumulative equity after each step of the policy
+    std::vector<double> policyEquityUsd;     ///< cumulative equity after each step of the policy
+    std::vector<double> buyAndHoldEquityUsd; ///< same for buy-and-hold 1 contract (flat is 0 throughout)
 };
 
 /// A deterministic policy: observation -> action index.

@@ -3,6 +3,7 @@
 #include "engine/data/market_time.h"
 #include "engine/replay/split.h"
 #include "engine/report/report_blocks.h"
+#include "engine/session/devices.h"
 #include "engine/store/bar_store.h"
 #include "engine/store/run_store.h"
 
@@ -23,13 +24,6 @@ namespace foxhunt {
 
 namespace {
 
-std::string cpuModel()
-{
-    std::ifstream in("/proc/cpuinfo");
-    for (std::string line; std::getline(in, line);)
-        if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-    return "unknown CPU";
-}
 
 /// Series, contracts, rolls and the train / validation / test split of a run. The
 /// session does not store its split, so it is recomputed here from the run's

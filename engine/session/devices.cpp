@@ -4,6 +4,7 @@
 #include "models/runtime.h"
 
 #include <algorithm>
+#include <fstream>
 
 namespace foxhunt {
 
@@ -49,6 +50,14 @@ std::optional<std::string> preflightProblem(const SessionConfig& config)
                (check.suggestion.empty() ? std::string() : "; " + check.suggestion);
     if (config.threads < 1) return "threads must be at least 1";
     return std::nullopt;
+}
+
+std::string cpuModel()
+{
+    std::ifstream in("/proc/cpuinfo");
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos) return line.substr(line.find(':') + 2);
+    return "unknown CPU";
 }
 
 } // namespace foxhunt

@@ -13,6 +13,9 @@ namespace foxhunt {
 /// The devices this build can compute on: "cpu", then "cuda:0", "cuda:1", ... when CUDA is available.
 std::vector<std::string> computeDevices();
 
+/// The CPU's model name from /proc/cpuinfo ("unknown CPU" when it cannot be read).
+std::string cpuModel();
+
 /// The AMP presets a user can pick.
 enum class AmpPreset { Disabled, Ampere, VoltaTuring };
 

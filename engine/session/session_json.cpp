@@ -27,17 +27,22 @@ nlohmann::json toJson(const PerformanceMetrics& m)
 
 nlohmann::json toJson(const EvaluationReport& r)
 {
-    nlohmann::json equity = nlohmann::json::array();
-    const std::size_t n = r.policyEquityUsd.size();
-    const std::size_t stride = n > 400 ? (n + 399) / 400 : 1;
-    for (std::size_t i = 0; i < n; i += stride) equity.push_back(r.policyEquityUsd[i]);
-    if (n > 0 && (n - 1) % stride != 0) equity.push_back(r.policyEquityUsd.back());
+    // At most ~400 points per curve, the last step always kept; both curves share the steps.
+    auto thinned = [](const std::vector<double>& curve) {
+        nlohmann::json out = nlohmann::json::array();
+        const std::size_t n = curve.size();
+        const std::size_t stride = n > 400 ? (n + 399) / 400 : 1;
+        for (std::size_t i = 0; i < n; i += stride) out.push_back(curve[i]);
+        if (n > 0 && (n - 1) % stride != 0) out.push_back(curve.back());
+        return out;
+    };
     return {{"policy", toJson(r.policy)},
             {"flat", toJson(r.flat)},
             {"buy_and_hold", toJson(r.buyAndHold)},
             {"episodes", r.episodes},
             {"bars_per_year", r.barsPerYear},
-            {"equity_usd", equity}};
+            {"equity_usd", thinned(r.policyEquityUsd)},
+            {"buy_and_hold_equity_usd", thinned(r.buyAndHoldEquityUsd)}};
 }
 
 nlohmann::json toJson(const ForecastMetrics& m)

@@ -5,6 +5,7 @@
 #include "engine/replay/bar_clock.h"
 #include "engine/replay/features.h"
 #include "engine/replay/split.h"
+#include "engine/session/devices.h"
 #include "engine/session/session_json.h"
 #include "engine/store/bar_store.h"
 #include "engine/store/run_store.h"
@@ -275,8 +276,10 @@ SessionResult TrainingSession::run()
         const FeatureMatrix features = computeFeatures(bars);
         const int featureCount = static_cast<int>(features.cols);
 
+        // The machine the run trained on, for its report (GPU fields only when CUDA is present).
         nlohmann::json versions = {{"foxhunt", FOXHUNT_VERSION}, {"torch", models::torchVersion()},
-                                   {"cuda", models::cudaAvailable()}};
+                                   {"cuda", models::cudaAvailable()}, {"cpu", cpuModel()},
+                                   {"hardware_threads", std::thread::hardware_concurrency()}, {"device", cfg.device}};
         const std::string name = cfg.name.empty() ? series->symbol + " " + formatUtc(wallClockNs()).substr(0, 19) : cfg.name;
         if (resumed) {
             runId = resumed->id;

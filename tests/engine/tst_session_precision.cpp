@@ -172,7 +172,14 @@ void TestSessionPrecision::agentsAmpAndInt8()
         QVERIFY(agreement >= 0.0 && agreement <= 1.0);
         QVERIFY(v["int8"]["int8_bytes"].get<double>() < v["int8"]["fp32_bytes"].get<double>());
         QCOMPARE(v["int8"]["latency"]["int8_b32"]["count"].get<int>(), 50);
+        // The report's equity chart: the policy and buy-and-hold curves over the same steps.
+        QVERIFY(!v["equity_usd"].empty());
+        QCOMPARE(v["buy_and_hold_equity_usd"].size(), v["equity_usd"].size());
     }
+    // The run records the machine it trained on.
+    const nlohmann::json versions = nlohmann::json::parse(runs.run(r.runId)->versionsJson);
+    QVERIFY(!versions["cpu"].get<std::string>().empty());
+    QCOMPARE(versions["device"].get<std::string>(), std::string("cpu"));
 }
 
 void TestSessionPrecision::tftInterpretation()
