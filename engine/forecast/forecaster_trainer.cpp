@@ -13,6 +13,7 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <functional>
 #include <chrono>
 #include <cmath>
 #include <numbers>
@@ -148,14 +149,37 @@ struct ForecasterTrainer::Impl {
         return forwardWith(mamba, tft, pastBatch, knownBatch);
     }
 
+    // The static covariates repeated for a batch (undefined when the data has none).
+    torch::Tensor staticsFor(int64_t rows) const
+    {
+        return statics.numel() > 0 ? statics.unsqueeze(0).expand({rows, statics.size(0)}) : torch::Tensor();
+    }
+
+    // Static-range calibration for quantize_for_inference(): `windows` training windows spread evenly
+    // over the train range, so the windows the INT8 copy is measured on stay unseen.
+    std::function<void(torch::nn::Module&)> calibrationOnTrain(std::size_t windows) const
+    {
+        const std::size_t n = std::max<std::size_t>(1, std::min(windows, train.size()));
+        const torch::Tensor idx = torch::linspace(static_cast<double>(train.begin), static_cast<double>(train.end - 1),
+                                                  static_cast<int64_t>(n), torch::kDouble)
+                                      .round()
+                                      .to(torch::kLong);
+        return [this, idx](torch::nn::Module& m) {
+            auto [pastBatch, knownBatch, targetBatch] = batch(idx);
+            (void)targetBatch;
+            if (auto* mb = m.as<mm::Mamba2ForecasterImpl>())
+                mb->forward(pastBatch, knownBatch);
+            else if (auto* tb = m.as<mt::TemporalFusionTransformerImpl>())
+                tb->forward(pastBatch, knownBatch, staticsFor(pastBatch.size(0)));
+        };
+    }
+
     // The same forward for the model or its int8 copy (exactly one of m, t is set).
     torch::Tensor forwardWith(mm::Mamba2Forecaster& m, mt::TemporalFusionTransformer& t, const torch::Tensor& pastBatch,
                               const torch::Tensor& knownBatch) const
     {
         if (m) return m->forward(pastBatch, knownBatch);
-        torch::Tensor st;
-        if (statics.numel() > 0) st = statics.unsqueeze(0).expand({pastBatch.size(0), statics.size(0)});
-        return t->forward(pastBatch, knownBatch, st).quantiles;
+        return t->forward(pastBatch, knownBatch, staticsFor(pastBatch.size(0))).quantiles;
     }
 
     void setLearningRate(double lr)
@@ -314,25 +338,7 @@ Int8Evaluation ForecasterTrainer::evaluateInt8(const Int8EvaluationOptions& opti
     d.module->eval();
 
     mp::QuantizeOptions qopts;
-    if (options.calibrationWindows > 0) {
-        // Calibrate on training windows only: the validation windows stay unseen.
-        const std::size_t n = std::min(options.calibrationWindows, d.train.size());
-        qopts.calibrate = [&d, n](torch::nn::Module& m) {
-            auto idx = torch::linspace(static_cast<double>(d.train.begin), static_cast<double>(d.train.end - 1),
-                                       static_cast<int64_t>(n), torch::kDouble)
-                           .round()
-                           .to(torch::kLong);
-            auto [pastBatch, knownBatch, targetBatch] = d.batch(idx);
-            (void)targetBatch;
-            if (auto* mb = m.as<mm::Mamba2ForecasterImpl>()) {
-                mb->forward(pastBatch, knownBatch);
-            } else if (auto* tb = m.as<mt::TemporalFusionTransformerImpl>()) {
-                torch::Tensor st;
-                if (d.statics.numel() > 0) st = d.statics.unsqueeze(0).expand({pastBatch.size(0), d.statics.size(0)});
-                tb->forward(pastBatch, knownBatch, st);
-            }
-        };
-    }
+    if (options.calibrationWindows > 0) qopts.calibrate = d.calibrationOnTrain(options.calibrationWindows);
     mp::QuantizeReport report;
     mm::Mamba2Forecaster qMamba{nullptr};
     mt::TemporalFusionTransformer qTft{nullptr};
@@ -524,21 +530,7 @@ Int8Refresh ForecasterTrainer::refreshInt8(const Int8RefreshOptions& options)
             .to(torch::kLong);
     };
     mp::QuantizeOptions qopts;
-    if (options.calibrationWindows > 0) {
-        // Training windows only, as in evaluateInt8(): the measured windows stay unseen.
-        auto idx = spread(d.train, options.calibrationWindows);
-        qopts.calibrate = [&d, idx](torch::nn::Module& m) {
-            auto [pastBatch, knownBatch, targetBatch] = d.batch(idx);
-            (void)targetBatch;
-            if (auto* mb = m.as<mm::Mamba2ForecasterImpl>()) {
-                mb->forward(pastBatch, knownBatch);
-            } else if (auto* tb = m.as<mt::TemporalFusionTransformerImpl>()) {
-                torch::Tensor st;
-                if (d.statics.numel() > 0) st = d.statics.unsqueeze(0).expand({pastBatch.size(0), d.statics.size(0)});
-                tb->forward(pastBatch, knownBatch, st);
-            }
-        };
-    }
+    if (options.calibrationWindows > 0) qopts.calibrate = d.calibrationOnTrain(options.calibrationWindows);
     mm::Mamba2Forecaster qMamba{nullptr}, noMamba{nullptr};
     mt::TemporalFusionTransformer qTft{nullptr}, noTft{nullptr};
     if (d.mamba)
@@ -582,9 +574,7 @@ TftInterpretation ForecasterTrainer::interpret(IndexRange anchors)
         auto idx = torch::arange(static_cast<int64_t>(begin), static_cast<int64_t>(end), torch::kLong);
         auto [pastBatch, knownBatch, targetBatch] = d.batch(idx);
         (void)targetBatch;
-        torch::Tensor st;
-        if (d.statics.numel() > 0) st = d.statics.unsqueeze(0).expand({pastBatch.size(0), d.statics.size(0)});
-        const mt::TftOutput out = d.tft->forward(pastBatch, knownBatch, st);
+        const mt::TftOutput out = d.tft->forward(pastBatch, knownBatch, d.staticsFor(pastBatch.size(0)));
         add(enc, out.encoder_importances);
         add(dec, out.decoder_importances);
         add(stat, out.static_importances);
