@@ -60,10 +60,4 @@ inline void describeInt8(Int8Evaluation& e, const torch::nn::Module& floatModel,
     }
 }
 
-/// Relative change, 0 when the reference is 0.
-inline double relativeChange(double reference, double value)
-{
-    return reference != 0.0 ? (value - reference) / reference : 0.0;
-}
-
 } // namespace foxhunt::detail

@@ -361,11 +361,7 @@ Int8Evaluation Dqn::evaluateInt8(const AgentInt8Options& options)
                                  d.options.huberDelta)
             .item<double>();
     };
-    e.fp32Loss = tdLoss(q32);
-    e.int8Loss = tdLoss(q8);
-    e.degradation = relativeChange(e.fp32Loss, e.int8Loss);
-    e.meetsGoal = e.degradation <= 0.02;
-    e.flagged = e.degradation > 0.05;
+    e.setLosses(tdLoss(q32), tdLoss(q8));
     e.actionAgreement = q32.argmax(1).eq(q8.argmax(1)).to(torch::kFloat64).mean().item<double>();
 
     const auto fp32 = [&d](const torch::Tensor& x) { return d.online->forward(x); };

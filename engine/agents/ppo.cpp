@@ -338,11 +338,7 @@ Int8Evaluation Ppo::evaluateInt8(std::span<const float> observations, const Agen
         const torch::Tensor valueError = (out.value.to(torch::kFloat64) - refValue).pow(2).mean();
         return (crossEntropy + d.options.vfCoef * valueError).item<double>();
     };
-    e.fp32Loss = loss(ref);
-    e.int8Loss = loss(q);
-    e.degradation = relativeChange(e.fp32Loss, e.int8Loss);
-    e.meetsGoal = e.degradation <= 0.02;
-    e.flagged = e.degradation > 0.05;
+    e.setLosses(loss(ref), loss(q));
     e.actionAgreement = ref.logits.argmax(1).eq(q.logits.argmax(1)).to(torch::kFloat64).mean().item<double>();
 
     const auto fp32 = [&d](const torch::Tensor& x) { return d.net->forward(x).logits; };

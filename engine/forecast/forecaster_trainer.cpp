@@ -380,11 +380,7 @@ Int8Evaluation ForecasterTrainer::evaluateInt8(const Int8EvaluationOptions& opti
         int8Sum += n * models::quantile_loss(q.to(torch::kDouble), target, d.config.quantiles).item<double>();
     }
     const double windows = static_cast<double>(d.validation.size());
-    e.fp32Loss = fp32Sum / windows;
-    e.int8Loss = int8Sum / windows;
-    e.degradation = e.fp32Loss > 0.0 ? (e.int8Loss - e.fp32Loss) / e.fp32Loss : 0.0;
-    e.meetsGoal = e.degradation <= 0.02;
-    e.flagged = e.degradation > 0.05;
+    e.setLosses(fp32Sum / windows, int8Sum / windows);
 
     auto time = [&](bool int8, std::size_t batch) {
         const std::size_t b = std::min(batch, d.validation.size());

@@ -37,6 +37,16 @@ struct Int8Evaluation {
     LatencyPercentiles int8Batch1;  ///< INT8 forward, batch 1
     LatencyPercentiles fp32Batch32; ///< FP32 forward, batch 32
     LatencyPercentiles int8Batch32; ///< INT8 forward, batch 32
+
+    /// Records both losses and derives degradation (0 when the FP32 loss is 0), meetsGoal and flagged.
+    void setLosses(double fp32, double int8)
+    {
+        fp32Loss = fp32;
+        int8Loss = int8;
+        degradation = fp32 != 0.0 ? (int8 - fp32) / fp32 : 0.0;
+        meetsGoal = degradation <= 0.02;
+        flagged = degradation > 0.05;
+    }
 };
 
 /// Nearest-rank percentiles of `micros` (empty input gives zeros).

@@ -492,7 +492,9 @@ SessionResult TrainingSession::run()
                             emit(s, "td_error", st.dqn->tdErrorMean);
                             emit(s, "update_ms", st.dqn->stepTimeMs);
                         } else {
-                            emit(s, "loss", st.ppo->policyLoss + 0.5 * st.ppo->valueLoss);
+                            // The objective PPO minimises, with the run's own coefficients.
+                            emit(s, "loss", st.ppo->policyLoss - cfg.ppo.entCoef * st.ppo->entropy +
+                                                cfg.ppo.vfCoef * st.ppo->valueLoss);
                             emit(s, "policy_loss", st.ppo->policyLoss);
                             emit(s, "value_loss", st.ppo->valueLoss);
                             emit(s, "entropy", st.ppo->entropy);
