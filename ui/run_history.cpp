@@ -109,7 +109,8 @@ RunHistory::RunHistory(const QString& databasePath, QWidget* parent) : QWidget(p
 
 RunHistory::~RunHistory()
 {
-    // A report still being written finishes first; its result is dropped with this widget.
+    // A report still being written is cancelled (no partial file is left) and waited for.
+    if (m_exportCancel) m_exportCancel->store(true);
     if (m_exportWorker.joinable()) m_exportWorker.join();
 }
 
@@ -508,6 +509,7 @@ bool RunHistory::exportReportTo(const QList<qint64>& runIds, const QString& path
     m_progress->setMinimumDuration(300);
     m_progress->setWindowModality(Qt::WindowModal);
     auto cancelled = std::make_shared<std::atomic<bool>>(false);
+    m_exportCancel = cancelled;
     connect(m_progress, &QProgressDialog::canceled, this, [cancelled] { cancelled->store(true); });
     if (m_exportWorker.joinable()) m_exportWorker.join();
     std::vector<std::int64_t> ids(runIds.begin(), runIds.end());

@@ -9,6 +9,7 @@
 #include <QStringList>
 #include <QWidget>
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -122,6 +123,7 @@ private:
     qint64 m_openRunId = 0;
     bool m_exporting = false;
     QProgressDialog* m_progress = nullptr;
+    std::shared_ptr<std::atomic<bool>> m_exportCancel; ///< set by Cancel or by closing the window
     std::jthread m_exportWorker;
 };
 
