@@ -236,6 +236,8 @@ nlohmann::json toJson(const SessionConfig& c)
             {"speed", c.speed},
             {"threads", c.threads},
             {"device", c.device},
+            {"workers", c.workers},
+            {"distributed_timeout_s", c.distributedTimeoutSeconds},
             {"ensemble", c.ensemble},
             {"precision", precisionJson(c.precision)},
             {"train_fraction", c.trainFraction},
@@ -269,6 +271,8 @@ SessionConfig sessionConfigFromJson(const nlohmann::json& j, SessionConfig c)
         if (j.contains("speed")) c.speed = j.at("speed").get<double>();
         if (j.contains("threads")) c.threads = j.at("threads").get<int>();
         if (j.contains("device")) c.device = j.at("device").get<std::string>();
+        if (j.contains("workers")) c.workers = j.at("workers").get<int>();
+        if (j.contains("distributed_timeout_s")) c.distributedTimeoutSeconds = j.at("distributed_timeout_s").get<double>();
         if (j.contains("ensemble")) c.ensemble = j.at("ensemble").get<bool>();
         if (j.contains("train_fraction")) c.trainFraction = j.at("train_fraction").get<double>();
         if (j.contains("validation_fraction")) c.validationFraction = j.at("validation_fraction").get<double>();
@@ -304,6 +308,9 @@ SessionConfig sessionConfigFromJson(const nlohmann::json& j, SessionConfig c)
     if (c.precision.calibrationBars < 0 || c.precision.int8RefreshEvery < 0)
         throw std::invalid_argument("config: precision.calibration_bars and precision.int8_refresh_every must not be negative");
     if (c.models.empty()) throw std::invalid_argument("config: no models to train");
+    if (c.workers < 1 || c.workers > 256) throw std::invalid_argument("config: workers must be between 1 and 256");
+    if (!(c.distributedTimeoutSeconds > 0.0))
+        throw std::invalid_argument("config: distributed_timeout_s must be positive");
     return c;
 }
 

@@ -49,6 +49,11 @@ struct SessionConfig {
     double speed = 0.0;                      ///< replay pace: 0 = max, N = N x real time
     int threads = 1;                         ///< LibTorch intra-op threads (1 is fastest on 2 cores)
     std::string device = "cpu";              ///< "cpu" or "cuda:N" (see models::computeDevices())
+    /// Processes training this run together (data parallel over c10d/Gloo): 1 = this process only;
+    /// N > 1 = this process (rank 0, which owns the store and the telemetry) plus N - 1 local workers.
+    int workers = 1;
+    /// A rank that stops answering (dead, stalled, network down) fails the run after this many seconds.
+    double distributedTimeoutSeconds = 60.0;
     /// Feed the forecasters' latest median forecasts (H log returns per forecaster, in model order) into the
     /// agents' observations, computed once per bar and shared by the agents; a forecaster that has not been
     /// trained yet (or has used up its steps) still gives its current output. Needs a forecaster in the run.
