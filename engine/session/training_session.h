@@ -108,6 +108,11 @@ public:
     /// threads, speed, checkpoint folder and a positive step budget (the new total). Call before run().
     void resumeRun(std::int64_t runId) { m_resumeRunId = runId; }
 
+    /// The program started for each local worker process when config().workers > 1 (it is run as
+    /// `<program> worker` with the rendezvous in MASTER_ADDR, MASTER_PORT, WORLD_SIZE, RANK and
+    /// LOCAL_RANK); "" = foxhunt-cli next to this executable. Call before run().
+    void setWorkerProgram(std::string program) { m_workerProgram = std::move(program); }
+
     /// Trains, evaluates, stores. Never throws: failures come back as status "failed".
     SessionResult run();
 
@@ -135,6 +140,7 @@ private:
     SessionProgress m_progress;
     std::unique_ptr<Impl> m_impl;
     std::int64_t m_resumeRunId = 0;
+    std::string m_workerProgram;
 };
 
 } // namespace foxhunt
