@@ -16,6 +16,8 @@ packages=(
   # LibTorch 1.13 (CPU) and a fast BLAS: without OpenBLAS LibTorch falls back
   # to reference BLAS and runs about 30x slower (see shared/DESIGN.md).
   libtorch-dev libopenblas0-pthread libopenblas-dev
+  # gloo's headers: LibTorch's c10d ProcessGroupGloo (multi-process training) includes them
+  libgloo-dev
   # engine libraries
   libsqlite3-dev sqlite3 libzstd-dev libhowardhinnant-date-dev tzdata
   nlohmann-json3-dev libcli11-dev libbenchmark-dev libssl-dev

@@ -6,6 +6,7 @@
 #include "engine/agents/rollout_buffer.h"
 #include "models/agents/actor_critic.h"
 #include "models/agents/grad_utils.h"
+#include "models/distributed/gradient_reducer.h"
 #include "models/precision/amp_step.h"
 #include "models/precision/autocast.h"
 #include "models/precision/loss_scaler.h"
@@ -70,6 +71,8 @@ struct Ppo::Impl {
     models::ActorCritic int8Net{nullptr}; ///< INT8 inference copy (built on demand)
     std::size_t lastRolloutSize = 0;      ///< rows of the rollout the last update learned from
     RolloutBuffer rollout;
+    std::shared_ptr<models::dist::Communicator> communicator; // DD-PPO (none: one process)
+    std::unique_ptr<models::dist::GradientReducer> reducer;
     torch::Tensor single;
     std::vector<int64_t> order;
     std::mt19937_64 rng;
@@ -135,7 +138,15 @@ PpoUpdateStats Ppo::Impl::update(std::span<const float> nextObservation)
             torch::Tensor adv = advAll.index_select(0, idx);
             const torch::Tensor ret = retAll.index_select(0, idx);
             const torch::Tensor oldValue = valAll.index_select(0, idx);
-            if (options.normalizeAdvantage && size > 1)
+            if (communicator && options.normalizeAdvantage) {
+                // Standardise over the global minibatch (every rank's slice), as one process would.
+                torch::Tensor moments = torch::stack({torch::tensor(static_cast<double>(size), torch::kFloat64),
+                                                      adv.to(torch::kFloat64).sum(), adv.to(torch::kFloat64).square().sum()});
+                communicator->all_reduce_sum_(moments);
+                const double count = moments[0].item<double>(), mean = moments[1].item<double>() / count;
+                const double var = count > 1 ? std::max(0.0, (moments[2].item<double>() - count * mean * mean) / (count - 1)) : 0.0;
+                if (count > 1) adv = (adv - mean) / (std::sqrt(var) + 1e-8);
+            } else if (options.normalizeAdvantage && size > 1)
                 adv = (adv - adv.mean()) / (adv.std() + 1e-8);
 
             models::PolicyOutput out;
@@ -167,7 +178,9 @@ PpoUpdateStats Ppo::Impl::update(std::span<const float> nextObservation)
             double approxKl = 0.0;
             {
                 torch::NoGradGuard guard;
-                approxKl = ((ratio - 1.0) - logRatio).mean().to(torch::kFloat64).item<double>();
+                torch::Tensor kl = ((ratio - 1.0) - logRatio).mean().to(torch::kFloat64).reshape({1});
+                if (communicator) communicator->all_reduce_mean_(kl); // every rank stops early together
+                approxKl = kl.item<double>();
                 sumClip += ((ratio - 1.0).abs() > options.clipRange).to(torch::kFloat64).mean().item<double>();
             }
             sumKl += approxKl;
@@ -181,13 +194,26 @@ PpoUpdateStats Ppo::Impl::update(std::span<const float> nextObservation)
                 break;
             }
             models::zero_grad_set_to_none(*optimizer);
-            stats.gradNorm = mp::scaled_step(scaler, *optimizer, loss, [this] {
-                                 return models::clip_grad_norm_f64(optimizer->param_groups()[0].params(),
-                                                                   options.maxGradNorm);
-                             }).grad_norm;
+            stats.gradNorm = mp::scaled_step(
+                                 scaler, *optimizer, loss,
+                                 [this] {
+                                     return models::clip_grad_norm_f64(optimizer->param_groups()[0].params(),
+                                                                       options.maxGradNorm);
+                                 },
+                                 [this, &stats] {
+                                     if (reducer) stats.allreduceMs += 1e3 * reducer->synchronize().wait_seconds;
+                                 })
+                                 .grad_norm;
         }
         if (keepGoing)
             ++stats.epochs;
+    }
+    if (communicator) {
+        // Loss parts and clip fraction as means over ranks (each rank ran the same minibatch count).
+        torch::Tensor sums = torch::tensor({sumPolicy, sumValue, sumEntropy, sumClip, stats.explainedVariance}, torch::kFloat64);
+        communicator->all_reduce_mean_(sums);
+        const double* v = sums.data_ptr<double>();
+        sumPolicy = v[0], sumValue = v[1], sumEntropy = v[2], sumClip = v[3], stats.explainedVariance = v[4];
     }
     const double m = std::max(minibatches, 1);
     stats.policyLoss = sumPolicy / m;
@@ -265,6 +291,19 @@ bool Ppo::store(std::span<const float> observation, const PpoAction& action, dou
     ++d.envSteps;
     return d.rollout.add(observation, action.action, static_cast<float>(reward), action.value, action.logProb,
                          terminated, truncated && !terminated, bootstrap);
+}
+
+void Ppo::setCommunicator(std::shared_ptr<models::dist::Communicator> communicator)
+{
+    Impl& d = *m_impl;
+    d.reducer.reset();
+    d.communicator.reset();
+    if (!communicator || communicator->world_size() == 1) return;
+    std::vector<torch::Tensor> state = d.net->parameters();
+    for (const auto& b : d.net->buffers()) state.push_back(b);
+    models::dist::broadcast_tensors(*communicator, state);
+    d.reducer = std::make_unique<models::dist::GradientReducer>(d.net->parameters(), communicator);
+    d.communicator = std::move(communicator);
 }
 
 PpoUpdateStats Ppo::update(std::span<const float> nextObservation)

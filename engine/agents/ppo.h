@@ -16,6 +16,10 @@
 #include <string>
 #include <vector>
 
+namespace foxhunt::models::dist {
+class Communicator;
+}
+
 namespace foxhunt {
 
 /// PPO options; defaults follow SB3's PPO.
@@ -63,6 +67,7 @@ struct PpoUpdateStats {
     long long envSteps = 0;         ///< environment steps so far
     double lossScale = 1.0;         ///< loss scale after the update (1 without loss scaling)
     long long skippedSteps = 0;     ///< optimizer steps skipped for inf/NaN gradients so far
+    double allreduceMs = 0.0;       ///< DD-PPO: time waiting for gradient all-reduces in this update
 };
 
 /// The PPO agent (one environment).
@@ -86,6 +91,11 @@ public:
     /// Returns true when the rollout is full and update() is due.
     bool store(std::span<const float> observation, const PpoAction& action, double reward, bool terminated,
                bool truncated, std::span<const float> nextObservation);
+    /// DD-PPO over `communicator`'s ranks (nullptr or one rank: this process alone): copies rank 0's
+    /// weights here; each rank then collects its own rollouts, and every minibatch's gradients are
+    /// averaged over ranks, its advantages standardised over all ranks' slices and the KL early stop
+    /// decided on the mean KL, so the ranks stay identical.
+    void setCommunicator(std::shared_ptr<models::dist::Communicator> communicator);
     /// Learns from the full rollout; `nextObservation` follows its last step.
     PpoUpdateStats update(std::span<const float> nextObservation);
 

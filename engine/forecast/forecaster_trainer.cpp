@@ -1,5 +1,6 @@
 #include "engine/forecast/forecaster_trainer.h"
 
+#include "models/distributed/gradient_reducer.h"
 #include "models/mamba2/mamba2_forecaster.h"
 #include "models/memory/memory_tracker.h"
 #include "models/memory/tensor_bytes.h"
@@ -24,6 +25,7 @@ namespace foxhunt {
 
 namespace mm = foxhunt::models::mamba2;
 namespace mt = foxhunt::models::tft;
+namespace dist = foxhunt::models::dist;
 namespace mp = foxhunt::models::precision;
 
 double warmupCosineLearningRate(std::int64_t step, double peak, std::int64_t warmup, std::int64_t total, double minRatio)
@@ -75,6 +77,8 @@ struct ForecasterTrainer::Impl {
     mp::LossScaler scaler;
     std::int64_t steps = 0;
     std::size_t activationPeakBytes = 0; // of the last trainStep(), counting allocator only
+    std::shared_ptr<dist::Communicator> communicator; // data parallelism (none: one process)
+    std::unique_ptr<dist::GradientReducer> reducer;
 
     void prepareTensors()
     {
@@ -243,6 +247,19 @@ ForecasterTrainer::~ForecasterTrainer() = default;
 ForecasterTrainer::ForecasterTrainer(ForecasterTrainer&&) noexcept = default;
 ForecasterTrainer& ForecasterTrainer::operator=(ForecasterTrainer&&) noexcept = default;
 
+void ForecasterTrainer::setCommunicator(std::shared_ptr<dist::Communicator> communicator)
+{
+    Impl& d = *m_impl;
+    d.reducer.reset();
+    d.communicator.reset();
+    if (!communicator || communicator->world_size() == 1) return;
+    std::vector<torch::Tensor> state = d.module->parameters();
+    for (const auto& b : d.module->buffers()) state.push_back(b);
+    dist::broadcast_tensors(*communicator, state);
+    d.reducer = std::make_unique<dist::GradientReducer>(d.module->parameters(), communicator);
+    d.communicator = std::move(communicator);
+}
+
 ForecastStepStats ForecasterTrainer::trainStep()
 {
     Impl& d = *m_impl;
@@ -250,9 +267,15 @@ ForecastStepStats ForecasterTrainer::trainStep()
     const std::uint64_t seed = stepSeed(d.config.seed, d.steps);
     std::mt19937_64 rng(seed);
     std::uniform_int_distribution<std::size_t> pick(d.train.begin, d.train.end - 1);
-    std::vector<int64_t> anchors(d.config.batchSize);
-    for (auto& a : anchors) a = static_cast<int64_t>(pick(rng));
-    torch::manual_seed(seed);
+    // Data parallel: every rank draws the same global batch of batchSize x ranks windows and
+    // trains on its own slice, so N ranks x B see exactly what one process x N*B would.
+    const int rank = d.communicator ? d.communicator->rank() : 0;
+    const int ranks = d.communicator ? d.communicator->world_size() : 1;
+    std::vector<int64_t> global(d.config.batchSize * static_cast<std::size_t>(ranks));
+    for (auto& a : global) a = static_cast<int64_t>(pick(rng));
+    const std::vector<int64_t> anchors(global.begin() + static_cast<std::ptrdiff_t>(d.config.batchSize) * rank,
+                                       global.begin() + static_cast<std::ptrdiff_t>(d.config.batchSize) * (rank + 1));
+    torch::manual_seed(seed + static_cast<std::uint64_t>(rank)); // dropout differs per rank
 
     ForecastStepStats stats;
     stats.learningRate = warmupCosineLearningRate(d.steps, d.config.learningRate, d.config.warmupSteps,
@@ -271,15 +294,26 @@ ForecastStepStats ForecasterTrainer::trainStep()
     auto loss = models::quantile_loss(pred.to(torch::kDouble), targetBatch.to(torch::kDouble), d.config.quantiles);
     // The activation peak is read in the clip callback: after backward (and the in-place unscale),
     // before the optimizer allocates its own temporaries.
-    const auto stepped = mp::scaled_step(d.scaler, *d.optimizer, loss, [&d, &stats, &activations] {
-        d.activationPeakBytes = models::countingCpuAllocatorInstalled() ? activations.peakAboveStart() : 0;
-        return d.clipGradients(stats.clipped);
-    });
+    const auto stepped = mp::scaled_step(
+        d.scaler, *d.optimizer, loss,
+        [&d, &stats, &activations] {
+            d.activationPeakBytes = models::countingCpuAllocatorInstalled() ? activations.peakAboveStart() : 0;
+            return d.clipGradients(stats.clipped);
+        },
+        [&d, &stats] {
+            if (d.reducer) stats.allreduceSeconds = d.reducer->synchronize().wait_seconds;
+        });
     stats.gradNorm = stepped.grad_norm;
     stats.skipped = stepped.skipped;
     ++d.steps;
     stats.step = d.steps;
     stats.loss = loss.item<double>();
+    if (d.communicator) {
+        // The mean over ranks of each rank's batch mean = the global batch's mean.
+        torch::Tensor l = torch::tensor({stats.loss}, torch::kFloat64);
+        d.communicator->all_reduce_mean_(l);
+        stats.loss = l.item<double>();
+    }
     stats.lossScale = d.scaler.current_scale();
     stats.skippedSteps = d.scaler.skipped_steps();
     stats.stepSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -15,6 +15,10 @@
 #include <string>
 #include <vector>
 
+namespace foxhunt::models::dist {
+class Communicator;
+}
+
 namespace foxhunt {
 
 /// Which network the trainer drives.
@@ -64,6 +68,7 @@ struct ForecastStepStats {
     double lossScale = 1.0;    ///< loss scale after this step's update (1 without FP16 scaling)
     bool skipped = false;      ///< the optimizer step was skipped: inf/NaN gradients
     std::int64_t skippedSteps = 0; ///< steps skipped so far
+    double allreduceSeconds = 0.0; ///< data parallel: time waiting for the gradient all-reduce after backward
 };
 
 /// How evaluateInt8() measures.
@@ -91,7 +96,12 @@ public:
     /// Moves the trainer.
     ForecasterTrainer& operator=(ForecasterTrainer&&) noexcept;
 
-    /// One optimisation step on a batch drawn from the training range.
+    /// Data parallel over `communicator`'s ranks (nullptr or one rank: this process alone): copies
+    /// rank 0's weights here, then each trainStep() trains on this rank's slice of a global batch
+    /// of batchSize x ranks windows and averages the gradients over ranks after backward (bucketed,
+    /// overlapped with it). Every rank must call trainStep() the same number of times.
+    void setCommunicator(std::shared_ptr<models::dist::Communicator> communicator);
+    /// One optimisation step on a batch drawn from the training range (loss: mean over ranks).
     ForecastStepStats trainStep();
     /// Scores the model and the baselines on the validation range.
     ForecastEvaluation evaluate();

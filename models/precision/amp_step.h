@@ -18,21 +18,31 @@ struct ScaledStepResult {
     bool skipped = false;
 };
 
-/// backward() of scaler.scale(loss), unscale once, `clip()` (returns the norm before clipping; it
+/// backward() of scaler.scale(loss), `after_backward()` (the data-parallel gradient all-reduce goes
+/// here, so every rank unscales, checks and clips the same averaged gradients), unscale once, `clip()` (returns the norm before clipping; it
 /// must leave non-finite gradients alone), optimizer step unless they overflowed, then update()
 /// the scale. With a non-scaling config this is backward, clip, step. Gradients must be zeroed
 /// (or set to none) by the caller beforehand.
-template <class Clip>
+template <class Clip, class AfterBackward>
 ScaledStepResult scaled_step(LossScaler& scaler, torch::optim::Optimizer& optimizer, const torch::Tensor& loss,
-                             Clip&& clip)
+                             Clip&& clip, AfterBackward&& after_backward)
 {
     scaler.scale(loss).backward();
+    std::forward<AfterBackward>(after_backward)();
     scaler.unscale(optimizer);
     ScaledStepResult result;
     result.grad_norm = std::forward<Clip>(clip)();
     result.skipped = !scaler.step(optimizer);
     scaler.update();
     return result;
+}
+
+/// scaled_step() of a single process.
+template <class Clip>
+ScaledStepResult scaled_step(LossScaler& scaler, torch::optim::Optimizer& optimizer, const torch::Tensor& loss,
+                             Clip&& clip)
+{
+    return scaled_step(scaler, optimizer, loss, std::forward<Clip>(clip), [] {});
 }
 
 } // namespace foxhunt::models::precision
