@@ -116,9 +116,10 @@ void AgentRunner::save(const std::string& path) const
         m_ppo->save(path, out.str());
 }
 
-void AgentRunner::load(const std::string& path)
+void AgentRunner::load(const std::string& path, bool restoreEnvironment)
 {
     const std::string data = m_dqn ? m_dqn->load(path) : m_ppo->load(path);
+    if (!restoreEnvironment) return;
     std::istringstream in(data);
     TradingEnvState s;
     in >> m_cursor >> m_episodePnl >> s.episode >> s.bar >> s.position >> s.entryPriceTicks >> s.equityTicks

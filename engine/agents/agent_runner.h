@@ -56,8 +56,10 @@ public:
     EvaluationReport evaluate(std::vector<int> episodes);
     /// Agent checkpoint plus the environment state and episode cursor.
     void save(const std::string& path) const;
-    /// Restores save()'s checkpoint into this runner (same options and env inputs).
-    void load(const std::string& path);
+    /// Restores save()'s checkpoint into this runner (same options and env inputs). Without
+    /// `restoreEnvironment` only the agent is restored (weights, optimizer, RNG, buffers) and the
+    /// runner keeps its own episodes and position: a data-parallel rank resuming from rank 0's checkpoint.
+    void load(const std::string& path, bool restoreEnvironment = true);
     /// The DQN agent (nullptr for PPO).
     Dqn* dqn() { return m_dqn.get(); }
     /// The PPO agent (nullptr for DQN).

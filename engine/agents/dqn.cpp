@@ -7,6 +7,7 @@
 #include "engine/agents/replay_buffer.h"
 #include "engine/agents/schedules.h"
 #include "models/agents/grad_utils.h"
+#include "models/distributed/communicator.h"
 #include "models/agents/q_network.h"
 #include "models/precision/amp_step.h"
 #include "models/precision/autocast.h"
@@ -162,9 +163,15 @@ struct Dqn::Impl {
         }
         onlineFlat.grads.zero_();
         DqnUpdateStats stats;
-        const mp::ScaledStepResult stepped = mp::scaled_step(scaler, *optimizer, loss, [this] {
-            return models::clip_grad_norm_f64(flatList, options.maxGradNorm);
-        });
+        const mp::ScaledStepResult stepped = mp::scaled_step(
+            scaler, *optimizer, loss, [this] { return models::clip_grad_norm_f64(flatList, options.maxGradNorm); },
+            [this, &stats] {
+                // Data-parallel learners: the flat gradient buffer is the whole message.
+                if (!communicator) return;
+                const double before = communicator->collective_seconds();
+                communicator->all_reduce_mean_(onlineFlat.grads);
+                stats.allreduceMs = 1e3 * (communicator->collective_seconds() - before);
+            });
         stats.gradNorm = stepped.grad_norm;
         stats.skipped = stepped.skipped;
         ++updates;
@@ -206,6 +213,7 @@ struct Dqn::Impl {
     models::FlatParameters onlineFlat;
     models::FlatParameters targetFlat;
     std::vector<torch::Tensor> flatList; ///< {onlineFlat.values}: the optimizer's and the clip's parameter list
+    std::shared_ptr<models::dist::Communicator> communicator; ///< data-parallel learners (none: one process)
     std::unique_ptr<torch::optim::Adam> optimizer;
     mp::LossScaler scaler;
     bool amp = false;
@@ -380,6 +388,15 @@ int Dqn::int8GreedyAction(std::span<const float> observation)
         d.int8Net = mp::quantize_for_inference(d.online);
     std::copy(observation.begin(), observation.end(), d.single.data_ptr<float>());
     return static_cast<int>(d.int8Net->forward(d.single).argmax(1).item<int64_t>());
+}
+
+void Dqn::setCommunicator(std::shared_ptr<models::dist::Communicator> communicator)
+{
+    Impl& d = *m_impl;
+    d.communicator.reset();
+    if (!communicator || communicator->world_size() == 1) return;
+    models::dist::broadcast_tensors(*communicator, {d.onlineFlat.values, d.targetFlat.values});
+    d.communicator = std::move(communicator);
 }
 
 std::vector<float> Dqn::onlineParameters() const { return flatParameters(*m_impl->online); }

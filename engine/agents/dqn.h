@@ -22,6 +22,10 @@
 #include <string>
 #include <vector>
 
+namespace foxhunt::models::dist {
+class Communicator;
+}
+
 namespace foxhunt {
 
 /// DQN options; defaults follow SB3's DQN.
@@ -68,6 +72,7 @@ struct DqnUpdateStats {
     double lossScale = 1.0;     ///< loss scale after this step (1 without loss scaling)
     bool skipped = false;       ///< the optimizer step was skipped: inf/NaN gradients
     long long skippedSteps = 0; ///< optimizer steps skipped so far
+    double allreduceMs = 0.0;   ///< data-parallel learners: time waiting for the gradient all-reduce
 };
 
 /// The DQN agent.
@@ -90,6 +95,11 @@ public:
                                           std::span<const float> nextObservation, bool terminated, bool truncated);
     /// One gradient step on a sampled batch (the buffer must not be empty).
     DqnUpdateStats update();
+    /// Data-parallel learners over `communicator`'s ranks (nullptr or one rank: this process alone):
+    /// copies rank 0's online and target weights here; each rank then acts on its own days and
+    /// learns from its own replay, and every update averages the gradients over ranks, so the
+    /// networks stay identical.
+    void setCommunicator(std::shared_ptr<models::dist::Communicator> communicator);
     /// Applies the target update now (tau from the options).
     void updateTarget();
 

@@ -10,12 +10,14 @@
 #include "engine/store/bar_store.h"
 #include "engine/store/run_store.h"
 
+#include "models/distributed/communicator.h"
 #include "models/memory/memory_tracker.h"
 #include "models/runtime.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstring>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -35,6 +37,32 @@ using Clock = std::chrono::steady_clock;
 
 /// Live dashboard series (equity, position, forecasts) every this many steps of a model.
 constexpr long long kLiveEvery = 10;
+
+/// Multi-process runs at full speed: rank 0 releases ticks to the other ranks in blocks of this
+/// many (one store message per block; pause and stop take effect between blocks). Paced replays
+/// release one tick at a time, so pause and single steps act on the next bar.
+constexpr long long kBlockTicks = 32;
+
+namespace dist = foxhunt::models::dist;
+
+std::shared_ptr<dist::Communicator> joinGroup(const Rendezvous& r)
+{
+    dist::RendezvousOptions o;
+    o.master_addr = r.masterAddr;
+    o.master_port = r.masterPort;
+    o.world_size = r.worldSize;
+    o.rank = r.rank;
+    o.local_rank = r.localRank;
+    o.timeout = std::chrono::milliseconds(static_cast<long long>(r.timeoutSeconds * 1e3));
+    return dist::Communicator::connect(o);
+}
+
+std::string readFileBytes(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::runtime_error("cannot read checkpoint " + path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+}
 
 double msSince(Clock::time_point t0)
 {
@@ -142,6 +170,9 @@ struct ModelSlot {
     std::vector<double> latenciesMs;
     std::map<std::string, double> last; ///< last value of each metric
     double paramBytes = 0;
+    double blockSamples = 0;       ///< multi-process: samples (env steps / windows) in this control block
+    double blockAllreduceMs = 0;   ///< multi-process: gradient all-reduce wait in this block
+    double blockUpdates = 0;       ///< multi-process: optimizer steps in this block
 };
 
 } // namespace
@@ -152,6 +183,10 @@ struct TrainingSession::Impl {
     std::atomic<bool> stop{false};
     std::atomic<bool> paused{false};
     std::atomic<int> pendingSteps{0};
+    /// Multi-process run: pause and stop act between control blocks only (a rank stopped
+    /// mid-block would leave the others waiting in a collective).
+    std::atomic<bool> deferControls{false};
+    std::atomic<bool> atBoundary{true};
 };
 
 TrainingSession::TrainingSession(std::string databasePath, SessionConfig config)
@@ -165,7 +200,7 @@ void TrainingSession::pause()
 {
     std::lock_guard lock(m_impl->clockMutex);
     m_impl->paused = true;
-    if (m_impl->clock) m_impl->clock->pause();
+    if (m_impl->clock && !m_impl->deferControls) m_impl->clock->pause();
 }
 
 void TrainingSession::resume()
@@ -190,7 +225,7 @@ void TrainingSession::stop()
 {
     std::lock_guard lock(m_impl->clockMutex);
     m_impl->stop = true;
-    if (m_impl->clock) m_impl->clock->stop();
+    if (m_impl->clock && (!m_impl->deferControls || m_impl->atBoundary)) m_impl->clock->stop();
 }
 
 void TrainingSession::setSpeed(double speed)
@@ -208,6 +243,10 @@ SessionResult TrainingSession::run()
     nlohmann::json doc;
     std::unique_ptr<BarStore> store;
     std::unique_ptr<RunStore> runs;
+    std::shared_ptr<dist::Communicator> comm; // multi-process runs
+    std::unique_ptr<LocalWorkers> localWorkers;
+    const bool owner = !m_worker;             // rank 0: store, telemetry, checkpoints, evaluation
+    long long blocks = 0;                     // control blocks published (rank 0) or followed
     std::int64_t runId = 0;
     MetricBatch storeBatch;
     auto lastFlush = Clock::now();
@@ -224,11 +263,23 @@ SessionResult TrainingSession::run()
     };
 
     try {
-        store = std::make_unique<BarStore>(m_databasePath);
-        runs = std::make_unique<RunStore>(*store);
-        runs->markInterruptedRuns();
         std::optional<RunInfo> resumed;
-        if (m_resumeRunId > 0) {
+        bool workerResumes = false;
+        if (owner) {
+            store = std::make_unique<BarStore>(m_databasePath);
+            runs = std::make_unique<RunStore>(*store);
+            runs->markInterruptedRuns();
+        } else {
+            // A worker rank: the run comes from rank 0, whole.
+            comm = joinGroup(*m_rendezvous);
+            const nlohmann::json header = nlohmann::json::parse(comm->broadcast_bytes(""));
+            SessionConfig received = sessionConfigFromJson(header.at("config"));
+            workerResumes = header.at("resumed").get<bool>();
+            runId = header.at("run_id").get<std::int64_t>();
+            std::lock_guard lock(m_impl->clockMutex);
+            m_config = std::move(received);
+        }
+        if (owner && m_resumeRunId > 0) {
             resumed = runs->run(m_resumeRunId);
             if (!resumed) throw std::invalid_argument("no run " + std::to_string(m_resumeRunId) + " to resume");
             if (resumed->status == RunStatus::Running || resumed->status == RunStatus::Finished)
@@ -239,6 +290,8 @@ SessionResult TrainingSession::run()
             stored.threads = m_config.threads;
             stored.speed = m_config.speed;
             stored.checkpointDir = m_config.checkpointDir;
+            stored.workers = m_config.workers; // resume with the same or a different number of ranks
+            stored.distributedTimeoutSeconds = m_config.distributedTimeoutSeconds;
             std::lock_guard lock(m_impl->clockMutex);
             m_config = std::move(stored);
         }
@@ -264,22 +317,33 @@ SessionResult TrainingSession::run()
         if (cfg.precision.int8 && cfg.precision.int8StaticActivations && cfg.precision.calibrationBars <= 0)
             throw std::invalid_argument("precision: static INT8 activations need calibration_bars > 0");
 
-        const std::optional<SeriesInfo> series = chooseSeries(*store, cfg.series);
-        if (!series)
-            throw std::invalid_argument(cfg.series.empty() ? "the store holds no series"
-                                                           : "no series '" + cfg.series + "' in " + store->path());
-        const std::int64_t fromTs = cfg.fromDay ? sessionOpenUtc(*cfg.fromDay) : INT64_MIN;
-        const std::int64_t toTs = cfg.toDay ? sessionOpenUtc(*cfg.toDay + 1) : INT64_MAX;
-        const std::vector<Bar> bars = store->loadBars(series->id, fromTs, toTs);
-        if (bars.size() < 100) throw std::invalid_argument("too few bars of " + series->symbol + " in that range");
+        std::optional<SeriesInfo> series;
+        std::vector<Bar> bars;
+        if (owner) {
+            series = chooseSeries(*store, cfg.series);
+            if (!series)
+                throw std::invalid_argument(cfg.series.empty() ? "the store holds no series"
+                                                               : "no series '" + cfg.series + "' in " + store->path());
+            const std::int64_t fromTs = cfg.fromDay ? sessionOpenUtc(*cfg.fromDay) : INT64_MIN;
+            const std::int64_t toTs = cfg.toDay ? sessionOpenUtc(*cfg.toDay + 1) : INT64_MAX;
+            bars = store->loadBars(series->id, fromTs, toTs);
+            if (bars.size() < 100) throw std::invalid_argument("too few bars of " + series->symbol + " in that range");
+        } else {
+            const std::string raw = comm->broadcast_bytes("");
+            bars.resize(raw.size() / sizeof(Bar));
+            std::memcpy(static_cast<void*>(bars.data()), raw.data(), bars.size() * sizeof(Bar));
+        }
         const WalkForwardSplit split = splitByFraction(bars, cfg.trainFraction, cfg.validationFraction);
         const FeatureMatrix features = computeFeatures(bars);
         const int featureCount = static_cast<int>(features.cols);
 
+        if (owner) {
         // The machine the run trained on, for its report (GPU fields only when CUDA is present).
         nlohmann::json versions = {{"foxhunt", FOXHUNT_VERSION}, {"torch", models::torchVersion()},
                                    {"cuda", models::cudaAvailable()}, {"cpu", cpuModel()},
                                    {"hardware_threads", std::thread::hardware_concurrency()}, {"device", cfg.device}};
+        const int world = m_rendezvous ? m_rendezvous->worldSize : cfg.workers;
+        if (world > 1) versions["ranks"] = world;
         const std::string name = cfg.name.empty() ? series->symbol + " " + formatUtc(wallClockNs()).substr(0, 19) : cfg.name;
         if (resumed) {
             runId = resumed->id;
@@ -301,6 +365,28 @@ SessionResult TrainingSession::run()
                         {"validation", part(split.validation, split.validationBars)},
                         {"test", part(split.test, split.testBars)}};
 
+        // Several processes: start the local workers (or join the ranks started elsewhere) and hand
+        // them the run: config, bars and, when resuming, the checkpoints below.
+        if (world > 1) {
+            Rendezvous r = m_rendezvous.value_or(Rendezvous{});
+            if (!m_rendezvous) {
+                r.worldSize = world;
+                r.masterPort = freeLocalPort();
+                r.timeoutSeconds = cfg.distributedTimeoutSeconds;
+                localWorkers = std::make_unique<LocalWorkers>();
+                localWorkers->start(m_workerProgram.empty() ? defaultWorkerProgram() : m_workerProgram, r, 1, world - 1);
+            }
+            comm = joinGroup(r);
+            comm->broadcast_bytes(
+                nlohmann::json{{"config", toJson(cfg)}, {"resumed", resumed.has_value()}, {"run_id", runId}}.dump());
+            comm->broadcast_bytes(std::string(reinterpret_cast<const char*>(bars.data()), bars.size() * sizeof(Bar)));
+            doc["ranks"] = world;
+        }
+        }
+        const int rank = comm ? comm->rank() : 0;
+        const int ranks = comm ? comm->world_size() : 1;
+        m_impl->deferControls = ranks > 1;
+
         // Episodes (one per trading day) assigned to the parts they start in.
         const std::vector<EpisodeRange> episodes = episodesByTradingDay(bars);
         std::vector<int> trainEpisodes, validationEpisodes, testEpisodes;
@@ -309,6 +395,18 @@ SessionResult TrainingSession::run()
             if (b >= split.testIndex.begin) testEpisodes.push_back(e);
             else if (b >= split.validationIndex.begin) validationEpisodes.push_back(e);
             else trainEpisodes.push_back(e);
+        }
+        if (ranks > 1) {
+            // Each rank's agents collect experience on their own slice of the training days.
+            std::vector<int> mine;
+            for (std::size_t i = static_cast<std::size_t>(rank); i < trainEpisodes.size(); i += static_cast<std::size_t>(ranks))
+                mine.push_back(trainEpisodes[i]);
+            const bool agents = std::any_of(cfg.models.begin(), cfg.models.end(),
+                                            [](ModelKind k) { return k == ModelKind::Dqn || k == ModelKind::Ppo; });
+            if (agents && mine.empty())
+                throw std::invalid_argument(std::to_string(trainEpisodes.size()) + " training days cannot be shared by " +
+                                            std::to_string(ranks) + " processes: use fewer workers or a longer range");
+            trainEpisodes = std::move(mine);
         }
 
         // Forecaster data: observed market features, plus the clock features as known-future covariates.
@@ -355,11 +453,13 @@ SessionResult TrainingSession::run()
                     o.seed = cfg.seed;
                     o.mixedPrecision = cfg.precision.amp;
                     slot.agent = std::make_unique<AgentRunner>(*slot.env, trainEpisodes, o);
+                    if (comm) slot.agent->dqn()->setCommunicator(comm);
                 } else {
                     PpoOptions o = cfg.ppo;
                     o.seed = cfg.seed;
                     o.mixedPrecision = cfg.precision.amp;
                     slot.agent = std::make_unique<AgentRunner>(*slot.env, trainEpisodes, o);
+                    if (comm) slot.agent->ppo()->setCommunicator(comm);
                 }
                 slot.paramBytes = static_cast<double>(slot.agent->memoryBytes().parameterBytes);
             } else {
@@ -380,13 +480,31 @@ SessionResult TrainingSession::run()
                     throw std::invalid_argument("too few bars for " + slot.name + "'s windows of " +
                                                 std::to_string(fc.windowing.pastLength) + " bars");
                 slot.forecaster = std::make_unique<ForecasterTrainer>(fc, fdata, trainA, validA);
+                if (comm) slot.forecaster->setCommunicator(comm);
                 slot.paramBytes = static_cast<double>(slot.forecaster->parameterBytes());
             }
-            if (resumed) {
+            if (resumed || workerResumes) {
                 // Continue from the newest checkpoint: weights, optimizer, RNG, replay and env state.
-                if (const auto ckpt = runs->lastCheckpoint(runId, slot.name)) {
-                    if (slot.agent) slot.agent->load(ckpt->path);
+                // Every rank continues from rank 0's; the others keep their own days and position.
+                std::optional<CheckpointRecord> ckpt = owner ? runs->lastCheckpoint(runId, slot.name) : std::nullopt;
+                std::filesystem::path received;
+                if (comm) {
+                    const std::string bytes = comm->broadcast_bytes(ckpt ? readFileBytes(ckpt->path) : std::string());
+                    const long long step =
+                        std::stoll(comm->broadcast_bytes(std::to_string(ckpt ? static_cast<long long>(ckpt->step) : 0)));
+                    if (!owner && !bytes.empty()) {
+                        received = std::filesystem::temp_directory_path() /
+                                   ("foxhunt-run" + std::to_string(runId) + "-rank" + std::to_string(rank) + "-" + slot.name + ".pt");
+                        std::ofstream(received, std::ios::binary) << bytes;
+                        ckpt = CheckpointRecord{};
+                        ckpt->path = received.string();
+                        ckpt->step = step;
+                    }
+                }
+                if (ckpt) {
+                    if (slot.agent) slot.agent->load(ckpt->path, /*restoreEnvironment=*/owner);
                     else slot.forecaster->loadCheckpoint(ckpt->path);
+                    if (!received.empty()) std::filesystem::remove(received);
                     slot.steps = ckpt->step;
                     if (slot.agent) slot.episodeEquityTicks = slot.env->state().equityTicks;
                     if (slot.agent)
@@ -414,6 +532,7 @@ SessionResult TrainingSession::run()
             (cfg.checkpointDir.empty() ? std::filesystem::path(defaultDataDir()) / "checkpoints" : std::filesystem::path(cfg.checkpointDir)) /
             ("run-" + std::to_string(runId));
         auto checkpoint = [&] {
+            if (!owner) return;
             std::filesystem::create_directories(checkpointDir);
             for (ModelSlot& s : slots) {
                 const std::string path = (checkpointDir / (s.name + "-" + std::to_string(s.steps) + ".pt")).string();
@@ -452,7 +571,49 @@ SessionResult TrainingSession::run()
             .calibrationSamples = cfg.precision.int8StaticActivations ? static_cast<std::size_t>(cfg.precision.calibrationBars) : 0,
             .latencyRepeats = 5};
 
+        // Multi-process control: rank 0 releases ticks in blocks; every rank ends a block with one
+        // all-reduce of its per-model throughput and all-reduce wait, which rank 0 charts.
+        long long blockLeft = 0;
+        auto blockStart = Clock::now();
+        auto endBlock = [&](BarClock* ownerClock) {
+            const double seconds = std::max(1e-9, std::chrono::duration<double>(Clock::now() - blockStart).count());
+            std::vector<double> v(slots.size() * static_cast<std::size_t>(ranks) * 2, 0.0);
+            for (std::size_t i = 0; i < slots.size(); ++i) {
+                const std::size_t at = (i * static_cast<std::size_t>(ranks) + static_cast<std::size_t>(rank)) * 2;
+                v[at] = slots[i].blockSamples / seconds;
+                v[at + 1] = slots[i].blockUpdates > 0 ? slots[i].blockAllreduceMs / slots[i].blockUpdates : 0.0;
+            }
+            v = comm->all_reduce_sum(v);
+            for (std::size_t i = 0; i < slots.size(); ++i) {
+                ModelSlot& s = slots[i];
+                if (owner && s.blockSamples > 0) {
+                    double slowest = 0.0;
+                    for (int r = 0; r < ranks; ++r) {
+                        const std::size_t at = (i * static_cast<std::size_t>(ranks) + static_cast<std::size_t>(r)) * 2;
+                        emit(s, ("throughput_rank" + std::to_string(r)).c_str(), v[at]);
+                        slowest = std::max(slowest, v[at + 1]);
+                    }
+                    if (s.blockUpdates > 0) emit(s, "allreduce_ms", slowest);
+                }
+                s.blockSamples = s.blockAllreduceMs = s.blockUpdates = 0;
+            }
+            blockLeft = 0;
+            if (ownerClock) {
+                // Between blocks every rank waits for the next release, so pausing or stopping here is safe.
+                std::lock_guard lock(m_impl->clockMutex);
+                m_impl->atBoundary = true;
+                if (m_impl->stop) ownerClock->stop();
+                else if (m_impl->paused) ownerClock->pause();
+            }
+        };
+
         auto onBar = [&](const Bar&, std::size_t index) {
+            if (comm && owner && blockLeft == 0) {
+                blockLeft = (m_config.speed == 0.0 && !m_impl->paused) ? kBlockTicks : 1;
+                m_impl->atBoundary = false;
+                comm->publish("block/" + std::to_string(blocks++), std::to_string(blockLeft));
+                blockStart = Clock::now();
+            }
             ++tick;
             bool anyLeft = false;
             for (ModelSlot& s : slots) {
@@ -481,8 +642,11 @@ SessionResult TrainingSession::run()
                         emit(s, "buy_hold_equity_ticks", s.holdEquityTicks);
                         emit(s, "position", es.position);
                     }
+                    s.blockSamples += 1;
                     if (st.updates != s.lastUpdates && (st.dqn || st.ppo)) {
                         s.lastUpdates = st.updates;
+                        s.blockUpdates += 1;
+                        s.blockAllreduceMs += st.dqn ? st.dqn->allreduceMs : st.ppo->allreduceMs;
                         if (st.dqn) {
                             emit(s, "loss", st.dqn->loss);
                             emit(s, "q_mean", st.dqn->qMean);
@@ -514,7 +678,7 @@ SessionResult TrainingSession::run()
                         emit(s, "step_ms", ms);
                     }
                     if (st.episodesFinished > 0) emit(s, "episode_pnl_ticks", st.meanEpisodePnlTicks);
-                    if (s.steps % 100 == 0) {
+                    if (owner && s.steps % 100 == 0) {
                         const auto l0 = Clock::now();
                         (void)s.agent->greedyAction(s.env->observation());
                         const double lat = msSince(l0);
@@ -524,6 +688,9 @@ SessionResult TrainingSession::run()
                 } else {
                     const ForecastStepStats st = s.forecaster->trainStep();
                     s.steps = st.step;
+                    s.blockSamples += static_cast<double>(s.forecaster->config().batchSize);
+                    s.blockUpdates += 1;
+                    s.blockAllreduceMs += st.allreduceSeconds * 1e3;
                     emit(s, "loss", st.loss);
                     emit(s, "grad_norm", st.gradNorm);
                     emit(s, "learning_rate", st.learningRate);
@@ -532,7 +699,7 @@ SessionResult TrainingSession::run()
                     emit(s, "skipped_steps", static_cast<double>(st.skippedSteps));
                     if (!std::isnan(s.lastLossScale) && st.lossScale != s.lastLossScale) ++s.scaleChanges;
                     s.lastLossScale = st.lossScale;
-                    if (s.steps % kLiveEvery == 0) {
+                    if (owner && s.steps % kLiveEvery == 0) {
                         // The forecast made at the replayed bar, timed as the inference latency.
                         const std::size_t replayed = split.trainIndex.begin + index;
                         const IndexRange valid = validAnchors(fdata, s.forecaster->config().windowing);
@@ -566,7 +733,7 @@ SessionResult TrainingSession::run()
                 anyLeft = anyLeft || s.steps < cfg.steps;
             }
             // INT8 refreshes of the forecasters still training (a finished one gets the full check at the end).
-            if (cfg.precision.int8 && cfg.precision.int8RefreshEvery > 0 && tick % cfg.precision.int8RefreshEvery == 0)
+            if (owner && cfg.precision.int8 && cfg.precision.int8RefreshEvery > 0 && tick % cfg.precision.int8RefreshEvery == 0)
                 for (ModelSlot& s : slots) {
                     if (s.steps >= cfg.steps || !s.int8Error.empty()) continue;
                     if (s.agent && s.lastUpdates == 0) continue; // nothing learned, no rollout to measure on yet
@@ -578,6 +745,11 @@ SessionResult TrainingSession::run()
                         s.int8Error = e.what();
                     }
                 }
+            if (comm && (--blockLeft == 0 || !anyLeft)) endBlock(owner ? &clock : nullptr);
+            if (!owner) {
+                tickBatch.clear(); // rank 0 speaks for the run
+                return;
+            }
             if (Clock::now() - lastRss > std::chrono::seconds(1)) {
                 lastRss = Clock::now();
                 tickBatch.push_back({"session", "rss_bytes", tick, 0, residentBytes()});
@@ -599,10 +771,28 @@ SessionResult TrainingSession::run()
         auto allDone = [&] {
             return std::all_of(slots.begin(), slots.end(), [&](const ModelSlot& s) { return s.steps >= cfg.steps; });
         };
-        while (!m_impl->stop && !allDone()) {
-            clock.run(onBar);
-            if (m_impl->stop || allDone()) break;
-            clock.rewind(0);
+        if (owner) {
+            // A stop inside a control block waits for the block's end (blockLeft == 0).
+            auto finished = [&] { return allDone() || (m_impl->stop && blockLeft == 0); };
+            while (!finished()) {
+                clock.run(onBar);
+                if (finished()) break;
+                clock.rewind(0);
+            }
+            if (comm) comm->publish("block/" + std::to_string(blocks), "end");
+        } else {
+            // Follow rank 0's releases until it ends the run.
+            std::size_t index = 0;
+            for (;;) {
+                const std::string release = comm->await("block/" + std::to_string(blocks++));
+                if (release == "end") break;
+                blockLeft = std::stoll(release);
+                blockStart = Clock::now();
+                for (long long n = blockLeft; n > 0 && !allDone(); --n) {
+                    onBar(trainBars[index], index);
+                    index = (index + 1) % trainBars.size();
+                }
+            }
         }
         {
             std::lock_guard lock(m_impl->clockMutex);
@@ -610,83 +800,107 @@ SessionResult TrainingSession::run()
         }
         flush(true);
         checkpoint();
-
-        // Evaluation on validation and test, beside the baselines.
-        auto ampDocument = [&cfg](const ModelSlot& s, double finalScale, long long skippedSteps) {
-            const auto& amp = cfg.precision.amp;
-            return nlohmann::json{{"enabled", amp.enabled},
-                                  {"dtype", amp.enabled ? models::precision::to_string(amp.dtype) : "fp32"},
-                                  {"final_scale", finalScale},
-                                  {"skipped_steps", skippedSteps},
-                                  {"scale_changes", s.scaleChanges}};
-        };
-        // The final INT8 check of one model, or why there is none (also emitted as its last int8_degradation).
-        auto int8Document = [&](ModelSlot& s, const std::function<Int8Evaluation()>& evaluate, int latencyRepeats) {
-            try {
-                if (!s.int8Error.empty()) throw std::invalid_argument(s.int8Error);
-                const Int8Evaluation e = evaluate();
-                emit(s, "int8_degradation", e.degradation);
-                return toJson(e, cfg.precision.int8StaticActivations, cfg.precision.calibrationBars, latencyRepeats);
-            } catch (const std::exception& e) {
-                return nlohmann::json{{"error", e.what()}};
-            }
-        };
-        nlohmann::json modelsDoc = nlohmann::json::object();
-        if (!feed.forecasters.empty()) feed.buildTable(split.validationIndex.begin, bars.size());
-        for (ModelSlot& s : slots) {
-            nlohmann::json m;
-            m["training"] = {{"steps", s.steps}, {"final", s.last}, {"param_bytes", s.paramBytes},
-                             {"latency", percentiles(s.latenciesMs)}};
-            if (s.agent) {
-                m["training"]["updates"] = s.lastUpdates;
-                m["training"]["observation_size"] = s.env->observationSize();
-                m["training"]["extra_observation_size"] = s.env->options().extraObservationSize;
-                m["validation"] = toJson(s.agent->evaluate(validationEpisodes));
-                m["test"] = toJson(s.agent->evaluate(testEpisodes));
-                m["validation"]["amp"] =
-                    ampDocument(s, s.agent->dqn() ? s.agent->dqn()->lossScale() : s.agent->ppo()->lossScale(), s.skippedSteps);
-                if (cfg.precision.int8) {
-                    AgentInt8Options o = agentRefreshOptions;
-                    o.samples = 1024;
-                    o.latencyRepeats = 50;
-                    m["validation"]["int8"] = int8Document(s, [&] { return s.agent->evaluateInt8(o); }, o.latencyRepeats);
-                }
-            } else {
-                const std::size_t h = s.forecaster->config().windowing.horizon;
-                const IndexRange valid = validAnchors(fdata, s.forecaster->config().windowing);
-                const IndexRange testA{std::max(valid.begin, split.testIndex.begin),
-                                       std::min(valid.end, split.testIndex.end > h ? split.testIndex.end - h : 0)};
-                m["validation"] = toJson(s.forecaster->evaluate());
-                if (testA.size() > 0) m["test"] = toJson(s.forecaster->evaluate(testA));
-                const ForecastAmpStatus amp = s.forecaster->ampStatus();
-                m["validation"]["amp"] = ampDocument(s, amp.lossScale, amp.skippedSteps);
-                if (cfg.precision.int8) {
-                    Int8EvaluationOptions o;
-                    o.calibrationWindows = refreshOptions.calibrationWindows;
-                    m["validation"]["int8"] = int8Document(s, [&] { return s.forecaster->evaluateInt8(o); }, o.latencyRepeats);
-                }
-                if (s.kind == ModelKind::Tft) m["validation"]["interpretation"] = toJson(s.forecaster->interpret());
-            }
-            runs->saveEvaluation(runId, s.name, "validation", m["validation"].dump());
-            if (m.contains("test")) runs->saveEvaluation(runId, s.name, "test", m["test"].dump());
-            runs->saveEvaluation(runId, s.name, "training", m["training"].dump());
-            modelsDoc[s.name] = m;
+        if (localWorkers) {
+            // They leave as soon as they read the end of the run; one that did not is worth a line.
+            const std::vector<std::string> problems = localWorkers->wait(cfg.distributedTimeoutSeconds);
+            if (!problems.empty()) doc["worker_problems"] = problems;
         }
-        if (!tickBatch.empty()) {
-            const std::int64_t now = wallClockNs();
-            for (MetricSample& s : tickBatch) s.wallNs = now;
-            storeBatch.insert(storeBatch.end(), tickBatch.begin(), tickBatch.end());
-            if (m_samples.append(std::move(tickBatch)) && m_onSamples) m_onSamples();
-            tickBatch.clear();
+        if (!owner) {
+            // A worker's part ends with training: rank 0 evaluates and stores.
+            result.runId = runId;
+            result.status = "finished";
+            doc["rank"] = rank;
+            doc["ticks"] = tick;
+        } else {
+            // Evaluation on validation and test, beside the baselines.
+            auto ampDocument = [&cfg](const ModelSlot& s, double finalScale, long long skippedSteps) {
+                const auto& amp = cfg.precision.amp;
+                return nlohmann::json{{"enabled", amp.enabled},
+                                      {"dtype", amp.enabled ? models::precision::to_string(amp.dtype) : "fp32"},
+                                      {"final_scale", finalScale},
+                                      {"skipped_steps", skippedSteps},
+                                      {"scale_changes", s.scaleChanges}};
+            };
+            // The final INT8 check of one model, or why there is none (also emitted as its last int8_degradation).
+            auto int8Document = [&](ModelSlot& s, const std::function<Int8Evaluation()>& evaluate, int latencyRepeats) {
+                try {
+                    if (!s.int8Error.empty()) throw std::invalid_argument(s.int8Error);
+                    const Int8Evaluation e = evaluate();
+                    emit(s, "int8_degradation", e.degradation);
+                    return toJson(e, cfg.precision.int8StaticActivations, cfg.precision.calibrationBars, latencyRepeats);
+                } catch (const std::exception& e) {
+                    return nlohmann::json{{"error", e.what()}};
+                }
+            };
+            nlohmann::json modelsDoc = nlohmann::json::object();
+            if (!feed.forecasters.empty()) feed.buildTable(split.validationIndex.begin, bars.size());
+            for (ModelSlot& s : slots) {
+                nlohmann::json m;
+                m["training"] = {{"steps", s.steps}, {"final", s.last}, {"param_bytes", s.paramBytes},
+                                 {"latency", percentiles(s.latenciesMs)}};
+                if (s.agent) {
+                    m["training"]["updates"] = s.lastUpdates;
+                    m["training"]["observation_size"] = s.env->observationSize();
+                    m["training"]["extra_observation_size"] = s.env->options().extraObservationSize;
+                    m["validation"] = toJson(s.agent->evaluate(validationEpisodes));
+                    m["test"] = toJson(s.agent->evaluate(testEpisodes));
+                    m["validation"]["amp"] =
+                        ampDocument(s, s.agent->dqn() ? s.agent->dqn()->lossScale() : s.agent->ppo()->lossScale(), s.skippedSteps);
+                    if (cfg.precision.int8) {
+                        AgentInt8Options o = agentRefreshOptions;
+                        o.samples = 1024;
+                        o.latencyRepeats = 50;
+                        m["validation"]["int8"] = int8Document(s, [&] { return s.agent->evaluateInt8(o); }, o.latencyRepeats);
+                    }
+                } else {
+                    const std::size_t h = s.forecaster->config().windowing.horizon;
+                    const IndexRange valid = validAnchors(fdata, s.forecaster->config().windowing);
+                    const IndexRange testA{std::max(valid.begin, split.testIndex.begin),
+                                           std::min(valid.end, split.testIndex.end > h ? split.testIndex.end - h : 0)};
+                    m["validation"] = toJson(s.forecaster->evaluate());
+                    if (testA.size() > 0) m["test"] = toJson(s.forecaster->evaluate(testA));
+                    const ForecastAmpStatus amp = s.forecaster->ampStatus();
+                    m["validation"]["amp"] = ampDocument(s, amp.lossScale, amp.skippedSteps);
+                    if (cfg.precision.int8) {
+                        Int8EvaluationOptions o;
+                        o.calibrationWindows = refreshOptions.calibrationWindows;
+                        m["validation"]["int8"] = int8Document(s, [&] { return s.forecaster->evaluateInt8(o); }, o.latencyRepeats);
+                    }
+                    if (s.kind == ModelKind::Tft) m["validation"]["interpretation"] = toJson(s.forecaster->interpret());
+                }
+                runs->saveEvaluation(runId, s.name, "validation", m["validation"].dump());
+                if (m.contains("test")) runs->saveEvaluation(runId, s.name, "test", m["test"].dump());
+                runs->saveEvaluation(runId, s.name, "training", m["training"].dump());
+                modelsDoc[s.name] = m;
+            }
+            if (!tickBatch.empty()) {
+                const std::int64_t now = wallClockNs();
+                for (MetricSample& s : tickBatch) s.wallNs = now;
+                storeBatch.insert(storeBatch.end(), tickBatch.begin(), tickBatch.end());
+                if (m_samples.append(std::move(tickBatch)) && m_onSamples) m_onSamples();
+                tickBatch.clear();
+            }
+            flush(true);
+            doc["models"] = modelsDoc;
+            doc["ticks"] = tick;
+            result.status = m_impl->stop ? "stopped" : "finished";
+            runs->setStatus(runId, m_impl->stop ? RunStatus::Stopped : RunStatus::Finished);
         }
-        flush(true);
-        doc["models"] = modelsDoc;
-        doc["ticks"] = tick;
-        result.status = m_impl->stop ? "stopped" : "finished";
-        runs->setStatus(runId, m_impl->stop ? RunStatus::Stopped : RunStatus::Finished);
     } catch (const std::exception& e) {
         result.status = "failed";
         result.error = e.what();
+        if (localWorkers) {
+            // Say what became of the local workers (a killed one explains a collective's failure).
+            if (comm) {
+                try {
+                    comm->publish("block/" + std::to_string(blocks), "end");
+                } catch (const std::exception&) {
+                    // The store went with the failure; the workers time out on their own.
+                }
+            }
+            for (const std::string& p : localWorkers->wait(1.0)) result.error += "; " + p;
+            localWorkers->kill();
+        }
         try {
             flush(true);
             if (runs && runId) runs->setStatus(runId, RunStatus::Failed, e.what());
@@ -705,6 +919,21 @@ SessionResult TrainingSession::run()
     result.json = doc.dump();
     m_progress.running = false;
     return result;
+}
+
+SessionResult runWorker(const Rendezvous& rendezvous)
+{
+    if (rendezvous.worldSize < 2 || rendezvous.rank < 1 || rendezvous.rank >= rendezvous.worldSize) {
+        SessionResult r;
+        r.status = "failed";
+        r.error = "a worker needs a rank between 1 and WORLD_SIZE - 1 (rank 0 is the run's owner: foxhunt-cli train); got rank " +
+                  std::to_string(rendezvous.rank) + " of " + std::to_string(rendezvous.worldSize);
+        return r;
+    }
+    TrainingSession session("", SessionConfig::defaults());
+    session.m_worker = true;
+    session.m_rendezvous = rendezvous;
+    return session.run();
 }
 
 } // namespace foxhunt

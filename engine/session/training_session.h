@@ -8,6 +8,7 @@
 #include "engine/agents/ppo.h"
 #include "engine/env/trading_env.h"
 #include "engine/forecast/forecaster_trainer.h"
+#include "engine/session/local_workers.h"
 #include "engine/telemetry/staging_buffer.h"
 
 #include <nlohmann/json_fwd.hpp>
@@ -113,6 +114,10 @@ public:
     /// LOCAL_RANK); "" = foxhunt-cli next to this executable. Call before run().
     void setWorkerProgram(std::string program) { m_workerProgram = std::move(program); }
 
+    /// Owns a run whose ranks were started elsewhere (a multi-machine run; the CLI sets this from
+    /// torchrun's variables, rank 0): joins that group instead of starting local workers. Call before run().
+    void setRendezvous(Rendezvous rendezvous) { m_rendezvous = std::move(rendezvous); }
+
     /// Trains, evaluates, stores. Never throws: failures come back as status "failed".
     SessionResult run();
 
@@ -141,6 +146,14 @@ private:
     std::unique_ptr<Impl> m_impl;
     std::int64_t m_resumeRunId = 0;
     std::string m_workerProgram;
+    std::optional<Rendezvous> m_rendezvous;
+    bool m_worker = false; ///< a rank > 0: no store, no telemetry, everything from rank 0
+    friend SessionResult runWorker(const Rendezvous& rendezvous);
 };
+
+/// Runs one worker rank (> 0) of a multi-process run: receives the run (config, bars, checkpoints)
+/// from rank 0, trains its share in lockstep with the other ranks and returns when rank 0 ends the
+/// run. Never throws: failures come back as status "failed" with the reason (naming a silent rank).
+SessionResult runWorker(const Rendezvous& rendezvous);
 
 } // namespace foxhunt

@@ -257,6 +257,14 @@ std::string Communicator::broadcast_bytes(const std::string& bytes, int root)
     return std::string(reinterpret_cast<const char*>(data.data_ptr()), static_cast<std::size_t>(n));
 }
 
+std::vector<double> Communicator::all_reduce_sum(std::vector<double> values)
+{
+    if (values.empty()) return values;
+    torch::Tensor t = torch::from_blob(values.data(), {static_cast<std::int64_t>(values.size())}, torch::kFloat64);
+    all_reduce_sum_(t); // in place on `values`' storage
+    return values;
+}
+
 std::vector<double> Communicator::all_gather(double value)
 {
     torch::Tensor slots = torch::zeros({world_size()}, torch::kFloat64);
@@ -373,6 +381,7 @@ void Communicator::all_reduce_max_(torch::Tensor&) {}
 PendingReduce Communicator::all_reduce_sum_async(torch::Tensor) { return {}; }
 void Communicator::broadcast_(torch::Tensor&, int) {}
 std::string Communicator::broadcast_bytes(const std::string& bytes, int) { return bytes; }
+std::vector<double> Communicator::all_reduce_sum(std::vector<double> values) { return values; }
 std::vector<double> Communicator::all_gather(double value) { return {value}; }
 void Communicator::barrier() {}
 void Communicator::publish(const std::string&, const std::string&) {}

@@ -99,6 +99,8 @@ public:
     void broadcast_(torch::Tensor& tensor, int root = 0);
     /// `root`'s bytes on every rank (the argument is ignored on the others).
     std::string broadcast_bytes(const std::string& bytes, int root = 0);
+    /// The element-wise sum over ranks of `values` (float64).
+    std::vector<double> all_reduce_sum(std::vector<double> values);
     /// One value per rank, in rank order.
     std::vector<double> all_gather(double value);
     /// Waits for every rank.

@@ -1,0 +1,151 @@
+#include "engine/session/local_workers.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+#include <thread>
+
+#include <netinet/in.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace foxhunt {
+
+namespace {
+
+int parseInt(const char* name, const char* text, int low, int high)
+{
+    char* end = nullptr;
+    const long v = std::strtol(text, &end, 10);
+    if (end == text || *end != '\0' || v < low || v > high)
+        throw std::invalid_argument(std::string(name) + "=" + text + ": expected an integer in [" + std::to_string(low) +
+                                    ", " + std::to_string(high) + "]");
+    return static_cast<int>(v);
+}
+
+} // namespace
+
+Rendezvous rendezvousFromEnvironment(Rendezvous r)
+{
+    const char* world = std::getenv("WORLD_SIZE");
+    if (!world || !*world) return r;
+    r.worldSize = parseInt("WORLD_SIZE", world, 1, 65536);
+    if (const char* v = std::getenv("RANK"); v && *v) r.rank = parseInt("RANK", v, 0, r.worldSize - 1);
+    if (const char* v = std::getenv("LOCAL_RANK"); v && *v) r.localRank = parseInt("LOCAL_RANK", v, 0, 65536);
+    if (const char* v = std::getenv("MASTER_ADDR"); v && *v) r.masterAddr = v;
+    if (const char* v = std::getenv("MASTER_PORT"); v && *v) r.masterPort = parseInt("MASTER_PORT", v, 1, 65535);
+    if (const char* v = std::getenv("FOXHUNT_DIST_TIMEOUT"); v && *v) {
+        char* end = nullptr;
+        r.timeoutSeconds = std::strtod(v, &end);
+        if (end == v || *end != '\0' || !(r.timeoutSeconds > 0.0))
+            throw std::invalid_argument(std::string("FOXHUNT_DIST_TIMEOUT=") + v + ": expected seconds > 0");
+    }
+    return r;
+}
+
+int freeLocalPort()
+{
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) throw std::runtime_error(std::string("socket: ") + std::strerror(errno));
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    const bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+                    ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0;
+    ::close(fd);
+    if (!ok) throw std::runtime_error(std::string("no free local port: ") + std::strerror(errno));
+    return ntohs(a.sin_port);
+}
+
+std::string defaultWorkerProgram()
+{
+    std::error_code ec;
+    const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+    return ec ? std::string("foxhunt-cli") : (self.parent_path() / "foxhunt-cli").string();
+}
+
+LocalWorkers::~LocalWorkers()
+{
+    if (!wait(5.0).empty()) kill();
+    kill();
+}
+
+void LocalWorkers::start(const std::string& program, const Rendezvous& r, int first, int count)
+{
+    if (::access(program.c_str(), X_OK) != 0)
+        throw std::runtime_error("cannot start worker processes: " + program + " is not an executable (" +
+                                 std::strerror(errno) + ")");
+    for (int i = 0; i < count; ++i) {
+        const int rank = first + i;
+        std::vector<std::string> env;
+        for (char** e = environ; *e; ++e) {
+            const std::string kv = *e;
+            const std::string key = kv.substr(0, kv.find('='));
+            if (key != "MASTER_ADDR" && key != "MASTER_PORT" && key != "WORLD_SIZE" && key != "RANK" &&
+                key != "LOCAL_RANK" && key != "FOXHUNT_DIST_TIMEOUT")
+                env.push_back(kv);
+        }
+        env.push_back("MASTER_ADDR=" + r.masterAddr);
+        env.push_back("MASTER_PORT=" + std::to_string(r.masterPort));
+        env.push_back("WORLD_SIZE=" + std::to_string(r.worldSize));
+        env.push_back("RANK=" + std::to_string(rank));
+        env.push_back("LOCAL_RANK=" + std::to_string(r.localRank + i));
+        env.push_back("FOXHUNT_DIST_TIMEOUT=" + std::to_string(r.timeoutSeconds));
+        std::vector<char*> envp;
+        for (std::string& kv : env) envp.push_back(kv.data());
+        envp.push_back(nullptr);
+        std::string arg0 = program, arg1 = "worker";
+        char* argv[] = {arg0.data(), arg1.data(), nullptr};
+        pid_t pid = -1;
+        const int rc = ::posix_spawn(&pid, program.c_str(), nullptr, nullptr, argv, envp.data());
+        if (rc != 0) {
+            kill();
+            throw std::runtime_error("cannot start worker rank " + std::to_string(rank) + " (" + program +
+                                     "): " + std::strerror(rc));
+        }
+        m_workers.push_back({pid, rank, false, 0});
+    }
+}
+
+std::vector<std::string> LocalWorkers::wait(double seconds)
+{
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    for (;;) {
+        bool running = false;
+        for (Worker& w : m_workers) {
+            if (w.reaped) continue;
+            if (::waitpid(w.pid, &w.status, WNOHANG) == w.pid) w.reaped = true;
+            else running = true;
+        }
+        if (!running || std::chrono::steady_clock::now() >= deadline) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    std::vector<std::string> failures;
+    for (const Worker& w : m_workers) {
+        const std::string who = "rank " + std::to_string(w.rank);
+        if (!w.reaped) failures.push_back(who + " is still running");
+        else if (WIFSIGNALED(w.status)) failures.push_back(who + " was killed by signal " + std::to_string(WTERMSIG(w.status)));
+        else if (WEXITSTATUS(w.status) != 0) failures.push_back(who + " exited with " + std::to_string(WEXITSTATUS(w.status)));
+    }
+    return failures;
+}
+
+void LocalWorkers::kill()
+{
+    for (Worker& w : m_workers) {
+        if (w.reaped) continue;
+        ::kill(w.pid, SIGKILL);
+        ::waitpid(w.pid, &w.status, 0);
+        w.reaped = true;
+    }
+}
+
+} // namespace foxhunt
