@@ -111,14 +111,14 @@ const std::vector<ChartSpec>& chartSpecs()
          {{"throughput_rank", "rank", false, E::Both, /*perRank=*/true}},
          /*onDemand=*/true},
         {"allreduce",
-         "gradient all-reduce (slowest rank)",
+         "gradient all-reduce",
          "ms",
          ModelRole::Any,
          true,
          1.0,
          false,
          false,
-         {{"allreduce_ms", "all-reduce ms"}},
+         {{"allreduce_ms", "slowest rank ms"}},
          /*onDemand=*/true},
     };
     return specs;

@@ -43,6 +43,7 @@ private Q_SLOTS:
     void scaleOutChartsFromRankMetrics();
     void ranksKeepOrderAndStrayNamesAreIgnored();
     void scaleOutChartsFromStore();
+    void hoverReadsEveryRank();
 
 private:
     static MetricSample sample(const char* model, const char* metric, long long step, double value)
@@ -352,6 +353,10 @@ void TestDashboard::scaleOutChartsFromRankMetrics()
     // Rank samples never create or feed the other model's charts.
     QCOMPARE(d.pointCount(other, QStringLiteral("throughput_rank0")), 0);
     QCOMPARE(d.pointCount(other, QStringLiteral("loss")), 31);
+    if (model == QLatin1String("dqn")) {
+        d.resize(1800, 900);
+        QVERIFY(d.grab().save(QStringLiteral(FOXHUNT_SCREENSHOT_DIR "/dashboard_scale_out.png")));
+    }
 }
 
 void TestDashboard::ranksKeepOrderAndStrayNamesAreIgnored()
@@ -421,6 +426,33 @@ void TestDashboard::scaleOutChartsFromStore()
         QVERIFY(!d.chartsOf(QLatin1String(model)).contains(QStringLiteral("throughput")));
         QVERIFY(!d.chartsOf(QLatin1String(model)).contains(QStringLiteral("allreduce")));
     }
+}
+
+void TestDashboard::hoverReadsEveryRank()
+{
+    Dashboard d;
+    d.resize(1600, 900);
+    d.setModels({QStringLiteral("mamba2")});
+    MetricBatch batch;
+    for (int s = 0; s <= 640; s += 32) {
+        batch.push_back(sample("mamba2", "throughput_rank0", s, 500.0 + s));
+        batch.push_back(sample("mamba2", "throughput_rank1", s, 400.0 + s));
+        batch.push_back(sample("mamba2", "allreduce_ms", s, 1.5));
+    }
+    d.addSamples(batch);
+    d.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&d));
+    QChartView* view = d.chartView(QStringLiteral("mamba2"), QStringLiteral("throughput"));
+    QVERIFY(view && view->isVisible());
+    QChart* chart = view->chart();
+    // Step 330 on screen: the nearest sample of both ranks is step 320.
+    const QPointF item = chart->mapToPosition(QPointF(330, 750.0), chart->series().constFirst());
+    const QString text = d.hoverAt(QStringLiteral("mamba2"), QStringLiteral("throughput"),
+                                   view->mapFromScene(chart->mapToScene(item)));
+    QVERIFY2(text.contains(QStringLiteral("step 320")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("rank 0 820")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("rank 1 720")), qPrintable(text));
+    QCOMPARE(d.hoverText(), text);
 }
 
 QTEST_MAIN(TestDashboard)
