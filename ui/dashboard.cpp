@@ -373,8 +373,9 @@ Dashboard::Dashboard(QWidget* parent) : QWidget(parent)
     m_grid = new QGridLayout(gridHost);
     m_grid->setContentsMargins(0, 0, 0, 0);
     m_hint = new QLabel(tr("Start a run (Training -> Start) to see each model's loss, loss scale, gradient norm, "
-                           "inference latency, memory and equity or forecast band live. The full history is kept in "
-                           "the run store (Runs tab)."));
+                           "inference latency, memory and equity or forecast band live; runs with several worker "
+                           "processes add each rank's throughput and the gradient all-reduce time. The full history "
+                           "is kept in the run store (Runs tab)."));
     m_hint->setObjectName(QStringLiteral("dashboardHint"));
     m_hint->setWordWrap(true);
     m_grid->addWidget(m_hint, 0, 0, 1, kColumns);
