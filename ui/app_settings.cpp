@@ -34,6 +34,8 @@ void AppSettings::applyTo(SessionConfig& config) const
 {
     config.device = device;
     config.threads = threads;
+    config.workers = workers;
+    config.distributedTimeoutSeconds = workerTimeoutSeconds;
     config.precision = precision;
     config.ensemble = ensemble;
     if (!dataDir.isEmpty()) config.checkpointDir = QDir(dataDir).filePath(QStringLiteral("checkpoints")).toStdString();
@@ -43,7 +45,8 @@ bool AppSettings::operator==(const AppSettings& o) const
 {
     const PrecisionSettings& p = precision;
     const PrecisionSettings& q = o.precision;
-    return device == o.device && threads == o.threads && p.amp == q.amp && p.int8 == q.int8 &&
+    return device == o.device && threads == o.threads && workers == o.workers &&
+           workerTimeoutSeconds == o.workerTimeoutSeconds && p.amp == q.amp && p.int8 == q.int8 &&
            p.int8StaticActivations == q.int8StaticActivations && p.calibrationBars == q.calibrationBars &&
            p.int8RefreshEvery == q.int8RefreshEvery && ensemble == o.ensemble && refreshHz == o.refreshHz &&
            dataDir == o.dataDir && palette == o.palette;
@@ -68,6 +71,12 @@ AppSettings AppSettings::load(const QSettings& s)
     };
     if (const QString d = get("device").toString(); !d.isEmpty()) a.device = d.toStdString();
     readInt("threads", a.threads, 1, 1024);
+    readInt("workers", a.workers, 1, kMaxWorkers);
+    {
+        bool ok = false;
+        const double v = get("worker_timeout_s").toDouble(&ok);
+        if (ok && v >= 1.0 && v <= kMaxWorkerTimeoutSeconds) a.workerTimeoutSeconds = v;
+    }
     mp::MixedPrecisionConfig& amp = a.precision.amp;
     readBool("amp/enabled", amp.enabled);
     if (const QString t = get("amp/dtype").toString(); !t.isEmpty()) {
@@ -100,6 +109,8 @@ void AppSettings::save(QSettings& s) const
     s.beginGroup(QStringLiteral("settings"));
     s.setValue(QStringLiteral("device"), QString::fromStdString(device));
     s.setValue(QStringLiteral("threads"), threads);
+    s.setValue(QStringLiteral("workers"), workers);
+    s.setValue(QStringLiteral("worker_timeout_s"), workerTimeoutSeconds);
     const mp::MixedPrecisionConfig& amp = precision.amp;
     s.setValue(QStringLiteral("amp/enabled"), amp.enabled);
     s.setValue(QStringLiteral("amp/dtype"), QString::fromStdString(mp::to_string(amp.dtype)));

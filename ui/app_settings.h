@@ -19,11 +19,13 @@ QString toString(PaletteChoice choice);
 /// Parses the names above; System for anything else.
 PaletteChoice paletteChoiceFromString(const QString& text);
 
-/// Settings that apply to the next run (device, threads, precision, ensemble)
-/// and to the app (chart refresh rate, data folder, palette).
+/// Settings that apply to the next run (device, threads, worker processes, precision,
+/// ensemble) and to the app (chart refresh rate, data folder, palette).
 struct AppSettings {
     std::string device = "cpu";           ///< "cpu" or "cuda:N"
     int threads = 1;                      ///< LibTorch intra-op threads
+    int workers = 1;                      ///< processes training one run together (data parallel), each with `threads`
+    double workerTimeoutSeconds = 60.0;   ///< a rank silent this long fails the run
     PrecisionSettings precision;          ///< AMP and INT8 of the next run
     bool ensemble = false;                ///< forecasts feed the agents' observations
     int refreshHz = 10;                   ///< chart drains per second, 1..10
@@ -32,10 +34,15 @@ struct AppSettings {
 
     /// Highest chart refresh rate (DESIGN.md: metrics reach the UI at <= 10 Hz).
     static constexpr int kMaxRefreshHz = 10;
+    /// Most worker processes offered (the engine accepts up to 256; beyond the cores they only compete).
+    static constexpr int kMaxWorkers = 64;
+    /// Longest worker timeout offered, in seconds.
+    static constexpr double kMaxWorkerTimeoutSeconds = 3600.0;
 
     /// Milliseconds between drains for refreshHz (clamped to 1..10 Hz).
     int refreshIntervalMs() const;
-    /// Writes these settings into a run config (device, threads, precision, ensemble, checkpoint folder).
+    /// Writes these settings into a run config (device, threads, workers and their timeout, precision,
+    /// ensemble, checkpoint folder).
     void applyTo(SessionConfig& config) const;
 
     /// Reads the "settings/" group; missing or bad keys keep their defaults.

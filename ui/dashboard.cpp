@@ -35,6 +35,7 @@ struct LineSpec {
     const char* label;
     bool session = false; ///< fed by the "session" model (rss_bytes), drawn in every model's chart
     BoundedSeries::Extremes extremes = BoundedSeries::Extremes::Both;
+    bool perRank = false; ///< `metric` is a prefix: one line per "<metric><rank>", labelled "<label> <rank>"
 };
 
 struct ChartSpec {
@@ -47,10 +48,15 @@ struct ChartSpec {
     bool zeroLine;         ///< a flat reference at 0 across the x range
     bool band;             ///< lines 0 and 1 are the lower and upper edge of an area
     std::vector<LineSpec> lines;
+    /// Made when the model first emits one of its metrics, on the row under the model's charts:
+    /// metrics only some runs have (multi-process ones) never leave an empty chart in the others.
+    bool onDemand = false;
 };
 
 constexpr double kMiB = 1.0 / (1024.0 * 1024.0);
 constexpr int kColumns = 6;
+/// Ranks a per-rank metric may name (the engine runs at most 256 processes).
+constexpr int kMaxRanks = 256;
 
 const std::vector<ChartSpec>& chartSpecs()
 {
@@ -94,8 +100,41 @@ const std::vector<ChartSpec>& chartSpecs()
           {"forecast_q90", "q90", false, E::Max},
           {"forecast_q50", "q50"},
           {"realised", "realised"}}},
+        {"throughput",
+         "throughput per rank",
+         "samples/s",
+         ModelRole::Any,
+         false,
+         1.0,
+         false,
+         false,
+         {{"throughput_rank", "rank", false, E::Both, /*perRank=*/true}},
+         /*onDemand=*/true},
+        {"allreduce",
+         "gradient all-reduce",
+         "ms",
+         ModelRole::Any,
+         true,
+         1.0,
+         false,
+         false,
+         {{"allreduce_ms", "slowest rank ms"}},
+         /*onDemand=*/true},
     };
     return specs;
+}
+
+/// The rank a per-rank line's metric names ("throughput_rank3" -> 3), or -1 when it names none.
+int rankOf(const QString& metric, const LineSpec& line)
+{
+    const QLatin1String prefix(line.metric);
+    if (!line.perRank || metric.size() <= prefix.size() || !metric.startsWith(prefix)) return -1;
+    const QString suffix = metric.mid(prefix.size());
+    bool ok = false;
+    const int rank = suffix.toInt(&ok);
+    // Only the canonical spelling, so "rank01" or "rank+1" cannot make a second line for rank 1.
+    if (!ok || rank < 0 || rank >= kMaxRanks || QString::number(rank) != suffix) return -1;
+    return rank;
 }
 
 ModelRole roleOf(const QString& model)
@@ -109,7 +148,7 @@ bool isChartedMetric(const QString& metric)
 {
     for (const ChartSpec& spec : chartSpecs())
         for (const LineSpec& line : spec.lines)
-            if (metric == QLatin1String(line.metric)) return true;
+            if (line.perRank ? rankOf(metric, line) >= 0 : metric == QLatin1String(line.metric)) return true;
     return false;
 }
 
@@ -276,6 +315,7 @@ struct Dashboard::Line {
     QLineSeries* series = nullptr;
     QLineSeries* smoothSeries = nullptr;
     Chart* owner = nullptr;
+    int rank = -1; ///< the rank of a per-rank line
     bool dirty = false;
     // Range of what was last drawn, so an untouched line is not decimated again.
     double x0 = 0, x1 = 0, lo = 0, hi = 0;
@@ -286,6 +326,7 @@ struct Dashboard::Chart {
     QString model;
     QString key;
     QString title;
+    std::size_t spec = 0; ///< index in chartSpecs()
     QStackedWidget* stack = nullptr;
     QLabel* placeholder = nullptr;
     QChartView* view = nullptr;
@@ -332,8 +373,9 @@ Dashboard::Dashboard(QWidget* parent) : QWidget(parent)
     m_grid = new QGridLayout(gridHost);
     m_grid->setContentsMargins(0, 0, 0, 0);
     m_hint = new QLabel(tr("Start a run (Training -> Start) to see each model's loss, loss scale, gradient norm, "
-                           "inference latency, memory and equity or forecast band live. The full history is kept in "
-                           "the run store (Runs tab)."));
+                           "inference latency, memory and equity or forecast band live; runs with several worker "
+                           "processes add each rank's throughput and the gradient all-reduce time. The full history "
+                           "is kept in the run store (Runs tab)."));
     m_hint->setObjectName(QStringLiteral("dashboardHint"));
     m_hint->setWordWrap(true);
     m_grid->addWidget(m_hint, 0, 0, 1, kColumns);
@@ -389,12 +431,13 @@ void Dashboard::setSeriesCapacity(std::size_t capacity)
 
 void Dashboard::addModel(const QString& model)
 {
-    const int row = static_cast<int>(m_order.size()) + 1;
+    // Two grid rows per model: its charts, then the on-demand ones (empty rows take no space).
+    const int row = 2 * static_cast<int>(m_order.size()) + 1;
     m_order << model;
     const ModelRole role = roleOf(model);
     int column = 0;
     for (const ChartSpec& spec : chartSpecs()) {
-        if (spec.role != ModelRole::Any && spec.role != role) continue;
+        if (spec.onDemand || (spec.role != ModelRole::Any && spec.role != role)) continue;
         makeChart(model, QLatin1String(spec.key), row, std::min(column++, kColumns - 1));
     }
     m_hint->hide();
@@ -408,10 +451,13 @@ Dashboard::Chart* Dashboard::makeChart(const QString& model, const QString& key,
     auto c = std::make_unique<Chart>();
     c->model = model;
     c->key = key;
+    c->spec = static_cast<std::size_t>(specIt - chartSpecs().begin());
     c->title = model + QStringLiteral(" — ") + QLatin1String(spec.title);
     c->chart = new QChart;
     c->chart->setTitle(c->title);
-    c->chart->legend()->setVisible(spec.lines.size() > 1);
+    const bool perRank = std::any_of(spec.lines.begin(), spec.lines.end(), [](const LineSpec& l) { return l.perRank; });
+    // A smoothed chart has one line; its raw and smoothed series need no legend.
+    c->chart->legend()->setVisible(!spec.smoothable && (spec.lines.size() > 1 || perRank));
     c->chart->legend()->setAlignment(Qt::AlignBottom);
     c->x = new QValueAxis;
     c->y = new QValueAxis;
@@ -426,42 +472,9 @@ Dashboard::Chart* Dashboard::makeChart(const QString& model, const QString& key,
         s->attachAxis(c->x);
         s->attachAxis(c->y);
     };
-    int colorIndex = 0;
-    for (std::size_t i = 0; i < spec.lines.size(); ++i) {
-        const LineSpec& ls = spec.lines[i];
-        auto line = std::make_unique<Line>();
-        line->metric = QLatin1String(ls.metric);
-        line->label = QLatin1String(ls.label);
-        line->scale = spec.scale;
-        line->smoothable = spec.smoothable;
-        line->extremes = ls.extremes;
-        line->raw.setCapacity(m_capacity);
-        line->smooth.setCapacity(m_capacity);
-        line->ema = DebiasedEma(m_smoothing);
-        line->owner = c.get();
-        line->series = new QLineSeries;
-        line->series->setName(line->label);
-        if (!(spec.band && i < 2)) {
-            QPen pen(lineColors().at(colorIndex++ % lineColors().size()));
-            pen.setWidthF(1.5);
-            line->series->setPen(pen);
-            attach(line->series);
-        }
-        if (spec.smoothable) {
-            line->smoothSeries = new QLineSeries;
-            line->smoothSeries->setName(line->label + tr(" (smoothed)"));
-            QPen pen(lineColors().at(0));
-            pen.setWidthF(2.0);
-            line->smoothSeries->setPen(pen);
-            line->smoothSeries->setVisible(m_smoothing > 0);
-            attach(line->smoothSeries);
-        }
-        const QString source = ls.session ? QStringLiteral("session") : model;
-        m_routes[key2(source, line->metric)] << line.get();
-        if (ls.session)
-            for (const QPointF& p : m_sessionRss.points()) line->raw.append(p.x(), p.y() * line->scale);
-        c->lines.push_back(std::move(line));
-    }
+    // Per-rank lines come with their ranks' first samples (addLine).
+    for (std::size_t i = 0; i < spec.lines.size(); ++i)
+        if (!spec.lines[i].perRank) addLine(*c, i, /*rank=*/-1);
     if (spec.band) {
         // The area owns neither edge's data: the edges are plain line series replaced once per tick.
         c->band = new QAreaSeries(c->lines[1]->series, c->lines[0]->series);
@@ -480,9 +493,6 @@ Dashboard::Chart* Dashboard::makeChart(const QString& model, const QString& key,
         c->zero->setPen(QPen(Qt::gray, 1.0, Qt::DashLine));
         attach(c->zero);
     }
-    if (c->lines.size() == 1 && !spec.smoothable) c->chart->legend()->hide();
-    if (spec.smoothable) c->chart->legend()->hide();
-
     c->view = new QChartView(c->chart);
     c->view->setMinimumSize(240, 180);
     c->view->setRenderHint(QPainter::Antialiasing, false);
@@ -508,6 +518,86 @@ Dashboard::Chart* Dashboard::makeChart(const QString& model, const QString& key,
     redraw(*raw);
     updatePlaceholder(*raw);
     return raw;
+}
+
+Dashboard::Line* Dashboard::addLine(Chart& c, std::size_t index, int rank)
+{
+    const ChartSpec& spec = chartSpecs()[c.spec];
+    const LineSpec& ls = spec.lines[index];
+    auto attach = [&c](QAbstractSeries* s) {
+        c.chart->addSeries(s);
+        s->attachAxis(c.x);
+        s->attachAxis(c.y);
+    };
+    auto line = std::make_unique<Line>();
+    line->metric = QLatin1String(ls.metric);
+    line->label = QLatin1String(ls.label);
+    if (rank >= 0) {
+        line->metric += QString::number(rank);
+        line->label += QLatin1Char(' ') + QString::number(rank);
+    }
+    line->rank = rank;
+    line->scale = spec.scale;
+    line->smoothable = spec.smoothable;
+    line->extremes = ls.extremes;
+    line->raw.setCapacity(m_capacity);
+    line->smooth.setCapacity(m_capacity);
+    line->ema = DebiasedEma(m_smoothing);
+    line->owner = &c;
+    line->series = new QLineSeries;
+    line->series->setName(line->label);
+    // Ranks may report in any order: keep lines and legend in rank order.
+    const auto at = std::find_if(c.lines.begin(), c.lines.end(), [rank](const auto& l) { return rank >= 0 && l->rank > rank; });
+    if (!(spec.band && index < 2)) {
+        // A rank keeps its colour whichever ranks came first; other lines take colours in spec order.
+        const int color = rank >= 0 ? rank : static_cast<int>(spec.band ? index - 2 : index);
+        QPen pen(lineColors().at(color % lineColors().size()));
+        pen.setWidthF(1.5);
+        line->series->setPen(pen);
+        std::vector<QLineSeries*> later;
+        for (auto it = at; it != c.lines.end(); ++it) {
+            c.chart->removeSeries((*it)->series);
+            later.push_back((*it)->series);
+        }
+        attach(line->series);
+        for (QLineSeries* s : later) attach(s);
+    }
+    if (spec.smoothable) {
+        line->smoothSeries = new QLineSeries;
+        line->smoothSeries->setName(line->label + tr(" (smoothed)"));
+        QPen pen(lineColors().at(0));
+        pen.setWidthF(2.0);
+        line->smoothSeries->setPen(pen);
+        line->smoothSeries->setVisible(m_smoothing > 0);
+        attach(line->smoothSeries);
+    }
+    const QString source = ls.session ? QStringLiteral("session") : c.model;
+    m_routes[key2(source, line->metric)] << line.get();
+    if (ls.session)
+        for (const QPointF& p : m_sessionRss.points()) line->raw.append(p.x(), p.y() * line->scale);
+    return c.lines.insert(at, std::move(line))->get();
+}
+
+QList<Dashboard::Line*> Dashboard::onDemandLines(const QString& model, const QString& metric)
+{
+    const std::vector<ChartSpec>& specs = chartSpecs();
+    const int row = 2 * static_cast<int>(m_order.indexOf(model)) + 2;
+    int column = 0;
+    for (const ChartSpec& spec : specs) {
+        if (!spec.onDemand) continue;
+        const int at = column++;
+        if (spec.role != ModelRole::Any && spec.role != roleOf(model)) continue;
+        for (std::size_t i = 0; i < spec.lines.size(); ++i) {
+            const LineSpec& ls = spec.lines[i];
+            const int rank = rankOf(metric, ls);
+            if (ls.perRank ? rank < 0 : metric != QLatin1String(ls.metric)) continue;
+            Chart* c = chart(model, QLatin1String(spec.key));
+            if (!c) c = makeChart(model, QLatin1String(spec.key), row, at);
+            if (ls.perRank) addLine(*c, i, rank);
+            return m_routes.value(key2(model, metric));
+        }
+    }
+    return {};
 }
 
 void Dashboard::updatePlaceholder(Chart& c)
@@ -540,6 +630,7 @@ void Dashboard::addSamples(const MetricBatch& batch)
                 isChartedMetric(metric))
                 addModel(model);
             lines = m_routes.value(key2(model, metric));
+            if (lines.isEmpty() && m_order.contains(model)) lines = onDemandLines(model, metric);
         }
         const double x = static_cast<double>(s.step);
         if (model == QLatin1String("session") && metric == QLatin1String("rss_bytes")) m_sessionRss.append(x, s.value);
@@ -689,6 +780,14 @@ QList<QPointF> Dashboard::bandEdge(const QString& model, bool upper) const
     if (!c || !c->band) return {};
     const QLineSeries* edge = upper ? c->band->upperSeries() : c->band->lowerSeries();
     return edge ? edge->points() : QList<QPointF>{};
+}
+
+QStringList Dashboard::lineLabels(const QString& model, const QString& key) const
+{
+    QStringList labels;
+    if (const Chart* c = chart(model, key))
+        for (const auto& l : c->lines) labels << l->label;
+    return labels;
 }
 
 QString Dashboard::chartMessage(const QString& model, const QString& key) const

@@ -1,7 +1,8 @@
 #pragma once
 // The live dashboard: per model a row of charts (loss, loss scale, gradient
 // norm, latency, memory, and the equity curve for agents or the forecast band
-// for forecasters). Each series keeps a bounded window whose min/max-per-pixel
+// for forecasters), and under it, once a multi-process run reports them, the
+// throughput of each rank and the gradient all-reduce time. Each series keeps a bounded window whose min/max-per-pixel
 // decimation is maintained incrementally, and gets exactly one replace() per
 // tick. The full history is in SQLite; fromStore() draws a stored run.
 
@@ -98,7 +99,9 @@ private:
 class Dashboard : public QWidget {
     Q_OBJECT
 public:
-    /// Chart keys, in column order ("equity" for agents, "forecast" for forecasters).
+    /// Chart keys, in column order ("equity" for agents, "forecast" for forecasters), then the
+    /// charts made only once a model emits their metrics ("throughput": throughput_rank<r>, one line
+    /// per rank; "allreduce": allreduce_ms), on the row under the model's charts.
     static const QStringList& chartKeys();
 
     explicit Dashboard(QWidget* parent = nullptr);
@@ -130,6 +133,8 @@ public:
     int chartCount() const { return static_cast<int>(m_charts.size()); }
     /// Chart keys of one model's row.
     QStringList chartsOf(const QString& model) const;
+    /// Legend labels of the lines of a model's chart, in order ("rank 0", "rank 1", ...); empty without the chart.
+    QStringList lineLabels(const QString& model, const QString& chart) const;
     /// Points held for a model's metric (rss_bytes: the session's, as drawn in the model's memory chart).
     int pointCount(const QString& model, const QString& metric) const;
     /// Points currently in the chart series of a model's metric (after decimation).
@@ -158,6 +163,10 @@ private:
     Line* lineFor(const QString& model, const QString& metric) const;
     void addModel(const QString& model);
     Chart* makeChart(const QString& model, const QString& key, int row, int column);
+    /// Adds line `index` of the chart's spec (for a per-rank line, the one of `rank`; else rank -1).
+    Line* addLine(Chart& chart, std::size_t index, int rank);
+    /// Makes the on-demand chart (and per-rank line) `metric` belongs to; the lines it feeds.
+    QList<Line*> onDemandLines(const QString& model, const QString& metric);
     void redraw(Chart& chart);
     void updatePlaceholder(Chart& chart);
     void recomputeSmoothing(Line& line);

@@ -53,6 +53,8 @@ QString configSummary(const SessionConfig& c)
 {
     QString text = MainWindow::tr("%1 · %n thread(s) · %2", nullptr, c.threads)
                        .arg(QString::fromStdString(c.device), precisionSummary(c.precision));
+    if (c.workers > 1)
+        text += MainWindow::tr(" · %n processes (timeout %1 s)", nullptr, c.workers).arg(c.distributedTimeoutSeconds);
     if (c.ensemble) text += MainWindow::tr(" · ensemble");
     return text;
 }
@@ -78,7 +80,7 @@ QAction* MainWindow::createSettingsAction()
     m_settingsAction = new QAction(QIcon::fromTheme(QStringLiteral("preferences-system")), tr("Se&ttings..."), this);
     m_settingsAction->setObjectName(QStringLiteral("settingsAction"));
     m_settingsAction->setShortcut(QKeySequence(QStringLiteral("Ctrl+,")));
-    m_settingsAction->setToolTip(tr("Device, precision, INT8, refresh rate, palette (applies to the next run)"));
+    m_settingsAction->setToolTip(tr("Device, threads, worker processes, precision, INT8, refresh rate, palette (applies to the next run)"));
     connect(m_settingsAction, &QAction::triggered, this, [this] { openSettings(); });
     return m_settingsAction;
 }

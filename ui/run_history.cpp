@@ -87,7 +87,9 @@ const QStringList& overlayMetrics()
         QStringLiteral("optimizer_bytes"), QStringLiteral("activation_bytes"), QStringLiteral("forecast_q50"),
         QStringLiteral("realised"),       QStringLiteral("td_error"),        QStringLiteral("q_mean"),
         QStringLiteral("policy_loss"),    QStringLiteral("value_loss"),      QStringLiteral("entropy"),
-        QStringLiteral("approx_kl"),      QStringLiteral("step_ms"),         QStringLiteral("update_ms")};
+        QStringLiteral("approx_kl"),      QStringLiteral("step_ms"),         QStringLiteral("update_ms"),
+        // Multi-process runs only; other ranks' throughput can be typed in (throughput_rank1, ...).
+        QStringLiteral("allreduce_ms"),   QStringLiteral("throughput_rank0")};
     return metrics;
 }
 

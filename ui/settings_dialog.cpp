@@ -17,7 +17,9 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <limits>
+#include <thread>
 
 namespace foxhunt {
 
@@ -68,6 +70,20 @@ SettingsDialog::SettingsDialog(const AppSettings& current, QWidget* parent) : QD
     m_threads = intBox("threads", 1, 256);
     m_threads->setToolTip(tr("LibTorch intra-op threads; on a 2-core machine 1 is fastest"));
     computeForm->addRow(tr("Threads"), m_threads);
+    m_workers = intBox("workers", 1, AppSettings::kMaxWorkers);
+    m_workers->setToolTip(
+        tr("Processes that train one run together (data parallel): each trains on its own share of the bars with "
+           "the thread count above, and their gradients are averaged after every backward pass. 1 = this process "
+           "only; N = this process plus N - 1 worker processes it starts. This machine has %n hardware thread(s); "
+           "processes x threads beyond that only compete for cores.",
+           nullptr, static_cast<int>(std::max(1U, std::thread::hardware_concurrency()))));
+    computeForm->addRow(tr("Worker processes"), m_workers);
+    m_workerTimeout = doubleBox("workerTimeout", 1.0, AppSettings::kMaxWorkerTimeoutSeconds, 0);
+    m_workerTimeout->setSuffix(tr(" s"));
+    m_workerTimeout->setToolTip(tr("With more than one worker process: a process that stops answering for this long "
+                                   "fails the run, and the error names its rank"));
+    computeForm->addRow(tr("Worker timeout"), m_workerTimeout);
+    connect(m_workers, &QSpinBox::valueChanged, this, [this](int n) { m_workerTimeout->setEnabled(n > 1); });
     layout->addWidget(compute);
 
     auto* amp = new QGroupBox(tr("Mixed precision (AMP)"));
@@ -176,6 +192,9 @@ void SettingsDialog::load(const AppSettings& s)
         m_device->setCurrentIndex(device);
     }
     m_threads->setValue(s.threads);
+    m_workers->setValue(s.workers);
+    m_workerTimeout->setValue(s.workerTimeoutSeconds);
+    m_workerTimeout->setEnabled(s.workers > 1);
     const mp::MixedPrecisionConfig& amp = s.precision.amp;
     m_ampEnabled->setChecked(amp.enabled);
     m_dtype->setCurrentIndex(amp.dtype == mp::HalfType::F16 ? 0 : 1);
@@ -201,6 +220,8 @@ AppSettings SettingsDialog::settings() const
     AppSettings s = m_base;
     s.device = m_device->currentData().toString().toStdString();
     s.threads = m_threads->value();
+    s.workers = m_workers->value();
+    s.workerTimeoutSeconds = m_workerTimeout->value();
     mp::MixedPrecisionConfig& amp = s.precision.amp;
     amp.enabled = m_ampEnabled->isChecked();
     amp.dtype = m_dtype->currentIndex() == 0 ? mp::HalfType::F16 : mp::HalfType::BF16;

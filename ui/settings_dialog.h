@@ -1,5 +1,5 @@
 #pragma once
-// Settings... : device, threads, mixed precision (AMP), INT8, ensemble, chart
+// Settings... : device, threads, worker processes, mixed precision (AMP), INT8, ensemble, chart
 // refresh rate, data folder and palette. Changes apply to the next run; the
 // dialog shows the engine's own verdict on a precision choice for the device.
 
@@ -18,7 +18,8 @@ QT_END_NAMESPACE
 
 namespace foxhunt {
 
-/// Edits an AppSettings. Widgets carry object names (device, threads, ampEnabled, ampDtype, ampPreset,
+/// Edits an AppSettings. Widgets carry object names (device, threads, workers, workerTimeout, ampEnabled,
+/// ampDtype, ampPreset,
 /// lossScale, dynamicScale, growthFactor, backoffFactor, growthInterval, int8Enabled, int8Static,
 /// calibrationBars, int8Refresh, ensemble, refreshHz, dataDir, palette) so tests can drive them.
 class SettingsDialog : public QDialog {
@@ -42,6 +43,8 @@ private:
     AppSettings m_base;
     QComboBox* m_device = nullptr;
     QSpinBox* m_threads = nullptr;
+    QSpinBox* m_workers = nullptr;
+    QDoubleSpinBox* m_workerTimeout = nullptr;
     QComboBox* m_preset = nullptr;
     QCheckBox* m_ampEnabled = nullptr;
     QComboBox* m_dtype = nullptr;

@@ -1,5 +1,6 @@
 #include "ui/training_controller.h"
 
+#include <QCoreApplication>
 #include <QMetaObject>
 
 #include <algorithm>
@@ -9,6 +10,9 @@ namespace foxhunt {
 TrainingController::TrainingController(QString databasePath, QObject* parent)
     : QObject(parent), m_databasePath(std::move(databasePath))
 {
+    // The GUI and the CLI are installed side by side; naming it here keeps the choice visible.
+    if (QCoreApplication::instance())
+        m_workerProgram = QCoreApplication::applicationDirPath() + QStringLiteral("/foxhunt-cli");
     m_timer.setSingleShot(true);
     m_timer.setInterval(100);
     connect(&m_timer, &QTimer::timeout, this, &TrainingController::drain);
@@ -29,6 +33,7 @@ bool TrainingController::start(const SessionConfig& config, qint64 resumeRunId)
     m_runConfig.speed = m_speed;
     m_session = std::make_unique<TrainingSession>(m_databasePath.toStdString(), m_runConfig);
     if (resumeRunId > 0) m_session->resumeRun(resumeRunId);
+    m_session->setWorkerProgram(m_workerProgram.toStdString());
     m_announced = false;
     m_timings.clear();
     m_elapsed.start();

@@ -53,6 +53,11 @@ public:
     void setRefreshInterval(int ms) { m_timer.setInterval(ms); }
     /// Milliseconds between drains.
     int refreshInterval() const { return m_timer.interval(); }
+    /// The program a multi-process run starts for each local worker (`<program> worker`); by default
+    /// foxhunt-cli next to this executable. "" leaves the choice to the engine.
+    void setWorkerProgram(const QString& program) { m_workerProgram = program; }
+    /// The worker program the next session gets.
+    const QString& workerProgram() const { return m_workerProgram; }
     /// The last finished session's result document (JSON text).
     const QString& lastResult() const { return m_lastResult; }
 
@@ -72,6 +77,7 @@ private:
     std::jthread m_worker;
     QTimer m_timer;
     QString m_lastResult;
+    QString m_workerProgram;
     bool m_announced = false;
     SessionConfig m_runConfig;
     double m_speed = 0.0;

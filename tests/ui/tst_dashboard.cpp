@@ -1,14 +1,19 @@
 // The dashboard under the offscreen platform, fed with samples made here (the
 // engine emits the newer metrics on another branch): series fill, decimation
-// stays bounded and keeps extremes, the debiased EMA, hover, the forecast band.
+// stays bounded and keeps extremes, the debiased EMA, hover, the forecast band,
+// and the per-rank throughput and all-reduce charts of multi-process runs.
 
 #include "ui/dashboard.h"
+
+#include "engine/store/bar_store.h"
+#include "engine/store/run_store.h"
 
 #include <QtCharts/QChart>
 #include <QtCharts/QChartView>
 #include <QtCharts/QLineSeries>
 
 #include <QMouseEvent>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <cmath>
@@ -34,6 +39,11 @@ private Q_SLOTS:
     void hoverReadsNearestPoint();
     void bandFromQuantiles();
     void sessionRssInMemoryChart();
+    void scaleOutChartsFromRankMetrics_data();
+    void scaleOutChartsFromRankMetrics();
+    void ranksKeepOrderAndStrayNamesAreIgnored();
+    void scaleOutChartsFromStore();
+    void hoverReadsEveryRank();
 
 private:
     static MetricSample sample(const char* model, const char* metric, long long step, double value)
@@ -271,6 +281,178 @@ void TestDashboard::sessionRssInMemoryChart()
     // A model added later gets the RSS seen so far.
     d.setModels({QStringLiteral("dqn"), QStringLiteral("ppo")});
     QCOMPARE(d.pointCount(QStringLiteral("ppo"), QStringLiteral("rss_bytes")), 2);
+}
+
+void TestDashboard::scaleOutChartsFromRankMetrics_data()
+{
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<QString>("other"); // a single-process model in the same dashboard
+    QTest::newRow("dqn") << "dqn" << "tft";
+    QTest::newRow("ppo") << "ppo" << "mamba2";
+    QTest::newRow("mamba2") << "mamba2" << "dqn";
+    QTest::newRow("tft") << "tft" << "ppo";
+}
+
+void TestDashboard::scaleOutChartsFromRankMetrics()
+{
+    QFETCH(QString, model);
+    QFETCH(QString, other);
+    Dashboard d;
+    d.setModels({model, other});
+    const int before = d.chartCount();
+    for (const QString& m : {model, other}) {
+        QVERIFY(!d.chartsOf(m).contains(QStringLiteral("throughput")));
+        QVERIFY(!d.chartsOf(m).contains(QStringLiteral("allreduce")));
+    }
+    // Loss alone (a single-process run) makes no scale-out chart.
+    const std::string m = model.toStdString(), o = other.toStdString();
+    d.addSamples({sample(m.c_str(), "loss", 0, 1.0), sample(o.c_str(), "loss", 0, 1.0)});
+    QCOMPARE(d.chartCount(), before);
+
+    // Two batches, as two drains of a two-rank run: the session emits every few dozen steps.
+    for (int half = 0; half < 2; ++half) {
+        MetricBatch batch;
+        for (int i = half * 15; i < (half + 1) * 15; ++i) {
+            const long long step = 32LL * i;
+            batch.push_back(sample(m.c_str(), "loss", step, 1.0 / (1 + i)));
+            batch.push_back(sample(m.c_str(), "allreduce_ms", step, 2.0 + 0.1 * i));
+            batch.push_back(sample(m.c_str(), "throughput_rank0", step, 1000.0 + i));
+            batch.push_back(sample(m.c_str(), "throughput_rank1", step, 900.0 + i));
+            batch.push_back(sample(o.c_str(), "loss", step, 0.5));
+        }
+        d.addSamples(batch);
+    }
+    QCOMPARE(d.chartCount(), before + 2);
+    QVERIFY(d.chartsOf(model).contains(QStringLiteral("throughput")));
+    QVERIFY(d.chartsOf(model).contains(QStringLiteral("allreduce")));
+    QVERIFY(!d.chartsOf(other).contains(QStringLiteral("throughput")));
+    QVERIFY(!d.chartsOf(other).contains(QStringLiteral("allreduce")));
+    QCOMPARE(d.lineLabels(other, QStringLiteral("throughput")), QStringList());
+
+    QCOMPARE(d.lineLabels(model, QStringLiteral("throughput")), (QStringList{QStringLiteral("rank 0"), QStringLiteral("rank 1")}));
+    QCOMPARE(d.lineLabels(model, QStringLiteral("allreduce")).size(), 1);
+    for (const char* metric : {"throughput_rank0", "throughput_rank1", "allreduce_ms"}) {
+        QCOMPARE(d.pointCount(model, QLatin1String(metric)), 30);
+        QCOMPARE(d.shownPoints(model, QLatin1String(metric)).size(), 30);
+    }
+    QCOMPARE(d.shownPoints(model, QStringLiteral("throughput_rank1")).at(4), QPointF(128.0, 904.0));
+    QCOMPARE(d.shownPoints(model, QStringLiteral("allreduce_ms")).last(), QPointF(32.0 * 29, 2.0 + 0.1 * 29));
+    QCOMPARE(d.chartMessage(model, QStringLiteral("throughput")), QString());
+    QCOMPARE(d.chartMessage(model, QStringLiteral("allreduce")), QString());
+
+    // What the chart draws: one visible series per rank with a legend; one for the all-reduce time.
+    const auto visibleNames = [&](const char* key) {
+        QStringList names;
+        for (const QAbstractSeries* s : d.chartView(model, QLatin1String(key))->chart()->series())
+            if (s->isVisible()) names << s->name();
+        return names;
+    };
+    QCOMPARE(visibleNames("throughput"), (QStringList{QStringLiteral("rank 0"), QStringLiteral("rank 1")}));
+    QVERIFY(d.chartView(model, QStringLiteral("throughput"))->chart()->legend()->isVisible());
+    QCOMPARE(visibleNames("allreduce").size(), 1);
+    // Rank samples never create or feed the other model's charts.
+    QCOMPARE(d.pointCount(other, QStringLiteral("throughput_rank0")), 0);
+    QCOMPARE(d.pointCount(other, QStringLiteral("loss")), 31);
+    if (model == QLatin1String("dqn")) {
+        d.resize(1800, 900);
+        QVERIFY(d.grab().save(QStringLiteral(FOXHUNT_SCREENSHOT_DIR "/dashboard_scale_out.png")));
+    }
+}
+
+void TestDashboard::ranksKeepOrderAndStrayNamesAreIgnored()
+{
+    Dashboard d;
+    d.setModels({QStringLiteral("ppo")});
+    const int before = d.chartCount();
+    d.addSamples({sample("ppo", "throughput_rank", 0, 1.0), sample("ppo", "throughput_rank01", 0, 1.0),
+                  sample("ppo", "throughput_rankx", 0, 1.0), sample("ppo", "throughput_rank-1", 0, 1.0)});
+    QCOMPARE(d.chartCount(), before);
+    d.addSamples({sample("ppo", "throughput_rank2", 0, 30.0), sample("ppo", "throughput_rank1", 0, 20.0)});
+    d.addSamples({sample("ppo", "throughput_rank0", 64, 10.0), sample("ppo", "throughput_rank2", 64, 31.0)});
+    const QStringList ranks{QStringLiteral("rank 0"), QStringLiteral("rank 1"), QStringLiteral("rank 2")};
+    QCOMPARE(d.lineLabels(QStringLiteral("ppo"), QStringLiteral("throughput")), ranks);
+    QStringList legend;
+    for (const QAbstractSeries* s : d.chartView(QStringLiteral("ppo"), QStringLiteral("throughput"))->chart()->series())
+        legend << s->name();
+    QCOMPARE(legend, ranks);
+    QCOMPARE(d.pointCount(QStringLiteral("ppo"), QStringLiteral("throughput_rank2")), 2);
+    QCOMPARE(d.pointCount(QStringLiteral("ppo"), QStringLiteral("throughput_rank0")), 1);
+    QVERIFY(!d.chartsOf(QStringLiteral("ppo")).contains(QStringLiteral("allreduce"))); // no fake all-reduce chart
+    // A model first seen through a rank metric gets its row and the chart.
+    d.addSamples({sample("tft", "throughput_rank0", 5, 12.0)});
+    QVERIFY(d.models().contains(QStringLiteral("tft")));
+    QCOMPARE(d.pointCount(QStringLiteral("tft"), QStringLiteral("throughput_rank0")), 1);
+}
+
+void TestDashboard::scaleOutChartsFromStore()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    foxhunt::BarStore store(dir.filePath(QStringLiteral("runs.db")).toStdString());
+    QVERIFY(foxhunt::ensureDefaultData(store));
+    foxhunt::RunStore runs(store);
+    const foxhunt::SeriesInfo series = store.series().front();
+    const auto storedRun = [&](const char* name, int ranks) {
+        const std::int64_t id = runs.createRun(name, R"({"models":["dqn","tft"],"steps":500})", series, series.firstTs,
+                                               series.lastTs, "{}");
+        MetricBatch batch;
+        for (int i = 0; i < 40; ++i) {
+            batch.push_back(sample("dqn", "loss", i * 25, 1.0 / (1 + i)));
+            batch.push_back(sample("tft", "loss", i * 25, 2.0 / (1 + i)));
+            if (ranks < 2) continue;
+            batch.push_back(sample("tft", "allreduce_ms", i * 25, 3.0));
+            for (int r = 0; r < ranks; ++r) {
+                const std::string metric = "throughput_rank" + std::to_string(r);
+                batch.push_back(MetricSample{"tft", metric, i * 25, 0, 100.0 * (r + 1)});
+            }
+        }
+        runs.appendMetrics(id, batch);
+        runs.setStatus(id, foxhunt::RunStatus::Finished);
+        return id;
+    };
+    const std::int64_t multi = storedRun("two ranks", 2);
+    const std::int64_t single = storedRun("one process", 1);
+
+    Dashboard d;
+    QVERIFY(d.fromStore(runs, multi));
+    QCOMPARE(d.lineLabels(QStringLiteral("tft"), QStringLiteral("throughput")).size(), 2);
+    QCOMPARE(d.lineLabels(QStringLiteral("tft"), QStringLiteral("allreduce")).size(), 1);
+    QCOMPARE(d.pointCount(QStringLiteral("tft"), QStringLiteral("throughput_rank1")), 40);
+    QCOMPARE(d.pointCount(QStringLiteral("tft"), QStringLiteral("allreduce_ms")), 40);
+    QVERIFY(!d.chartsOf(QStringLiteral("dqn")).contains(QStringLiteral("throughput")));
+    // A single-process run shows no empty scale-out chart, stored or not.
+    QVERIFY(d.fromStore(runs, single));
+    for (const char* model : {"dqn", "tft"}) {
+        QVERIFY(!d.chartsOf(QLatin1String(model)).contains(QStringLiteral("throughput")));
+        QVERIFY(!d.chartsOf(QLatin1String(model)).contains(QStringLiteral("allreduce")));
+    }
+}
+
+void TestDashboard::hoverReadsEveryRank()
+{
+    Dashboard d;
+    d.resize(1600, 900);
+    d.setModels({QStringLiteral("mamba2")});
+    MetricBatch batch;
+    for (int s = 0; s <= 640; s += 32) {
+        batch.push_back(sample("mamba2", "throughput_rank0", s, 500.0 + s));
+        batch.push_back(sample("mamba2", "throughput_rank1", s, 400.0 + s));
+        batch.push_back(sample("mamba2", "allreduce_ms", s, 1.5));
+    }
+    d.addSamples(batch);
+    d.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&d));
+    QChartView* view = d.chartView(QStringLiteral("mamba2"), QStringLiteral("throughput"));
+    QVERIFY(view && view->isVisible());
+    QChart* chart = view->chart();
+    // Step 330 on screen: the nearest sample of both ranks is step 320.
+    const QPointF item = chart->mapToPosition(QPointF(330, 750.0), chart->series().constFirst());
+    const QString text = d.hoverAt(QStringLiteral("mamba2"), QStringLiteral("throughput"),
+                                   view->mapFromScene(chart->mapToScene(item)));
+    QVERIFY2(text.contains(QStringLiteral("step 320")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("rank 0 820")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("rank 1 720")), qPrintable(text));
+    QCOMPARE(d.hoverText(), text);
 }
 
 QTEST_MAIN(TestDashboard)

@@ -17,6 +17,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
+#include <QDoubleSpinBox>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
@@ -28,6 +29,8 @@
 #include <QStyle>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <nlohmann/json.hpp>
 
 using foxhunt::AppSettings;
 using foxhunt::MainWindow;
@@ -45,6 +48,8 @@ private Q_SLOTS:
     void presetsAndEngineVerdict_data();
     void presetsAndEngineVerdict();
     void dialogChoicesReachStoredRun();
+    void workersReachNextRunConfig_data();
+    void workersReachNextRunConfig();
     void fp16OnCpuIsRefusedWithReason();
     void modelFailureIsShown();
     void speedControlIsLive();
@@ -83,6 +88,8 @@ void TestSettings::settingsRoundTrip()
 {
     AppSettings a;
     a.threads = 3;
+    a.workers = 4;
+    a.workerTimeoutSeconds = 42.0;
     a.precision.amp = foxhunt::ampPreset(foxhunt::AmpPreset::VoltaTuring);
     a.precision.amp.growth_interval = 77;
     a.precision.int8 = true;
@@ -106,11 +113,15 @@ void TestSettings::badStoredValuesKeepDefaults()
     QSettings file(m_dir.filePath(QStringLiteral("bad.ini")), QSettings::IniFormat);
     file.setValue(QStringLiteral("settings/refresh_hz"), 50); // above 10 Hz
     file.setValue(QStringLiteral("settings/threads"), QStringLiteral("many"));
+    file.setValue(QStringLiteral("settings/workers"), 0);
+    file.setValue(QStringLiteral("settings/worker_timeout_s"), -5.0);
     file.setValue(QStringLiteral("settings/amp/dtype"), QStringLiteral("fp8"));
     file.setValue(QStringLiteral("settings/palette"), QStringLiteral("dark"));
     const AppSettings s = AppSettings::load(file);
     QCOMPARE(s.refreshHz, AppSettings{}.refreshHz);
     QCOMPARE(s.threads, 1);
+    QCOMPARE(s.workers, 1);
+    QCOMPARE(s.workerTimeoutSeconds, AppSettings{}.workerTimeoutSeconds);
     QVERIFY(s.precision.amp.dtype == AppSettings{}.precision.amp.dtype);
     QVERIFY(s.palette == PaletteChoice::Dark);
 }
@@ -213,6 +224,61 @@ void TestSettings::dialogChoicesReachStoredRun()
     QCOMPARE(config.value(QStringLiteral("device")).toString(), QStringLiteral("cpu"));
     // The data folder from Settings took the run's checkpoints.
     QVERIFY(QDir(m_dir.filePath(QStringLiteral("data/checkpoints"))).exists());
+}
+
+void TestSettings::workersReachNextRunConfig_data()
+{
+    QTest::addColumn<int>("workers");
+    QTest::addColumn<double>("timeout");
+    QTest::addColumn<bool>("shown"); // the run summaries name the processes
+    QTest::newRow("one process") << 1 << 60.0 << false;
+    QTest::newRow("two processes") << 2 << 90.0 << true;
+    QTest::newRow("eight processes") << 8 << 5.0 << true;
+}
+
+void TestSettings::workersReachNextRunConfig()
+{
+    QFETCH(int, workers);
+    QFETCH(double, timeout);
+    QFETCH(bool, shown);
+    MainWindow w(db("workers.db"));
+    w.applySettings(quietSettings());
+    w.findChild<QAction*>(QStringLiteral("settingsAction"))->trigger();
+    auto* d = w.findChild<SettingsDialog*>();
+    QVERIFY(d);
+    auto* workerBox = d->findChild<QSpinBox*>(QStringLiteral("workers"));
+    auto* timeoutBox = d->findChild<QDoubleSpinBox*>(QStringLiteral("workerTimeout"));
+    QVERIFY(workerBox && timeoutBox);
+    QCOMPARE(workerBox->value(), 1);
+    QCOMPARE(workerBox->minimum(), 1);
+    QVERIFY(workerBox->maximum() >= 8);
+    QVERIFY(!workerBox->toolTip().isEmpty() && !timeoutBox->toolTip().isEmpty());
+    QCOMPARE(timeoutBox->value(), 60.0);
+    QVERIFY(!timeoutBox->isEnabled()); // one process has no one to wait for
+    workerBox->setValue(workers);
+    QCOMPARE(timeoutBox->isEnabled(), workers > 1);
+    timeoutBox->setValue(timeout);
+    d->accept();
+
+    QCOMPARE(w.settings().workers, workers);
+    QCOMPARE(w.settings().workerTimeoutSeconds, timeout);
+    const AppSettings saved = AppSettings::load(); // what the next launch reads
+    QCOMPARE(saved.workers, workers);
+    QCOMPARE(saved.workerTimeoutSeconds, timeout);
+
+    // The next run's config, as the run store will keep it.
+    const nlohmann::json json = foxhunt::toJson(w.nextRunConfig());
+    QCOMPARE(json.at("workers").get<int>(), workers);
+    QCOMPARE(json.at("distributed_timeout_s").get<double>(), timeout);
+    const foxhunt::SessionConfig back = foxhunt::sessionConfigFromJson(json); // the engine accepts it
+    QCOMPARE(back.workers, workers);
+    QCOMPARE(back.distributedTimeoutSeconds, timeout);
+
+    const QString summary = w.findChild<QLabel*>(QStringLiteral("nextRunSummary"))->text();
+    QVERIFY2(summary.contains(QStringLiteral("%1 processes").arg(workers)) == shown, qPrintable(summary));
+    // Each local worker runs foxhunt-cli from next to this executable.
+    QCOMPARE(w.trainingController()->workerProgram(),
+             QCoreApplication::applicationDirPath() + QStringLiteral("/foxhunt-cli"));
 }
 
 void TestSettings::fp16OnCpuIsRefusedWithReason()
