@@ -23,6 +23,7 @@ Runner addBenchCommand(CLI::App& app);
 Runner addTrainCommand(CLI::App& app);
 Runner addReportCommand(CLI::App& app);
 Runner addRunsCommand(CLI::App& app);
+Runner addWorkerCommand(CLI::App& app);
 
 
 } // namespace foxhunt::cli

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include <csignal>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -34,6 +35,8 @@ struct TrainArgs {
     std::string speed = "max";
     int threads = 0;
     std::int64_t resume = 0;
+    int nproc = 0;
+    double timeout = 0.0;
     bool json = false;
 };
 
@@ -66,6 +69,8 @@ int run(const TrainArgs& a)
         else if (a.resume > 0) config.steps = 0; // keep the stored run's budget
         if (a.seed >= 0) config.seed = static_cast<std::uint64_t>(a.seed);
         if (a.threads > 0) config.threads = a.threads;
+        if (a.nproc > 0) config.workers = a.nproc;
+        if (a.timeout > 0.0) config.distributedTimeoutSeconds = a.timeout;
         if (!a.series.empty()) config.series = a.series;
         if (a.speed != "max") config.speed = std::stod(a.speed);
         for (auto [text, out] : {std::pair{&a.from, &config.fromDay}, std::pair{&a.to, &config.toDay}}) {
@@ -78,9 +83,45 @@ int run(const TrainArgs& a)
         return kExitError;
     }
 
+    // Started by torchrun or by hand on several machines: WORLD_SIZE and RANK in the environment.
+    Rendezvous rendezvous;
+    try {
+        rendezvous = rendezvousFromEnvironment();
+    } catch (const std::exception& e) {
+        printError(e.what());
+        return kExitError;
+    }
+    if (a.timeout > 0.0) rendezvous.timeoutSeconds = a.timeout;
+    const bool external = std::getenv("WORLD_SIZE") != nullptr && rendezvous.worldSize > 1;
+    LocalWorkers local;
+    if (external && a.nproc > 1) {
+        // This machine's share: this process and nproc - 1 local ranks after it.
+        if (rendezvous.rank + a.nproc > rendezvous.worldSize) {
+            printError("--nproc " + std::to_string(a.nproc) + " from rank " + std::to_string(rendezvous.rank) +
+                       " exceeds WORLD_SIZE " + std::to_string(rendezvous.worldSize));
+            return kExitError;
+        }
+        try {
+            local.start(defaultWorkerProgram(), rendezvous, rendezvous.rank + 1, a.nproc - 1);
+        } catch (const std::exception& e) {
+            printError(e.what());
+            return kExitError;
+        }
+    }
+    if (external && rendezvous.rank > 0) {
+        // The same command on every rank, as with torchrun: ranks > 0 take the run from rank 0.
+        const SessionResult result = runWorker(rendezvous);
+        if (result.status == "failed") {
+            printError("rank " + std::to_string(rendezvous.rank) + ": " + result.error);
+            return kExitError;
+        }
+        return kExitOk;
+    }
+
     const std::string db = resolveDbPath(a.db);
     TrainingSession session(db, config);
     if (a.resume > 0) session.resumeRun(a.resume);
+    if (external) session.setRendezvous(rendezvous);
     g_session = &session;
     std::signal(SIGINT, onSignal);
     std::signal(SIGTERM, onSignal);
@@ -158,6 +199,10 @@ Runner addTrainCommand(CLI::App& app)
     cmd->add_option("--config", args->config, "JSON file with any SessionConfig keys (see README)");
     cmd->add_option("--report", args->report, "Write the run report at the end (.html, .json, .csv, .pdf)");
     cmd->add_option("--resume", args->resume, "Continue a stopped, failed or interrupted run from its last checkpoints");
+    cmd->add_option("--nproc", args->nproc,
+                    "Processes training the run together, data parallel (like torchrun --nproc-per-node); "
+                    "with WORLD_SIZE/RANK set, this machine's share");
+    cmd->add_option("--timeout", args->timeout, "Seconds a silent process may take before the run fails (default 60)");
     cmd->add_flag("--json", args->json, "Print the result as JSON");
     return [args] { return run(*args); };
 }
