@@ -37,6 +37,10 @@ struct TrainArgs {
     std::int64_t resume = 0;
     int nproc = 0;
     double timeout = 0.0;
+    std::string masterAddr;
+    int masterPort = 0;
+    int worldSize = 0;
+    int rank = -1;
     bool json = false;
 };
 
@@ -92,7 +96,15 @@ int run(const TrainArgs& a)
         return kExitError;
     }
     if (a.timeout > 0.0) rendezvous.timeoutSeconds = a.timeout;
-    const bool external = std::getenv("WORLD_SIZE") != nullptr && rendezvous.worldSize > 1;
+    if (!a.masterAddr.empty()) rendezvous.masterAddr = a.masterAddr;
+    if (a.masterPort > 0) rendezvous.masterPort = a.masterPort;
+    if (a.worldSize > 0) rendezvous.worldSize = a.worldSize;
+    if (a.rank >= 0) rendezvous.rank = a.rank;
+    if (rendezvous.rank >= rendezvous.worldSize) {
+        printError("rank " + std::to_string(rendezvous.rank) + " is outside WORLD_SIZE " + std::to_string(rendezvous.worldSize));
+        return kExitError;
+    }
+    const bool external = (std::getenv("WORLD_SIZE") != nullptr || a.worldSize > 0) && rendezvous.worldSize > 1;
     LocalWorkers local;
     if (external && a.nproc > 1) {
         // This machine's share: this process and nproc - 1 local ranks after it.
@@ -203,6 +215,10 @@ Runner addTrainCommand(CLI::App& app)
                     "Processes training the run together, data parallel (like torchrun --nproc-per-node); "
                     "with WORLD_SIZE/RANK set, this machine's share");
     cmd->add_option("--timeout", args->timeout, "Seconds a silent process may take before the run fails (default 60)");
+    cmd->add_option("--master-addr", args->masterAddr, "Several machines: host of rank 0 (MASTER_ADDR)");
+    cmd->add_option("--master-port", args->masterPort, "Several machines: rank 0's store port (MASTER_PORT, default 29500)");
+    cmd->add_option("--world-size", args->worldSize, "Several machines: processes in the run (WORLD_SIZE)");
+    cmd->add_option("--rank", args->rank, "Several machines: this process's rank (RANK; 0 owns the run)");
     cmd->add_flag("--json", args->json, "Print the result as JSON");
     return [args] { return run(*args); };
 }
