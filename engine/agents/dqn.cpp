@@ -202,7 +202,8 @@ struct Dqn::Impl {
     }
 
     // The FP32 update without autograd: the same targets, Huber loss (its gradient written out),
-    // clip and Adam step as the autograd path, with QNetworkBackprop's forward and backward.
+    // clip and Adam update rule as the autograd path, with QNetworkBackprop's forward and backward
+    // and Adam's step fused into one pass.
     DqnUpdateStats handWrittenStep()
     {
         const std::size_t n = tdHost.size();
@@ -244,11 +245,10 @@ struct Dqn::Impl {
             qSum += q[cell];
         }
         onlineProp->backward(gradQ);
+        // No loss scaling on this path (FP32), so no unscale and no skipped steps.
         DqnUpdateStats stats;
-        scaler.unscale(*optimizer);
         stats.gradNorm = models::clip_grad_norm_f64(flatList, options.maxGradNorm);
-        stats.skipped = !scaler.step(*optimizer);
-        scaler.update();
+        models::adam_step_fused(*optimizer);
         ++updates;
         if (prioritized && std::isfinite(tdSum))
             prioritized->updatePriorities(batch.indices, tdHost);

@@ -40,4 +40,11 @@ void flatten_parameters(torch::nn::Module& module, FlatParameters& flat, bool wi
 /// Polyak update on flat buffers: target = (1 - tau) target + tau source; tau = 1 copies.
 void polyak_update(torch::Tensor& target, const torch::Tensor& source, double tau);
 
+/// torch::optim::Adam::step() in one pass over the elements, for an Adam whose only parameter is
+/// one contiguous float32 CPU tensor with a gradient (FlatParameters::values): the same update
+/// rule in float32, in the same state entry and step count, so a checkpoint of the optimizer
+/// does not tell the two apart; it skips the eight tensor ops and the temporary of the stock
+/// step. Anything else (amsgrad, weight decay, several parameters or groups) runs optimizer.step().
+void adam_step_fused(torch::optim::Adam& optimizer);
+
 } // namespace foxhunt::models
