@@ -9,6 +9,7 @@
 #include "models/agents/grad_utils.h"
 #include "models/agents/q_backprop.h"
 #include "models/agents/q_network.h"
+#include "models/memory/memory_tracker.h"
 #include "models/precision/amp_step.h"
 #include "models/precision/autocast.h"
 #include "models/precision/loss_scaler.h"
@@ -19,6 +20,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 
 namespace foxhunt {
@@ -27,6 +29,9 @@ using namespace foxhunt::detail;
 namespace mp = foxhunt::models::precision;
 
 namespace {
+
+// Updates between two measurements of the activation peak (the first update is measured).
+constexpr long long kActivationMeasureEvery = 100;
 
 // Builds a network without moving the default generator: the target copy must not shift what
 // later draws from it see.
@@ -86,6 +91,9 @@ struct Dqn::Impl {
             targetProp = std::make_unique<models::QNetworkBackprop>(*target);
             gradQ = torch::zeros({options.batchSize, static_cast<int64_t>(actionCount)});
             targetHost.resize(static_cast<std::size_t>(options.batchSize));
+            // Allocated here, the buffers are the same for every update; activationBytes adds them.
+            onlineProp->reserve(options.batchSize, /*gradients=*/true);
+            targetProp->reserve(options.batchSize, /*gradients=*/false);
         }
         if (options.prioritized) {
             auto per = std::make_unique<PrioritizedReplayBuffer>(
@@ -135,8 +143,13 @@ struct Dqn::Impl {
         }
         for (std::size_t b = 0; b < bootstrapHost.size(); ++b)
             bootstrapHost[b] = batch.discounts[b] * (1.0f - batch.terminated[b]);
+        // The activation peak of some updates, read after backward and before the optimizer step
+        // (Adam's state is not an activation; the flat gradients are allocated once, outside).
+        std::optional<models::PeakMemoryScope> activations;
+        if (updates % kActivationMeasureEvery == 0 && models::countingCpuAllocatorInstalled())
+            activations.emplace();
         if (onlineProp)
-            return finish(handWrittenStep(), start);
+            return finish(handWrittenStep(activations ? &*activations : nullptr), start);
         torch::Tensor targetQ;
         {
             torch::NoGradGuard guard;
@@ -172,7 +185,9 @@ struct Dqn::Impl {
         }
         onlineFlat.grads.zero_();
         DqnUpdateStats stats;
-        const mp::ScaledStepResult stepped = mp::scaled_step(scaler, *optimizer, loss, [this] {
+        const mp::ScaledStepResult stepped = mp::scaled_step(scaler, *optimizer, loss, [this, &activations] {
+            if (activations)
+                activationBytes = activations->peakAboveStart();
             return models::clip_grad_norm_f64(flatList, options.maxGradNorm);
         });
         stats.gradNorm = stepped.grad_norm;
@@ -204,7 +219,7 @@ struct Dqn::Impl {
     // The FP32 update without autograd: the same targets, Huber loss (its gradient written out),
     // clip and Adam update rule as the autograd path, with QNetworkBackprop's forward and backward
     // and Adam's step fused into one pass.
-    DqnUpdateStats handWrittenStep()
+    DqnUpdateStats handWrittenStep(const models::PeakMemoryScope* activations)
     {
         const std::size_t n = tdHost.size();
         const auto a = static_cast<std::size_t>(actions);
@@ -245,6 +260,9 @@ struct Dqn::Impl {
             qSum += q[cell];
         }
         onlineProp->backward(gradQ);
+        if (activations)
+            activationBytes = activations->peakAboveStart() + onlineProp->workspace_bytes()
+                + targetProp->workspace_bytes() + static_cast<std::size_t>(gradQ.nbytes());
         // No loss scaling on this path (FP32), so no unscale and no skipped steps.
         DqnUpdateStats stats;
         stats.gradNorm = models::clip_grad_norm_f64(flatList, options.maxGradNorm);
@@ -286,6 +304,7 @@ struct Dqn::Impl {
     std::unique_ptr<models::QNetworkBackprop> targetProp; ///< the target network's forward, beside onlineProp
     torch::Tensor gradQ;                                  ///< [B, A] d loss / d Q for onlineProp
     std::vector<float> targetHost;                        ///< TD targets r + discount * Q_target(s', a*)
+    std::size_t activationBytes = 0; ///< peak activation bytes of the last measured update
     models::QNetwork int8Net{nullptr}; ///< INT8 inference copy (built on demand)
     std::unique_ptr<ReplayBuffer> buffer;
     PrioritizedReplayBuffer* prioritized = nullptr;
@@ -381,6 +400,7 @@ AgentMemoryBytes Dqn::memoryBytes() const
         m.parameterBytes += static_cast<std::size_t>(p.nbytes());
     for (const auto& p : d.target->parameters())
         m.parameterBytes += static_cast<std::size_t>(p.nbytes());
+    m.activationBytes = d.activationBytes;
     if (d.onlineFlat.grads.defined())
         m.gradientBytes = static_cast<std::size_t>(d.onlineFlat.grads.nbytes());
     for (const auto& item : d.optimizer->state()) {

@@ -56,6 +56,28 @@ void zero_grad_set_to_none(torch::optim::Optimizer& optimizer)
     }
 }
 
+void zero_grad_in_place(torch::optim::Optimizer& optimizer)
+{
+    torch::NoGradGuard guard;
+    for (auto& group : optimizer.param_groups()) {
+        for (auto& p : group.params()) {
+            if (p.grad().defined())
+                p.mutable_grad().zero_();
+        }
+    }
+}
+
+bool all_grads_defined(const torch::optim::Optimizer& optimizer)
+{
+    for (const auto& group : optimizer.param_groups()) {
+        for (const auto& p : group.params()) {
+            if (!p.grad().defined())
+                return false;
+        }
+    }
+    return true;
+}
+
 void polyak_update(torch::nn::Module& target, const torch::nn::Module& source, double tau)
 {
     torch::NoGradGuard guard;

@@ -16,6 +16,11 @@ double grad_norm_f64(const std::vector<torch::Tensor>& parameters);
 double clip_grad_norm_f64(const std::vector<torch::Tensor>& parameters, double max_norm);
 /// Drops every gradient of the optimizer's parameters (zero_grad(set_to_none)).
 void zero_grad_set_to_none(torch::optim::Optimizer& optimizer);
+/// Zeroes every defined gradient of the optimizer's parameters in place, keeping its storage
+/// (zero_grad(set_to_none=false), spelled out: LibTorch 2 sets to none by default).
+void zero_grad_in_place(torch::optim::Optimizer& optimizer);
+/// Whether every parameter of the optimizer has a gradient tensor.
+bool all_grads_defined(const torch::optim::Optimizer& optimizer);
 /// Polyak update target = (1 - tau) target + tau source; tau = 1 copies.
 void polyak_update(torch::nn::Module& target, const torch::nn::Module& source, double tau);
 

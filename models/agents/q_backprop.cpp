@@ -37,21 +37,60 @@ void QNetworkBackprop::allocate(int64_t batch)
     const auto options = m_q_head.weight.options().requires_grad(false);
     const int64_t actions = m_network->options.action_count();
     m_hidden.clear();
-    m_grad_hidden.clear();
-    for (const Layer& l : m_body) {
+    m_grad_hidden.clear(); // sized for the old batch: allocate_gradients() makes them anew
+    m_grad_advantage = m_grad_value = m_grad_mean = torch::Tensor();
+    m_grad_batch = -1;
+    for (const Layer& l : m_body)
         m_hidden.push_back(torch::empty({batch, l.weight.size(0)}, options));
-        m_grad_hidden.push_back(torch::empty({batch, l.weight.size(0)}, options));
-    }
     m_q = torch::empty({batch, actions}, options);
     if (m_network->options.dueling()) {
         m_advantage = torch::empty({batch, actions}, options);
         m_value = torch::empty({batch, 1}, options);
         m_mean = torch::empty({batch, 1}, options);
-        m_grad_advantage = torch::empty({batch, actions}, options);
-        m_grad_value = torch::empty({batch, 1}, options);
-        m_grad_mean = torch::empty({batch, 1}, options);
     }
     m_batch = batch;
+}
+
+void QNetworkBackprop::allocate_gradients()
+{
+    const auto options = m_q_head.weight.options().requires_grad(false);
+    const int64_t actions = m_network->options.action_count();
+    m_grad_hidden.clear();
+    for (const Layer& l : m_body)
+        m_grad_hidden.push_back(torch::empty({m_batch, l.weight.size(0)}, options));
+    if (m_network->options.dueling()) {
+        m_grad_advantage = torch::empty({m_batch, actions}, options);
+        m_grad_value = torch::empty({m_batch, 1}, options);
+        m_grad_mean = torch::empty({m_batch, 1}, options);
+    }
+    m_grad_batch = m_batch;
+}
+
+void QNetworkBackprop::reserve(int64_t batch, bool gradients)
+{
+    TORCH_CHECK(batch > 0, "QNetworkBackprop: batch must be positive");
+    if (batch != m_batch)
+        allocate(batch);
+    if (gradients && m_grad_batch != m_batch)
+        allocate_gradients();
+}
+
+std::size_t QNetworkBackprop::workspace_bytes() const
+{
+    std::size_t bytes = 0;
+    const auto add = [&bytes](const torch::Tensor& t) {
+        if (t.defined())
+            bytes += static_cast<std::size_t>(t.nbytes());
+    };
+    for (const torch::Tensor& t : m_hidden)
+        add(t);
+    for (const torch::Tensor& t : m_grad_hidden)
+        add(t);
+    for (const torch::Tensor* t : {&m_advantage, &m_value, &m_mean, &m_q})
+        add(*t);
+    for (const torch::Tensor* t : {&m_grad_advantage, &m_grad_value, &m_grad_mean})
+        add(*t);
+    return bytes;
 }
 
 const torch::Tensor& QNetworkBackprop::forward(const torch::Tensor& x)
@@ -92,6 +131,8 @@ void QNetworkBackprop::backward(const torch::Tensor& grad_q)
                 "QNetworkBackprop: grad_q must be float32 [", m_batch, ", ", m_network->options.action_count(),
                 "], got ", grad_q.sizes());
     torch::NoGradGuard no_grad;
+    if (m_grad_batch != m_batch)
+        allocate_gradients();
     const torch::Tensor& features = m_body.empty() ? m_input : m_hidden.back();
     const torch::Tensor* grad_head = &grad_q;
     const bool dueling = m_network->options.dueling();

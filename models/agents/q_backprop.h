@@ -10,6 +10,7 @@
 
 #include <torch/torch.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -28,6 +29,11 @@ public:
     /// Gradients of a loss with d loss / d Q = grad_q ([B, A], same B as the last forward()):
     /// writes (not accumulates) every parameter's .grad(), which must be defined and contiguous.
     void backward(const torch::Tensor& grad_q);
+    /// Allocates the buffers for batch size `batch` now rather than in the first forward() (and,
+    /// with `gradients`, the first backward()), so that a training step allocates nothing.
+    void reserve(int64_t batch, bool gradients);
+    /// Bytes of the activation and activation-gradient buffers allocated so far.
+    std::size_t workspace_bytes() const;
 
 private:
     struct Layer {
@@ -35,12 +41,14 @@ private:
         torch::Tensor bias;   ///< [out]
     };
     void allocate(int64_t batch);
+    void allocate_gradients();
 
     QNetworkImpl* m_network;
     std::vector<Layer> m_body; ///< hidden Linear layers, each followed by a ReLU
     Layer m_q_head;
     Layer m_value_head; ///< undefined tensors without the dueling head
-    int64_t m_batch = -1;
+    int64_t m_batch = -1;          ///< batch size of the forward buffers
+    int64_t m_grad_batch = -1;     ///< batch size of the gradient buffers (the target network needs none)
     torch::Tensor m_input;                    ///< the last forward()'s x (not copied)
     std::vector<torch::Tensor> m_hidden;      ///< [B, h_i] post-ReLU activations
     std::vector<torch::Tensor> m_grad_hidden; ///< [B, h_i] d loss / d activation, reused for the pre-ReLU gradient
