@@ -7,8 +7,10 @@
 #include "engine/agents/replay_buffer.h"
 #include "engine/agents/schedules.h"
 #include "models/agents/grad_utils.h"
+#include "models/agents/q_backprop.h"
 #include "models/distributed/communicator.h"
 #include "models/agents/q_network.h"
+#include "models/memory/memory_tracker.h"
 #include "models/precision/amp_step.h"
 #include "models/precision/autocast.h"
 #include "models/precision/loss_scaler.h"
@@ -16,8 +18,10 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 
 namespace foxhunt {
@@ -26,6 +30,9 @@ using namespace foxhunt::detail;
 namespace mp = foxhunt::models::precision;
 
 namespace {
+
+// Updates between two measurements of the activation peak (the first update is measured).
+constexpr long long kActivationMeasureEvery = 100;
 
 // Builds a network without moving the default generator: the target copy must not shift what
 // later draws from it see.
@@ -80,6 +87,15 @@ struct Dqn::Impl {
             flatList, torch::optim::AdamOptions(options.learningRate).eps(options.adamEpsilon));
         scaler = mp::LossScaler(options.mixedPrecision);
         amp = options.mixedPrecision.enabled;
+        if (options.gradients == DqnGradients::HandWritten && !amp) {
+            onlineProp = std::make_unique<models::QNetworkBackprop>(*online);
+            targetProp = std::make_unique<models::QNetworkBackprop>(*target);
+            gradQ = torch::zeros({options.batchSize, static_cast<int64_t>(actionCount)});
+            targetHost.resize(static_cast<std::size_t>(options.batchSize));
+            // Allocated here, the buffers are the same for every update; activationBytes adds them.
+            onlineProp->reserve(options.batchSize, /*gradients=*/true);
+            targetProp->reserve(options.batchSize, /*gradients=*/false);
+        }
         if (options.prioritized) {
             auto per = std::make_unique<PrioritizedReplayBuffer>(
                 options.bufferSize, static_cast<std::size_t>(observationSize),
@@ -126,6 +142,15 @@ struct Dqn::Impl {
         } else {
             buffer->sample(rng, batch);
         }
+        for (std::size_t b = 0; b < bootstrapHost.size(); ++b)
+            bootstrapHost[b] = batch.discounts[b] * (1.0f - batch.terminated[b]);
+        // The activation peak of some updates, read after backward and before the optimizer step
+        // (Adam's state is not an activation; the flat gradients are allocated once, outside).
+        std::optional<models::PeakMemoryScope> activations;
+        if (updates % kActivationMeasureEvery == 0 && models::countingCpuAllocatorInstalled())
+            activations.emplace();
+        if (onlineProp)
+            return finish(handWrittenStep(activations ? &*activations : nullptr), start);
         torch::Tensor targetQ;
         {
             torch::NoGradGuard guard;
@@ -136,8 +161,6 @@ struct Dqn::Impl {
                 nextValue = nextTarget.gather(1, online->forward(nextObsT).argmax(1, /*keepdim=*/true)).squeeze(1);
             else
                 nextValue = std::get<0>(nextTarget.max(1));
-            for (std::size_t b = 0; b < bootstrapHost.size(); ++b)
-                bootstrapHost[b] = batch.discounts[b] * (1.0f - batch.terminated[b]);
             targetQ = torch::addcmul(rewardsT, bootstrapT, nextValue.to(torch::kFloat32));
         }
         torch::Tensor q;
@@ -164,14 +187,13 @@ struct Dqn::Impl {
         onlineFlat.grads.zero_();
         DqnUpdateStats stats;
         const mp::ScaledStepResult stepped = mp::scaled_step(
-            scaler, *optimizer, loss, [this] { return models::clip_grad_norm_f64(flatList, options.maxGradNorm); },
-            [this, &stats] {
-                // Data-parallel learners: the flat gradient buffer is the whole message.
-                if (!communicator) return;
-                const double before = communicator->collective_seconds();
-                communicator->all_reduce_mean_(onlineFlat.grads);
-                stats.allreduceMs = 1e3 * (communicator->collective_seconds() - before);
-            });
+            scaler, *optimizer, loss,
+            [this, &activations] {
+                if (activations)
+                    activationBytes = activations->peakAboveStart();
+                return models::clip_grad_norm_f64(flatList, options.maxGradNorm);
+            },
+            [this, &stats] { stats.allreduceMs = averageGradients(); });
         stats.gradNorm = stepped.grad_norm;
         stats.skipped = stepped.skipped;
         ++updates;
@@ -194,9 +216,86 @@ struct Dqn::Impl {
             stats.tdErrorMean = tdSum / static_cast<double>(tdHost.size());
             stats.qMean = qSum / static_cast<double>(tdHost.size());
         }
+        stats.loss = loss.detach().item<double>();
+        return finish(stats, start);
+    }
+
+    // The FP32 update without autograd: the same targets, Huber loss (its gradient written out),
+    // clip and Adam update rule as the autograd path, with QNetworkBackprop's forward and backward
+    // and Adam's step fused into one pass.
+    DqnUpdateStats handWrittenStep(const models::PeakMemoryScope* activations)
+    {
+        const std::size_t n = tdHost.size();
+        const auto a = static_cast<std::size_t>(actions);
+        {
+            const float* nextTarget = targetProp->forward(nextObsT).data_ptr<float>();
+            // Double DQN picks the action with the online network and values it with the target one.
+            const float* chooser = options.doubleQ ? onlineProp->forward(nextObsT).data_ptr<float>() : nextTarget;
+            for (std::size_t b = 0; b < n; ++b) {
+                const float* row = chooser + b * a;
+                std::size_t best = 0;
+                for (std::size_t j = 1; j < a; ++j) {
+                    // torch::argmax: the first maximum, NaN counting as the largest value.
+                    if (row[j] > row[best] || (std::isnan(row[j]) && !std::isnan(row[best])))
+                        best = j;
+                }
+                targetHost[b] = batch.rewards[b] + bootstrapHost[b] * nextTarget[b * a + best];
+            }
+        }
+        const float* q = onlineProp->forward(obsT).data_ptr<float>();
+        float* gradRow = gradQ.data_ptr<float>();
+        std::fill(gradRow, gradRow + n * a, 0.0f);
+        const auto delta = static_cast<float>(options.huberDelta);
+        const float invBatch = 1.0f / static_cast<float>(n);
+        double lossSum = 0.0;
+        double tdSum = 0.0;
+        double qSum = 0.0;
+        for (std::size_t b = 0; b < n; ++b) {
+            const std::size_t cell = b * a + static_cast<std::size_t>(batch.actions[b]);
+            const float diff = q[cell] - targetHost[b];
+            const float absDiff = std::abs(diff);
+            const float weight = prioritized ? batch.weights[b] : 1.0f;
+            const float huber = absDiff < delta ? 0.5f * diff * diff : delta * (absDiff - 0.5f * delta);
+            lossSum += static_cast<double>(weight * huber);
+            // d mean(w * huber(q - y)) / dq = w * clamp(q - y, -delta, delta) / B.
+            gradRow[cell] = std::clamp(diff, -delta, delta) * (weight * invBatch);
+            tdHost[b] = absDiff;
+            tdSum += absDiff;
+            qSum += q[cell];
+        }
+        onlineProp->backward(gradQ);
+        if (activations)
+            activationBytes = activations->peakAboveStart() + onlineProp->workspace_bytes()
+                + targetProp->workspace_bytes() + static_cast<std::size_t>(gradQ.nbytes());
+        // No loss scaling on this path (FP32), so no unscale and no skipped steps.
+        DqnUpdateStats stats;
+        stats.allreduceMs = averageGradients();
+        stats.gradNorm = models::clip_grad_norm_f64(flatList, options.maxGradNorm);
+        models::adam_step_fused(*optimizer);
+        ++updates;
+        if (prioritized && std::isfinite(tdSum))
+            prioritized->updatePriorities(batch.indices, tdHost);
+        stats.tdErrorMean = tdSum / static_cast<double>(n);
+        stats.qMean = qSum / static_cast<double>(n);
+        stats.loss = lossSum / static_cast<double>(n);
+        return stats;
+    }
+
+    // Data-parallel learners: the mean of every rank's gradients, the flat buffer being the whole
+    // message, between backward and clip. Returns the milliseconds it waited.
+    double averageGradients()
+    {
+        if (!communicator) return 0.0;
+        const double before = communicator->collective_seconds();
+        communicator->all_reduce_mean_(onlineFlat.grads);
+        return 1e3 * (communicator->collective_seconds() - before);
+    }
+
+    // The statistics both update paths report alike.
+    DqnUpdateStats finish(DqnUpdateStats stats, std::chrono::steady_clock::time_point start) const
+    {
         stats.lossScale = scaler.current_scale();
         stats.skippedSteps = scaler.skipped_steps();
-        stats.loss = loss.detach().item<double>();
         stats.epsilon = epsilon();
         stats.learningRate = options.learningRate;
         stats.envSteps = envSteps;
@@ -217,6 +316,11 @@ struct Dqn::Impl {
     std::unique_ptr<torch::optim::Adam> optimizer;
     mp::LossScaler scaler;
     bool amp = false;
+    std::unique_ptr<models::QNetworkBackprop> onlineProp; ///< hand-written backward (FP32 runs), else null
+    std::unique_ptr<models::QNetworkBackprop> targetProp; ///< the target network's forward, beside onlineProp
+    torch::Tensor gradQ;                                  ///< [B, A] d loss / d Q for onlineProp
+    std::vector<float> targetHost;                        ///< TD targets r + discount * Q_target(s', a*)
+    std::size_t activationBytes = 0; ///< peak activation bytes of the last measured update
     models::QNetwork int8Net{nullptr}; ///< INT8 inference copy (built on demand)
     std::unique_ptr<ReplayBuffer> buffer;
     PrioritizedReplayBuffer* prioritized = nullptr;
@@ -312,6 +416,7 @@ AgentMemoryBytes Dqn::memoryBytes() const
         m.parameterBytes += static_cast<std::size_t>(p.nbytes());
     for (const auto& p : d.target->parameters())
         m.parameterBytes += static_cast<std::size_t>(p.nbytes());
+    m.activationBytes = d.activationBytes;
     if (d.onlineFlat.grads.defined())
         m.gradientBytes = static_cast<std::size_t>(d.onlineFlat.grads.nbytes());
     for (const auto& item : d.optimizer->state()) {

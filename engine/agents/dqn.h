@@ -28,6 +28,12 @@ class Communicator;
 
 namespace foxhunt {
 
+/// How a DQN update computes its gradients.
+enum class DqnGradients {
+    HandWritten, ///< hand-written backward of the Q MLP (FP32; mixed precision falls back to autograd)
+    Autograd,    ///< LibTorch autograd
+};
+
 /// DQN options; defaults follow SB3's DQN.
 struct DqnOptions {
     double learningRate = 1e-4;          ///< Adam step size
@@ -56,6 +62,7 @@ struct DqnOptions {
     double priorityEpsilon = 1e-6;       ///< PER priority floor
     std::uint64_t seed = 0;              ///< seeds weights, exploration and sampling
     models::precision::MixedPrecisionConfig mixedPrecision; ///< AMP (default: FP32); validated for the CPU
+    DqnGradients gradients = DqnGradients::HandWritten; ///< same math either way; hand-written is faster
 };
 
 /// Statistics of one gradient step (the last one of a round when returned by observe()).

@@ -7,6 +7,7 @@
 #include "models/agents/actor_critic.h"
 #include "models/agents/grad_utils.h"
 #include "models/distributed/gradient_reducer.h"
+#include "models/memory/memory_tracker.h"
 #include "models/precision/amp_step.h"
 #include "models/precision/autocast.h"
 #include "models/precision/loss_scaler.h"
@@ -17,6 +18,7 @@
 #include <chrono>
 #include <cmath>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 
 namespace foxhunt {
@@ -78,6 +80,7 @@ struct Ppo::Impl {
     std::mt19937_64 rng;
     long long envSteps = 0;
     long long updates = 0;
+    std::size_t activationBytes = 0; ///< peak activation bytes of the last measured minibatch
 };
 
 PpoUpdateStats Ppo::Impl::update(std::span<const float> nextObservation)
@@ -124,6 +127,9 @@ PpoUpdateStats Ppo::Impl::update(std::span<const float> nextObservation)
     double sumPolicy = 0.0, sumValue = 0.0, sumEntropy = 0.0, sumKl = 0.0, sumClip = 0.0;
     int minibatches = 0;
     bool keepGoing = true;
+    // One minibatch per update is measured, once its gradients exist (they persist: zeroed in
+    // place, so the measured backward allocates no gradient storage of its own).
+    bool measureActivations = models::countingCpuAllocatorInstalled();
     order.resize(static_cast<std::size_t>(n));
     for (int epoch = 0; epoch < options.nEpochs && keepGoing; ++epoch) {
         std::iota(order.begin(), order.end(), 0);
@@ -149,6 +155,11 @@ PpoUpdateStats Ppo::Impl::update(std::span<const float> nextObservation)
             } else if (options.normalizeAdvantage && size > 1)
                 adv = (adv - adv.mean()) / (adv.std() + 1e-8);
 
+            std::optional<models::PeakMemoryScope> activations;
+            if (measureActivations && models::all_grads_defined(*optimizer)) {
+                activations.emplace();
+                measureActivations = false;
+            }
             models::PolicyOutput out;
             {
                 mp::AutocastGuard autocast(options.mixedPrecision, c10::DeviceType::CPU);
@@ -193,10 +204,11 @@ PpoUpdateStats Ppo::Impl::update(std::span<const float> nextObservation)
                 stats.earlyStopped = true;
                 break;
             }
-            models::zero_grad_set_to_none(*optimizer);
+            models::zero_grad_in_place(*optimizer);
             stats.gradNorm = mp::scaled_step(
                                  scaler, *optimizer, loss,
-                                 [this] {
+                                 [this, &activations] {
+                                     if (activations) activationBytes = activations->peakAboveStart();
                                      return models::clip_grad_norm_f64(optimizer->param_groups()[0].params(),
                                                                        options.maxGradNorm);
                                  },
@@ -320,6 +332,7 @@ AgentMemoryBytes Ppo::memoryBytes() const
 {
     const Impl& d = *m_impl;
     AgentMemoryBytes m;
+    m.activationBytes = d.activationBytes;
     for (const auto& p : d.net->parameters()) {
         m.parameterBytes += static_cast<std::size_t>(p.nbytes());
         if (p.grad().defined())

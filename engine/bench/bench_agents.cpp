@@ -2,7 +2,7 @@
 // 256, MLP obs->256->256->actions, Adam, Huber), PPO update time (2048 steps
 // x 10 epochs x 64 minibatch) and per-decision inference latency.
 // tests/bench/dqn_reference.py runs the same DQN update through PyTorch.
-// Also: the DQN update at 1 vs 2 LibTorch threads (backs the threads=1
+// Also: the DQN update with its hand-written backward vs autograd, at 1 vs 2 LibTorch threads (backs the threads=1
 // default), BF16 autocast vs FP32 updates for both agents, and INT8 vs FP32
 // decision latency for both agents.
 
@@ -128,6 +128,26 @@ void BM_DqnUpdate(benchmark::State& state)
 }
 // Wall-clock rates, like the Python reference (time.perf_counter).
 BENCHMARK(BM_DqnUpdate)->Arg(32)->Arg(256)->UseRealTime();
+
+// The hand-written backward (the default) against autograd: args batch, hand-written.
+void BM_DqnUpdateBackprop(benchmark::State& state)
+{
+    models::setThreads(1);
+    DqnOptions o = benchDqnOptions(static_cast<int>(state.range(0)));
+    o.gradients = state.range(1) != 0 ? DqnGradients::HandWritten : DqnGradients::Autograd;
+    Dqn dqn(kBenchObservation, kBenchActions, o);
+    std::mt19937_64 rng(1);
+    fillDqn(dqn, rng);
+    for (int i = 0; i < 20; ++i)
+        dqn.update();
+    double gradNorm = 0.0;
+    for (auto _ : state)
+        gradNorm = dqn.update().gradNorm;
+    benchmark::DoNotOptimize(gradNorm);
+    state.SetItemsProcessed(state.iterations());
+    state.SetLabel(state.range(1) != 0 ? "hand-written" : "autograd");
+}
+BENCHMARK(BM_DqnUpdateBackprop)->Args({32, 1})->Args({32, 0})->Args({256, 1})->Args({256, 0})->UseRealTime()->MinTime(0.5);
 
 // The same update with 1 or 2 intra-op (and OpenBLAS) threads: args batch, threads.
 void BM_DqnUpdateThreads(benchmark::State& state)

@@ -728,6 +728,7 @@ SessionResult TrainingSession::run()
                         const AgentMemoryBytes mem = s.agent->memoryBytes();
                         emit(s, "grad_bytes", static_cast<double>(mem.gradientBytes));
                         emit(s, "optimizer_bytes", static_cast<double>(mem.optimizerBytes));
+                        emit(s, "activation_bytes", static_cast<double>(mem.activationBytes));
                     }
                 }
                 anyLeft = anyLeft || s.steps < cfg.steps;

@@ -16,6 +16,11 @@ double grad_norm_f64(const std::vector<torch::Tensor>& parameters);
 double clip_grad_norm_f64(const std::vector<torch::Tensor>& parameters, double max_norm);
 /// Drops every gradient of the optimizer's parameters (zero_grad(set_to_none)).
 void zero_grad_set_to_none(torch::optim::Optimizer& optimizer);
+/// Zeroes every defined gradient of the optimizer's parameters in place, keeping its storage
+/// (zero_grad(set_to_none=false), spelled out: LibTorch 2 sets to none by default).
+void zero_grad_in_place(torch::optim::Optimizer& optimizer);
+/// Whether every parameter of the optimizer has a gradient tensor.
+bool all_grads_defined(const torch::optim::Optimizer& optimizer);
 /// Polyak update target = (1 - tau) target + tau source; tau = 1 copies.
 void polyak_update(torch::nn::Module& target, const torch::nn::Module& source, double tau);
 
@@ -39,5 +44,12 @@ void flatten_parameters(torch::nn::Module& module, FlatParameters& flat, bool wi
 
 /// Polyak update on flat buffers: target = (1 - tau) target + tau source; tau = 1 copies.
 void polyak_update(torch::Tensor& target, const torch::Tensor& source, double tau);
+
+/// torch::optim::Adam::step() in one pass over the elements, for an Adam whose only parameter is
+/// one contiguous float32 CPU tensor with a gradient (FlatParameters::values): the same update
+/// rule in float32, in the same state entry and step count, so a checkpoint of the optimizer
+/// does not tell the two apart; it skips the eight tensor ops and the temporary of the stock
+/// step. Anything else (amsgrad, weight decay, several parameters or groups) runs optimizer.step().
+void adam_step_fused(torch::optim::Adam& optimizer);
 
 } // namespace foxhunt::models

@@ -53,6 +53,8 @@ private Q_SLOTS:
     void checkpointResumesExactly_data();
     void checkpointResumesExactly();
     void learnsPlantedEdge();
+    void handWrittenMatchesAutograd_data();
+    void handWrittenMatchesAutograd();
 };
 
 void TestDqn::targetUpdate_data()
@@ -218,6 +220,64 @@ void TestDqn::learnsPlantedEdge()
     // The planted edge is worth about 35 ticks a day net of costs; demand a clear share of it.
     QVERIFY2(perDay > 12.0, qPrintable(QString("DQN made %1 ticks/day on held-out days").arg(perDay)));
     QVERIFY(report.policy.pnlTicks > report.buyAndHold.pnlTicks);
+}
+
+void TestDqn::handWrittenMatchesAutograd_data()
+{
+    QTest::addColumn<bool>("dueling");
+    QTest::addColumn<bool>("prioritized");
+    QTest::addColumn<bool>("doubleQ");
+    QTest::addColumn<double>("maxGradNorm");
+    QTest::newRow("plain") << false << false << true << 10.0;
+    QTest::newRow("dueling") << true << false << true << 10.0;
+    QTest::newRow("prioritized, dueling") << true << true << true << 10.0;
+    QTest::newRow("max target, clipped") << false << false << false << 0.01;
+}
+
+// One update with the hand-written backward against one through autograd, from the same state
+// and the same sampled batch: the same loss, statistics and parameters after the Adam step.
+void TestDqn::handWrittenMatchesAutograd()
+{
+    QFETCH(bool, dueling);
+    QFETCH(bool, prioritized);
+    QFETCH(bool, doubleQ);
+    QFETCH(double, maxGradNorm);
+    DqnOptions o = smallOptions();
+    o.learningStarts = 1'000'000; // fill only
+    o.dueling = dueling;
+    o.prioritized = prioritized;
+    o.doubleQ = doubleQ;
+    o.maxGradNorm = maxGradNorm;
+    o.huberDelta = 0.5; // both Huber branches occur
+    DqnOptions autogradOptions = o;
+    autogradOptions.gradients = DqnGradients::Autograd;
+    Dqn fast(3, 3, o);
+    Dqn reference(3, 3, autogradOptions);
+    for (Dqn* dqn : {&fast, &reference}) {
+        for (int i = 0; i < 200; ++i) {
+            const std::array<float, 3> obs{float(i % 5) * 0.3f, float(i % 7) - 3.0f, -1.0f};
+            const std::array<float, 3> next{float((i + 1) % 5) * 0.3f, float(i % 3), 0.5f};
+            dqn->observe(obs, i % 3, (i % 4) - 1.5, next, i % 11 == 0, false);
+        }
+        dqn->updateTarget();
+    }
+    for (int step = 0; step < 5; ++step) {
+        const DqnUpdateStats a = fast.update();
+        const DqnUpdateStats b = reference.update();
+        QVERIFY(b.loss > 0.0);
+        QVERIFY2(std::abs(a.loss - b.loss) <= 1e-6, qPrintable(QString("%1 vs %2").arg(a.loss).arg(b.loss)));
+        QVERIFY(std::abs(a.gradNorm - b.gradNorm) <= 1e-6 * std::max(1.0, b.gradNorm));
+        QVERIFY(std::abs(a.qMean - b.qMean) <= 1e-6);
+        QVERIFY(std::abs(a.tdErrorMean - b.tdErrorMean) <= 1e-6);
+        const std::vector<float> pa = fast.onlineParameters();
+        const std::vector<float> pb = reference.onlineParameters();
+        QCOMPARE(pa.size(), pb.size());
+        double diff = 0.0;
+        for (std::size_t i = 0; i < pa.size(); ++i)
+            diff = std::max(diff, static_cast<double>(std::abs(pa[i] - pb[i])));
+        QVERIFY2(diff <= 1e-6, qPrintable(QString("step %1: max |diff| %2").arg(step).arg(diff)));
+    }
+    QVERIFY(fast.onlineParameters() != fast.targetParameters()); // the steps moved the weights
 }
 
 QTEST_APPLESS_MAIN(TestDqn)

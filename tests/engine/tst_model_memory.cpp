@@ -119,6 +119,34 @@ private Q_SLOTS:
         QVERIFY(first("activation_bytes") > 0);
     }
 
+    // Agents: activation_bytes beside grad_bytes and optimizer_bytes, measured once they learn
+    // (the first sample, at step 1, precedes any update; the one at step 500 follows many).
+    void sessionStoresAgentActivationBytes()
+    {
+        SessionConfig c = SessionConfig::defaults();
+        c.models = {ModelKind::Dqn, ModelKind::Ppo};
+        c.steps = 500;
+        c.seed = 5;
+        c.checkpointEvery = 0;
+        c.fromDay = 19'730; // eight trading days of the synthetic default keep the evaluations short
+        c.toDay = 19'739;
+        c.dqn.learningStarts = 20;
+        c.ppo.nSteps = 32;
+        const std::string path = m_dir.filePath(QStringLiteral("agents.db")).toStdString();
+        TrainingSession session(path, c);
+        const SessionResult r = session.run();
+        QVERIFY2(r.status == "finished", r.error.c_str());
+        BarStore store(path);
+        RunStore runs(store);
+        for (const char* model : {"dqn", "ppo"}) {
+            const MetricBatch m = runs.metrics(r.runId, model, "activation_bytes");
+            QVERIFY2(m.size() >= 2, model);
+            QCOMPARE(m.front().value, 0.0);
+            QVERIFY2(m.back().value > 0.0, model);
+            QVERIFY(runs.metrics(r.runId, model, "grad_bytes").back().value > 0.0);
+        }
+    }
+
 private:
     QTemporaryDir m_dir;
 };
