@@ -142,6 +142,20 @@ torch::Tensor Int8LinearImpl::forward(const torch::Tensor& x)
     return y.to(x.scalar_type()).reshape(sizes);
 }
 
+std::function<torch::Tensor(const torch::Tensor&)> Int8LinearImpl::repeated_forward(c10::ScalarType dtype,
+                                                                                  c10::DeviceType device)
+{
+    if (options.activation_absmax() || resolved_backend(device) != Int8Backend::Dequantize)
+        return [this](const torch::Tensor& x) { return forward(x); };
+    auto w = dequantized_weight().to(dtype);
+    auto b = has_bias() ? dequantized_bias().to(dtype) : torch::Tensor();
+    return [this, w, b](const torch::Tensor& x) {
+        TORCH_CHECK(x.dim() >= 1 && x.size(-1) == in_features() && x.scalar_type() == w.scalar_type(),
+                    "Int8Linear: repeated input must be [..., ", in_features(), "] of the prepared type");
+        return torch::nn::functional::linear(x, w, b);
+    };
+}
+
 torch::Tensor Int8LinearImpl::forward_dequantize(const torch::Tensor& x2d)
 {
     auto w = dequantized_weight().to(x2d.scalar_type());

@@ -3,6 +3,7 @@
 
 #include <torch/torch.h>
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -115,6 +116,10 @@ public:
     torch::Tensor dequantized_bias() const;
     /// Whether it has a bias.
     bool has_bias() const { return bias.q.defined(); }
+    /// forward() for many calls in a row on inputs of type `dtype` (a recurrence's steps): where
+    /// forward() would dequantize the weight on every call, the returned function holds one
+    /// dequantized temporary for as long as it lives. Same results as forward().
+    std::function<torch::Tensor(const torch::Tensor&)> repeated_forward(c10::ScalarType dtype, c10::DeviceType device);
 
     /// The options it was built with.
     Int8LinearOptions options;

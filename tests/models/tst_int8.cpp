@@ -96,6 +96,8 @@ private Q_SLOTS:
         // int8 weight, one scale code per row plus the largest scale, int8 bias plus its scale.
         QCOMPARE(q->weight_bytes(), int64_t{64 * 48 + 48 + 4 + 48 + 4});
         QCOMPARE(q->weight_bytes(), module_bytes(*q));
+        // The recurrence form answers like forward() (it only hoists the dequantization out of the loop).
+        QVERIFY(torch::allclose(q->repeated_forward(torch::kFloat, c10::DeviceType::CPU)(x), y, 1e-5, 1e-6));
         QVERIFY(q->parameters().empty());
     }
 
