@@ -96,8 +96,11 @@ AgentMemoryBytes AgentRunner::memoryBytes() const
     return m_dqn ? m_dqn->memoryBytes() : m_ppo->memoryBytes();
 }
 
-EvaluationReport AgentRunner::evaluate(std::vector<int> episodes)
+EvaluationReport AgentRunner::evaluate(std::vector<int> episodes, InferenceWeights weights)
 {
+    if (weights == InferenceWeights::Int8)
+        return evaluatePolicy(*m_env, [this](std::span<const float> obs) { return int8GreedyAction(obs); },
+                              std::move(episodes));
     return evaluatePolicy(*m_env, [this](std::span<const float> obs) { return greedyAction(obs); },
                           std::move(episodes));
 }

@@ -53,7 +53,9 @@ public:
     /// Exact bytes of the agent's parameters, gradients and optimizer state.
     AgentMemoryBytes memoryBytes() const;
     /// Evaluates the greedy policy beside the baselines (the env's training position is kept).
-    EvaluationReport evaluate(std::vector<int> episodes);
+    /// With InferenceWeights::Int8 the policy acts through the INT8 copy the last evaluateInt8() kept
+    /// (int8GreedyAction()); training always acts with FP32.
+    EvaluationReport evaluate(std::vector<int> episodes, InferenceWeights weights = InferenceWeights::Fp32);
     /// Agent checkpoint plus the environment state and episode cursor.
     void save(const std::string& path) const;
     /// Restores save()'s checkpoint into this runner (same options and env inputs). Without

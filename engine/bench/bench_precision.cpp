@@ -1,8 +1,15 @@
 // Precision benchmarks: FP32 vs AMP (BF16 autocast on the CPU) train step per forecaster, FP32 vs
-// INT8 inference latency and weight bytes, and the INT8 validation-loss degradation of a briefly
-// trained ForecasterTrainer (as counters). One intra-op thread.
+// INT8 inference latency, the INT8 validation-loss degradation of a briefly trained ForecasterTrainer,
+// and the cost of one INT8 refresh of each model at the session's default sizes. Every bytes counter
+// is the one definition QuantizeReport and the validation "int8" document use: fp32_bytes = all
+// parameters and buffers of the FP32 model, int8_bytes = the same of the INT8 copy, bytes_ratio =
+// int8_bytes / fp32_bytes. One intra-op thread.
 
 #include "engine/forecast/forecaster_trainer.h"
+#include "engine/replay/features.h"
+#include "engine/session/training_session.h"
+#include "models/agents/actor_critic.h"
+#include "models/agents/q_network.h"
 #include "models/mamba2/mamba2_forecaster.h"
 #include "models/precision/autocast.h"
 #include "models/precision/loss_scaler.h"
@@ -113,8 +120,11 @@ void BM_PrecisionInference(benchmark::State& state)
     auto& fn = int8 ? net.forwardInt8 : net.forward;
     for (auto _ : state) benchmark::DoNotOptimize(fn(x, k));
     state.SetItemsProcessed(state.iterations() * batch);
-    state.counters["weight_bytes"] =
-        static_cast<double>(int8 ? net.report.int8_bytes : mp::module_bytes(*net.module));
+    state.counters["fp32_bytes"] = static_cast<double>(mp::module_bytes(*net.module));
+    if (int8) {
+        state.counters["int8_bytes"] = static_cast<double>(net.report.int8_bytes);
+        state.counters["bytes_ratio"] = net.report.bytes_ratio();
+    }
 }
 BENCHMARK(BM_PrecisionInference)
     ->ArgNames({"model", "int8", "batch"})
@@ -162,6 +172,8 @@ void BM_ForecasterInt8Evaluation(benchmark::State& state)
     for (auto _ : state) e = trainer.evaluateInt8(opts);
     state.SetItemsProcessed(state.iterations() * 290);
     state.counters["loss_degradation"] = e.degradation;
+    state.counters["fp32_bytes"] = static_cast<double>(e.fp32Bytes);
+    state.counters["int8_bytes"] = static_cast<double>(e.int8Bytes);
     state.counters["bytes_ratio"] = e.bytesRatio;
     state.counters["fp32_b1_p50_us"] = e.fp32Batch1.p50;
     state.counters["int8_b1_p50_us"] = e.int8Batch1.p50;
@@ -169,5 +181,60 @@ void BM_ForecasterInt8Evaluation(benchmark::State& state)
     state.counters["int8_b32_p50_us"] = e.int8Batch32.p50;
 }
 BENCHMARK(BM_ForecasterInt8Evaluation)->ArgName("kind")->Arg(0)->Arg(1)->Iterations(1)->Unit(benchmark::kMillisecond);
+
+// Arg: model (0 DQN, 1 PPO, 2 Mamba-2, 3 TFT) at SessionConfig::defaults() sizes with the session's
+// inputs (agents: one feature row + position + PnL; forecasters: 5 observed + 4 known features).
+// Times one refresh of the INT8 copy (deep copy + quantize, dynamic ranges); the counters are its footprint.
+void BM_Int8RefreshDefaultSizes(benchmark::State& state)
+{
+    torch::set_num_threads(1);
+    torch::manual_seed(0);
+    const foxhunt::SessionConfig d = foxhunt::SessionConfig::defaults();
+    const int64_t obs = d.env.window * static_cast<int64_t>(foxhunt::kFeatureCount) + 2;
+    const int64_t actions = 2 * d.env.maxContracts + 1;
+    constexpr int64_t observed = 5, known = 4;
+    auto widths = [](const std::vector<int>& v) { return std::vector<int64_t>(v.begin(), v.end()); };
+    std::function<mp::QuantizeReport()> refresh;
+    if (state.range(0) == 0) {
+        foxhunt::models::QNetwork n(foxhunt::models::QNetworkOptions(obs, actions).hidden(widths(d.dqn.hidden)).dueling(d.dqn.dueling));
+        refresh = [n] { mp::QuantizeReport r; mp::quantize_for_inference(n, {}, &r); return r; };
+    } else if (state.range(0) == 1) {
+        foxhunt::models::ActorCritic n(
+            foxhunt::models::ActorCriticOptions(obs, actions).hidden(widths(d.ppo.hidden)).shared(d.ppo.sharedNetwork));
+        refresh = [n] { mp::QuantizeReport r; mp::quantize_for_inference(n, {}, &r); return r; };
+    } else if (state.range(0) == 2) {
+        const foxhunt::ForecasterConfig& c = d.mamba2;
+        mm::Mamba2Forecaster n(mm::Mamba2ForecasterOptions(observed + known, static_cast<int64_t>(c.windowing.horizon),
+                                                           static_cast<int64_t>(c.quantiles.size()))
+                                   .known_features(known)
+                                   .d_model(c.dModel)
+                                   .n_layers(c.layers)
+                                   .d_state(c.dState)
+                                   .head_dim(c.headDim)
+                                   .expand(c.expand)
+                                   .ngroups(c.ngroups)
+                                   .chunk_size(c.chunkSize));
+        n->eval();
+        refresh = [n] { mp::QuantizeReport r; mp::quantize_for_inference(n, {}, &r); return r; };
+    } else {
+        const foxhunt::ForecasterConfig& c = d.tft;
+        mt::TemporalFusionTransformer n(mt::TftOptions(observed + known, known, static_cast<int64_t>(c.windowing.horizon),
+                                                       static_cast<int64_t>(c.quantiles.size()))
+                                            .hidden_size(c.hiddenSize)
+                                            .embedding_size(c.embeddingSize)
+                                            .n_heads(c.heads)
+                                            .lstm_layers(c.lstmLayers)
+                                            .dropout(c.dropout));
+        n->eval();
+        refresh = [n] { mp::QuantizeReport r; mp::quantize_for_inference(n, {}, &r); return r; };
+    }
+    mp::QuantizeReport report;
+    for (auto _ : state) report = refresh();
+    state.SetItemsProcessed(state.iterations());
+    state.counters["fp32_bytes"] = static_cast<double>(report.float_bytes);
+    state.counters["int8_bytes"] = static_cast<double>(report.int8_bytes);
+    state.counters["bytes_ratio"] = report.bytes_ratio();
+}
+BENCHMARK(BM_Int8RefreshDefaultSizes)->ArgName("model")->DenseRange(0, 3)->Unit(benchmark::kMillisecond)->MinTime(0.2);
 
 } // namespace

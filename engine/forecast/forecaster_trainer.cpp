@@ -79,6 +79,11 @@ struct ForecasterTrainer::Impl {
     std::size_t activationPeakBytes = 0; // of the last trainStep(), counting allocator only
     std::shared_ptr<dist::Communicator> communicator; // data parallelism (none: one process)
     std::unique_ptr<dist::GradientReducer> reducer;
+    // The kept INT8 inference copy (one of the two, matching the kind) and who serves predictions.
+    mm::Mamba2Forecaster int8Mamba{nullptr};
+    mt::TemporalFusionTransformer int8Tft{nullptr};
+    InferenceWeights serve = InferenceWeights::Fp32;
+    InferenceWeights lastServed = InferenceWeights::Fp32;
 
     void prepareTensors()
     {
@@ -151,6 +156,14 @@ struct ForecasterTrainer::Impl {
     torch::Tensor forward(const torch::Tensor& pastBatch, const torch::Tensor& knownBatch)
     {
         return forwardWith(mamba, tft, pastBatch, knownBatch);
+    }
+
+    // The forward of whichever weights serve predictions now, noting which one answered.
+    torch::Tensor serving(const torch::Tensor& pastBatch, const torch::Tensor& knownBatch)
+    {
+        const bool int8 = serve == InferenceWeights::Int8 && (int8Mamba || int8Tft);
+        lastServed = int8 ? InferenceWeights::Int8 : InferenceWeights::Fp32;
+        return int8 ? forwardWith(int8Mamba, int8Tft, pastBatch, knownBatch) : forward(pastBatch, knownBatch);
     }
 
     // The static covariates repeated for a batch (undefined when the data has none).
@@ -415,6 +428,8 @@ Int8Evaluation ForecasterTrainer::evaluateInt8(const Int8EvaluationOptions& opti
     }
     const double windows = static_cast<double>(d.validation.size());
     e.setLosses(fp32Sum / windows, int8Sum / windows);
+    d.int8Mamba = qMamba;
+    d.int8Tft = qTft;
 
     auto time = [&](bool int8, std::size_t batch) {
         const std::size_t b = std::min(batch, d.validation.size());
@@ -453,7 +468,7 @@ std::vector<double> ForecasterTrainer::predict(std::size_t anchor)
     d.module->eval();
     auto [pastBatch, knownBatch, targetBatch] = d.batch(torch::tensor({static_cast<int64_t>(anchor)}, torch::kLong));
     (void)targetBatch;
-    auto pred = (d.forward(pastBatch, knownBatch).to(torch::kDouble) * d.targetScale).contiguous();
+    auto pred = (d.serving(pastBatch, knownBatch).to(torch::kDouble) * d.targetScale).contiguous();
     d.module->train();
     return std::vector<double>(pred.data_ptr<double>(), pred.data_ptr<double>() + pred.numel());
 }
@@ -499,6 +514,9 @@ void ForecasterTrainer::loadCheckpoint(const std::string& path)
     } catch (const c10::Error& e) {
         throw std::runtime_error(path + ": cannot read checkpoint: " + e.what_without_backtrace());
     }
+    // A copy of the weights before the load would serve stale forecasts.
+    m_impl->int8Mamba = nullptr;
+    m_impl->int8Tft = nullptr;
 }
 
 std::int64_t ForecasterTrainer::step() const { return m_impl->steps; }
@@ -578,9 +596,17 @@ Int8Refresh ForecasterTrainer::refreshInt8(const Int8RefreshOptions& options)
     auto q = qMamba ? d.forwardWith(qMamba, noTft, pastBatch, knownBatch) : d.forwardWith(noMamba, qTft, pastBatch, knownBatch);
     r.int8Loss = models::quantile_loss(q.to(torch::kDouble), target, d.config.quantiles).item<double>();
     r.degradation = r.fp32Loss > 0.0 ? (r.int8Loss - r.fp32Loss) / r.fp32Loss : 0.0;
+    d.int8Mamba = qMamba;
+    d.int8Tft = qTft;
     d.module->train();
     return r;
 }
+
+void ForecasterTrainer::setInferenceWeights(InferenceWeights weights) { m_impl->serve = weights; }
+
+InferenceWeights ForecasterTrainer::lastInferenceWeights() const { return m_impl->lastServed; }
+
+bool ForecasterTrainer::hasInt8Copy() const { return m_impl->int8Mamba || m_impl->int8Tft; }
 
 TftInterpretation ForecasterTrainer::interpret() { return interpret(m_impl->validation); }
 
@@ -663,7 +689,7 @@ std::vector<double> ForecasterTrainer::predictMedians(IndexRange anchors)
         auto idx = torch::arange(static_cast<int64_t>(begin), static_cast<int64_t>(end), torch::kLong);
         auto [pastBatch, knownBatch, targetBatch] = d.batch(idx);
         (void)targetBatch;
-        auto pred = (d.forward(pastBatch, knownBatch).select(2, median).to(torch::kDouble) * d.targetScale).contiguous();
+        auto pred = (d.serving(pastBatch, knownBatch).select(2, median).to(torch::kDouble) * d.targetScale).contiguous();
         out.insert(out.end(), pred.data_ptr<double>(), pred.data_ptr<double>() + pred.numel());
     }
     d.module->train();

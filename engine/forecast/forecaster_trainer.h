@@ -109,7 +109,7 @@ public:
     ForecastEvaluation evaluate(IndexRange anchors);
     /// Quantizes a fresh INT8 copy of the current model and compares it with FP32 on the
     /// validation range (loss: mean quantile loss in standardised units; weight bytes; latency at
-    /// batch 1 and 32). Training is unaffected.
+    /// batch 1 and 32). Training is unaffected; the copy is kept for serving (setInferenceWeights()).
     Int8Evaluation evaluateInt8(const Int8EvaluationOptions& options = {});
     /// Forecast for one anchor: [horizon * quantiles] log returns, row-major.
     std::vector<double> predict(std::size_t anchor);
@@ -135,7 +135,8 @@ public:
     /// Autocast type, current loss scale and skipped steps.
     ForecastAmpStatus ampStatus() const;
     /// Quantizes a fresh INT8 copy from the current FP32 weights and compares the two on a small fixed
-    /// subset of the validation windows (cheap enough to call during training). Training is unaffected.
+    /// subset of the validation windows (cheap enough to call during training). Training is unaffected;
+    /// the copy replaces the kept one, so predictions served from INT8 follow the refresh schedule.
     /// Throws models::precision::NotQuantizable (a std::invalid_argument) naming what cannot be quantized.
     Int8Refresh refreshInt8(const Int8RefreshOptions& options = {});
     /// The TFT's variable importances and attention averaged over the validation windows.
@@ -146,6 +147,13 @@ public:
     /// Median forecasts for each anchor in `anchors`, [anchors.size() * horizon] log returns, row-major;
     /// one batched forward per evalBatchSize anchors.
     std::vector<double> predictMedians(IndexRange anchors);
+    /// Which weights predict() and predictMedians() use (default Fp32). With Int8 they use the kept
+    /// INT8 copy, and FP32 until refreshInt8() or evaluateInt8() has made one.
+    void setInferenceWeights(InferenceWeights weights);
+    /// The weights that answered the most recent predict() or predictMedians() (Fp32 before any).
+    InferenceWeights lastInferenceWeights() const;
+    /// Whether an INT8 copy is kept (dropped again by loadCheckpoint()).
+    bool hasInt8Copy() const;
     /// The quantile index nearest to level `level` (e.g. 0.5 for the median).
     std::size_t quantileIndex(double level) const;
 

@@ -9,6 +9,13 @@
 
 namespace foxhunt {
 
+/// Which weights answer a model's inference: the FP32 model being trained, or its INT8 inference
+/// copy (refreshed from it on a schedule).
+enum class InferenceWeights {
+    Fp32, ///< the model being trained
+    Int8, ///< the kept INT8 inference copy
+};
+
 /// Latency percentiles of repeated forward passes, in microseconds.
 struct LatencyPercentiles {
     double p50 = 0.0;      ///< median

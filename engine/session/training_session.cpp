@@ -167,6 +167,8 @@ struct ModelSlot {
     long long skippedSteps = 0;    ///< agents: optimizer steps skipped for inf/NaN gradients so far
     long long scaleChanges = 0;    ///< forecasters: loss-scale changes seen in this session
     std::string int8Error;         ///< forecasters: why the INT8 copy cannot be made (refreshes stop)
+    long long forecastsFp32 = 0;   ///< forecasters: live forecasts the FP32 model answered
+    long long forecastsInt8 = 0;   ///< forecasters: live forecasts the kept INT8 copy answered
     std::vector<double> latenciesMs;
     std::map<std::string, double> last; ///< last value of each metric
     double paramBytes = 0;
@@ -562,6 +564,11 @@ SessionResult TrainingSession::run()
                     s.env->setExtraObservationSource(
                         [&feed, &tick](std::size_t bar, std::span<float> out) { feed.fill(bar, tick, out); });
         }
+        // With INT8 on, the forecasters' live forecasts (charted and fed to the agents) come from the kept
+        // INT8 copy each refresh replaces; agents keep acting with FP32 while they learn.
+        if (cfg.precision.int8)
+            for (ModelSlot& s : slots)
+                if (s.forecaster) s.forecaster->setInferenceWeights(InferenceWeights::Int8);
         const Int8RefreshOptions refreshOptions{
             .windows = 64,
             .calibrationWindows = cfg.precision.int8StaticActivations ? static_cast<std::size_t>(cfg.precision.calibrationBars) : 0};
@@ -707,6 +714,7 @@ SessionResult TrainingSession::run()
                         const auto l0 = Clock::now();
                         const std::vector<double> forecast = s.forecaster->predict(anchor);
                         const double lat = msSince(l0);
+                        ++(s.forecaster->lastInferenceWeights() == InferenceWeights::Int8 ? s.forecastsInt8 : s.forecastsFp32);
                         s.latenciesMs.push_back(lat);
                         emit(s, "latency_ms", lat);
                         if (anchor == replayed) {
@@ -852,8 +860,15 @@ SessionResult TrainingSession::run()
                         o.samples = 1024;
                         o.latencyRepeats = 50;
                         m["validation"]["int8"] = int8Document(s, [&] { return s.agent->evaluateInt8(o); }, o.latencyRepeats);
+                        // The greedy policy through the INT8 copy just checked, on the same episodes.
+                        if (!m["validation"]["int8"].contains("error")) {
+                            m["validation"]["int8_policy"] =
+                                toJson(s.agent->evaluate(validationEpisodes, InferenceWeights::Int8).policy);
+                            m["test"]["int8_policy"] = toJson(s.agent->evaluate(testEpisodes, InferenceWeights::Int8).policy);
+                        }
                     }
                 } else {
+                    m["training"]["forecasts_served"] = {{"fp32", s.forecastsFp32}, {"int8", s.forecastsInt8}};
                     const std::size_t h = s.forecaster->config().windowing.horizon;
                     const IndexRange valid = validAnchors(fdata, s.forecaster->config().windowing);
                     const IndexRange testA{std::max(valid.begin, split.testIndex.begin),

@@ -24,10 +24,8 @@ Mamba2BlockImpl::Mamba2BlockImpl(const Mamba2BlockOptions& options_) : options(o
     m_conv_dim = m_d_inner + bc;
     const int64_t d_in_proj = 2 * m_d_inner + bc + m_heads;
     in_proj = register_module("in_proj", precision::QuantizableLinear(torch::nn::LinearOptions(options.d_model(), d_in_proj).bias(false)));
-    conv1d = register_module("conv1d", torch::nn::Conv1d(torch::nn::Conv1dOptions(m_conv_dim, m_conv_dim, options.d_conv())
-                                                             .groups(m_conv_dim)
-                                                             .padding(options.d_conv() - 1)
-                                                             .bias(true)));
+    conv1d = register_module("conv1d", precision::QuantizableDepthwiseConv1d(
+                                           precision::DepthwiseConv1dOptions(m_conv_dim, options.d_conv()).padding(options.d_conv() - 1)));
 
     torch::NoGradGuard no_grad;
     // dt log-uniform in [dt_min, dt_max]; dt_bias is its inverse softplus, so that
@@ -116,7 +114,8 @@ torch::Tensor Mamba2BlockImpl::step(const torch::Tensor& u, Mamba2State& state)
     auto dt = torch::nn::functional::softplus(parts[2] + dt_bias);
 
     state.conv = torch::cat({state.conv.narrow(2, 1, options.d_conv() - 1), parts[1].unsqueeze(2)}, /*dim=*/2);
-    auto conv_out = (state.conv * conv1d->weight.squeeze(1)).sum(-1) + conv1d->bias;
+    auto conv_out = (state.conv * conv1d->taps().to(state.conv.scalar_type())).sum(-1) +
+                    conv1d->bias_values().to(state.conv.scalar_type());
     auto act = torch::silu(conv_out);
     auto xbc_parts = act.split_with_sizes({m_d_inner, gn, gn}, /*dim=*/-1);
     auto x = xbc_parts[0].reshape({batch, m_heads, options.head_dim()});

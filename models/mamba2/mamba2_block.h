@@ -4,6 +4,7 @@
 #include "models/mamba2/rms_norm_gated.h"
 
 #include "models/precision/quantizable.h"
+#include "models/precision/quantizable_conv.h"
 
 #include <torch/torch.h>
 
@@ -80,7 +81,7 @@ public:
     /// Projection to (z, x, B, C, dt).
     precision::QuantizableLinear in_proj{nullptr};
     /// Depthwise causal convolution over (x, B, C).
-    torch::nn::Conv1d conv1d{nullptr};
+    precision::QuantizableDepthwiseConv1d conv1d{nullptr};
     /// Output norm, gated by silu(z).
     RmsNormGated norm{nullptr};
     /// Projection back to d_model.

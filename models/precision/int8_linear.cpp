@@ -19,20 +19,66 @@ std::string to_string(Int8Backend backend)
     return "unknown";
 }
 
+namespace {
+
+// Scale codes step by 2^(1/16) (4.4 %) over 2^(-255/16) ~ 1.6e-5 of the largest scale.
+constexpr double kCodeSteps = 16.0;
+
+torch::Tensor decode_scales(const torch::Tensor& code, const torch::Tensor& scale_max)
+{
+    return scale_max.to(torch::kFloat) * torch::exp2(code.to(torch::kFloat) / -kCodeSteps);
+}
+
+} // namespace
+
+torch::Tensor PerRowInt8::scale() const { return decode_scales(scale_code, scale_max); }
+
 PerRowInt8 quantize_per_row(const torch::Tensor& w)
 {
     TORCH_CHECK(w.dim() == 2 && w.is_floating_point(), "quantize_per_row: weight must be a 2-D float tensor, got ",
                 w.sizes(), " ", w.scalar_type());
     torch::NoGradGuard ng;
     auto wf = w.detach().to(torch::kFloat);
-    auto absmax = wf.abs().amax(/*dim=*/1);
-    // A row of zeros gets scale 1 so that it stays exactly zero without dividing by zero.
-    auto scale = torch::where(absmax > 0, absmax / 127.0, torch::ones_like(absmax));
+    auto needed = wf.abs().amax(/*dim=*/1).to(torch::kDouble) / 127.0;  // the smallest scale that does not clip
+    const double largest = needed.numel() > 0 ? needed.max().item<double>() : 0.0;
+    // An all-zero tensor gets scale 1 so that it stays exactly zero without dividing by zero.
+    auto scale_max = torch::full({1}, largest > 0.0 ? largest : 1.0, torch::kFloat);
+    // The largest code whose scale still covers the row; rows of zeros take the smallest scale.
+    auto ratio = scale_max.to(torch::kDouble) / needed.clamp_min(1e-300);
+    auto code = torch::floor(torch::log2(ratio) * kCodeSteps).clamp(0, 255);
+    code = torch::where(needed > 0, code, torch::full_like(code, 255)).to(torch::kByte);
+    // Decoded exactly as forward() will decode it, so q * scale is the weight the model computes with.
+    auto scale = decode_scales(code, scale_max).to(wf.device());
     auto q = torch::round(wf / scale.unsqueeze(1)).clamp(-127, 127).to(torch::kChar);
+    return {q, code.to(wf.device()), scale_max.to(wf.device())};
+}
+
+torch::Tensor dequantize_per_row(const PerRowInt8& w) { return w.q.to(torch::kFloat) * w.scale().unsqueeze(1); }
+
+PerTensorInt8 quantize_per_tensor(const torch::Tensor& v)
+{
+    TORCH_CHECK(v.dim() == 1 && v.is_floating_point(), "quantize_per_tensor: expected a 1-D float tensor, got ",
+                v.sizes(), " ", v.scalar_type());
+    torch::NoGradGuard ng;
+    auto vf = v.detach().to(torch::kFloat);
+    const double absmax = vf.numel() > 0 ? vf.abs().max().item<double>() : 0.0;
+    auto scale = torch::full({1}, absmax > 0.0 ? absmax / 127.0 : 1.0, vf.options());
+    auto q = torch::round(vf / scale).clamp(-127, 127).to(torch::kChar);
     return {q, scale};
 }
 
-torch::Tensor dequantize_per_row(const PerRowInt8& w) { return w.q.to(torch::kFloat) * w.scale.unsqueeze(1); }
+torch::Tensor dequantize_per_tensor(const PerTensorInt8& v) { return v.q.to(torch::kFloat) * v.scale; }
+
+PerRowInt8 register_per_row(torch::nn::Module& module, const std::string& name, const PerRowInt8& w)
+{
+    return {module.register_buffer(name + "_int8", w.q), module.register_buffer(name + "_scale_code", w.scale_code),
+            module.register_buffer(name + "_scale_max", w.scale_max)};
+}
+
+PerTensorInt8 register_per_tensor(torch::nn::Module& module, const std::string& name, const PerTensorInt8& v)
+{
+    return {module.register_buffer(name + "_int8", v.q), module.register_buffer(name + "_scale", v.scale)};
+}
 
 bool onednn_quantized_available()
 {
@@ -40,18 +86,16 @@ bool onednn_quantized_available()
     return std::find(engines.begin(), engines.end(), at::QEngine::ONEDNN) != engines.end();
 }
 
-Int8LinearImpl::Int8LinearImpl(const torch::Tensor& weight, const torch::Tensor& bias_, const Int8LinearOptions& options_)
+Int8LinearImpl::Int8LinearImpl(const torch::Tensor& weight_, const torch::Tensor& bias_, const Int8LinearOptions& options_)
     : options(options_)
 {
-    TORCH_CHECK(weight.dim() == 2, "Int8Linear: weight must be [out, in], got ", weight.sizes());
-    TORCH_CHECK(!bias_.defined() || (bias_.dim() == 1 && bias_.size(0) == weight.size(0)),
-                "Int8Linear: bias must be [", weight.size(0), "]");
+    TORCH_CHECK(weight_.dim() == 2, "Int8Linear: weight must be [out, in], got ", weight_.sizes());
+    TORCH_CHECK(!bias_.defined() || (bias_.dim() == 1 && bias_.size(0) == weight_.size(0)),
+                "Int8Linear: bias must be [", weight_.size(0), "]");
     TORCH_CHECK(!options.activation_absmax() || *options.activation_absmax() > 0.0,
                 "Int8Linear: calibrated activation range must be positive");
-    auto q = quantize_per_row(weight);
-    weight_int8 = register_buffer("weight_int8", q.q);
-    weight_scale = register_buffer("weight_scale", q.scale);
-    if (bias_.defined()) bias = register_buffer("bias", bias_.detach().to(torch::kFloat).clone());
+    weight = register_per_row(*this, "weight", quantize_per_row(weight_));
+    if (bias_.defined()) bias = register_per_tensor(*this, "bias", quantize_per_tensor(bias_));
 }
 
 Int8Backend Int8LinearImpl::resolved_backend(c10::DeviceType device) const
@@ -65,12 +109,17 @@ Int8Backend Int8LinearImpl::resolved_backend(c10::DeviceType device) const
 
 int64_t Int8LinearImpl::weight_bytes() const
 {
-    int64_t n = weight_int8.numel() * weight_int8.element_size() + weight_scale.numel() * weight_scale.element_size();
-    if (bias.defined()) n += bias.numel() * bias.element_size();
+    int64_t n = 0;
+    for (const auto& b : buffers()) n += b.numel() * b.element_size();
     return n;
 }
 
-torch::Tensor Int8LinearImpl::dequantized_weight() const { return dequantize_per_row({weight_int8, weight_scale}); }
+torch::Tensor Int8LinearImpl::dequantized_weight() const { return dequantize_per_row(weight); }
+
+torch::Tensor Int8LinearImpl::dequantized_bias() const
+{
+    return has_bias() ? dequantize_per_tensor(bias) : torch::Tensor();
+}
 
 torch::Tensor Int8LinearImpl::forward(const torch::Tensor& x)
 {
@@ -93,10 +142,24 @@ torch::Tensor Int8LinearImpl::forward(const torch::Tensor& x)
     return y.to(x.scalar_type()).reshape(sizes);
 }
 
+std::function<torch::Tensor(const torch::Tensor&)> Int8LinearImpl::repeated_forward(c10::ScalarType dtype,
+                                                                                  c10::DeviceType device)
+{
+    if (options.activation_absmax() || resolved_backend(device) != Int8Backend::Dequantize)
+        return [this](const torch::Tensor& x) { return forward(x); };
+    auto w = dequantized_weight().to(dtype);
+    auto b = has_bias() ? dequantized_bias().to(dtype) : torch::Tensor();
+    return [this, w, b](const torch::Tensor& x) {
+        TORCH_CHECK(x.dim() >= 1 && x.size(-1) == in_features() && x.scalar_type() == w.scalar_type(),
+                    "Int8Linear: repeated input must be [..., ", in_features(), "] of the prepared type");
+        return torch::nn::functional::linear(x, w, b);
+    };
+}
+
 torch::Tensor Int8LinearImpl::forward_dequantize(const torch::Tensor& x2d)
 {
     auto w = dequantized_weight().to(x2d.scalar_type());
-    return torch::nn::functional::linear(x2d, w, bias.defined() ? bias.to(x2d.scalar_type()) : torch::Tensor());
+    return torch::nn::functional::linear(x2d, w, has_bias() ? dequantized_bias().to(x2d.scalar_type()) : torch::Tensor());
 }
 
 torch::Tensor Int8LinearImpl::forward_onednn(const torch::Tensor& x2d)
@@ -110,10 +173,10 @@ torch::Tensor Int8LinearImpl::forward_onednn(const torch::Tensor& x2d)
         const auto previous = ctx.qEngine();
         ctx.setQEngine(at::QEngine::ONEDNN);
         try {
-            auto qw = at::_make_per_channel_quantized_tensor(weight_int8, weight_scale.to(torch::kDouble),
+            auto qw = at::_make_per_channel_quantized_tensor(weight.q, weight_scale().to(torch::kDouble),
                                                              torch::zeros({out_features()}, torch::kLong), /*axis=*/0);
             static const auto prepack = c10::Dispatcher::singleton().findSchemaOrThrow("quantized::linear_prepack", "");
-            torch::jit::Stack stack{qw, bias.defined() ? c10::IValue(bias) : c10::IValue()};
+            torch::jit::Stack stack{qw, has_bias() ? c10::IValue(dequantized_bias()) : c10::IValue()};
             prepack.callBoxed(&stack);
             m_packed = stack.at(0);
         } catch (...) {
@@ -142,11 +205,10 @@ torch::Tensor Int8LinearImpl::forward_int_mm(const torch::Tensor& x2d)
     const int64_t padded = std::max<int64_t>(m, 17);
     const int64_t rows = (padded + 7) / 8 * 8;
     if (rows != m) xq = torch::cat({xq, torch::zeros({rows - m, in_features()}, xq.options())});
-    auto acc = compat::int_mm(xq, weight_int8.t());
+    auto acc = compat::int_mm(xq, weight.q.t());
     if (!acc) return forward_dequantize(x2d);
-    auto y = acc->narrow(0, 0, m).to(torch::kFloat) * sx.unsqueeze(1) * weight_scale.unsqueeze(0);
-    if (bias.defined()) y = y + bias;
-    return y;
+    auto y = acc->narrow(0, 0, m).to(torch::kFloat) * sx.unsqueeze(1) * weight_scale().unsqueeze(0);
+    return has_bias() ? y + dequantized_bias() : y;
 }
 
 torch::Tensor Int8LinearImpl::forward_static(const torch::Tensor& x2d)
@@ -158,15 +220,15 @@ torch::Tensor Int8LinearImpl::forward_static(const torch::Tensor& x2d)
         const int64_t rows = (std::max<int64_t>(m, 17) + 7) / 8 * 8;
         auto xi = xq.to(torch::kChar);
         if (rows != m) xi = torch::cat({xi, torch::zeros({rows - m, in_features()}, xi.options())});
-        if (auto acc = compat::int_mm(xi, weight_int8.t())) {
-            auto y = acc->narrow(0, 0, m).to(torch::kFloat) * sx * weight_scale.unsqueeze(0);
-            return bias.defined() ? y + bias : y;
+        if (auto acc = compat::int_mm(xi, weight.q.t())) {
+            auto y = acc->narrow(0, 0, m).to(torch::kFloat) * sx * weight_scale().unsqueeze(0);
+            return has_bias() ? y + dequantized_bias() : y;
         }
     }
     // Integer products of |x|,|w| <= 127 summed in float32 are exact while in_features * 127^2 < 2^24
     // (about 1000 inputs), so this reproduces an int8 GEMM with int32 accumulation at these sizes.
-    auto y = torch::matmul(xq, weight_int8.to(torch::kFloat).t()) * sx * weight_scale.unsqueeze(0);
-    return bias.defined() ? y + bias : y;
+    auto y = torch::matmul(xq, weight.q.to(torch::kFloat).t()) * sx * weight_scale().unsqueeze(0);
+    return has_bias() ? y + dequantized_bias() : y;
 }
 
 } // namespace foxhunt::models::precision

@@ -3,6 +3,7 @@
 
 #include <torch/torch.h>
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -25,20 +26,60 @@ enum class Int8Backend {
 /// "auto", "onednn", "cuda-int-mm", "dequantize".
 std::string to_string(Int8Backend backend);
 
-/// Symmetric per-row int8 weights: w ~= q * scale[row], zero point 0.
+/// Symmetric per-row int8 weights: w ~= q * scale()[row], zero point 0. The row scales are stored in
+/// one byte each, logarithmically below the largest one (double quantization of the scales, as in
+/// QLoRA): scale[row] = scale_max * 2^(-scale_code[row] / 16). Codes are rounded so that a row's
+/// scale is never below absmax(row) / 127: nothing clips, and a row uses at least 127 / 2^(1/16),
+/// i.e. 121 of its 127 levels.
 struct PerRowInt8 {
     /// [out, in] int8.
     torch::Tensor q;
-    /// [out] float32, absmax(row) / 127 (rows of zeros get 1).
+    /// [out] uint8 scale codes.
+    torch::Tensor scale_code;
+    /// [1] float32, the largest row scale (1 for an all-zero tensor).
+    torch::Tensor scale_max;
+    // -> [out] float32
+    /// The decoded row scales.
+    torch::Tensor scale() const;
+};
+
+/// Symmetric int8 vector with one float scale (biases): v ~= q * scale.
+struct PerTensorInt8 {
+    /// [n] int8.
+    torch::Tensor q;
+    /// [1] float32, absmax / 127 (1 for a zero vector).
     torch::Tensor scale;
 };
 
-// w: [out, in] float -> q [out, in] int8, scale [out]
+// w: [out, in] float -> q [out, in] int8, scale codes [out], scale_max [1]
 /// Quantizes each output row to int8 with its own scale. |w - q*scale| <= scale/2 per element.
 PerRowInt8 quantize_per_row(const torch::Tensor& w);
 // -> [out, in] float32
 /// q * scale per row.
 torch::Tensor dequantize_per_row(const PerRowInt8& w);
+// v: [n] float -> q [n] int8, scale [1]
+/// Quantizes a vector with one scale. |v - q*scale| <= scale/2 per element.
+PerTensorInt8 quantize_per_tensor(const torch::Tensor& v);
+// -> [n] float32
+/// q * scale.
+torch::Tensor dequantize_per_tensor(const PerTensorInt8& v);
+
+/// Registers the three tensors of `w` as buffers of `module`: <name>_int8, <name>_scale_code,
+/// <name>_scale_max. Returns them as registered.
+PerRowInt8 register_per_row(torch::nn::Module& module, const std::string& name, const PerRowInt8& w);
+/// Registers <name>_int8 and <name>_scale of `v` as buffers of `module`. Returns them as registered.
+PerTensorInt8 register_per_tensor(torch::nn::Module& module, const std::string& name, const PerTensorInt8& v);
+
+/// A module that holds float tensors of its own (not QuantizableLinear/QuantizableLstm children)
+/// which quantize_module() should turn into int8 too: embedding tables, depthwise convolutions.
+class Int8Convertible {
+public:
+    virtual ~Int8Convertible() = default;
+    /// Replaces the float tensors by int8 buffers and frees them; forward() keeps working.
+    virtual void convert_to_int8() = 0;
+    /// Whether convert_to_int8() ran.
+    virtual bool converted_to_int8() const = 0;
+};
 
 /// Options of an Int8Linear.
 struct Int8LinearOptions {
@@ -48,11 +89,11 @@ struct Int8LinearOptions {
     TORCH_ARG(std::optional<double>, activation_absmax) = std::nullopt;
 };
 
-/// A Linear layer for inference only: int8 weight + per-row float scales + float bias (buffers,
-/// no parameters, no gradients). Built from a float weight with quantize_per_row().
+/// A Linear layer for inference only: per-row int8 weight (see PerRowInt8) and an int8 bias with one
+/// scale (buffers, no parameters, no gradients). Built from a float weight with quantize_per_row().
 class Int8LinearImpl : public torch::nn::Module {
 public:
-    /// Quantizes `weight` [out, in] and keeps `bias` [out] (may be undefined) in float32.
+    /// Quantizes `weight` [out, in] and `bias` [out] (may be undefined).
     Int8LinearImpl(const torch::Tensor& weight, const torch::Tensor& bias, const Int8LinearOptions& options = {});
 
     // x: [..., in] -> [..., out], in x's floating type
@@ -60,24 +101,32 @@ public:
     torch::Tensor forward(const torch::Tensor& x);
 
     /// Input features.
-    int64_t in_features() const { return weight_int8.size(1); }
+    int64_t in_features() const { return weight.q.size(1); }
     /// Output features.
-    int64_t out_features() const { return weight_int8.size(0); }
+    int64_t out_features() const { return weight.q.size(0); }
     /// The backend forward() uses for tensors on `device` (Auto resolved).
     Int8Backend resolved_backend(c10::DeviceType device) const;
-    /// Bytes of the int8 weight, scales and bias.
+    /// Bytes of its buffers: int8 weight, scale codes, int8 bias and their scales.
     int64_t weight_bytes() const;
     /// The float weight these int8 values stand for, [out, in] float32.
     torch::Tensor dequantized_weight() const;
+    /// The decoded row scales, [out] float32.
+    torch::Tensor weight_scale() const { return weight.scale(); }
+    /// The float bias these int8 values stand for, [out] float32, or undefined.
+    torch::Tensor dequantized_bias() const;
+    /// Whether it has a bias.
+    bool has_bias() const { return bias.q.defined(); }
+    /// forward() for many calls in a row on inputs of type `dtype` (a recurrence's steps): where
+    /// forward() would dequantize the weight on every call, the returned function holds one
+    /// dequantized temporary for as long as it lives. Same results as forward().
+    std::function<torch::Tensor(const torch::Tensor&)> repeated_forward(c10::ScalarType dtype, c10::DeviceType device);
 
     /// The options it was built with.
     Int8LinearOptions options;
-    /// [out, in] int8.
-    torch::Tensor weight_int8;
-    /// [out] float32.
-    torch::Tensor weight_scale;
-    /// [out] float32, or undefined.
-    torch::Tensor bias;
+    /// The int8 weight (buffers weight_int8, weight_scale_code, weight_scale_max).
+    PerRowInt8 weight;
+    /// The int8 bias (buffers bias_int8, bias_scale), undefined without one.
+    PerTensorInt8 bias;
 
 private:
     torch::Tensor forward_onednn(const torch::Tensor& x2d);

@@ -85,10 +85,12 @@ std::tuple<torch::Tensor, LstmState> QuantizableLstmImpl::forward(const torch::T
         auto gates_x = m_int8_ih[static_cast<size_t>(l)]->forward(x);         // [B, T, 4H]
         auto h = std::get<0>(*hx)[l];
         auto c = std::get<1>(*hx)[l];
+        // The hidden projection runs once per step: dequantize its weight once per call, not per step.
+        const auto hidden_proj = m_int8_hh[static_cast<size_t>(l)]->repeated_forward(h.scalar_type(), h.device().type());
         std::vector<torch::Tensor> outs;
         outs.reserve(static_cast<size_t>(steps));
         for (int64_t t = 0; t < steps; ++t) {
-            auto gates = gates_x.select(1, t) + m_int8_hh[static_cast<size_t>(l)]->forward(h);
+            auto gates = gates_x.select(1, t) + hidden_proj(h);
             auto chunks = gates.chunk(4, /*dim=*/1);                          // PyTorch's order: i, f, g, o
             c = torch::sigmoid(chunks[1]) * c + torch::sigmoid(chunks[0]) * torch::tanh(chunks[2]);
             h = torch::sigmoid(chunks[3]) * torch::tanh(c);

@@ -1,5 +1,7 @@
 #include "models/precision/quantize.h"
 
+#include <algorithm>
+
 namespace foxhunt::models::precision {
 
 int64_t module_bytes(const torch::nn::Module& module)
@@ -8,6 +10,15 @@ int64_t module_bytes(const torch::nn::Module& module)
     for (const auto& p : module.parameters()) n += p.numel() * p.element_size();
     for (const auto& b : module.buffers()) n += b.numel() * b.element_size();
     return n;
+}
+
+std::vector<std::pair<std::string, int64_t>> named_tensor_bytes(const torch::nn::Module& module)
+{
+    std::vector<std::pair<std::string, int64_t>> v;
+    for (const auto& p : module.named_parameters()) v.emplace_back(p.key(), p.value().numel() * p.value().element_size());
+    for (const auto& b : module.named_buffers()) v.emplace_back(b.key(), b.value().numel() * b.value().element_size());
+    std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    return v;
 }
 
 void check_quantizable(const torch::nn::Module& module)
@@ -66,6 +77,11 @@ QuantizeReport quantize_module(torch::nn::Module& module, const QuantizeOptions&
             l->quantize(options.backend, static_range && l->observed_absmax() > 0.0);
             ++report.lstm_layers;
             report.quantized.push_back(item.key());
+        }
+        if (auto* c = dynamic_cast<Int8Convertible*>(item.value().get()); c && !c->converted_to_int8()) {
+            c->convert_to_int8();
+            ++report.converted_modules;
+            report.quantized.push_back(item.key().empty() ? std::string("(root)") : item.key());
         }
     }
     report.int8_bytes = module_bytes(module);

@@ -9,6 +9,7 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace foxhunt::models::precision {
@@ -29,12 +30,17 @@ struct QuantizeReport {
     int64_t linear_layers = 0;
     /// LSTMs given int8 projections.
     int64_t lstm_layers = 0;
+    /// Other modules whose own tensors went int8 (Int8Convertible: embedding tables, depthwise convolutions).
+    int64_t converted_modules = 0;
     /// Paths of the quantized modules.
     std::vector<std::string> quantized;
-    /// Bytes of parameters and buffers before.
+    /// module_bytes() before: every parameter and buffer of the float model.
     int64_t float_bytes = 0;
-    /// Bytes of parameters and buffers after (int8 weights, scales, biases and the float rest).
+    /// module_bytes() after: every parameter and buffer of the inference copy (int8 weights, their
+    /// scales, int8 biases and the float rest: norms and the SSM's per-head parameters).
     int64_t int8_bytes = 0;
+    /// int8_bytes / float_bytes, the one footprint ratio the engine reports (goal <= 0.30).
+    double bytes_ratio() const { return float_bytes > 0 ? static_cast<double>(int8_bytes) / static_cast<double>(float_bytes) : 0.0; }
 };
 
 /// Thrown when a model holds layers quantize_for_inference() cannot swap; what() names them.
@@ -46,12 +52,17 @@ public:
 /// Bytes of all parameters and buffers of `module` and its children.
 int64_t module_bytes(const torch::nn::Module& module);
 
+/// Bytes of each parameter and buffer of `module` by its dotted name, largest first (for finding
+/// what an inference copy still keeps in float).
+std::vector<std::pair<std::string, int64_t>> named_tensor_bytes(const torch::nn::Module& module);
+
 /// Throws NotQuantizable naming every torch::nn::Linear/LSTM/GRU/RNN/MultiheadAttention in
 /// `module` (they cannot be swapped in place; use QuantizableLinear / QuantizableLstm), or when
 /// it has no quantizable layer at all.
 void check_quantizable(const torch::nn::Module& module);
 
-/// Quantizes every QuantizableLinear and QuantizableLstm of `module` in place (eval mode).
+/// Quantizes every QuantizableLinear and QuantizableLstm of `module` in place (eval mode) and converts
+/// every Int8Convertible module's own tensors.
 QuantizeReport quantize_module(torch::nn::Module& module, const QuantizeOptions& options = {});
 
 /// Copies every parameter and buffer of `from` into `to` (same structure), under no_grad.

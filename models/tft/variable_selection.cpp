@@ -38,7 +38,10 @@ VariableSelectionOutput VariableSelectionNetworkImpl::forward(const torch::Tenso
         out_sizes.push_back(options.hidden_size());
         return {torch::zeros(out_sizes, x.options()), x};
     }
-    auto embedded = x.unsqueeze(-1) * embedding_weight + embedding_bias;  // [..., V, E]
+    const bool q = converted_to_int8();
+    const auto table_w = q ? precision::dequantize_per_row(embedding_weight_q).to(x.scalar_type()) : embedding_weight;
+    const auto table_b = q ? precision::dequantize_per_row(embedding_bias_q).to(x.scalar_type()) : embedding_bias;
+    auto embedded = x.unsqueeze(-1) * table_w + table_b;  // [..., V, E]
     std::vector<torch::Tensor> transformed;
     transformed.reserve(static_cast<size_t>(v));
     for (int64_t i = 0; i < v; ++i)
@@ -58,6 +61,17 @@ VariableSelectionOutput VariableSelectionNetworkImpl::forward(const torch::Tenso
     }
     auto output = (stacked * weights.unsqueeze(-2)).sum(-1);
     return {output, weights};
+}
+
+void VariableSelectionNetworkImpl::convert_to_int8()
+{
+    TORCH_CHECK(!converted_to_int8(), "VariableSelectionNetwork: already converted");
+    torch::NoGradGuard ng;
+    embedding_weight_q = precision::register_per_row(*this, "embedding_weight", precision::quantize_per_row(embedding_weight));
+    embedding_bias_q = precision::register_per_row(*this, "embedding_bias", precision::quantize_per_row(embedding_bias));
+    // The inference copy keeps no float tables: drop their storage (the names stay registered).
+    embedding_weight.set_data(torch::empty({0}, embedding_weight.options()));
+    embedding_bias.set_data(torch::empty({0}, embedding_bias.options()));
 }
 
 } // namespace foxhunt::models::tft

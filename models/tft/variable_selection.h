@@ -4,6 +4,8 @@
 
 #include "models/tft/gated_residual.h"
 
+#include "models/precision/int8_linear.h"
+
 #include <torch/torch.h>
 
 namespace foxhunt::models::tft {
@@ -33,7 +35,7 @@ struct VariableSelectionOutput {
 };
 
 /// Variable selection network of the TFT paper (Lim et al. 2021, eq. 6-8).
-class VariableSelectionNetworkImpl : public torch::nn::Module {
+class VariableSelectionNetworkImpl : public torch::nn::Module, public precision::Int8Convertible {
 public:
     /// Builds embeddings, per-variable GRNs and the weight GRN.
     explicit VariableSelectionNetworkImpl(const VariableSelectionNetworkOptions& options);
@@ -41,12 +43,20 @@ public:
     /// Selects among the variables.
     VariableSelectionOutput forward(const torch::Tensor& x, const torch::Tensor& context = {});
 
+    /// Stores both embedding tables per variable row as PerRowInt8 (the GRNs are quantized on their own).
+    void convert_to_int8() override;
+    bool converted_to_int8() const override { return embedding_weight_q.q.defined(); }
+
     /// The options it was built with.
     VariableSelectionNetworkOptions options;
     /// Per-variable linear embedding weights, [V, E].
     torch::Tensor embedding_weight;
     /// Per-variable linear embedding biases, [V, E].
     torch::Tensor embedding_bias;
+    /// embedding_weight after convert_to_int8() (buffers embedding_weight_int8, _scale_code, _scale_max).
+    precision::PerRowInt8 embedding_weight_q;
+    /// embedding_bias after convert_to_int8().
+    precision::PerRowInt8 embedding_bias_q;
     /// One GRN per variable, E -> hidden.
     torch::nn::ModuleList variable_grns{nullptr};
     /// GRN over all embeddings giving the selection logits (absent for V <= 1).

@@ -16,6 +16,14 @@ using foxhunt::models::precision::MixedPrecisionConfig;
 
 Q_DECLARE_METATYPE(foxhunt::ForecasterKind)
 
+namespace QTest {
+template <>
+char* toString(const foxhunt::InferenceWeights& w)
+{
+    return qstrdup(w == foxhunt::InferenceWeights::Int8 ? "Int8" : "Fp32");
+}
+} // namespace QTest
+
 namespace {
 
 ForecastData series(std::size_t rows)
@@ -177,6 +185,65 @@ private Q_SLOTS:
         // The float model is untouched and keeps training.
         QCOMPARE(trainer.evaluate().model.quantileLoss, before);
         QVERIFY(std::isfinite(trainer.trainStep().loss));
+    }
+
+    void int8CopyServesPredictions_data()
+    {
+        QTest::addColumn<ForecasterKind>("kind");
+        QTest::newRow("mamba2") << ForecasterKind::Mamba2;
+        QTest::newRow("tft") << ForecasterKind::Tft;
+    }
+
+    // With INT8 serving on, predictions come from the copy the last refresh kept: FP32 before the
+    // first one, then the copy (close to FP32 but not equal), unchanged by training until the next refresh.
+    void int8CopyServesPredictions()
+    {
+        QFETCH(ForecasterKind, kind);
+        ForecasterTrainer trainer(config(kind, MixedPrecisionConfig::disabled()), series(400), kTrain, kValidation);
+        for (int i = 0; i < 5; ++i) trainer.trainStep();
+        const std::size_t anchor = 320;
+        const std::vector<double> fp32 = trainer.predict(anchor);
+        QCOMPARE(trainer.lastInferenceWeights(), InferenceWeights::Fp32);
+
+        trainer.setInferenceWeights(InferenceWeights::Int8);
+        QVERIFY(!trainer.hasInt8Copy());
+        QCOMPARE(trainer.predict(anchor), fp32);
+        QCOMPARE(trainer.lastInferenceWeights(), InferenceWeights::Fp32);
+
+        trainer.refreshInt8();
+        QVERIFY(trainer.hasInt8Copy());
+        const std::vector<double> int8 = trainer.predict(anchor);
+        QCOMPARE(trainer.lastInferenceWeights(), InferenceWeights::Int8);
+        QCOMPARE(int8.size(), fp32.size());
+        double diff = 0.0, scale = 0.0;
+        for (std::size_t i = 0; i < fp32.size(); ++i) {
+            diff = std::max(diff, std::abs(int8[i] - fp32[i]));
+            scale = std::max(scale, std::abs(fp32[i]));
+        }
+        QVERIFY2(diff > 0.0, "the INT8 copy answered exactly like FP32");
+        QVERIFY2(diff < 0.05 * scale, qPrintable(QStringLiteral("INT8 forecast off by %1 of %2").arg(diff).arg(scale)));
+        const std::size_t h = trainer.config().windowing.horizon;
+        const std::size_t q = trainer.config().quantiles.size();
+        const std::vector<double> medians = trainer.predictMedians({anchor, anchor + 1});
+        for (std::size_t k = 0; k < h; ++k) QCOMPARE(medians[k], int8[k * q + trainer.quantileIndex(0.5)]);
+
+        // Training moves FP32 only; the kept copy answers the same until it is refreshed.
+        trainer.trainStep();
+        QCOMPARE(trainer.predict(anchor), int8);
+        trainer.setInferenceWeights(InferenceWeights::Fp32);
+        QVERIFY(trainer.predict(anchor) != fp32);
+        trainer.setInferenceWeights(InferenceWeights::Int8);
+        trainer.refreshInt8();
+        QVERIFY(trainer.predict(anchor) != int8);
+
+        // A checkpoint load drops the copy: FP32 serves until the next refresh.
+        const QString path = QDir::temp().filePath(QStringLiteral("foxhunt_int8_serving_ckpt.pt"));
+        trainer.saveCheckpoint(path.toStdString());
+        trainer.loadCheckpoint(path.toStdString());
+        QFile::remove(path);
+        QVERIFY(!trainer.hasInt8Copy());
+        trainer.predict(anchor);
+        QCOMPARE(trainer.lastInferenceWeights(), InferenceWeights::Fp32);
     }
 };
 

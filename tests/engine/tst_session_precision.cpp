@@ -23,6 +23,7 @@ private Q_SLOTS:
     void initTestCase();
     void ampAndInt8InValidationDocument();
     void agentsAmpAndInt8();
+    void int8CopyServesForecasts();
     void tftInterpretation();
     void liveDashboardSeries();
     void ensembleFeedsForecastsToAgents();
@@ -172,6 +173,13 @@ void TestSessionPrecision::agentsAmpAndInt8()
         QVERIFY(agreement >= 0.0 && agreement <= 1.0);
         QVERIFY(v["int8"]["int8_bytes"].get<double>() < v["int8"]["fp32_bytes"].get<double>());
         QCOMPARE(v["int8"]["latency"]["int8_b32"]["count"].get<int>(), 50);
+        // The greedy policy through the INT8 copy, with the same trading metrics as the FP32 policy.
+        const nlohmann::json doc = nlohmann::json::parse(r.json)["models"][model];
+        for (const nlohmann::json& split : {v, doc["test"]}) {
+            QVERIFY2(split.contains("int8_policy"), split.dump().c_str());
+            QCOMPARE(split["int8_policy"].size(), split["policy"].size());
+            for (const auto& [key, value] : split["policy"].items()) QVERIFY2(split["int8_policy"].contains(key), key.c_str());
+        }
         // The report's equity chart: the policy and buy-and-hold curves over the same steps.
         QVERIFY(!v["equity_usd"].empty());
         QCOMPARE(v["buy_and_hold_equity_usd"].size(), v["equity_usd"].size());
@@ -180,6 +188,46 @@ void TestSessionPrecision::agentsAmpAndInt8()
     const nlohmann::json versions = nlohmann::json::parse(runs.run(r.runId)->versionsJson);
     QVERIFY(!versions["cpu"].get<std::string>().empty());
     QCOMPARE(versions["device"].get<std::string>(), std::string("cpu"));
+}
+
+void TestSessionPrecision::int8CopyServesForecasts()
+{
+    // A learning rate of 0 keeps the FP32 weights fixed, so any change in a forecast is the INT8 copy's.
+    SessionConfig c = smallConfig({ModelKind::Mamba2}, 40);
+    c.checkpointDir = m_dir.filePath(QStringLiteral("ckpt-serving")).toStdString();
+    c.mamba2.learningRate = 0.0;
+    SessionConfig int8 = c;
+    int8.precision.int8 = true;
+    int8.precision.int8RefreshEvery = 25;
+    TrainingSession fp32Session(db("serving-fp32.db"), c);
+    TrainingSession int8Session(db("serving-int8.db"), int8);
+    const SessionResult f = fp32Session.run();
+    const SessionResult q = int8Session.run();
+    QVERIFY2(f.status == "finished", f.error.c_str());
+    QVERIFY2(q.status == "finished", q.error.c_str());
+
+    BarStore fp32Store(db("serving-fp32.db"));
+    BarStore int8Store(db("serving-int8.db"));
+    const MetricBatch a = RunStore(fp32Store).metrics(f.runId, "mamba2", "forecast_q50");
+    const MetricBatch b = RunStore(int8Store).metrics(q.runId, "mamba2", "forecast_q50");
+    QCOMPARE(b.size(), std::size_t(3));
+    QCOMPARE(a.size(), b.size());
+    // Tick 20: before the first refresh (tick 25) FP32 serves; ticks 30 and 40: the kept INT8 copy.
+    QCOMPARE(b[0].step, 20LL);
+    QCOMPARE(b[0].value, a[0].value);
+    for (std::size_t i = 1; i < b.size(); ++i) {
+        QCOMPARE(b[i].step, a[i].step);
+        const double diff = std::abs(b[i].value - a[i].value);
+        QVERIFY2(diff > 0.0, "the INT8 session forecast exactly like FP32");
+        QVERIFY2(diff < 0.05 * std::abs(a[i].value) + 1e-9, qPrintable(QStringLiteral("%1 vs %2").arg(b[i].value).arg(a[i].value)));
+    }
+    // Live forecasts at steps 10 and 20 came from FP32, at 30 and 40 from the INT8 copy; without INT8, all from FP32.
+    const nlohmann::json served = nlohmann::json::parse(q.json)["models"]["mamba2"]["training"]["forecasts_served"];
+    QCOMPARE(served["fp32"].get<long long>(), 2LL);
+    QCOMPARE(served["int8"].get<long long>(), 2LL);
+    const nlohmann::json plain = nlohmann::json::parse(f.json)["models"]["mamba2"]["training"]["forecasts_served"];
+    QCOMPARE(plain["fp32"].get<long long>(), 4LL);
+    QCOMPARE(plain["int8"].get<long long>(), 0LL);
 }
 
 void TestSessionPrecision::tftInterpretation()

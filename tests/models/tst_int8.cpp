@@ -35,15 +35,32 @@ private Q_SLOTS:
         w[3].zero_();
         auto q = quantize_per_row(w);
         QCOMPARE(q.q.scalar_type(), torch::kChar);
-        QCOMPARE(q.scale.sizes(), torch::IntArrayRef({16}));
+        QCOMPARE(q.scale_code.scalar_type(), torch::kByte);
+        QCOMPARE(q.scale().sizes(), torch::IntArrayRef({16}));
+        QCOMPARE(q.scale_max.numel(), int64_t{1});
         QVERIFY(q.q.abs().max().item<int>() <= 127);
-        // The largest element of each (non-zero) row maps to +-127: the full range is used.
-        QCOMPARE(q.q.abs().amax(1)[0].item<int>(), 127);
-        QCOMPARE(q.scale[3].item<float>(), 1.0f);
+        // One-byte logarithmic scales: every non-zero row still uses at least 121 of its 127 levels,
+        // and the row with the largest range all of them.
+        const auto used = q.q.abs().amax(1);
+        for (int64_t r = 0; r < 16; ++r)
+            if (r != 3) QVERIFY2(used[r].item<int>() >= 121, qPrintable(QStringLiteral("row %1 uses %2").arg(r).arg(used[r].item<int>())));
+        QCOMPARE(used[w.abs().amax(1).argmax().item<int64_t>()].item<int>(), 127);
         QVERIFY(q.q[3].abs().sum().item<int>() == 0);
         auto err = (dequantize_per_row(q) - w).abs();
-        auto bound = q.scale.unsqueeze(1) / 2 + 1e-6;
+        auto bound = q.scale().unsqueeze(1) / 2 + 1e-6;
         QVERIFY((err <= bound).all().item<bool>());
+        // A row's scale is within one code step (2^(1/16)) above the smallest scale that does not clip.
+        const auto needed = w.abs().amax(1) / 127.0;
+        const auto ratio = q.scale() / needed.clamp_min(1e-30);
+        for (int64_t r = 0; r < 16; ++r)
+            if (r != 3) QVERIFY(ratio[r].item<double>() >= 1.0 - 1e-6 && ratio[r].item<double>() < std::exp2(1.0 / 16.0) + 1e-6);
+
+        auto zero = quantize_per_row(torch::zeros({2, 3}));
+        QVERIFY(torch::equal(dequantize_per_row(zero), torch::zeros({2, 3})));
+        auto b = torch::randn({48});
+        auto qb = quantize_per_tensor(b);
+        QCOMPARE(qb.q.scalar_type(), torch::kChar);
+        QVERIFY(((dequantize_per_tensor(qb) - b).abs() <= qb.scale / 2 + 1e-6).all().item<bool>());
     }
 
     void int8LinearMatchesFloat_data()
@@ -76,7 +93,11 @@ private Q_SLOTS:
         if (backend == int(Int8Backend::OneDnn) && err >= 0.03)
             QSKIP(qPrintable(QStringLiteral("oneDNN dynamic int8 is inaccurate on this CPU: relative error %1").arg(err)));
         QVERIFY2(err < 0.03, qPrintable(QStringLiteral("relative error %1").arg(err)));
-        QCOMPARE(q->weight_bytes(), int64_t{64 * 48 + 48 * 4 + 48 * 4});
+        // int8 weight, one scale code per row plus the largest scale, int8 bias plus its scale.
+        QCOMPARE(q->weight_bytes(), int64_t{64 * 48 + 48 + 4 + 48 + 4});
+        QCOMPARE(q->weight_bytes(), module_bytes(*q));
+        // The recurrence form answers like forward() (it only hoists the dequantization out of the loop).
+        QVERIFY(torch::allclose(q->repeated_forward(torch::kFloat, c10::DeviceType::CPU)(x), y, 1e-5, 1e-6));
         QVERIFY(q->parameters().empty());
     }
 
