@@ -397,6 +397,7 @@ void MainWindow::onTrainingFinished(const QString& status, const QString& error)
 {
     updateTrainingActions();
     m_statusTimer.stop();
+    m_hadRun = true; // even a run that ended before the first status refresh shows its final state
     updateRunStatus();
     m_statusRun->setText(tr("run %1 %2").arg(m_runId).arg(status));
     if (status == QLatin1String("failed"))

@@ -149,6 +149,12 @@ void MainWindow::updateRunStatus()
     m_statusElapsed->setText(m_hadRun || running ? hms(m_training->elapsedMs()) : QString());
     if (!running) {
         m_statusRate->clear();
+        if (m_hadRun) {
+            const long long total = m_training->totalTicks();
+            const long long tick = m_training->tick();
+            m_statusStep->setText(total > 0 ? tr("bar %1 / %2").arg(tick).arg(total) : tr("bar %1").arg(tick));
+            m_statusDevice->setText(runSummary());
+        }
         return;
     }
     m_hadRun = true;

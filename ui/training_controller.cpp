@@ -74,9 +74,12 @@ void TrainingController::stop()
 
 bool TrainingController::paused() const { return m_session && m_session->paused(); }
 
-long long TrainingController::tick() const { return m_session ? m_session->progress().tick.load() : 0; }
+long long TrainingController::tick() const { return m_session ? m_session->progress().tick.load() : m_lastTick; }
 
-long long TrainingController::totalTicks() const { return m_session ? m_session->progress().totalTicks.load() : 0; }
+long long TrainingController::totalTicks() const
+{
+    return m_session ? m_session->progress().totalTicks.load() : m_lastTotalTicks;
+}
 
 void TrainingController::setSpeed(double speed)
 {
@@ -103,6 +106,9 @@ void TrainingController::onWorkerDone(SessionResult result)
     drain();
     m_lastElapsedMs = m_elapsed.elapsed();
     m_elapsed.invalidate();
+    // Kept for the status bar once the session is gone (a short run may end between two refreshes).
+    m_lastTick = m_session->progress().tick.load();
+    m_lastTotalTicks = m_session->progress().totalTicks.load();
     if (m_worker.joinable()) m_worker.join();
     m_session.reset();
     m_lastResult = QString::fromStdString(result.json);

@@ -83,6 +83,8 @@ private:
     double m_speed = 0.0;
     QElapsedTimer m_elapsed;
     qint64 m_lastElapsedMs = 0;
+    long long m_lastTick = 0;       ///< progress of the last finished session
+    long long m_lastTotalTicks = 0;
     HandlerTimings m_timings;
 };
 
