@@ -1,5 +1,7 @@
 #include "engine/session/local_workers.h"
 
+#include "models/distributed/communicator.h"
+
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -18,29 +20,22 @@ extern char** environ;
 
 namespace foxhunt {
 
-namespace {
-
-int parseInt(const char* name, const char* text, int low, int high)
-{
-    char* end = nullptr;
-    const long v = std::strtol(text, &end, 10);
-    if (end == text || *end != '\0' || v < low || v > high)
-        throw std::invalid_argument(std::string(name) + "=" + text + ": expected an integer in [" + std::to_string(low) +
-                                    ", " + std::to_string(high) + "]");
-    return static_cast<int>(v);
-}
-
-} // namespace
-
 Rendezvous rendezvousFromEnvironment(Rendezvous r)
 {
-    const char* world = std::getenv("WORLD_SIZE");
-    if (!world || !*world) return r;
-    r.worldSize = parseInt("WORLD_SIZE", world, 1, 65536);
-    if (const char* v = std::getenv("RANK"); v && *v) r.rank = parseInt("RANK", v, 0, r.worldSize - 1);
-    if (const char* v = std::getenv("LOCAL_RANK"); v && *v) r.localRank = parseInt("LOCAL_RANK", v, 0, 65536);
-    if (const char* v = std::getenv("MASTER_ADDR"); v && *v) r.masterAddr = v;
-    if (const char* v = std::getenv("MASTER_PORT"); v && *v) r.masterPort = parseInt("MASTER_PORT", v, 1, 65535);
+    // torchrun's variables are read where the process group is built; this adds our timeout.
+    models::dist::RendezvousOptions base;
+    base.master_addr = r.masterAddr;
+    base.master_port = r.masterPort;
+    base.world_size = r.worldSize;
+    base.rank = r.rank;
+    base.local_rank = r.localRank;
+    const std::optional<models::dist::RendezvousOptions> o = models::dist::rendezvous_from_environment(base);
+    if (!o) return r;
+    r.masterAddr = o->master_addr;
+    r.masterPort = o->master_port;
+    r.worldSize = o->world_size;
+    r.rank = o->rank;
+    r.localRank = o->local_rank;
     if (const char* v = std::getenv("FOXHUNT_DIST_TIMEOUT"); v && *v) {
         char* end = nullptr;
         r.timeoutSeconds = std::strtod(v, &end);

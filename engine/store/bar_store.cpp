@@ -19,6 +19,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <string_view>
+#include <thread>
 
 namespace foxhunt {
 
@@ -280,10 +282,16 @@ BarStore::BarStore(const std::string& path) : m_path(path)
         sqlite3_busy_timeout(m_db, 5000);
         std::int64_t applicationId = 0, version = 0, objects = 0;
         try {
+            // One read transaction: a consistent snapshot even while another process is creating
+            // the same new file (its mark and its tables become visible together).
+            sql::exec(m_db, "BEGIN");
             applicationId = pragmaInt(m_db, "application_id");
             version = pragmaInt(m_db, "user_version");
-            sql::Statement count(m_db, "SELECT count(*) FROM sqlite_schema");
-            objects = count.step() ? count.int64(0) : 0;
+            {
+                sql::Statement count(m_db, "SELECT count(*) FROM sqlite_schema");
+                objects = count.step() ? count.int64(0) : 0;
+            }
+            sql::exec(m_db, "COMMIT");
         } catch (const StoreError&) {
             throw StoreError(path + ": not a usable Foxhunt database (" + sqlite3_errmsg(m_db) + ")");
         }
@@ -295,10 +303,19 @@ BarStore::BarStore(const std::string& path) : m_path(path)
                              ", this build knows up to " + std::to_string(kSchemaVersion) + ")");
         if (objects == 0) sql::exec(m_db, "PRAGMA page_size = 8192");
 
-        {
-            sql::Statement journal(m_db, "PRAGMA journal_mode = WAL");
-            if (!journal.step() || journal.text(0) != "wal")
-                throw StoreError(path + ": cannot switch the database to WAL journaling");
+        // Switching to WAL takes an exclusive lock and SQLite answers "locked" at once, without its busy
+        // handler, while another connection opening the same new file holds a shared one: retry briefly.
+        for (int attempt = 0;; ++attempt) {
+            try {
+                sql::Statement journal(m_db, "PRAGMA journal_mode = WAL");
+                if (!journal.step() || journal.text(0) != "wal")
+                    throw StoreError(path + ": cannot switch the database to WAL journaling");
+                break;
+            } catch (const StoreError& e) {
+                if (attempt >= 500 || std::string_view(e.what()).find("database is locked") == std::string_view::npos)
+                    throw;
+                std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            }
         }
         sql::exec(m_db, "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; "
                         "PRAGMA cache_size = -32768; PRAGMA temp_store = MEMORY");
@@ -322,10 +339,12 @@ BarStore::~BarStore() { sqlite3_close_v2(m_db); }
 
 void BarStore::migrate()
 {
-    const std::int64_t current = pragmaInt(m_db, "user_version");
     for (const Migration& migration : kMigrations) {
-        if (migration.version <= current) continue;
+        if (migration.version <= pragmaInt(m_db, "user_version")) continue;
         sql::Transaction tx(m_db);
+        // Decide again under the write lock: another process opening the same new file (a run
+        // and `foxhunt-cli runs`, say) may have migrated between the read above and the lock.
+        if (migration.version <= pragmaInt(m_db, "user_version")) continue;
         sql::exec(m_db, migration.sql);
         sql::exec(m_db, "PRAGMA user_version = " + std::to_string(migration.version));
         tx.commit();

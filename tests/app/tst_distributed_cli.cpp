@@ -2,6 +2,10 @@
 // (Gloo on 127.0.0.1); rank 0 charts every rank; killing either rank ends the other within the
 // timeout with a readable error and leaves the store consistent; the run resumes on one process.
 
+#include "engine/session/training_session.h"
+
+#include <nlohmann/json.hpp>
+
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
@@ -14,6 +18,7 @@
 #include <csignal>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -174,6 +179,34 @@ private Q_SLOTS:
         const QJsonObject run = firstRun(store);
         QCOMPARE(run.value(QStringLiteral("status")).toString(), QStringLiteral("interrupted"));
         QVERIFY(run.value(QStringLiteral("metrics")).toInt() > 0);
+    }
+
+    void pauseStepAndStopActBetweenBlocks()
+    {
+        // The window's controls on a two-process session: started paused, three single steps
+        // replay exactly three bars on both ranks, and stop ends the run there.
+        foxhunt::SessionConfig config = foxhunt::sessionConfigFromJson(
+            nlohmann::json::parse(kSmallConfig), foxhunt::SessionConfig::defaults());
+        config.models = {foxhunt::ModelKind::Tft, foxhunt::ModelKind::Ppo};
+        config.steps = 1000;
+        config.workers = 2;
+        config.distributedTimeoutSeconds = 30;
+        foxhunt::TrainingSession session(m_dir.filePath(QStringLiteral("pause.db")).toStdString(), config);
+        session.setWorkerProgram(FOXHUNT_CLI_PATH);
+        session.pause();
+        foxhunt::SessionResult result;
+        std::thread worker([&] { result = session.run(); });
+        for (int k = 1; k <= 3; ++k) {
+            session.step();
+            QTRY_COMPARE_WITH_TIMEOUT(session.progress().tick.load(), static_cast<long long>(k), 60000);
+        }
+        session.stop();
+        worker.join();
+        QCOMPARE(result.status, std::string("stopped"));
+        const nlohmann::json doc = nlohmann::json::parse(result.json);
+        QCOMPARE(doc.at("ticks").get<long long>(), 3LL);
+        QCOMPARE(doc.at("ranks").get<int>(), 2);
+        QVERIFY(!doc.contains("worker_problems"));
     }
 
 private:

@@ -11,6 +11,11 @@
 
 #include <sqlite3.h>
 
+#include <atomic>
+#include <latch>
+#include <mutex>
+#include <thread>
+
 #include <filesystem>
 
 using namespace foxhunt;
@@ -168,6 +173,36 @@ private Q_SLOTS:
         BarStore reopened(path);
         QVERIFY(!reopened.empty());
         QCOMPARE(reopened.series().size(), std::size_t{1});
+    }
+
+    void concurrentFirstOpensAgree()
+    {
+        // A training run and `foxhunt-cli runs` may create the same new store at once: every
+        // connection must come up with one schema, none failing on "table already exists".
+        for (int round = 0; round < 5; ++round) {
+            const std::string path = freshPath();
+            constexpr int kConnections = 6;
+            std::latch start(kConnections);
+            std::atomic<int> failures{0};
+            std::string firstError;
+            std::mutex errorMutex;
+            std::vector<std::thread> threads;
+            for (int i = 0; i < kConnections; ++i)
+                threads.emplace_back([&] {
+                    start.arrive_and_wait();
+                    try {
+                        BarStore store(path);
+                    } catch (const std::exception& e) {
+                        ++failures;
+                        std::lock_guard lock(errorMutex);
+                        if (firstError.empty()) firstError = e.what();
+                    }
+                });
+            for (std::thread& t : threads) t.join();
+            QVERIFY2(failures == 0, firstError.c_str());
+            BarStore store(path);
+            QCOMPARE(pragma(store, "user_version"), std::int64_t{BarStore::kSchemaVersion});
+        }
     }
 
     void refusesUnusableFiles_data()

@@ -2,6 +2,7 @@
 // (FOXHUNT_DIST_ROLE names what the copy does) and plays rank 0 itself, over LibTorch's c10d
 // TCPStore + Gloo on 127.0.0.1.
 
+#include "cyclic_series.h"
 #include "engine/agents/ppo.h"
 #include "engine/forecast/forecaster_trainer.h"
 #include "models/distributed/communicator.h"
@@ -55,28 +56,7 @@ dist::RendezvousOptions rendezvous(int port, int rank, int seconds = 30)
 
 // ---- shared by both ranks --------------------------------------------------------------------
 
-ForecastData series(std::size_t rows)
-{
-    ForecastData d;
-    d.rows = rows;
-    d.cols = 2;
-    d.knownCols = 2;
-    d.staticFeatures = {1.0f};
-    std::mt19937_64 rng(5);
-    std::normal_distribution<double> noise(0.0, 1e-3);
-    double previous = 0.0;
-    for (std::size_t t = 0; t < rows; ++t) {
-        const double phase = 2.0 * std::numbers::pi * static_cast<double>(t % 30) / 30.0;
-        const double r = 0.4 * previous + 8e-4 * std::sin(phase) + noise(rng);
-        d.logReturns.push_back(r);
-        d.features.push_back(static_cast<float>(r));
-        d.features.push_back(static_cast<float>(std::abs(r)));
-        d.knownFuture.push_back(static_cast<float>(std::sin(phase)));
-        d.knownFuture.push_back(static_cast<float>(std::cos(phase)));
-        previous = r;
-    }
-    return d;
-}
+ForecastData series(std::size_t rows) { return test::cyclicSeries(rows); }
 
 ForecasterConfig forecasterConfig(ForecasterKind kind, std::size_t batch)
 {
