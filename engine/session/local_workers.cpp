@@ -69,7 +69,7 @@ std::string defaultWorkerProgram()
 
 LocalWorkers::~LocalWorkers()
 {
-    if (!wait(5.0).empty()) kill();
+    wait(5.0); // a grace period for workers still writing their last words, then no stragglers
     kill();
 }
 
