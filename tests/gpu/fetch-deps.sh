@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Fetches, on a Debian 12 amd64 machine with apt, the packages that the engine and foxhunt-cli need
+# to build and run, and unpacks them (dpkg -x, no install) into one prefix, .gpu-deps/ at the repo
+# root. The GPU machine has a PyTorch wheel, CUDA, CMake and ninja but none of these libraries;
+# tests/gpu/run.sh builds the engine against this prefix when .gpu-deps travels there (the device
+# tool's carry list: [".gpu-deps"]).
+#
+# What is not fetched, and why:
+# - libgloo-dev: Debian's 2022 gloo headers do not match the gloo inside a PyTorch 2.x wheel, and the
+#   single-process sessions that run.sh runs do not need the multi-process communicator.
+# - Qt: foxhunt-cli is Qt-free; the GUI is not built there.
+# tzdata is fetched because the engine's market clock reads America/New_York through date-tz, which
+# only looks in /usr/share/zoneinfo, and container images often lack it.
+#
+# Idempotent: when .gpu-deps/PACKAGES already lists the same package versions, nothing is fetched.
+# Environment: FOXHUNT_GPU_DEPS (default <repo>/.gpu-deps).
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+deps=${FOXHUNT_GPU_DEPS:-$root/.gpu-deps}
+
+packages=(
+    libsqlite3-dev libsqlite3-0
+    libzstd-dev libzstd1
+    libhowardhinnant-date-dev libdate-tz3
+    nlohmann-json3-dev
+    libssl-dev libssl3
+    libcli11-dev
+    libbenchmark-dev libbenchmark1debian
+    tzdata
+)
+
+command -v apt-get >/dev/null && command -v apt-cache >/dev/null && command -v dpkg >/dev/null ||
+    { echo "fetch-deps.sh: needs apt-get, apt-cache and dpkg (a Debian 12 machine)" >&2; exit 1; }
+# The GPU machine is x86-64; apt here must fetch amd64 packages.
+[ "$(dpkg --print-architecture)" = amd64 ] ||
+    { echo "fetch-deps.sh: this machine's packages are $(dpkg --print-architecture), not amd64" >&2; exit 1; }
+
+# The exact versions apt would fetch now; one "name=version" line each, in a fixed order.
+wanted=""
+for p in "${packages[@]}"; do
+    v=$(apt-cache policy "$p" | awk '/Candidate:/ {print $2; exit}')
+    if [ -z "$v" ] || [ "$v" = "(none)" ]; then
+        echo "fetch-deps.sh: apt knows no candidate for $p (run apt-get update?)" >&2
+        exit 1
+    fi
+    wanted+="$p=$v"$'\n'
+done
+
+if [ -f "$deps/PACKAGES" ] && [ "$(cat "$deps/PACKAGES")" = "${wanted%$'\n'}" ]; then
+    echo "fetch-deps.sh: $deps is up to date:" >&2
+    sed 's/^/  /' "$deps/PACKAGES" >&2
+    echo "fetch-deps.sh: size $(du -sh "$deps" | cut -f1)" >&2
+    exit 0
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# shellcheck disable=SC2046 # one word per package on purpose
+sandbox=()
+[ "$(id -u)" = 0 ] && sandbox=(-o APT::Sandbox::User=root) # _apt cannot write into our mktemp folder
+(cd "$tmp" && apt-get "${sandbox[@]}" download $(printf '%s' "$wanted" | tr '\n' ' ') >&2)
+
+rm -rf "$deps.new"
+mkdir -p "$deps.new"
+for deb in "$tmp"/*.deb; do
+    echo "fetch-deps.sh: unpacking $(basename "$deb")" >&2
+    dpkg -x "$deb" "$deps.new"
+done
+# Not needed to build or run, and most of the size: the static OpenSSL and SQLite libraries (no
+# CMake config file names them, unlike zstd's and benchmark's, whose configs check theirs), documentation, OpenSSL's engines and provider modules, the leap-second zone variants.
+lib="$deps.new/usr/lib/x86_64-linux-gnu"
+rm -rf "$deps.new/usr/share/doc" "$deps.new/usr/share/doc-base" "$deps.new/usr/share/man" \
+    "$deps.new/usr/share/lintian" "$deps.new/usr/share/debconf" "$deps.new/etc" \
+    "$deps.new/usr/bin" "$deps.new/usr/sbin" "$deps.new/usr/share/zoneinfo/right" \
+    "$deps.new/usr/share/zoneinfo/posix" "$lib/engines-3" "$lib/ossl-modules"
+rm -f "$lib/libcrypto.a" "$lib/libssl.a" "$lib/libsqlite3.a"
+printf '%s\n' "${wanted%$'\n'}" >"$deps.new/PACKAGES"
+rm -rf "$deps"
+mv "$deps.new" "$deps"
+
+echo "fetch-deps.sh: fetched into $deps:" >&2
+sed 's/^/  /' "$deps/PACKAGES" >&2
+echo "fetch-deps.sh: size $(du -sh "$deps" | cut -f1)" >&2
