@@ -30,8 +30,9 @@ packages=(
     tzdata
 )
 
-command -v apt-get >/dev/null && command -v apt-cache >/dev/null && command -v dpkg >/dev/null ||
-    { echo "fetch-deps.sh: needs apt-get, apt-cache and dpkg (a Debian 12 machine)" >&2; exit 1; }
+for tool in apt-get apt-cache dpkg; do
+    command -v "$tool" >/dev/null || { echo "fetch-deps.sh: needs $tool (a Debian 12 machine)" >&2; exit 1; }
+done
 # The GPU machine is x86-64; apt here must fetch amd64 packages.
 [ "$(dpkg --print-architecture)" = amd64 ] ||
     { echo "fetch-deps.sh: this machine's packages are $(dpkg --print-architecture), not amd64" >&2; exit 1; }
@@ -56,9 +57,9 @@ fi
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# shellcheck disable=SC2046 # one word per package on purpose
 sandbox=()
 [ "$(id -u)" = 0 ] && sandbox=(-o APT::Sandbox::User=root) # _apt cannot write into our mktemp folder
+# shellcheck disable=SC2046 # one word per package on purpose
 (cd "$tmp" && apt-get "${sandbox[@]}" download $(printf '%s' "$wanted" | tr '\n' ' ') >&2)
 
 rm -rf "$deps.new"
