@@ -62,23 +62,24 @@ sandbox=()
 # shellcheck disable=SC2046 # one word per package on purpose
 (cd "$tmp" && apt-get "${sandbox[@]}" download $(printf '%s' "$wanted" | tr '\n' ' ') >&2)
 
-rm -rf "$deps.new"
-mkdir -p "$deps.new"
+stage=$tmp/prefix
+mkdir -p "$stage"
 for deb in "$tmp"/*.deb; do
     echo "fetch-deps.sh: unpacking $(basename "$deb")" >&2
-    dpkg -x "$deb" "$deps.new"
+    dpkg -x "$deb" "$stage"
 done
 # Not needed to build or run, and most of the size: the static OpenSSL and SQLite libraries (no
-# CMake config file names them, unlike zstd's and benchmark's, whose configs check theirs), documentation, OpenSSL's engines and provider modules, the leap-second zone variants.
-lib="$deps.new/usr/lib/x86_64-linux-gnu"
-rm -rf "$deps.new/usr/share/doc" "$deps.new/usr/share/doc-base" "$deps.new/usr/share/man" \
-    "$deps.new/usr/share/lintian" "$deps.new/usr/share/debconf" "$deps.new/etc" \
-    "$deps.new/usr/bin" "$deps.new/usr/sbin" "$deps.new/usr/share/zoneinfo/right" \
-    "$deps.new/usr/share/zoneinfo/posix" "$lib/engines-3" "$lib/ossl-modules"
+# CMake config file names them, unlike zstd's and benchmark's, whose configs check theirs),
+# documentation, OpenSSL's engines and provider modules, the leap-second zone variants.
+lib="${stage:?}/usr/lib/x86_64-linux-gnu"
+rm -rf "${stage:?}/usr/share/doc" "${stage:?}/usr/share/doc-base" "${stage:?}/usr/share/man" \
+    "${stage:?}/usr/share/lintian" "${stage:?}/usr/share/debconf" "${stage:?}/etc" \
+    "${stage:?}/usr/bin" "${stage:?}/usr/sbin" "${stage:?}/usr/share/zoneinfo/right" \
+    "${stage:?}/usr/share/zoneinfo/posix" "$lib/engines-3" "$lib/ossl-modules"
 rm -f "$lib/libcrypto.a" "$lib/libssl.a" "$lib/libsqlite3.a"
-printf '%s\n' "${wanted%$'\n'}" >"$deps.new/PACKAGES"
-rm -rf "$deps"
-mv "$deps.new" "$deps"
+printf '%s\n' "${wanted%$'\n'}" >"${stage:?}/PACKAGES"
+rm -rf "${deps:?}"
+mv "$stage" "$deps"
 
 echo "fetch-deps.sh: fetched into $deps:" >&2
 sed 's/^/  /' "$deps/PACKAGES" >&2
