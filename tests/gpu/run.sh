@@ -15,6 +15,9 @@
 # each section carries {"error": "..."} instead. Part 1 always configures with the engine off, so a
 # tree left behind by a failed part 2 builds modelcheck as before.
 #
+# On the device tool: run tests/gpu/fetch-deps.sh here first (in the checkout the tool sends), then
+#   run(command="tests/gpu/run.sh >$OUT/gpu.json 2>$OUT/gpu.log; tail -c 9000 $OUT/gpu.json",
+#       carry=[".gpu-deps"], timeout_s=560)
 # Arguments: --skip-engine skips part 2; the others go to foxhunt-modelcheck (e.g. --quick).
 # Environment: FOXHUNT_GPU_BUILD_DIR (default build-gpu),
 # FOXHUNT_GPU_DEPS (default .gpu-deps), JOBS (parallel compile jobs, default nproc),
@@ -90,8 +93,10 @@ run_cli() { LD_LIBRARY_PATH=$lib_path XDG_DATA_HOME=$work/data "$cli" "$@"; }
 
 engine_build() {
     # No pkg-config hints: every library must come from .gpu-deps, never from a -dev package that
-    # happens to be installed (this matters where the script is tried on a Debian machine).
+    # happens to be installed (this matters where the script is tried on a Debian machine). The -U
+    # forget where an earlier configure found them, so a moved or missing .gpu-deps is noticed.
     PKG_CONFIG_LIBDIR=/nonexistent cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
+        -U 'SQLite3_*' -U 'OPENSSL_*' -U zstd_DIR -U date_DIR -U nlohmann_json_DIR -U CLI11_DIR -U benchmark_DIR \
         "-DCMAKE_PREFIX_PATH=$deps/usr${prefix:+;$prefix}" "-DOPENSSL_ROOT_DIR=$deps/usr" \
         -DFOXHUNT_BUILD_ENGINE=ON -DFOXHUNT_BUILD_GUI=OFF -DFOXHUNT_BUILD_TESTS=OFF 2>&1 | logged engine.log ||
         { note engine.error "configure with .gpu-deps failed"; return 1; }
