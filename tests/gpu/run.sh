@@ -51,6 +51,11 @@ left() { local t=$((budget - SECONDS)); echo $((t > 0 ? t : 1)); }
 note() { printf '%s' "$2" >"$work/$1"; }
 # ... | logged NAME: a build's output to stderr and to a log whose errors go into the JSON on failure.
 logged() { tee -a "$work/$1" >&2; }
+# failure WHAT STATUS: why a step under timeout ended.
+failure() {
+    if [ "$2" = 124 ] || [ "$2" = 137 ]; then echo "$1 stopped: the time budget ran out (${SECONDS}s of ${budget}s)"
+    else echo "$1 failed (exit status $2)"; fi
+}
 
 # --- Part 1: foxhunt-modelcheck ------------------------------------------------------------------
 device=cuda
@@ -76,7 +81,7 @@ modelcheck() {
         -DFOXHUNT_BUILD_ENGINE=OFF -DFOXHUNT_BUILD_GUI=OFF -DFOXHUNT_BUILD_TESTS=OFF 2>&1 | logged modelcheck.log ||
         { note modelcheck.error "configure failed"; return; }
     timeout "$(left)" cmake --build "$build" --target foxhunt-modelcheck -j "$jobs" 2>&1 | logged modelcheck.log ||
-        { note modelcheck.error "build failed or ran out of the time budget"; return; }
+        { note modelcheck.error "$(failure "build" "${PIPESTATUS[0]}")"; return; }
     timeout --kill-after=10 "$(left)" "$build/models/check/foxhunt-modelcheck" --device "$device" \
         "${modelcheck_args[@]}" >"$work/modelcheck.json" 2> >(tee -a "$work/modelcheck.log" >&2)
     note modelcheck.rc "$?"
@@ -107,7 +112,7 @@ engine_build() {
     t=$(left)
     [ "$t" -gt 60 ] || { note engine.error "time budget used up before the engine build (${SECONDS}s of ${budget}s)"; return 1; }
     timeout "$t" cmake --build "$build" --target foxhunt-cli -j "$jobs" 2>&1 | logged engine.log ||
-        { note engine.error "build of foxhunt-cli failed or ran out of the time budget"; return 1; }
+        { note engine.error "$(failure "build of foxhunt-cli" "${PIPESTATUS[0]}")"; return 1; }
     note engine.build_seconds "$SECONDS"
 }
 
@@ -172,10 +177,10 @@ fi
 note seconds "$SECONDS"
 
 # --- The one JSON document -------------------------------------------------------------------------
-python3 - "$work" "$budget" "$steps" <<'PY'
+python3 - "$work" "$budget" "$deps" <<'PY'
 import json, os, statistics, sys
 
-work, budget, steps = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+work, budget, deps = sys.argv[1], int(sys.argv[2]), os.path.realpath(sys.argv[3])
 
 def text(name, default=None):
     try:
@@ -295,6 +300,10 @@ else:
 resolved = text("engine.resolved")
 if resolved:
     engine["resolved"] = dict(line.split("=", 1) for line in resolved.splitlines() if "=" in line)
+    # Where a library came from anywhere but .gpu-deps (a -dev package installed on the machine).
+    engine["resolved_outside_gpu_deps"] = sorted(
+        k.split(":")[0] for k, v in engine["resolved"].items()
+        if not k.startswith("Torch_DIR") and not os.path.realpath(v).startswith(deps + os.sep))
 out["engine"] = engine
 out["seconds"] = number("seconds")
 print(json.dumps(out, indent=1, default=str))
