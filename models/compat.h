@@ -127,6 +127,18 @@ inline cuda_memory_stats cuda_allocated_bytes()
 #endif
 }
 
+/// Makes CUDA device `index` current for the calling thread; false on CPU builds.
+inline bool set_cuda_device(int index)
+{
+#if defined(FOXHUNT_TORCH_CUDA)
+    c10::cuda::set_device(static_cast<c10::DeviceIndex>(index));
+    return true;
+#else
+    (void)index;
+    return false;
+#endif
+}
+
 /// Restarts the CUDA peak at the current level (no-op without CUDA).
 inline void reset_cuda_peak_bytes()
 {

@@ -107,15 +107,29 @@ bool cudaMemoryStatsAvailable() { return compat::cuda_allocated_bytes().availabl
 
 std::size_t liveCudaBytes() { return compat::cuda_allocated_bytes().current; }
 
-std::size_t peakCudaBytes() { return compat::cuda_allocated_bytes().peak; }
+namespace {
+// The most bytes seen before the innermost CUDA scope reset the allocator's peak, so that an
+// enclosing scope still sees them (the allocator keeps one peak per device).
+std::atomic<std::size_t> g_cudaCarried{0};
+} // namespace
 
-void resetPeakCudaBytes() { compat::reset_cuda_peak_bytes(); }
+std::size_t peakCudaBytes()
+{
+    return std::max(compat::cuda_allocated_bytes().peak, g_cudaCarried.load(std::memory_order_relaxed));
+}
+
+void resetPeakCudaBytes()
+{
+    compat::reset_cuda_peak_bytes();
+    g_cudaCarried.store(0, std::memory_order_relaxed);
+}
 
 PeakMemoryScope::PeakMemoryScope(MemoryDevice device)
     : m_device(device)
 {
     if (m_device == MemoryDevice::Cuda) {
         m_start = liveCudaBytes();
+        m_peakBefore = peakCudaBytes();
         resetPeakCudaBytes();
         return;
     }
@@ -126,13 +140,40 @@ PeakMemoryScope::PeakMemoryScope(MemoryDevice device)
 
 PeakMemoryScope::~PeakMemoryScope()
 {
-    if (m_device == MemoryDevice::Cpu) raisePeakTo(m_peakBefore);
+    if (m_device == MemoryDevice::Cpu) {
+        raisePeakTo(m_peakBefore);
+        return;
+    }
+    std::size_t carried = g_cudaCarried.load(std::memory_order_relaxed);
+    while (carried < m_peakBefore && !g_cudaCarried.compare_exchange_weak(carried, m_peakBefore, std::memory_order_relaxed)) {
+    }
 }
 
 std::size_t PeakMemoryScope::peakAboveStart() const
 {
     const std::size_t peak = m_device == MemoryDevice::Cuda ? peakCudaBytes() : peakCpuBytes();
     return peak > m_start ? peak - m_start : 0;
+}
+
+CudaWorkScope::CudaWorkScope(CudaAttribution& attribution, bool onCuda)
+{
+    if (!onCuda || !cudaMemoryStatsAvailable()) return;
+    m_attribution = &attribution;
+    m_residentBefore = attribution.resident;
+    m_scope.emplace(MemoryDevice::Cuda);
+}
+
+CudaWorkScope::~CudaWorkScope()
+{
+    if (!m_attribution) return;
+    const auto held = static_cast<std::size_t>(std::max<std::int64_t>(0, m_residentBefore));
+    m_attribution->peak = held + m_scope->peakAboveStart();
+    m_attribution->resident += static_cast<std::int64_t>(liveCudaBytes()) - static_cast<std::int64_t>(m_scope->startBytes());
+}
+
+std::size_t CudaAttribution::residentBytes() const
+{
+    return static_cast<std::size_t>(std::max<std::int64_t>(0, resident));
 }
 
 } // namespace foxhunt::models

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 
 namespace foxhunt::models {
 
@@ -38,7 +39,8 @@ MemoryCounters cpuMemoryCounters();
 bool cudaMemoryStatsAvailable();
 /// Bytes held by tensors on the current CUDA device (0 without CUDA).
 std::size_t liveCudaBytes();
-/// Most bytes held by tensors on the current CUDA device since the last reset (0 without CUDA).
+/// Most bytes held by tensors on the current CUDA device since the last reset (0 without CUDA),
+/// including what enclosing PeakMemoryScopes saw before an inner one reset the allocator's peak.
 std::size_t peakCudaBytes();
 /// Restarts the CUDA peak at the current level.
 void resetPeakCudaBytes();
@@ -48,8 +50,9 @@ enum class MemoryDevice { Cpu, Cuda };
 
 /// Measures the most bytes allocated above the level at construction while the scope lives, e.g.
 /// the peak activation bytes of a forward and backward pass. The counters are process-wide, so
-/// allocations of other threads during the scope count too. CPU scopes nest: the outer scope's
-/// peak survives an inner one. A CUDA scope resets the device's peak statistic.
+/// allocations of other threads during the scope count too. Scopes nest: the outer scope's peak
+/// survives an inner one (a CUDA scope resets the device's peak statistic and carries what it
+/// saw before in peakCudaBytes()).
 class PeakMemoryScope {
 public:
     /// Starts measuring on `device`.
@@ -68,6 +71,34 @@ private:
     MemoryDevice m_device = MemoryDevice::Cpu;
     std::size_t m_start = 0;
     std::size_t m_peakBefore = 0;
+};
+
+/// What one model holds in the CUDA caching allocator. Models share a device (and the session's
+/// thread), so the allocator's device-wide counters are attributed by measuring them around each
+/// piece of a model's own work (building it, a training step, a kept INT8 copy, a checkpoint load).
+struct CudaAttribution {
+    std::int64_t resident = 0; ///< sum of the live-byte changes across the model's measured work
+    std::size_t peak = 0;      ///< most bytes the model held during its last measured work
+    /// Bytes held by the model's tensors now (resident, never below 0).
+    std::size_t residentBytes() const;
+};
+
+/// Measures one piece of a model's work on CUDA into a CudaAttribution (does nothing for the CPU or
+/// without allocator statistics). Construct it first in a function: it measures when destroyed,
+/// after the function's own temporaries are gone.
+class CudaWorkScope {
+public:
+    /// Starts measuring when `onCuda` and the allocator reports statistics.
+    CudaWorkScope(CudaAttribution& attribution, bool onCuda);
+    /// Adds the live-byte change to `resident` and sets `peak` (resident before + peak above the start).
+    ~CudaWorkScope();
+    CudaWorkScope(const CudaWorkScope&) = delete;
+    CudaWorkScope& operator=(const CudaWorkScope&) = delete;
+
+private:
+    CudaAttribution* m_attribution = nullptr;
+    std::int64_t m_residentBefore = 0;
+    std::optional<PeakMemoryScope> m_scope;
 };
 
 } // namespace foxhunt::models

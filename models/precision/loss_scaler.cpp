@@ -81,7 +81,7 @@ torch::Tensor LossScaler::state() const
 void LossScaler::load_state(const torch::Tensor& state)
 {
     TORCH_CHECK(state.numel() == 3, "LossScaler::load_state: expected 3 values, got ", state.numel());
-    auto s = state.to(torch::kDouble).contiguous();
+    auto s = state.to(torch::kCPU, torch::kDouble).contiguous();
     const double* v = s.data_ptr<double>();
     m_scale = m_enabled ? v[0] : 1.0;
     m_growth_tracker = static_cast<int64_t>(v[1]);

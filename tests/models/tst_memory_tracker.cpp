@@ -230,6 +230,44 @@ private Q_SLOTS:
         layer->to(torch::kDouble);
         QCOMPARE(parameter_bytes(*layer), std::size_t{800});
     }
+
+    void cudaWorkScopeAttributesOnlyOnCuda()
+    {
+        // On the CPU (or without allocator statistics) the scope measures nothing.
+        CudaAttribution cpu;
+        {
+            CudaWorkScope scope(cpu, /*onCuda=*/false);
+            auto t = torch::empty({1024}, torch::kFloat);
+        }
+        QCOMPARE(cpu.resident, std::int64_t{0});
+        QCOMPARE(cpu.peak, std::size_t{0});
+        if (!cudaMemoryStatsAvailable()) QSKIP("no CUDA allocator statistics in this build or machine");
+
+        // Two models on one device: each is charged with what its own work keeps and peaks at.
+        CudaAttribution a, b;
+        torch::Tensor keptByA, keptByB;
+        {
+            CudaWorkScope scope(a, true);
+            keptByA = torch::empty({1 << 20}, torch::TensorOptions(torch::kFloat).device(torch::kCUDA)); // 4 MiB kept
+            auto transient = torch::empty({1 << 21}, torch::TensorOptions(torch::kFloat).device(torch::kCUDA)); // 8 MiB
+        }
+        {
+            CudaWorkScope scope(b, true);
+            keptByB = torch::empty({1 << 18}, torch::TensorOptions(torch::kFloat).device(torch::kCUDA)); // 1 MiB kept
+            {
+                PeakMemoryScope inner(MemoryDevice::Cuda); // an inner reset must not hide b's peak
+            }
+        }
+        QCOMPARE(a.residentBytes(), std::size_t{4u << 20});
+        QCOMPARE(a.peak, std::size_t{12u << 20});
+        QCOMPARE(b.residentBytes(), std::size_t{1u << 20});
+        QCOMPARE(b.peak, std::size_t{1u << 20});
+        {
+            CudaWorkScope scope(a, true);
+            keptByA = torch::Tensor(); // a frees what it held
+        }
+        QCOMPARE(a.residentBytes(), std::size_t{0});
+    }
 };
 
 QTEST_APPLESS_MAIN(TestMemoryTracker)
