@@ -120,6 +120,17 @@ const std::vector<ChartSpec>& chartSpecs()
          false,
          {{"allreduce_ms", "slowest rank ms"}},
          /*onDemand=*/true},
+        // Runs on a CUDA device only: the caching allocator's bytes attributed to this model's step.
+        {"cuda_memory",
+         "CUDA memory (caching allocator)",
+         "MiB",
+         ModelRole::Any,
+         false,
+         kMiB,
+         false,
+         false,
+         {{"cuda_allocated_bytes", "allocated after step"}, {"cuda_peak_bytes", "peak during step"}},
+         /*onDemand=*/true},
     };
     return specs;
 }

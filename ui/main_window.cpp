@@ -577,6 +577,9 @@ bool MainWindow::resumeTraining(qint64 runId)
         return false;
     }
     SessionConfig config = SessionConfig::defaults();
+    // This machine's device, threads, workers and checkpoint folder; the run keeps its own models,
+    // hyperparameters and precision (see TrainingSession::resumeRun()).
+    m_settings.applyTo(config);
     config.steps = 0; // keep the stored run's step budget
     m_dashboard->clear();
     m_runId = runId;

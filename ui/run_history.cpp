@@ -89,7 +89,9 @@ const QStringList& overlayMetrics()
         QStringLiteral("policy_loss"),    QStringLiteral("value_loss"),      QStringLiteral("entropy"),
         QStringLiteral("approx_kl"),      QStringLiteral("step_ms"),         QStringLiteral("update_ms"),
         // Multi-process runs only; other ranks' throughput can be typed in (throughput_rank1, ...).
-        QStringLiteral("allreduce_ms"),   QStringLiteral("throughput_rank0")};
+        QStringLiteral("allreduce_ms"),   QStringLiteral("throughput_rank0"),
+        // Runs on a CUDA device only.
+        QStringLiteral("cuda_allocated_bytes"), QStringLiteral("cuda_peak_bytes")};
     return metrics;
 }
 

@@ -34,6 +34,7 @@ struct TrainArgs {
     std::string report;
     std::string speed = "max";
     int threads = 0;
+    std::string device;
     std::int64_t resume = 0;
     int nproc = 0;
     double timeout = 0.0;
@@ -73,6 +74,7 @@ int run(const TrainArgs& a)
         else if (a.resume > 0) config.steps = 0; // keep the stored run's budget
         if (a.seed >= 0) config.seed = static_cast<std::uint64_t>(a.seed);
         if (a.threads > 0) config.threads = a.threads;
+        if (!a.device.empty()) config.device = a.device;
         if (a.nproc > 0) config.workers = a.nproc;
         if (a.timeout > 0.0) config.distributedTimeoutSeconds = a.timeout;
         if (!a.series.empty()) config.series = a.series;
@@ -207,6 +209,7 @@ Runner addTrainCommand(CLI::App& app)
                     "Steps per model: environment steps (agents), optimizer steps (forecasters)");
     cmd->add_option("--seed", args->seed, "Seed of every model");
     cmd->add_option("--threads", args->threads, "LibTorch intra-op threads (default 1)");
+    cmd->add_option("--device", args->device, "cpu or cuda:N (default cpu; a resumed run may change it)");
     cmd->add_option("--speed", args->speed, "Replay pace: max, or N x real time")->capture_default_str();
     cmd->add_option("--config", args->config, "JSON file with any SessionConfig keys (see README)");
     cmd->add_option("--report", args->report, "Write the run report at the end (.html, .json, .csv, .pdf)");

@@ -41,9 +41,9 @@ void timeInt8Latencies(Int8Evaluation& e, Fp32&& fp32, Int8&& int8, const torch:
     e.int8Batch32 = timeForward(int8, b32, repeats);
 }
 
-/// Fills the size, layer and backend fields of `e` from a quantization of `floatModel`.
+/// Fills the size, layer and backend fields of `e` from a quantization of `floatModel` that runs on `device`.
 inline void describeInt8(Int8Evaluation& e, const torch::nn::Module& floatModel, const torch::nn::Module& int8Model,
-                         const models::precision::QuantizeReport& report)
+                         const models::precision::QuantizeReport& report, c10::DeviceType device)
 {
     namespace mp = foxhunt::models::precision;
     e.quantizedLayers = static_cast<int>(report.linear_layers + report.lstm_layers);
@@ -54,7 +54,7 @@ inline void describeInt8(Int8Evaluation& e, const torch::nn::Module& floatModel,
         if (const auto* l = item->as<mp::Int8LinearImpl>()) {
             // A static range runs the emulated int8 GEMM on the CPU (Int8LinearImpl::forward_static).
             e.backend = l->options.activation_absmax() ? "static-range-emulated"
-                                                       : mp::to_string(l->resolved_backend(c10::DeviceType::CPU));
+                                                       : mp::to_string(l->resolved_backend(device));
             break;
         }
     }

@@ -16,6 +16,9 @@ struct AgentMemoryBytes {
     /// gradient step; PPO: one minibatch), persistent gradients and optimizer state excluded; 0 until an
     /// update was measured, and without the counting CPU allocator (models::installCountingCpuAllocator()).
     std::size_t activationBytes = 0;
+    bool onCuda = false;                ///< the agent lives on a CUDA device; the two below are set
+    std::size_t cudaAllocatedBytes = 0; ///< caching allocator: bytes the agent's own tensors hold now
+    std::size_t cudaPeakBytes = 0;      ///< caching allocator: most bytes the agent held during its last update
 };
 
 /// How an agent's evaluateInt8() measures.

@@ -21,7 +21,7 @@ template <typename T>
 std::vector<T> fromTensor(const torch::Tensor& tensor)
 {
     // Empty tensors may come back from an archive with the default dtype.
-    const torch::Tensor t = tensor.to(c10::CppTypeToScalarType<T>::value).contiguous();
+    const torch::Tensor t = tensor.to(torch::kCPU, c10::CppTypeToScalarType<T>::value).contiguous();
     const T* p = t.data_ptr<T>();
     return std::vector<T>(p, p + t.numel());
 }

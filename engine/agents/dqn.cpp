@@ -10,6 +10,7 @@
 #include "models/agents/q_backprop.h"
 #include "models/distributed/communicator.h"
 #include "models/agents/q_network.h"
+#include "models/device.h"
 #include "models/memory/memory_tracker.h"
 #include "models/precision/amp_step.h"
 #include "models/precision/autocast.h"
@@ -70,12 +71,23 @@ struct Dqn::Impl {
             || options.targetUpdateInterval <= 0 || options.totalTimesteps <= 0)
             throw std::invalid_argument("dqn: batchSize, trainFreq, bufferSize, targetUpdateInterval and "
                                         "totalTimesteps must be positive");
-        if (const auto check = mp::validate(options.mixedPrecision, mp::ComputeDevice::Cpu); !check.ok)
-            throw std::invalid_argument("dqn: mixed precision: " + check.problem + " (" + check.suggestion + ")");
+        try {
+            device = models::compute_device(options.device);
+        } catch (const std::invalid_argument& e) {
+            throw std::invalid_argument(std::string("dqn: ") + e.what());
+        }
+        models::bind_thread_to_device(device);
+        models::CudaWorkScope onDevice(cuda, device.is_cuda());
+        if (const auto check = mp::validate(options.mixedPrecision, models::precision_device(device)); !check.ok)
+            throw std::invalid_argument("dqn: mixed precision on " + options.device + ": " + check.problem + " ("
+                                        + check.suggestion + ")");
         torch::manual_seed(options.seed);
         std::vector<int64_t> hidden(options.hidden.begin(), options.hidden.end());
         online = models::QNetwork(models::QNetworkOptions(observationSize, actionCount).hidden(hidden).dueling(options.dueling));
         target = freshNetwork(online->options);
+        // Initialised on the CPU under the seed: the same weights on every device.
+        online->to(device);
+        target->to(device);
         mp::copy_state(*online, *target);
         for (auto& p : target->parameters())
             p.set_requires_grad(false);
@@ -87,7 +99,8 @@ struct Dqn::Impl {
             flatList, torch::optim::AdamOptions(options.learningRate).eps(options.adamEpsilon));
         scaler = mp::LossScaler(options.mixedPrecision);
         amp = options.mixedPrecision.enabled;
-        if (options.gradients == DqnGradients::HandWritten && !amp) {
+        // The hand-written backward runs on host memory; other devices take the autograd path.
+        if (options.gradients == DqnGradients::HandWritten && !amp && device.is_cpu()) {
             onlineProp = std::make_unique<models::QNetworkBackprop>(*online);
             targetProp = std::make_unique<models::QNetworkBackprop>(*target);
             gradQ = torch::zeros({options.batchSize, static_cast<int64_t>(actionCount)});
@@ -130,11 +143,12 @@ struct Dqn::Impl {
                     " values, expected ", obsSize);
         torch::NoGradGuard guard;
         std::copy(observation.begin(), observation.end(), single.data_ptr<float>());
-        return static_cast<int>(online->forward(single).argmax(1).item<int64_t>());
+        return static_cast<int>(online->forward(single.to(device)).argmax(1).item<int64_t>());
     }
 
     DqnUpdateStats update()
     {
+        models::CudaWorkScope onDevice(cuda, device.is_cuda()); // first: it measures after the temporaries are gone
         const auto start = std::chrono::steady_clock::now();
         if (prioritized) {
             const double beta = options.priorityBeta0 + (1.0 - options.priorityBeta0) * std::min(1.0, progress());
@@ -147,26 +161,30 @@ struct Dqn::Impl {
         // The activation peak of some updates, read after backward and before the optimizer step
         // (Adam's state is not an activation; the flat gradients are allocated once, outside).
         std::optional<models::PeakMemoryScope> activations;
-        if (updates % kActivationMeasureEvery == 0 && models::countingCpuAllocatorInstalled())
-            activations.emplace();
+        if (updates % kActivationMeasureEvery == 0 && models::activation_peaks_measurable(device))
+            activations.emplace(models::memory_device(device));
         if (onlineProp)
             return finish(handWrittenStep(activations ? &*activations : nullptr), start);
+        // The sampled batch on the device (the host views themselves on the CPU).
+        const torch::Tensor obs = obsT.to(device), nextObs = nextObsT.to(device), acts = actionsT.to(device);
+        const torch::Tensor rewards = rewardsT.to(device), bootstrap = bootstrapT.to(device);
+        const torch::Tensor weights = prioritized ? weightsT.to(device) : weightsT;
         torch::Tensor targetQ;
         {
             torch::NoGradGuard guard;
-            mp::AutocastGuard autocast(options.mixedPrecision, c10::DeviceType::CPU);
-            const torch::Tensor nextTarget = target->forward(nextObsT);
+            mp::AutocastGuard autocast(options.mixedPrecision, device.type());
+            const torch::Tensor nextTarget = target->forward(nextObs);
             torch::Tensor nextValue;
             if (options.doubleQ)
-                nextValue = nextTarget.gather(1, online->forward(nextObsT).argmax(1, /*keepdim=*/true)).squeeze(1);
+                nextValue = nextTarget.gather(1, online->forward(nextObs).argmax(1, /*keepdim=*/true)).squeeze(1);
             else
                 nextValue = std::get<0>(nextTarget.max(1));
-            targetQ = torch::addcmul(rewardsT, bootstrapT, nextValue.to(torch::kFloat32));
+            targetQ = torch::addcmul(rewards, bootstrap, nextValue.to(torch::kFloat32));
         }
         torch::Tensor q;
         {
-            mp::AutocastGuard autocast(options.mixedPrecision, c10::DeviceType::CPU);
-            q = online->forward(obsT).gather(1, actionsT).squeeze(1);
+            mp::AutocastGuard autocast(options.mixedPrecision, device.type());
+            q = online->forward(obs).gather(1, acts).squeeze(1);
         }
         torch::Tensor loss;
         if (amp) {
@@ -174,13 +192,13 @@ struct Dqn::Impl {
             const torch::Tensor q64 = q.to(torch::kFloat64);
             const torch::Tensor y64 = targetQ.to(torch::kFloat64);
             if (prioritized)
-                loss = (weightsT.to(torch::kFloat64)
+                loss = (weights.to(torch::kFloat64)
                         * torch::huber_loss(q64, y64, torch::Reduction::None, options.huberDelta))
                            .mean();
             else
                 loss = torch::huber_loss(q64, y64, torch::Reduction::Mean, options.huberDelta);
         } else if (prioritized) {
-            loss = (weightsT * torch::huber_loss(q, targetQ, torch::Reduction::None, options.huberDelta)).mean();
+            loss = (weights * torch::huber_loss(q, targetQ, torch::Reduction::None, options.huberDelta)).mean();
         } else {
             loss = torch::huber_loss(q, targetQ, torch::Reduction::Mean, options.huberDelta);
         }
@@ -200,9 +218,10 @@ struct Dqn::Impl {
         {
             // TD errors and the Q mean on the host: both tensors are small and
             // contiguous, and this saves several tensor ops per update.
-            const torch::Tensor qc = q.detach().to(torch::kFloat32).contiguous();
+            const torch::Tensor qc = q.detach().to(torch::kCPU, torch::kFloat32).contiguous();
+            const torch::Tensor yc = targetQ.to(torch::kCPU).contiguous();
             const float* qv = qc.data_ptr<float>();
-            const float* yv = targetQ.data_ptr<float>();
+            const float* yv = yc.data_ptr<float>();
             double tdSum = 0.0;
             double qSum = 0.0;
             for (std::size_t b = 0; b < tdHost.size(); ++b) {
@@ -305,6 +324,7 @@ struct Dqn::Impl {
     }
 
     DqnOptions options;
+    torch::Device device{torch::kCPU};
     int64_t obsSize;
     int actions;
     models::QNetwork online;
@@ -321,6 +341,7 @@ struct Dqn::Impl {
     torch::Tensor gradQ;                                  ///< [B, A] d loss / d Q for onlineProp
     std::vector<float> targetHost;                        ///< TD targets r + discount * Q_target(s', a*)
     std::size_t activationBytes = 0; ///< peak activation bytes of the last measured update
+    models::CudaAttribution cuda;    ///< what the agent holds in the CUDA caching allocator
     models::QNetwork int8Net{nullptr}; ///< INT8 inference copy (built on demand)
     std::unique_ptr<ReplayBuffer> buffer;
     PrioritizedReplayBuffer* prioritized = nullptr;
@@ -363,7 +384,7 @@ std::vector<float> Dqn::qValues(std::span<const float> observation) const
     TORCH_CHECK(static_cast<int64_t>(observation.size()) == d.obsSize, "dqn: bad observation size");
     torch::NoGradGuard guard;
     std::copy(observation.begin(), observation.end(), d.single.data_ptr<float>());
-    const torch::Tensor q = d.online->forward(d.single).contiguous();
+    const torch::Tensor q = d.online->forward(d.single.to(d.device)).to(torch::kCPU).contiguous();
     return std::vector<float>(q.data_ptr<float>(), q.data_ptr<float>() + q.numel());
 }
 
@@ -417,6 +438,9 @@ AgentMemoryBytes Dqn::memoryBytes() const
     for (const auto& p : d.target->parameters())
         m.parameterBytes += static_cast<std::size_t>(p.nbytes());
     m.activationBytes = d.activationBytes;
+    m.onCuda = d.device.is_cuda();
+    m.cudaAllocatedBytes = d.cuda.residentBytes();
+    m.cudaPeakBytes = d.cuda.peak;
     if (d.onlineFlat.grads.defined())
         m.gradientBytes = static_cast<std::size_t>(d.onlineFlat.grads.nbytes());
     for (const auto& item : d.optimizer->state()) {
@@ -431,6 +455,7 @@ AgentMemoryBytes Dqn::memoryBytes() const
 Int8Evaluation Dqn::evaluateInt8(const AgentInt8Options& options)
 {
     Impl& d = *m_impl;
+    models::CudaWorkScope onDevice(d.cuda, d.device.is_cuda()); // the kept INT8 copy is this agent's
     const ReplayStorage& s = d.buffer->storage();
     if (s.size == 0)
         throw std::logic_error("dqn: evaluateInt8 needs transitions in the replay buffer");
@@ -438,12 +463,13 @@ Int8Evaluation Dqn::evaluateInt8(const AgentInt8Options& options)
     const auto n = static_cast<int64_t>(std::min(options.samples == 0 ? s.size : options.samples, s.size));
     const int64_t o = d.obsSize;
     // Rows [0, n) of the storage: a fixed sample, the same from one call to the next.
-    const torch::Tensor obs = torch::from_blob(const_cast<float*>(s.observations.data()), {n, o}).clone();
-    const torch::Tensor next = torch::from_blob(const_cast<float*>(s.nextObservations.data()), {n, o}).clone();
-    const torch::Tensor act = torch::from_blob(const_cast<int64_t*>(s.actions.data()), {n, 1}, torch::kInt64).clone();
-    const torch::Tensor rew = torch::from_blob(const_cast<float*>(s.rewards.data()), {n}).to(torch::kFloat64);
-    const torch::Tensor term = torch::from_blob(const_cast<float*>(s.terminated.data()), {n}).to(torch::kFloat64);
-    const torch::Tensor disc = torch::from_blob(const_cast<float*>(s.discounts.data()), {n}).to(torch::kFloat64);
+    const torch::Device dev = d.device;
+    const torch::Tensor obs = torch::from_blob(const_cast<float*>(s.observations.data()), {n, o}).clone().to(dev);
+    const torch::Tensor next = torch::from_blob(const_cast<float*>(s.nextObservations.data()), {n, o}).clone().to(dev);
+    const torch::Tensor act = torch::from_blob(const_cast<int64_t*>(s.actions.data()), {n, 1}, torch::kInt64).clone().to(dev);
+    const torch::Tensor rew = torch::from_blob(const_cast<float*>(s.rewards.data()), {n}).to(dev, torch::kFloat64);
+    const torch::Tensor term = torch::from_blob(const_cast<float*>(s.terminated.data()), {n}).to(dev, torch::kFloat64);
+    const torch::Tensor disc = torch::from_blob(const_cast<float*>(s.discounts.data()), {n}).to(dev, torch::kFloat64);
 
     // FP32 targets, computed once: both models are scored against the same y.
     const torch::Tensor nextTarget = d.target->forward(next);
@@ -457,14 +483,14 @@ Int8Evaluation Dqn::evaluateInt8(const AgentInt8Options& options)
     if (options.calibrationSamples > 0) {
         const auto c = static_cast<int64_t>(std::min(options.calibrationSamples, s.size));
         const torch::Tensor calib = torch::from_blob(const_cast<float*>(s.observations.data()) + (static_cast<int64_t>(s.size) - c) * o,
-                                                     {c, o}).clone();
+                                                     {c, o}).clone().to(dev);
         qopts.calibrate = [calib](torch::nn::Module& m) { m.as<models::QNetworkImpl>()->forward(calib); };
         e.staticActivations = true;
         e.calibrationSamples = static_cast<std::size_t>(c);
     }
     mp::QuantizeReport report;
     d.int8Net = mp::quantize_for_inference(d.online, qopts, &report);
-    describeInt8(e, *d.online, *d.int8Net, report);
+    describeInt8(e, *d.online, *d.int8Net, report, dev.type());
     e.evaluatedSamples = static_cast<std::size_t>(n);
 
     const torch::Tensor q32 = d.online->forward(obs);
@@ -477,8 +503,17 @@ Int8Evaluation Dqn::evaluateInt8(const AgentInt8Options& options)
     e.setLosses(tdLoss(q32), tdLoss(q8));
     e.actionAgreement = q32.argmax(1).eq(q8.argmax(1)).to(torch::kFloat64).mean().item<double>();
 
-    const auto fp32 = [&d](const torch::Tensor& x) { return d.online->forward(x); };
-    const auto int8 = [&d](const torch::Tensor& x) { return d.int8Net->forward(x); };
+    // Synchronised, so the timer sees the kernels and not only their launch.
+    const auto fp32 = [&d](const torch::Tensor& x) {
+        torch::Tensor y = d.online->forward(x);
+        models::synchronize(d.device);
+        return y;
+    };
+    const auto int8 = [&d](const torch::Tensor& x) {
+        torch::Tensor y = d.int8Net->forward(x);
+        models::synchronize(d.device);
+        return y;
+    };
     timeInt8Latencies(e, fp32, int8, obs, options.latencyRepeats);
     return e;
 }
@@ -489,10 +524,12 @@ int Dqn::int8GreedyAction(std::span<const float> observation)
     TORCH_CHECK(static_cast<int64_t>(observation.size()) == d.obsSize, "dqn: observation has ", observation.size(),
                 " values, expected ", d.obsSize);
     torch::NoGradGuard guard;
-    if (!d.int8Net)
+    if (!d.int8Net) {
+        models::CudaWorkScope onDevice(d.cuda, d.device.is_cuda());
         d.int8Net = mp::quantize_for_inference(d.online);
+    }
     std::copy(observation.begin(), observation.end(), d.single.data_ptr<float>());
-    return static_cast<int>(d.int8Net->forward(d.single).argmax(1).item<int64_t>());
+    return static_cast<int>(d.int8Net->forward(d.single.to(d.device)).argmax(1).item<int64_t>());
 }
 
 void Dqn::setCommunicator(std::shared_ptr<models::dist::Communicator> communicator)
@@ -500,6 +537,9 @@ void Dqn::setCommunicator(std::shared_ptr<models::dist::Communicator> communicat
     Impl& d = *m_impl;
     d.communicator.reset();
     if (!communicator || communicator->world_size() == 1) return;
+    if (!d.device.is_cpu())
+        throw std::invalid_argument("dqn: data parallelism runs over Gloo on the CPU in this version; a run on "
+                                    + d.options.device + " trains in one process (workers 1)");
     models::dist::broadcast_tensors(*communicator, {d.onlineFlat.values, d.targetFlat.values});
     d.communicator = std::move(communicator);
 }
@@ -557,9 +597,10 @@ void Dqn::save(const std::string& path, const std::string& userData) const
 std::string Dqn::load(const std::string& path)
 {
     Impl& d = *m_impl;
+    models::CudaWorkScope onDevice(d.cuda, d.device.is_cuda());
     torch::serialize::InputArchive archive;
     try {
-        archive.load_from(path);
+        archive.load_from(path, d.device); // a checkpoint of any device loads onto this one
     } catch (const std::exception& e) {
         throw std::runtime_error(path + ": cannot read DQN checkpoint: " + e.what());
     }

@@ -61,8 +61,9 @@ struct DqnOptions {
     double priorityBeta0 = 0.4;          ///< PER beta at step 0, annealed linearly to 1 at totalTimesteps
     double priorityEpsilon = 1e-6;       ///< PER priority floor
     std::uint64_t seed = 0;              ///< seeds weights, exploration and sampling
-    models::precision::MixedPrecisionConfig mixedPrecision; ///< AMP (default: FP32); validated for the CPU
-    DqnGradients gradients = DqnGradients::HandWritten; ///< same math either way; hand-written is faster
+    models::precision::MixedPrecisionConfig mixedPrecision; ///< AMP (default: FP32); validated for `device`
+    DqnGradients gradients = DqnGradients::HandWritten; ///< same math either way; hand-written is faster (CPU only)
+    std::string device = "cpu";          ///< "cpu" or "cuda:N": networks, optimizer and batches live there
 };
 
 /// Statistics of one gradient step (the last one of a round when returned by observe()).

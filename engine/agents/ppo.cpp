@@ -6,6 +6,7 @@
 #include "engine/agents/rollout_buffer.h"
 #include "models/agents/actor_critic.h"
 #include "models/agents/grad_utils.h"
+#include "models/device.h"
 #include "models/distributed/gradient_reducer.h"
 #include "models/memory/memory_tracker.h"
 #include "models/precision/amp_step.h"
@@ -39,12 +40,21 @@ struct Ppo::Impl {
             throw std::invalid_argument("ppo: observation size and action count must be positive");
         if (options.nSteps <= 0 || options.batchSize <= 0 || options.nEpochs <= 0)
             throw std::invalid_argument("ppo: nSteps, batchSize and nEpochs must be positive");
-        if (const auto check = mp::validate(options.mixedPrecision, mp::ComputeDevice::Cpu); !check.ok)
-            throw std::invalid_argument("ppo: mixed precision: " + check.problem + " (" + check.suggestion + ")");
+        try {
+            device = models::compute_device(options.device);
+        } catch (const std::invalid_argument& e) {
+            throw std::invalid_argument(std::string("ppo: ") + e.what());
+        }
+        models::bind_thread_to_device(device);
+        models::CudaWorkScope onDevice(cuda, device.is_cuda());
+        if (const auto check = mp::validate(options.mixedPrecision, models::precision_device(device)); !check.ok)
+            throw std::invalid_argument("ppo: mixed precision on " + options.device + ": " + check.problem + " ("
+                                        + check.suggestion + ")");
         torch::manual_seed(options.seed);
         std::vector<int64_t> hidden(options.hidden.begin(), options.hidden.end());
         net = models::ActorCritic(
             models::ActorCriticOptions(observationSize, actionCount).hidden(hidden).shared(options.sharedNetwork));
+        net->to(device); // initialised on the CPU: the same weights on every device
         optimizer = std::make_unique<torch::optim::Adam>(
             net->parameters(), torch::optim::AdamOptions(options.learningRate).eps(options.adamEpsilon));
         scaler = mp::LossScaler(options.mixedPrecision);
@@ -58,12 +68,13 @@ struct Ppo::Impl {
         TORCH_CHECK(static_cast<int64_t>(observation.size()) == obsSize, "ppo: observation has ", observation.size(),
                     " values, expected ", obsSize);
         std::copy(observation.begin(), observation.end(), single.data_ptr<float>());
-        return net->forward(single);
+        return net->forward(single.to(device));
     }
 
     PpoUpdateStats update(std::span<const float> nextObservation);
 
     PpoOptions options;
+    torch::Device device{torch::kCPU};
     int64_t obsSize;
     int actions;
     models::ActorCritic net;
@@ -81,10 +92,12 @@ struct Ppo::Impl {
     long long envSteps = 0;
     long long updates = 0;
     std::size_t activationBytes = 0; ///< peak activation bytes of the last measured minibatch
+    models::CudaAttribution cuda;    ///< what the agent holds in the CUDA caching allocator
 };
 
 PpoUpdateStats Ppo::Impl::update(std::span<const float> nextObservation)
 {
+    models::CudaWorkScope onDevice(cuda, device.is_cuda()); // first: it measures after the temporaries are gone
     const auto start = std::chrono::steady_clock::now();
     const auto n = static_cast<int64_t>(rollout.size());
     if (n == 0)
@@ -117,19 +130,20 @@ PpoUpdateStats Ppo::Impl::update(std::span<const float> nextObservation)
         stats.explainedVariance = varR > 0.0 ? 1.0 - varD / varR : 0.0;
     }
 
-    const torch::Tensor obsAll = torch::from_blob(rollout.observations.data(), {n, obsSize});
-    const torch::Tensor actAll = torch::from_blob(rollout.actions.data(), {n}, torch::kInt64);
-    const torch::Tensor logpAll = torch::from_blob(rollout.logProbs.data(), {n});
-    const torch::Tensor advAll = torch::from_blob(rollout.advantages.data(), {n});
-    const torch::Tensor retAll = torch::from_blob(rollout.returns.data(), {n});
-    const torch::Tensor valAll = torch::from_blob(rollout.values.data(), {n});
+    // Views of the host rollout on the CPU; one copy of each per update on another device.
+    const torch::Tensor obsAll = torch::from_blob(rollout.observations.data(), {n, obsSize}).to(device);
+    const torch::Tensor actAll = torch::from_blob(rollout.actions.data(), {n}, torch::kInt64).to(device);
+    const torch::Tensor logpAll = torch::from_blob(rollout.logProbs.data(), {n}).to(device);
+    const torch::Tensor advAll = torch::from_blob(rollout.advantages.data(), {n}).to(device);
+    const torch::Tensor retAll = torch::from_blob(rollout.returns.data(), {n}).to(device);
+    const torch::Tensor valAll = torch::from_blob(rollout.values.data(), {n}).to(device);
 
     double sumPolicy = 0.0, sumValue = 0.0, sumEntropy = 0.0, sumKl = 0.0, sumClip = 0.0;
     int minibatches = 0;
     bool keepGoing = true;
     // One minibatch per update is measured, once its gradients exist (they persist: zeroed in
     // place, so the measured backward allocates no gradient storage of its own).
-    bool measureActivations = models::countingCpuAllocatorInstalled();
+    bool measureActivations = models::activation_peaks_measurable(device);
     order.resize(static_cast<std::size_t>(n));
     for (int epoch = 0; epoch < options.nEpochs && keepGoing; ++epoch) {
         std::iota(order.begin(), order.end(), 0);
@@ -137,7 +151,7 @@ PpoUpdateStats Ppo::Impl::update(std::span<const float> nextObservation)
             std::swap(order[i], order[uniformIndex(rng, i + 1)]);
         for (int64_t begin = 0; begin < n; begin += options.batchSize) {
             const int64_t size = std::min<int64_t>(options.batchSize, n - begin);
-            const torch::Tensor idx = torch::from_blob(order.data() + begin, {size}, torch::kInt64);
+            const torch::Tensor idx = torch::from_blob(order.data() + begin, {size}, torch::kInt64).to(device);
             const torch::Tensor obs = obsAll.index_select(0, idx);
             const torch::Tensor act = actAll.index_select(0, idx).unsqueeze(1);
             const torch::Tensor oldLogp = logpAll.index_select(0, idx);
@@ -147,7 +161,8 @@ PpoUpdateStats Ppo::Impl::update(std::span<const float> nextObservation)
             if (communicator && options.normalizeAdvantage) {
                 // Standardise over the global minibatch (every rank's slice), as one process would.
                 torch::Tensor moments = torch::stack({torch::tensor(static_cast<double>(size), torch::kFloat64),
-                                                      adv.to(torch::kFloat64).sum(), adv.to(torch::kFloat64).square().sum()});
+                                                      adv.to(torch::kFloat64).sum().cpu(),
+                                                      adv.to(torch::kFloat64).square().sum().cpu()});
                 communicator->all_reduce_sum_(moments);
                 const double count = moments[0].item<double>(), mean = moments[1].item<double>() / count;
                 const double var = count > 1 ? std::max(0.0, (moments[2].item<double>() - count * mean * mean) / (count - 1)) : 0.0;
@@ -157,12 +172,12 @@ PpoUpdateStats Ppo::Impl::update(std::span<const float> nextObservation)
 
             std::optional<models::PeakMemoryScope> activations;
             if (measureActivations && models::all_grads_defined(*optimizer)) {
-                activations.emplace();
+                activations.emplace(models::memory_device(device));
                 measureActivations = false;
             }
             models::PolicyOutput out;
             {
-                mp::AutocastGuard autocast(options.mixedPrecision, c10::DeviceType::CPU);
+                mp::AutocastGuard autocast(options.mixedPrecision, device.type());
                 out = net->forward(obs);
             }
             if (amp) {
@@ -189,7 +204,7 @@ PpoUpdateStats Ppo::Impl::update(std::span<const float> nextObservation)
             double approxKl = 0.0;
             {
                 torch::NoGradGuard guard;
-                torch::Tensor kl = ((ratio - 1.0) - logRatio).mean().to(torch::kFloat64).reshape({1});
+                torch::Tensor kl = ((ratio - 1.0) - logRatio).mean().to(torch::kCPU, torch::kFloat64).reshape({1});
                 if (communicator) communicator->all_reduce_mean_(kl); // every rank stops early together
                 approxKl = kl.item<double>();
                 sumClip += ((ratio - 1.0).abs() > options.clipRange).to(torch::kFloat64).mean().item<double>();
@@ -258,7 +273,7 @@ PpoAction Ppo::act(std::span<const float> observation)
     Impl& d = *m_impl;
     torch::NoGradGuard guard;
     const models::PolicyOutput out = d.forwardOne(observation);
-    const torch::Tensor logp = torch::log_softmax(out.logits, 1).contiguous();
+    const torch::Tensor logp = torch::log_softmax(out.logits, 1).to(torch::kCPU).contiguous();
     const float* lp = logp.data_ptr<float>();
     // Inverse-CDF sampling with our own generator keeps runs reproducible.
     const double u = uniform01(d.rng);
@@ -289,7 +304,7 @@ float Ppo::value(std::span<const float> observation) const
 std::vector<float> Ppo::probabilities(std::span<const float> observation) const
 {
     torch::NoGradGuard guard;
-    const torch::Tensor p = torch::softmax(m_impl->forwardOne(observation).logits, 1).contiguous();
+    const torch::Tensor p = torch::softmax(m_impl->forwardOne(observation).logits, 1).to(torch::kCPU).contiguous();
     return std::vector<float>(p.data_ptr<float>(), p.data_ptr<float>() + p.numel());
 }
 
@@ -311,6 +326,9 @@ void Ppo::setCommunicator(std::shared_ptr<models::dist::Communicator> communicat
     d.reducer.reset();
     d.communicator.reset();
     if (!communicator || communicator->world_size() == 1) return;
+    if (!d.device.is_cpu())
+        throw std::invalid_argument("ppo: data parallelism runs over Gloo on the CPU in this version; a run on "
+                                    + d.options.device + " trains in one process (workers 1)");
     std::vector<torch::Tensor> state = d.net->parameters();
     for (const auto& b : d.net->buffers()) state.push_back(b);
     models::dist::broadcast_tensors(*communicator, state);
@@ -333,6 +351,9 @@ AgentMemoryBytes Ppo::memoryBytes() const
     const Impl& d = *m_impl;
     AgentMemoryBytes m;
     m.activationBytes = d.activationBytes;
+    m.onCuda = d.device.is_cuda();
+    m.cudaAllocatedBytes = d.cuda.residentBytes();
+    m.cudaPeakBytes = d.cuda.peak;
     for (const auto& p : d.net->parameters()) {
         m.parameterBytes += static_cast<std::size_t>(p.nbytes());
         if (p.grad().defined())
@@ -350,6 +371,7 @@ AgentMemoryBytes Ppo::memoryBytes() const
 Int8Evaluation Ppo::evaluateInt8(std::span<const float> observations, const AgentInt8Options& options)
 {
     Impl& d = *m_impl;
+    models::CudaWorkScope onDevice(d.cuda, d.device.is_cuda()); // the kept INT8 copy is this agent's
     const auto o = static_cast<std::size_t>(d.obsSize);
     std::span<const float> rows = observations;
     if (rows.empty()) {
@@ -364,20 +386,20 @@ Int8Evaluation Ppo::evaluateInt8(std::span<const float> observations, const Agen
     torch::NoGradGuard guard;
     const auto total = static_cast<int64_t>(rows.size() / o);
     const int64_t n = options.samples == 0 ? total : std::min<int64_t>(total, static_cast<int64_t>(options.samples));
-    const torch::Tensor obs = torch::from_blob(const_cast<float*>(rows.data()), {n, d.obsSize}).clone();
+    const torch::Tensor obs = torch::from_blob(const_cast<float*>(rows.data()), {n, d.obsSize}).clone().to(d.device);
 
     mp::QuantizeOptions qopts;
     Int8Evaluation e;
     if (options.calibrationSamples > 0) {
         const int64_t c = std::min<int64_t>(total, static_cast<int64_t>(options.calibrationSamples));
-        const torch::Tensor calib = torch::from_blob(const_cast<float*>(rows.data()), {c, d.obsSize}).clone();
+        const torch::Tensor calib = torch::from_blob(const_cast<float*>(rows.data()), {c, d.obsSize}).clone().to(d.device);
         qopts.calibrate = [calib](torch::nn::Module& m) { m.as<models::ActorCriticImpl>()->forward(calib); };
         e.staticActivations = true;
         e.calibrationSamples = static_cast<std::size_t>(c);
     }
     mp::QuantizeReport report;
     d.int8Net = mp::quantize_for_inference(d.net, qopts, &report);
-    describeInt8(e, *d.net, *d.int8Net, report);
+    describeInt8(e, *d.net, *d.int8Net, report, d.device.type());
     e.evaluatedSamples = static_cast<std::size_t>(n);
 
     const models::PolicyOutput ref = d.net->forward(obs);
@@ -393,8 +415,17 @@ Int8Evaluation Ppo::evaluateInt8(std::span<const float> observations, const Agen
     e.setLosses(loss(ref), loss(q));
     e.actionAgreement = ref.logits.argmax(1).eq(q.logits.argmax(1)).to(torch::kFloat64).mean().item<double>();
 
-    const auto fp32 = [&d](const torch::Tensor& x) { return d.net->forward(x).logits; };
-    const auto int8 = [&d](const torch::Tensor& x) { return d.int8Net->forward(x).logits; };
+    // Synchronised, so the timer sees the kernels and not only their launch.
+    const auto fp32 = [&d](const torch::Tensor& x) {
+        torch::Tensor y = d.net->forward(x).logits;
+        models::synchronize(d.device);
+        return y;
+    };
+    const auto int8 = [&d](const torch::Tensor& x) {
+        torch::Tensor y = d.int8Net->forward(x).logits;
+        models::synchronize(d.device);
+        return y;
+    };
     timeInt8Latencies(e, fp32, int8, obs, options.latencyRepeats);
     return e;
 }
@@ -405,10 +436,12 @@ int Ppo::int8GreedyAction(std::span<const float> observation)
     TORCH_CHECK(static_cast<int64_t>(observation.size()) == d.obsSize, "ppo: observation has ", observation.size(),
                 " values, expected ", d.obsSize);
     torch::NoGradGuard guard;
-    if (!d.int8Net)
+    if (!d.int8Net) {
+        models::CudaWorkScope onDevice(d.cuda, d.device.is_cuda());
         d.int8Net = mp::quantize_for_inference(d.net);
+    }
     std::copy(observation.begin(), observation.end(), d.single.data_ptr<float>());
-    return static_cast<int>(d.int8Net->forward(d.single).logits.argmax(1).item<int64_t>());
+    return static_cast<int>(d.int8Net->forward(d.single.to(d.device)).logits.argmax(1).item<int64_t>());
 }
 
 std::vector<float> Ppo::parameters() const { return flatParameters(*m_impl->net); }
@@ -446,9 +479,10 @@ void Ppo::save(const std::string& path, const std::string& userData) const
 std::string Ppo::load(const std::string& path)
 {
     Impl& d = *m_impl;
+    models::CudaWorkScope onDevice(d.cuda, d.device.is_cuda());
     torch::serialize::InputArchive archive, netArchive, optimArchive;
     try {
-        archive.load_from(path);
+        archive.load_from(path, d.device); // a checkpoint of any device loads onto this one
     } catch (const std::exception& e) {
         throw std::runtime_error(path + ": cannot read PPO checkpoint: " + e.what());
     }

@@ -41,7 +41,8 @@ struct PpoOptions {
     std::vector<int> hidden{64, 64}; ///< trunk widths (tanh)
     bool sharedNetwork = false;      ///< one trunk for policy and value
     std::uint64_t seed = 0;          ///< seeds weights, action sampling and shuffling
-    models::precision::MixedPrecisionConfig mixedPrecision; ///< AMP (default: FP32); validated for the CPU
+    models::precision::MixedPrecisionConfig mixedPrecision; ///< AMP (default: FP32); validated for `device`
+    std::string device = "cpu";      ///< "cpu" or "cuda:N": network, optimizer and minibatches live there
 };
 
 /// A sampled action with what PPO stores about it.

@@ -1,5 +1,6 @@
 #include "engine/forecast/forecaster_trainer.h"
 
+#include "models/device.h"
 #include "models/distributed/gradient_reducer.h"
 #include "models/mamba2/mamba2_forecaster.h"
 #include "models/memory/memory_tracker.h"
@@ -76,7 +77,9 @@ struct ForecasterTrainer::Impl {
     std::unique_ptr<torch::optim::AdamW> optimizer;
     mp::LossScaler scaler;
     std::int64_t steps = 0;
-    std::size_t activationPeakBytes = 0; // of the last trainStep(), counting allocator only
+    std::size_t activationPeakBytes = 0; // of the last trainStep(), counting allocator or CUDA
+    models::CudaAttribution cuda;        // what this model holds in the CUDA caching allocator
+    torch::Device device{torch::kCPU};   // where the model, its optimizer and the data tensors live
     std::shared_ptr<dist::Communicator> communicator; // data parallelism (none: one process)
     std::unique_ptr<dist::GradientReducer> reducer;
     // The kept INT8 inference copy (one of the two, matching the kind) and who serves predictions.
@@ -108,6 +111,11 @@ struct ForecasterTrainer::Impl {
         targets = (returns / targetScale).to(torch::kFloat);
         statics = torch::tensor(std::vector<float>(data.staticFeatures.begin(), data.staticFeatures.end()),
                                 torch::kFloat);
+        // Standardised on the CPU in float64 alike on every device, then moved once.
+        past = past.to(device);
+        known = known.to(device);
+        targets = targets.to(device);
+        statics = statics.to(device);
     }
 
     void buildModel()
@@ -138,6 +146,8 @@ struct ForecasterTrainer::Impl {
                                                     .dropout(config.dropout));
             module = tft.ptr();
         }
+        // Initialised on the CPU under the seed, so every device starts from the same weights.
+        module->to(device);
         optimizer = std::make_unique<torch::optim::AdamW>(
             module->parameters(),
             torch::optim::AdamWOptions(config.learningRate).weight_decay(config.weightDecay));
@@ -148,8 +158,10 @@ struct ForecasterTrainer::Impl {
     {
         const auto L = static_cast<int64_t>(config.windowing.pastLength);
         const auto H = static_cast<int64_t>(config.windowing.horizon);
-        auto pastIdx = anchors.unsqueeze(1) + torch::arange(-L + 1, 1, torch::kLong).unsqueeze(0);   // [B, L]
-        auto futureIdx = anchors.unsqueeze(1) + torch::arange(1, H + 1, torch::kLong).unsqueeze(0); // [B, H]
+        const auto onDevice = torch::TensorOptions(torch::kLong).device(device);
+        const torch::Tensor a = anchors.to(device);
+        auto pastIdx = a.unsqueeze(1) + torch::arange(-L + 1, 1, onDevice).unsqueeze(0);   // [B, L]
+        auto futureIdx = a.unsqueeze(1) + torch::arange(1, H + 1, onDevice).unsqueeze(0); // [B, H]
         return {past.index({pastIdx}), known.index({futureIdx}), targets.index({futureIdx})};
     }
 
@@ -209,8 +221,16 @@ struct ForecasterTrainer::Impl {
     double clipGradients(bool& clipped)
     {
         double sumSquares = 0.0;
-        for (const auto& p : module->parameters())
-            if (p.grad().defined()) sumSquares += p.grad().to(torch::kDouble).pow(2).sum().item<double>();
+        if (device.is_cpu()) {
+            for (const auto& p : module->parameters())
+                if (p.grad().defined()) sumSquares += p.grad().to(torch::kDouble).pow(2).sum().item<double>();
+        } else {
+            // One transfer instead of one per parameter: the squares are summed on the device.
+            std::vector<torch::Tensor> squares;
+            for (const auto& p : module->parameters())
+                if (p.grad().defined()) squares.push_back(p.grad().to(torch::kDouble).pow(2).sum());
+            if (!squares.empty()) sumSquares = torch::stack(squares).sum().item<double>();
+        }
         const double norm = std::sqrt(sumSquares);
         clipped = false;
         // A non-finite norm means the scaler will skip this step; clipping would only zero the grads.
@@ -236,9 +256,14 @@ ForecasterTrainer::ForecasterTrainer(const ForecasterConfig& config, ForecastDat
         if (i > 0 && !(config.quantiles[i] > config.quantiles[i - 1])) invalid("quantile levels must be ascending");
     }
     if (config.batchSize == 0 || config.evalBatchSize == 0) invalid("batch sizes must be positive");
-    // The trainer runs on the CPU.
-    if (const auto check = mp::validate(config.mixedPrecision, mp::ComputeDevice::Cpu); !check.ok)
-        invalid("mixed precision: " + check.problem + " (" + check.suggestion + ")");
+    torch::Device device{torch::kCPU};
+    try {
+        device = models::compute_device(config.device);
+    } catch (const std::invalid_argument& e) {
+        invalid(e.what());
+    }
+    if (const auto check = mp::validate(config.mixedPrecision, models::precision_device(device)); !check.ok)
+        invalid("mixed precision on " + config.device + ": " + check.problem + " (" + check.suggestion + ")");
     const IndexRange valid = validAnchors(data, config.windowing);
     auto inside = [&](IndexRange r) { return r.size() > 0 && r.begin >= valid.begin && r.end <= valid.end; };
     if (!inside(train))
@@ -248,10 +273,13 @@ ForecasterTrainer::ForecasterTrainer(const ForecasterConfig& config, ForecastDat
         invalid("validation anchors [" + std::to_string(validation.begin) + ", " + std::to_string(validation.end) +
                 ") must lie inside [" + std::to_string(valid.begin) + ", " + std::to_string(valid.end) + ")");
     m_impl->config = config;
+    m_impl->device = device;
+    models::bind_thread_to_device(device);
     m_impl->data = std::move(data);
     m_impl->train = train;
     m_impl->validation = validation;
     m_impl->scaler = mp::LossScaler(config.mixedPrecision);
+    models::CudaWorkScope onDevice(m_impl->cuda, device.is_cuda());
     m_impl->prepareTensors();
     m_impl->buildModel();
 }
@@ -266,6 +294,9 @@ void ForecasterTrainer::setCommunicator(std::shared_ptr<dist::Communicator> comm
     d.reducer.reset();
     d.communicator.reset();
     if (!communicator || communicator->world_size() == 1) return;
+    if (!d.device.is_cpu())
+        invalid("data parallelism runs over Gloo on the CPU in this version; a run on " + d.config.device +
+                " trains in one process (workers 1)");
     std::vector<torch::Tensor> state = d.module->parameters();
     for (const auto& b : d.module->buffers()) state.push_back(b);
     dist::broadcast_tensors(*communicator, state);
@@ -276,6 +307,7 @@ void ForecasterTrainer::setCommunicator(std::shared_ptr<dist::Communicator> comm
 ForecastStepStats ForecasterTrainer::trainStep()
 {
     Impl& d = *m_impl;
+    models::CudaWorkScope onDevice(d.cuda, d.device.is_cuda()); // first: it measures after the temporaries are gone
     const auto start = std::chrono::steady_clock::now();
     const std::uint64_t seed = stepSeed(d.config.seed, d.steps);
     std::mt19937_64 rng(seed);
@@ -298,9 +330,9 @@ ForecastStepStats ForecasterTrainer::trainStep()
     auto [pastBatch, knownBatch, targetBatch] = d.batch(torch::tensor(anchors, torch::kLong));
     d.optimizer->zero_grad();
     torch::Tensor pred;
-    models::PeakMemoryScope activations;
+    models::PeakMemoryScope activations(models::memory_device(d.device));
     {
-        mp::AutocastGuard autocast(d.config.mixedPrecision, c10::DeviceType::CPU);
+        mp::AutocastGuard autocast(d.config.mixedPrecision, d.device.type());
         pred = d.forward(pastBatch, knownBatch);
     }
     // The loss outside autocast and in float64, whatever type the forward produced.
@@ -310,7 +342,7 @@ ForecastStepStats ForecasterTrainer::trainStep()
     const auto stepped = mp::scaled_step(
         d.scaler, *d.optimizer, loss,
         [&d, &stats, &activations] {
-            d.activationPeakBytes = models::countingCpuAllocatorInstalled() ? activations.peakAboveStart() : 0;
+            d.activationPeakBytes = models::activation_peaks_measurable(d.device) ? activations.peakAboveStart() : 0;
             return d.clipGradients(stats.clipped);
         },
         [&d, &stats] {
@@ -354,7 +386,7 @@ ForecastEvaluation ForecasterTrainer::evaluate(IndexRange anchors)
         auto idx = torch::arange(static_cast<int64_t>(begin), static_cast<int64_t>(end), torch::kLong);
         auto [pastBatch, knownBatch, targetBatch] = d.batch(idx);
         (void)targetBatch;
-        auto pred = (d.forward(pastBatch, knownBatch).to(torch::kDouble) * d.targetScale).contiguous();
+        auto pred = (d.forward(pastBatch, knownBatch).to(torch::kCPU, torch::kDouble) * d.targetScale).contiguous();
         const double* p = pred.data_ptr<double>();
         model.insert(model.end(), p, p + pred.numel());
     }
@@ -380,6 +412,7 @@ ForecastEvaluation ForecasterTrainer::evaluate(IndexRange anchors)
 Int8Evaluation ForecasterTrainer::evaluateInt8(const Int8EvaluationOptions& options)
 {
     Impl& d = *m_impl;
+    models::CudaWorkScope onDevice(d.cuda, d.device.is_cuda()); // the kept INT8 copy is this model's
     if (d.validation.size() == 0) invalid("evaluateInt8 needs a validation range");
     torch::NoGradGuard ng;
     d.module->eval();
@@ -406,7 +439,7 @@ Int8Evaluation ForecasterTrainer::evaluateInt8(const Int8EvaluationOptions& opti
         if (auto* l = item->as<mp::Int8LinearImpl>()) {
             // A static range runs the emulated int8 GEMM on the CPU (see Int8LinearImpl::forward_static).
             e.backend = l->options.activation_absmax() ? "static-range-emulated"
-                                                       : mp::to_string(l->resolved_backend(c10::DeviceType::CPU));
+                                                       : mp::to_string(l->resolved_backend(d.device.type()));
             break;
         }
 
@@ -438,9 +471,11 @@ Int8Evaluation ForecasterTrainer::evaluateInt8(const Int8EvaluationOptions& opti
         auto [pastBatch, knownBatch, targetBatch] = d.batch(idx);
         (void)targetBatch;
         auto run = [&] {
-            if (!int8) return d.forward(pastBatch, knownBatch);
-            return qMamba ? d.forwardWith(qMamba, noTft, pastBatch, knownBatch)
-                          : d.forwardWith(noMamba, qTft, pastBatch, knownBatch);
+            torch::Tensor out = !int8 ? d.forward(pastBatch, knownBatch)
+                : qMamba              ? d.forwardWith(qMamba, noTft, pastBatch, knownBatch)
+                                      : d.forwardWith(noMamba, qTft, pastBatch, knownBatch);
+            models::synchronize(d.device);
+            return out;
         };
         run();  // warm-up: first-use packing and allocations
         std::vector<double> micros;
@@ -468,7 +503,7 @@ std::vector<double> ForecasterTrainer::predict(std::size_t anchor)
     d.module->eval();
     auto [pastBatch, knownBatch, targetBatch] = d.batch(torch::tensor({static_cast<int64_t>(anchor)}, torch::kLong));
     (void)targetBatch;
-    auto pred = (d.serving(pastBatch, knownBatch).to(torch::kDouble) * d.targetScale).contiguous();
+    auto pred = (d.serving(pastBatch, knownBatch).to(torch::kCPU, torch::kDouble) * d.targetScale).contiguous();
     d.module->train();
     return std::vector<double>(pred.data_ptr<double>(), pred.data_ptr<double>() + pred.numel());
 }
@@ -494,9 +529,10 @@ void ForecasterTrainer::saveCheckpoint(const std::string& path) const
 
 void ForecasterTrainer::loadCheckpoint(const std::string& path)
 {
+    models::CudaWorkScope onDevice(m_impl->cuda, m_impl->device.is_cuda());
     torch::serialize::InputArchive archive;
     try {
-        archive.load_from(path);
+        archive.load_from(path, m_impl->device); // a checkpoint of any device loads onto this one
         torch::Tensor kind;
         archive.read("kind", kind);
         if (kind.item<int64_t>() != static_cast<int64_t>(m_impl->config.kind))
@@ -540,8 +576,12 @@ const ForecasterConfig& ForecasterTrainer::config() const { return m_impl->confi
 ModelMemory ForecasterTrainer::memory() const
 {
     const Impl& d = *m_impl;
-    return {models::parameter_bytes(*d.module), models::gradient_bytes(*d.module),
-            models::optimizer_state_bytes(*d.optimizer), d.activationPeakBytes};
+    ModelMemory m{models::parameter_bytes(*d.module), models::gradient_bytes(*d.module),
+                  models::optimizer_state_bytes(*d.optimizer), d.activationPeakBytes};
+    m.onCuda = d.device.is_cuda();
+    m.cudaAllocatedBytes = d.cuda.residentBytes();
+    m.cudaPeakBytes = d.cuda.peak;
+    return m;
 }
 
 ForecastAmpStatus ForecasterTrainer::ampStatus() const
@@ -567,6 +607,7 @@ std::size_t ForecasterTrainer::quantileIndex(double level) const
 Int8Refresh ForecasterTrainer::refreshInt8(const Int8RefreshOptions& options)
 {
     Impl& d = *m_impl;
+    models::CudaWorkScope onDevice(d.cuda, d.device.is_cuda()); // the kept INT8 copy is this model's
     if (d.validation.size() == 0) invalid("refreshInt8 needs a validation range");
     torch::NoGradGuard ng;
     d.module->eval();
@@ -642,7 +683,7 @@ TftInterpretation ForecasterTrainer::interpret(IndexRange anchors)
     auto values = [n](const torch::Tensor& sum) {
         std::vector<double> v;
         if (!sum.defined()) return v;
-        auto mean = (sum / n).contiguous();
+        auto mean = (sum / n).to(torch::kCPU).contiguous();
         v.assign(mean.data_ptr<double>(), mean.data_ptr<double>() + mean.numel());
         return v;
     };
@@ -663,7 +704,7 @@ TftInterpretation ForecasterTrainer::interpret(IndexRange anchors)
     r.decoderImportance = values(dec);
     r.staticImportance = values(stat);
     if (att.defined()) {
-        auto mean = (att / n).contiguous();
+        auto mean = (att / n).to(torch::kCPU).contiguous();
         for (int64_t h = 0; h < mean.size(0); ++h) {
             auto row = mean[h].contiguous();
             r.attention.emplace_back(row.data_ptr<double>(), row.data_ptr<double>() + row.numel());
@@ -689,7 +730,8 @@ std::vector<double> ForecasterTrainer::predictMedians(IndexRange anchors)
         auto idx = torch::arange(static_cast<int64_t>(begin), static_cast<int64_t>(end), torch::kLong);
         auto [pastBatch, knownBatch, targetBatch] = d.batch(idx);
         (void)targetBatch;
-        auto pred = (d.serving(pastBatch, knownBatch).select(2, median).to(torch::kDouble) * d.targetScale).contiguous();
+        auto pred = (d.serving(pastBatch, knownBatch).select(2, median).to(torch::kCPU, torch::kDouble) * d.targetScale)
+                        .contiguous();
         out.insert(out.end(), pred.data_ptr<double>(), pred.data_ptr<double>() + pred.numel());
     }
     d.module->train();

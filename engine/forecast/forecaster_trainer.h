@@ -38,7 +38,8 @@ struct ForecasterConfig {
     double maxGradNorm = 1.0;                     ///< global-norm clipping threshold (<= 0: no clipping)
     std::uint64_t seed = 1;                       ///< initialisation, batch order and dropout
     std::size_t evalBatchSize = 256;              ///< windows per forward pass in evaluate()
-    models::precision::MixedPrecisionConfig mixedPrecision; ///< AMP (default: FP32); validated for the CPU
+    models::precision::MixedPrecisionConfig mixedPrecision; ///< AMP (default: FP32); validated for `device`
+    std::string device = "cpu";                   ///< "cpu" or "cuda:N": model, optimizer and data live there
 
     // Mamba-2 sizes.
     int dModel = 32;     ///< residual width
@@ -129,7 +130,8 @@ public:
     /// The configuration in use.
     const ForecasterConfig& config() const;
     /// Parameter, gradient and optimizer-state bytes now; activation peak of the most recent
-    /// trainStep() (forward and backward), when the counting CPU allocator is installed.
+    /// trainStep() (forward and backward), when the counting CPU allocator is installed or, on
+    /// CUDA, from the caching allocator (with its allocated bytes after and peak during the step).
     ModelMemory memory() const;
 
     /// Autocast type, current loss scale and skipped steps.

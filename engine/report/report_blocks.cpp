@@ -24,10 +24,12 @@ constexpr double kSkippedStepLimit = 0.10;      ///< share of skipped optimizer 
 constexpr double kExplodingLossFactor = 100.0;  ///< late loss this many times the early loss: diverged
 
 const std::set<std::string> kAgents{"dqn", "ppo"};
-const std::vector<std::string> kMemoryMetrics{"param_bytes", "grad_bytes", "optimizer_bytes", "activation_bytes"};
+const std::vector<std::string> kMemoryMetrics{"param_bytes",      "grad_bytes",          "optimizer_bytes",
+                                              "activation_bytes", "cuda_allocated_bytes", "cuda_peak_bytes"};
 /// Metrics drawn in their own groups, before every other one.
 const std::vector<std::string> kMainCharts{"loss", "loss_scale", "grad_norm", "latency_ms"};
 const std::set<std::string> kGroupedMetrics{"param_bytes",  "grad_bytes",  "optimizer_bytes", "activation_bytes",
+                                            "cuda_allocated_bytes", "cuda_peak_bytes",
                                             "equity_ticks", "buy_hold_equity_ticks", "forecast_q10", "forecast_q50",
                                             "forecast_q90", "realised"};
 

@@ -293,6 +293,7 @@ SessionResult TrainingSession::run()
             stored.speed = m_config.speed;
             stored.checkpointDir = m_config.checkpointDir;
             stored.workers = m_config.workers; // resume with the same or a different number of ranks
+            stored.device = m_config.device;   // or on another device: checkpoints load onto any
             stored.distributedTimeoutSeconds = m_config.distributedTimeoutSeconds;
             std::lock_guard lock(m_impl->clockMutex);
             m_config = std::move(stored);
@@ -305,11 +306,13 @@ SessionResult TrainingSession::run()
             if (std::find(devices.begin(), devices.end(), cfg.device) == devices.end())
                 throw std::invalid_argument("device " + cfg.device + " is not available in this build (LibTorch " +
                                             models::torchVersion() + "); use cpu");
-            throw std::invalid_argument("device " + cfg.device +
-                                        ": training sessions run on the CPU in this version; use cpu");
+            // The process group is Gloo's, which all-reduces host tensors only.
+            if ((m_rendezvous ? m_rendezvous->worldSize : cfg.workers) > 1)
+                throw std::invalid_argument("device " + cfg.device + ": several worker processes train on the CPU in "
+                                            "this version (Gloo); use one worker on " + cfg.device + " or cpu");
         }
         {
-            const auto check = models::precision::validate(cfg.precision.amp, models::precision::ComputeDevice::Cpu);
+            const DeviceCheck check = checkPrecision(cfg.precision.amp, cfg.device);
             if (!check.ok) throw std::invalid_argument("mixed precision: " + check.problem + "; " + check.suggestion);
         }
         const auto isForecaster = [](ModelKind k) { return k == ModelKind::Mamba2 || k == ModelKind::Tft; };
@@ -454,12 +457,14 @@ SessionResult TrainingSession::run()
                     o.totalTimesteps = cfg.steps;
                     o.seed = cfg.seed;
                     o.mixedPrecision = cfg.precision.amp;
+                    o.device = cfg.device;
                     slot.agent = std::make_unique<AgentRunner>(*slot.env, trainEpisodes, o);
                     if (comm) slot.agent->dqn()->setCommunicator(comm);
                 } else {
                     PpoOptions o = cfg.ppo;
                     o.seed = cfg.seed;
                     o.mixedPrecision = cfg.precision.amp;
+                    o.device = cfg.device;
                     slot.agent = std::make_unique<AgentRunner>(*slot.env, trainEpisodes, o);
                     if (comm) slot.agent->ppo()->setCommunicator(comm);
                 }
@@ -469,6 +474,7 @@ SessionResult TrainingSession::run()
                 fc.kind = kind == ModelKind::Mamba2 ? ForecasterKind::Mamba2 : ForecasterKind::Tft;
                 fc.seed = cfg.seed;
                 fc.mixedPrecision = cfg.precision.amp;
+                fc.device = cfg.device;
                 fc.totalSteps = cfg.steps;
                 fc.warmupSteps = std::min<std::int64_t>(fc.warmupSteps, std::max<std::int64_t>(1, cfg.steps / 10));
                 const IndexRange valid = validAnchors(fdata, fc.windowing);
@@ -616,8 +622,12 @@ SessionResult TrainingSession::run()
 
         auto onBar = [&](const Bar&, std::size_t index) {
             if (comm && owner && blockLeft == 0) {
-                blockLeft = (m_config.speed == 0.0 && !m_impl->paused) ? kBlockTicks : 1;
-                m_impl->atBoundary = false;
+                {
+                    // setSpeed() and stop() write these from the UI thread under the same lock.
+                    std::lock_guard lock(m_impl->clockMutex);
+                    blockLeft = (m_config.speed == 0.0 && !m_impl->paused) ? kBlockTicks : 1;
+                    m_impl->atBoundary = false;
+                }
                 comm->publish("block/" + std::to_string(blocks++), std::to_string(blockLeft));
                 blockStart = Clock::now();
             }
@@ -732,11 +742,19 @@ SessionResult TrainingSession::run()
                         emit(s, "grad_bytes", static_cast<double>(mem.gradientBytes));
                         emit(s, "optimizer_bytes", static_cast<double>(mem.optimizerBytes));
                         emit(s, "activation_bytes", static_cast<double>(mem.activationPeakBytes));
+                        if (mem.onCuda) {
+                            emit(s, "cuda_allocated_bytes", static_cast<double>(mem.cudaAllocatedBytes));
+                            emit(s, "cuda_peak_bytes", static_cast<double>(mem.cudaPeakBytes));
+                        }
                     } else {
                         const AgentMemoryBytes mem = s.agent->memoryBytes();
                         emit(s, "grad_bytes", static_cast<double>(mem.gradientBytes));
                         emit(s, "optimizer_bytes", static_cast<double>(mem.optimizerBytes));
                         emit(s, "activation_bytes", static_cast<double>(mem.activationBytes));
+                        if (mem.onCuda) {
+                            emit(s, "cuda_allocated_bytes", static_cast<double>(mem.cudaAllocatedBytes));
+                            emit(s, "cuda_peak_bytes", static_cast<double>(mem.cudaPeakBytes));
+                        }
                     }
                 }
                 anyLeft = anyLeft || s.steps < cfg.steps;

@@ -106,7 +106,8 @@ public:
 
     /// Continue stored run `runId` from each model's last checkpoint instead of
     /// starting a new run: its stored config replaces the one given, except
-    /// threads, speed, checkpoint folder and a positive step budget (the new total). Call before run().
+    /// the machine's settings (device, threads, workers, worker timeout), speed, checkpoint folder
+    /// and a positive step budget (the new total). Call before run().
     void resumeRun(std::int64_t runId) { m_resumeRunId = runId; }
 
     /// The program started for each local worker process when config().workers > 1 (it is run as

@@ -12,7 +12,11 @@ struct ModelMemory {
     std::size_t optimizerBytes = 0;      ///< optimizer state tensors (AdamW moments, ...)
     std::size_t activationPeakBytes = 0; ///< peak bytes above the starting level during the last
                                          ///< measured forward + backward; 0 unless the counting
-                                         ///< CPU allocator is installed
+                                         ///< CPU allocator is installed (on CUDA: the caching
+                                         ///< allocator's peak above the step's start)
+    bool onCuda = false;                 ///< the model lives on a CUDA device; the two below are set
+    std::size_t cudaAllocatedBytes = 0;  ///< caching allocator: bytes the model's own tensors hold now
+    std::size_t cudaPeakBytes = 0;       ///< caching allocator: most bytes the model held during its last step
 };
 
 } // namespace foxhunt
