@@ -537,9 +537,6 @@ void Dqn::setCommunicator(std::shared_ptr<models::dist::Communicator> communicat
     Impl& d = *m_impl;
     d.communicator.reset();
     if (!communicator || communicator->world_size() == 1) return;
-    if (!d.device.is_cpu())
-        throw std::invalid_argument("dqn: data parallelism runs over Gloo on the CPU in this version; a run on "
-                                    + d.options.device + " trains in one process (workers 1)");
     models::dist::broadcast_tensors(*communicator, {d.onlineFlat.values, d.targetFlat.values});
     d.communicator = std::move(communicator);
 }

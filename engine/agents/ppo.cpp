@@ -326,9 +326,6 @@ void Ppo::setCommunicator(std::shared_ptr<models::dist::Communicator> communicat
     d.reducer.reset();
     d.communicator.reset();
     if (!communicator || communicator->world_size() == 1) return;
-    if (!d.device.is_cpu())
-        throw std::invalid_argument("ppo: data parallelism runs over Gloo on the CPU in this version; a run on "
-                                    + d.options.device + " trains in one process (workers 1)");
     std::vector<torch::Tensor> state = d.net->parameters();
     for (const auto& b : d.net->buffers()) state.push_back(b);
     models::dist::broadcast_tensors(*communicator, state);

@@ -294,9 +294,6 @@ void ForecasterTrainer::setCommunicator(std::shared_ptr<dist::Communicator> comm
     d.reducer.reset();
     d.communicator.reset();
     if (!communicator || communicator->world_size() == 1) return;
-    if (!d.device.is_cpu())
-        invalid("data parallelism runs over Gloo on the CPU in this version; a run on " + d.config.device +
-                " trains in one process (workers 1)");
     std::vector<torch::Tensor> state = d.module->parameters();
     for (const auto& b : d.module->buffers()) state.push_back(b);
     dist::broadcast_tensors(*communicator, state);

@@ -306,10 +306,6 @@ SessionResult TrainingSession::run()
             if (std::find(devices.begin(), devices.end(), cfg.device) == devices.end())
                 throw std::invalid_argument("device " + cfg.device + " is not available in this build (LibTorch " +
                                             models::torchVersion() + "); use cpu");
-            // The process group is Gloo's, which all-reduces host tensors only.
-            if ((m_rendezvous ? m_rendezvous->worldSize : cfg.workers) > 1)
-                throw std::invalid_argument("device " + cfg.device + ": several worker processes train on the CPU in "
-                                            "this version (Gloo); use one worker on " + cfg.device + " or cpu");
         }
         {
             const DeviceCheck check = checkPrecision(cfg.precision.amp, cfg.device);

@@ -78,7 +78,16 @@ bool available() { return true; }
 struct PendingReduce::Impl {
     c10::intrusive_ptr<c10d::Work> work;
     Communicator* communicator = nullptr;
+    torch::Tensor host;   // a device tensor's host copy that Gloo reduces (undefined for CPU tensors)
+    torch::Tensor device; // where wait() copies the result back
 };
+
+namespace {
+
+// Gloo reduces host memory: a tensor elsewhere (CUDA) travels through a host copy.
+bool staged(const torch::Tensor& tensor) { return !tensor.device().is_cpu(); }
+
+} // namespace
 
 struct Communicator::Impl {
     RendezvousOptions options;
@@ -131,6 +140,10 @@ void PendingReduce::wait()
     if (!valid()) return;
     m_impl->communicator->m_impl->wait(*m_impl->work, *m_impl->communicator);
     m_impl->work.reset();
+    if (m_impl->device.defined()) {
+        m_impl->device.copy_(m_impl->host);
+        m_impl->device = m_impl->host = torch::Tensor();
+    }
 }
 
 Communicator::Communicator() : m_impl(std::make_unique<Impl>()) {}
@@ -213,7 +226,13 @@ void Communicator::all_reduce_mean_(torch::Tensor& tensor)
 
 void Communicator::all_reduce_max_(torch::Tensor& tensor)
 {
-    TORCH_CHECK(tensor.is_contiguous() && tensor.device().is_cpu(), "all_reduce_max_: a contiguous CPU tensor");
+    if (staged(tensor)) {
+        torch::Tensor host = tensor.to(torch::kCPU).contiguous();
+        all_reduce_max_(host);
+        tensor.copy_(host);
+        return;
+    }
+    TORCH_CHECK(tensor.is_contiguous(), "all_reduce_max_: a contiguous tensor");
     std::vector<torch::Tensor> t{tensor};
     c10d::AllreduceOptions o;
     o.reduceOp = c10d::ReduceOp::MAX;
@@ -223,10 +242,15 @@ void Communicator::all_reduce_max_(torch::Tensor& tensor)
 
 PendingReduce Communicator::all_reduce_sum_async(torch::Tensor tensor)
 {
-    TORCH_CHECK(tensor.is_contiguous() && tensor.device().is_cpu(), "all_reduce_sum_async: a contiguous CPU tensor");
     PendingReduce p;
     p.m_impl = std::make_unique<PendingReduce::Impl>();
     p.m_impl->communicator = this;
+    if (staged(tensor)) {
+        p.m_impl->device = tensor;
+        p.m_impl->host = tensor.to(torch::kCPU).contiguous();
+        tensor = p.m_impl->host;
+    }
+    TORCH_CHECK(tensor.is_contiguous(), "all_reduce_sum_async: a contiguous tensor");
     std::vector<torch::Tensor> t{std::move(tensor)};
     try {
         p.m_impl->work = m_impl->group->allreduce(t);
@@ -238,7 +262,13 @@ PendingReduce Communicator::all_reduce_sum_async(torch::Tensor tensor)
 
 void Communicator::broadcast_(torch::Tensor& tensor, int root)
 {
-    TORCH_CHECK(tensor.is_contiguous() && tensor.device().is_cpu(), "broadcast_: a contiguous CPU tensor");
+    if (staged(tensor)) {
+        torch::Tensor host = tensor.to(torch::kCPU).contiguous();
+        broadcast_(host, root);
+        tensor.copy_(host);
+        return;
+    }
+    TORCH_CHECK(tensor.is_contiguous(), "broadcast_: a contiguous tensor");
     std::vector<torch::Tensor> t{tensor};
     c10d::BroadcastOptions o;
     o.rootRank = root;

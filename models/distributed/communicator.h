@@ -1,6 +1,7 @@
 #pragma once
 // Collectives for data-parallel training over LibTorch's own c10d: a TCPStore rendezvous and a
-// Gloo process group (CPU tensors; the NCCL group is the CUDA counterpart). torchrun's launch
+// Gloo process group, which reduces host memory: CUDA tensors travel through a host copy (the
+// NCCL group, which would reduce them in place, is not used yet). torchrun's launch
 // conventions name the rendezvous. A heartbeat per rank through the store lets a failed
 // collective name the rank that went silent instead of only "connection reset".
 
@@ -93,7 +94,8 @@ public:
     void all_reduce_mean_(torch::Tensor& tensor);
     /// In place: the element-wise maximum over ranks.
     void all_reduce_max_(torch::Tensor& tensor);
-    /// Starts an in-place sum over ranks of a contiguous CPU tensor.
+    /// Starts an in-place sum over ranks of a tensor (contiguous when on the CPU; a CUDA tensor is
+    /// reduced through a host copy and updated by PendingReduce::wait()).
     PendingReduce all_reduce_sum_async(torch::Tensor tensor);
     /// In place: `root`'s values on every rank.
     void broadcast_(torch::Tensor& tensor, int root = 0);

@@ -77,7 +77,6 @@ GradientReducer::GradientReducer(std::vector<torch::Tensor> parameters, std::sha
     std::int64_t bucketElements = 0, bucketBytes = 0;
     torch::ScalarType bucketType = trainable.front().scalar_type();
     for (const torch::Tensor& p : trainable) {
-        TORCH_CHECK(p.device().is_cpu(), "GradientReducer: CPU parameters only (Gloo)");
         const std::int64_t size = p.numel() * static_cast<std::int64_t>(p.element_size());
         if (d.buckets.empty() || bucketBytes + size > bucket_bytes || p.scalar_type() != bucketType) {
             if (!d.buckets.empty()) d.buckets.back().flat = torch::zeros({bucketElements}, bucketType);
@@ -129,7 +128,7 @@ ReduceTimes GradientReducer::synchronize()
             if (s.parameter.grad().defined())
                 s.parameter.mutable_grad().copy_(mean);
             else
-                s.parameter.mutable_grad() = mean.clone();
+                s.parameter.mutable_grad() = mean.clone().to(s.parameter.device());
             s.ready = false;
         }
         b.ready = 0;

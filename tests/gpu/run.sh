@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # The GPU machine's one prepared script. Prints one JSON document on stdout (build logs and the
 # programs' own messages go to stderr):
-#   {"device": ..., "modelcheck": {...}, "engine": {"sessions": {"fp32": {...}, "amp_bf16_int8": {...}}}}
+#   {"device": ..., "modelcheck": {...}, "engine": {"sessions": {"fp32": {...}, "amp_bf16_int8": {...},
+#                                                                "dist2_fp32": {...}}}}
 #
 # 1. modelcheck: builds only foxhunt-modelcheck (models + precision layer, no Qt, no engine) against
 #    the LibTorch inside the PyTorch wheel and runs it on CUDA. Without python3 torch it falls back to
 #    the system LibTorch (Debian's 1.13) on the CPU; without a CUDA device it runs on the CPU.
 # 2. engine (only when .gpu-deps/ is there, made by tests/gpu/fetch-deps.sh and carried along): the
 #    same build tree configured a second time, with the engine and foxhunt-cli, against the libraries
-#    in .gpu-deps (the models library is not compiled twice: its flags do not change), then two short
+#    in .gpu-deps (the models library is not compiled twice: its flags do not change), then short
 #    training sessions of all four models on the synthetic default series, in temporary stores: FP32,
-#    then BF16 autocast with INT8 copies. Per model: step and update time, loss, latency, memory.
+#    BF16 autocast with INT8 copies, and FP32 in two processes sharing the device (while the time
+#    budget lasts). Per model: step and update time, loss, latency, memory (CUDA allocator figures).
 # Part 1 has run and its output is kept before part 2 starts; a failure in part 2 never loses it:
 # each section carries {"error": "..."} instead. Part 1 always configures with the engine off, so a
 # tree left behind by a failed part 2 builds modelcheck as before.
@@ -128,9 +130,9 @@ ensure_zoneinfo() {
     fi
 }
 
-# session NAME PRECISION_JSON: one training session of all four models.
+# session NAME PRECISION_JSON [EXTRA_CONFIG_LINES]: one training session of all four models.
 session() {
-    local name=$1 precision=$2 t
+    local name=$1 precision=$2 extra=${3:-} t
     t=$(left)
     [ "$t" -gt $((session_limit < 60 ? session_limit : 60)) ] ||
         { note "session.$name.error" "time budget used up before this session (${SECONDS}s of ${budget}s)"; return; }
@@ -147,6 +149,7 @@ session() {
   "checkpoint_every": 0,
   "dqn": {"learning_starts": 64, "target_update_interval": 100},
   "ppo": {"n_steps": 128},
+  $extra
   "precision": $precision
 }
 EOF
@@ -173,6 +176,8 @@ elif engine_build; then
     ensure_zoneinfo
     session fp32 '{"amp": false, "int8": false}'
     session amp_bf16_int8 '{"amp": true, "amp_dtype": "bf16", "loss_scale": 1, "dynamic_loss_scale": false, "int8": true}'
+    # Two processes on the one device: gradients all-reduced by Gloo through host copies.
+    session dist2_fp32 '{"amp": false, "int8": false}' '"workers": 2, "distributed_timeout_s": 60,'
 fi
 note seconds "$SECONDS"
 
@@ -296,7 +301,7 @@ elif text("engine.error"):
 else:
     engine["build_done_at_s"] = number("engine.build_seconds")
     engine["tzdata"] = text("tzdata")
-    engine["sessions"] = {name: session(name) for name in ("fp32", "amp_bf16_int8")}
+    engine["sessions"] = {name: session(name) for name in ("fp32", "amp_bf16_int8", "dist2_fp32")}
 resolved = text("engine.resolved")
 if resolved:
     engine["resolved"] = dict(line.split("=", 1) for line in resolved.splitlines() if "=" in line)
