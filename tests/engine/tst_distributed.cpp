@@ -2,9 +2,9 @@
 // (FOXHUNT_DIST_ROLE names what the copy does) and plays rank 0 itself, over LibTorch's c10d
 // TCPStore + Gloo on 127.0.0.1.
 
-#include "cyclic_series.h"
 #include "engine/agents/dqn.h"
 #include "engine/agents/ppo.h"
+#include "engine/bench/cyclic_series.h"
 #include "engine/forecast/forecaster_trainer.h"
 #include "models/distributed/communicator.h"
 #include "models/distributed/gradient_reducer.h"
@@ -58,7 +58,7 @@ dist::RendezvousOptions rendezvous(int port, int rank, int seconds = 30)
 
 // ---- shared by both ranks --------------------------------------------------------------------
 
-ForecastData series(std::size_t rows) { return test::cyclicSeries(rows); }
+ForecastData series(std::size_t rows) { return cyclicSeries(rows); }
 
 ForecasterConfig forecasterConfig(ForecasterKind kind, std::size_t batch)
 {
