@@ -163,16 +163,19 @@ torch::Tensor Int8LinearImpl::dequantized_bias() const
     return has_bias() ? dequantize_per_tensor(bias) : torch::Tensor();
 }
 
-torch::Tensor Int8LinearImpl::cached_scale()
+torch::Tensor cached_scale(const PerRowInt8& w, DerivedTensorCache& cache)
 {
-    return m_scale_cache.get({weight.scale_code, weight.scale_max}, [this] { return weight.scale(); });
+    return cache.get({w.scale_code, w.scale_max}, [&w] { return w.scale(); });
 }
 
-torch::Tensor Int8LinearImpl::cached_bias()
+torch::Tensor cached_dequantized(const PerTensorInt8& v, DerivedTensorCache& cache)
 {
-    if (!has_bias()) return {};
-    return m_bias_cache.get({bias.q, bias.scale}, [this] { return dequantize_per_tensor(bias); });
+    return cache.get({v.q, v.scale}, [&v] { return dequantize_per_tensor(v); });
 }
+
+torch::Tensor Int8LinearImpl::cached_scale() { return precision::cached_scale(weight, m_scale_cache); }
+
+torch::Tensor Int8LinearImpl::cached_bias() { return has_bias() ? cached_dequantized(bias, m_bias_cache) : torch::Tensor(); }
 
 torch::Tensor Int8LinearImpl::forward(const torch::Tensor& x)
 {

@@ -124,6 +124,13 @@ private:
     torch::Tensor m_value;
 };
 
+// -> [out] float32
+/// w.scale(), decoded through `cache`: once per change of w's scale buffers.
+torch::Tensor cached_scale(const PerRowInt8& w, DerivedTensorCache& cache);
+// -> [n] float32
+/// dequantize_per_tensor(v) through `cache`: once per change of v's buffers.
+torch::Tensor cached_dequantized(const PerTensorInt8& v, DerivedTensorCache& cache);
+
 /// Registers the three tensors of `w` as buffers of `module`: <name>_int8, <name>_scale_code,
 /// <name>_scale_max. Returns them as registered.
 PerRowInt8 register_per_row(torch::nn::Module& module, const std::string& name, const PerRowInt8& w);

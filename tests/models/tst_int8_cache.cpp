@@ -3,8 +3,10 @@
 
 #include "models/agents/actor_critic.h"
 #include "models/agents/q_network.h"
+#include "models/mamba2/mamba2_forecaster.h"
 #include "models/precision/int8_linear.h"
 #include "models/precision/quantize.h"
+#include "models/tft/tft.h"
 
 #include <QtTest/QtTest>
 #include <torch/torch.h>
@@ -159,6 +161,45 @@ private Q_SLOTS:
         const auto acReference = acFresh->forward(x);
         QVERIFY(identical(acAfter.logits, acReference.logits));
         QVERIFY(identical(acAfter.value, acReference.value));
+    }
+
+    // The forecasters' own int8 tensors (Mamba-2's conv taps, the TFT's embedding tables) cache
+    // their decoded scales alike.
+    void forecasterCopiesFollowChangedFp32Weights_data()
+    {
+        QTest::addColumn<bool>("tft");
+        QTest::newRow("mamba2") << false;
+        QTest::newRow("tft") << true;
+    }
+
+    void forecasterCopiesFollowChangedFp32Weights()
+    {
+        QFETCH(bool, tft);
+        torch::NoGradGuard ng;
+        torch::manual_seed(4);
+        const auto past = torch::randn({3, 12, 6});
+        const auto future = torch::randn({3, 4, 2});
+        mamba2::Mamba2Forecaster m(mamba2::Mamba2ForecasterOptions(6, 4, 3).known_features(2).d_model(32));
+        tft::TemporalFusionTransformer t(tft::TftOptions(6, 2, 4, 3).hidden_size(16).dropout(0.0));
+        torch::nn::Module& model = tft ? static_cast<torch::nn::Module&>(*t) : *m;
+        model.eval();
+        const auto run = [&](torch::nn::Module& net) {
+            return tft ? net.as<tft::TemporalFusionTransformerImpl>()->forward(past, future).quantiles
+                       : net.as<mamba2::Mamba2ForecasterImpl>()->forward(past, future);
+        };
+        const auto quantize = [&]() -> std::shared_ptr<torch::nn::Module> {
+            if (tft) return quantize_for_inference(t).ptr();
+            return quantize_for_inference(m).ptr();
+        };
+        auto copy = quantize();
+        const auto before = run(*copy);
+        QVERIFY(identical(run(*copy), before)); // cached calls repeat the first, decoded afresh
+        for (auto& p : model.parameters()) p.add_(torch::randn_like(p) * 0.05);
+        auto fresh = quantize();
+        copy_state(*fresh, *copy);
+        const auto after = run(*copy);
+        QVERIFY(!identical(after, before));
+        QVERIFY(identical(after, run(*fresh)));
     }
 
     void inferenceModeCallsGiveTheSameBits()
