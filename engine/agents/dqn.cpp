@@ -35,6 +35,9 @@ namespace {
 // Updates between two measurements of the activation peak (the first update is measured).
 constexpr long long kActivationMeasureEvery = 100;
 
+// Statistics that ride behind the gradients in the data-parallel all-reduce: loss, TD error mean, Q mean.
+constexpr int64_t kReducedStats = 3;
+
 // Builds a network without moving the default generator: the target copy must not shift what
 // later draws from it see.
 models::QNetwork freshNetwork(const models::QNetworkOptions& options)
@@ -204,17 +207,8 @@ struct Dqn::Impl {
         }
         onlineFlat.grads.zero_();
         DqnUpdateStats stats;
-        const mp::ScaledStepResult stepped = mp::scaled_step(
-            scaler, *optimizer, loss,
-            [this, &activations] {
-                if (activations)
-                    activationBytes = activations->peakAboveStart();
-                return models::clip_grad_norm_f64(flatList, options.maxGradNorm);
-            },
-            [this, &stats] { stats.allreduceMs = averageGradients(); });
-        stats.gradNorm = stepped.grad_norm;
-        stats.skipped = stepped.skipped;
-        ++updates;
+        // Before the step: the gradients' all-reduce carries these statistics too.
+        double tdSum = 0.0;
         {
             // TD errors and the Q mean on the host: both tensors are small and
             // contiguous, and this saves several tensor ops per update.
@@ -222,20 +216,30 @@ struct Dqn::Impl {
             const torch::Tensor yc = targetQ.to(torch::kCPU).contiguous();
             const float* qv = qc.data_ptr<float>();
             const float* yv = yc.data_ptr<float>();
-            double tdSum = 0.0;
             double qSum = 0.0;
             for (std::size_t b = 0; b < tdHost.size(); ++b) {
                 tdHost[b] = std::abs(qv[b] - yv[b]);
                 tdSum += tdHost[b];
                 qSum += qv[b];
             }
-            // A non-finite forward (the step was skipped) must not poison the sum tree.
-            if (prioritized && std::isfinite(tdSum))
-                prioritized->updatePriorities(batch.indices, tdHost);
             stats.tdErrorMean = tdSum / static_cast<double>(tdHost.size());
             stats.qMean = qSum / static_cast<double>(tdHost.size());
         }
         stats.loss = loss.detach().item<double>();
+        const mp::ScaledStepResult stepped = mp::scaled_step(
+            scaler, *optimizer, loss,
+            [this, &activations] {
+                if (activations)
+                    activationBytes = activations->peakAboveStart();
+                return models::clip_grad_norm_f64(flatList, options.maxGradNorm);
+            },
+            [this, &stats] { stats.allreduceMs = averageGradients(stats); });
+        stats.gradNorm = stepped.grad_norm;
+        stats.skipped = stepped.skipped;
+        ++updates;
+        // A non-finite forward (the step was skipped) must not poison the sum tree.
+        if (prioritized && std::isfinite(tdSum))
+            prioritized->updatePriorities(batch.indices, tdHost);
         return finish(stats, start);
     }
 
@@ -288,25 +292,35 @@ struct Dqn::Impl {
                 + targetProp->workspace_bytes() + static_cast<std::size_t>(gradQ.nbytes());
         // No loss scaling on this path (FP32), so no unscale and no skipped steps.
         DqnUpdateStats stats;
-        stats.allreduceMs = averageGradients();
+        stats.tdErrorMean = tdSum / static_cast<double>(n);
+        stats.qMean = qSum / static_cast<double>(n);
+        stats.loss = lossSum / static_cast<double>(n);
+        stats.allreduceMs = averageGradients(stats);
         stats.gradNorm = models::clip_grad_norm_f64(flatList, options.maxGradNorm);
         models::adam_step_fused(*optimizer);
         ++updates;
         if (prioritized && std::isfinite(tdSum))
             prioritized->updatePriorities(batch.indices, tdHost);
-        stats.tdErrorMean = tdSum / static_cast<double>(n);
-        stats.qMean = qSum / static_cast<double>(n);
-        stats.loss = lossSum / static_cast<double>(n);
         return stats;
     }
 
-    // Data-parallel learners: the mean of every rank's gradients, the flat buffer being the whole
-    // message, between backward and clip. Returns the milliseconds it waited.
-    double averageGradients()
+    // Data-parallel learners: the mean of every rank's gradients between backward and clip, in one
+    // all-reduce whose message also carries the loss, TD error mean and Q mean of `stats` (the slots
+    // behind the flat gradients), so what rank 0 charts is the mean over ranks as well. They travel
+    // in float32 like the gradients: 1e-7 relative, far below what a chart shows, for no second
+    // collective per update. Returns the milliseconds it waited.
+    double averageGradients(DqnUpdateStats& stats)
     {
         if (!communicator) return 0.0;
         const double before = communicator->collective_seconds();
-        communicator->all_reduce_mean_(onlineFlat.grads);
+        torch::Tensor tail = message.narrow(0, onlineFlat.grads.numel(), kReducedStats);
+        tail.copy_(torch::tensor({stats.loss, stats.tdErrorMean, stats.qMean}, torch::kFloat64));
+        communicator->all_reduce_mean_(message);
+        const torch::Tensor means = tail.to(torch::kCPU, torch::kFloat64);
+        const double* m = means.data_ptr<double>();
+        stats.loss = m[0];
+        stats.tdErrorMean = m[1];
+        stats.qMean = m[2];
         return 1e3 * (communicator->collective_seconds() - before);
     }
 
@@ -333,6 +347,7 @@ struct Dqn::Impl {
     models::FlatParameters targetFlat;
     std::vector<torch::Tensor> flatList; ///< {onlineFlat.values}: the optimizer's and the clip's parameter list
     std::shared_ptr<models::dist::Communicator> communicator; ///< data-parallel learners (none: one process)
+    torch::Tensor message; ///< with a communicator: [flat gradients (onlineFlat.grads views it), kReducedStats]
     std::unique_ptr<torch::optim::Adam> optimizer;
     mp::LossScaler scaler;
     bool amp = false;
@@ -538,6 +553,14 @@ void Dqn::setCommunicator(std::shared_ptr<models::dist::Communicator> communicat
     d.communicator.reset();
     if (!communicator || communicator->world_size() == 1) return;
     models::dist::broadcast_tensors(*communicator, {d.onlineFlat.values, d.targetFlat.values});
+    if (!d.message.defined()) {
+        // The flat gradients become the head of the all-reduce message; flatten_parameters()
+        // keeps a gradient buffer of the right size, so it points every .grad() into it.
+        const int64_t n = d.onlineFlat.grads.numel();
+        d.message = torch::zeros({n + kReducedStats}, d.onlineFlat.grads.options());
+        d.onlineFlat.grads = d.message.narrow(0, 0, n);
+        models::flatten_parameters(*d.online, d.onlineFlat, /*with_grads=*/true);
+    }
     d.communicator = std::move(communicator);
 }
 

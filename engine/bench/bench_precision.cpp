@@ -5,6 +5,7 @@
 // parameters and buffers of the FP32 model, int8_bytes = the same of the INT8 copy, bytes_ratio =
 // int8_bytes / fp32_bytes. One intra-op thread.
 
+#include "engine/bench/cyclic_series.h"
 #include "engine/forecast/forecaster_trainer.h"
 #include "engine/replay/features.h"
 #include "engine/session/training_session.h"
@@ -20,10 +21,7 @@
 #include <benchmark/benchmark.h>
 #include <torch/torch.h>
 
-#include <cmath>
 #include <functional>
-#include <numbers>
-#include <random>
 
 namespace {
 
@@ -134,24 +132,12 @@ BENCHMARK(BM_PrecisionInference)
 
 foxhunt::ForecastData syntheticSeries(std::size_t rows)
 {
-    foxhunt::ForecastData d;
-    d.rows = rows;
-    d.cols = 2;
-    d.knownCols = 2;
-    std::mt19937_64 rng(3);
-    std::normal_distribution<double> noise(0.0, 1e-3);
-    double previous = 0.0;
-    for (std::size_t t = 0; t < rows; ++t) {
-        const double phase = 2.0 * std::numbers::pi * static_cast<double>(t % 40) / 40.0;
-        const double r = 0.5 * previous + 8e-4 * std::sin(phase) + noise(rng);
-        d.logReturns.push_back(r);
-        d.features.push_back(static_cast<float>(r));
-        d.features.push_back(static_cast<float>(std::abs(r)));
-        d.knownFuture.push_back(static_cast<float>(std::sin(phase)));
-        d.knownFuture.push_back(static_cast<float>(std::cos(phase)));
-        previous = r;
-    }
-    return d;
+    foxhunt::CyclicSeriesOptions o;
+    o.period = 40;
+    o.autoregression = 0.5;
+    o.seed = 3;
+    o.staticFeatures = {};
+    return foxhunt::cyclicSeries(rows, o);
 }
 
 // Arg: kind (0 Mamba-2, 1 TFT). Trains 30 steps on a planted series, then times evaluateInt8();

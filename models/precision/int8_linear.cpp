@@ -53,7 +53,12 @@ PerRowInt8 quantize_per_row(const torch::Tensor& w)
     return {q, code.to(wf.device()), scale_max.to(wf.device())};
 }
 
-torch::Tensor dequantize_per_row(const PerRowInt8& w) { return w.q.to(torch::kFloat) * w.scale().unsqueeze(1); }
+torch::Tensor dequantize_per_row(const PerRowInt8& w) { return dequantize_per_row(w.q, w.scale()); }
+
+torch::Tensor dequantize_per_row(const torch::Tensor& q, const torch::Tensor& scale)
+{
+    return q.to(torch::kFloat) * scale.unsqueeze(1);
+}
 
 PerTensorInt8 quantize_per_tensor(const torch::Tensor& v)
 {
@@ -78,6 +83,43 @@ PerRowInt8 register_per_row(torch::nn::Module& module, const std::string& name, 
 PerTensorInt8 register_per_tensor(torch::nn::Module& module, const std::string& name, const PerTensorInt8& v)
 {
     return {module.register_buffer(name + "_int8", v.q), module.register_buffer(name + "_scale", v.scale)};
+}
+
+bool SourceStamp::matches(std::initializer_list<torch::Tensor> sources) const
+{
+    if (sources.size() != m_sources.size()) return false;
+    auto s = m_sources.begin();
+    for (const torch::Tensor& t : sources) {
+        if (!t.defined() || !s->tensor.defined()) {
+            if (t.defined() != s->tensor.defined()) return false;
+            ++s;
+            continue;
+        }
+        if (t.is_inference() || !t.has_storage()) return false;
+        if (t.unsafeGetTensorImpl() != s->tensor.unsafeGetTensorImpl()
+            || t.storage().unsafeGetStorageImpl() != s->storage.unsafeGetStorageImpl() || t.data_ptr() != s->data
+            || t._version() != s->version)
+            return false;
+        ++s;
+    }
+    return true;
+}
+
+bool SourceStamp::remember(std::initializer_list<torch::Tensor> sources)
+{
+    m_sources.clear();
+    for (const torch::Tensor& t : sources) {
+        if (!t.defined()) {
+            m_sources.push_back({}); // an absent tensor (no bias) stays absent
+            continue;
+        }
+        if (t.is_inference() || !t.has_storage()) {
+            m_sources.clear();
+            return false;
+        }
+        m_sources.push_back({t, t.storage(), t.data_ptr(), t._version()});
+    }
+    return true;
 }
 
 bool onednn_quantized_available()
@@ -121,6 +163,20 @@ torch::Tensor Int8LinearImpl::dequantized_bias() const
     return has_bias() ? dequantize_per_tensor(bias) : torch::Tensor();
 }
 
+torch::Tensor cached_scale(const PerRowInt8& w, DerivedTensorCache& cache)
+{
+    return cache.get({w.scale_code, w.scale_max}, [&w] { return w.scale(); });
+}
+
+torch::Tensor cached_dequantized(const PerTensorInt8& v, DerivedTensorCache& cache)
+{
+    return cache.get({v.q, v.scale}, [&v] { return dequantize_per_tensor(v); });
+}
+
+torch::Tensor Int8LinearImpl::cached_scale() { return precision::cached_scale(weight, m_scale_cache); }
+
+torch::Tensor Int8LinearImpl::cached_bias() { return has_bias() ? cached_dequantized(bias, m_bias_cache) : torch::Tensor(); }
+
 torch::Tensor Int8LinearImpl::forward(const torch::Tensor& x)
 {
     TORCH_CHECK(x.dim() >= 1 && x.size(-1) == in_features(), "Int8Linear: last dim must be ", in_features(), ", got ",
@@ -147,8 +203,8 @@ std::function<torch::Tensor(const torch::Tensor&)> Int8LinearImpl::repeated_forw
 {
     if (options.activation_absmax() || resolved_backend(device) != Int8Backend::Dequantize)
         return [this](const torch::Tensor& x) { return forward(x); };
-    auto w = dequantized_weight().to(dtype);
-    auto b = has_bias() ? dequantized_bias().to(dtype) : torch::Tensor();
+    auto w = dequantize_per_row(weight.q, cached_scale()).to(dtype);
+    auto b = has_bias() ? cached_bias().to(dtype) : torch::Tensor();
     return [this, w, b](const torch::Tensor& x) {
         TORCH_CHECK(x.dim() >= 1 && x.size(-1) == in_features() && x.scalar_type() == w.scalar_type(),
                     "Int8Linear: repeated input must be [..., ", in_features(), "] of the prepared type");
@@ -158,27 +214,30 @@ std::function<torch::Tensor(const torch::Tensor&)> Int8LinearImpl::repeated_forw
 
 torch::Tensor Int8LinearImpl::forward_dequantize(const torch::Tensor& x2d)
 {
-    auto w = dequantized_weight().to(x2d.scalar_type());
-    return torch::nn::functional::linear(x2d, w, has_bias() ? dequantized_bias().to(x2d.scalar_type()) : torch::Tensor());
+    auto w = dequantize_per_row(weight.q, cached_scale()).to(x2d.scalar_type());
+    return torch::nn::functional::linear(x2d, w, has_bias() ? cached_bias().to(x2d.scalar_type()) : torch::Tensor());
 }
 
 torch::Tensor Int8LinearImpl::forward_onednn(const torch::Tensor& x2d)
 {
     TORCH_CHECK(x2d.device().is_cpu(), "Int8Linear: the oneDNN backend runs on the CPU, input is on ", x2d.device());
     TORCH_CHECK(onednn_quantized_available(), "Int8Linear: this LibTorch has no oneDNN quantized engine");
-    if (m_packed.isNone()) {
+    // Prepacked anew when the buffers changed (a load, an in-place refresh, a move).
+    if (m_packed.isNone() || !m_packed_stamp.matches({weight.q, weight.scale_code, weight.scale_max, bias.q, bias.scale})) {
         // The prepacked form belongs to whichever quantized engine is current; select oneDNN for
         // the prepack only, so the rest of the process keeps its engine.
         auto& ctx = at::globalContext();
         const auto previous = ctx.qEngine();
         ctx.setQEngine(at::QEngine::ONEDNN);
         try {
-            auto qw = at::_make_per_channel_quantized_tensor(weight.q, weight_scale().to(torch::kDouble),
+            auto qw = at::_make_per_channel_quantized_tensor(weight.q, cached_scale().to(torch::kDouble),
                                                              torch::zeros({out_features()}, torch::kLong), /*axis=*/0);
             static const auto prepack = c10::Dispatcher::singleton().findSchemaOrThrow("quantized::linear_prepack", "");
-            torch::jit::Stack stack{qw, has_bias() ? c10::IValue(dequantized_bias()) : c10::IValue()};
+            torch::jit::Stack stack{qw, has_bias() ? c10::IValue(cached_bias()) : c10::IValue()};
             prepack.callBoxed(&stack);
             m_packed = stack.at(0);
+            if (!m_packed_stamp.remember({weight.q, weight.scale_code, weight.scale_max, bias.q, bias.scale}))
+                m_packed_stamp.clear();
         } catch (...) {
             ctx.setQEngine(previous);
             throw;
@@ -207,8 +266,8 @@ torch::Tensor Int8LinearImpl::forward_int_mm(const torch::Tensor& x2d)
     if (rows != m) xq = torch::cat({xq, torch::zeros({rows - m, in_features()}, xq.options())});
     auto acc = compat::int_mm(xq, weight.q.t());
     if (!acc) return forward_dequantize(x2d);
-    auto y = acc->narrow(0, 0, m).to(torch::kFloat) * sx.unsqueeze(1) * weight_scale().unsqueeze(0);
-    return has_bias() ? y + dequantized_bias() : y;
+    auto y = acc->narrow(0, 0, m).to(torch::kFloat) * sx.unsqueeze(1) * cached_scale().unsqueeze(0);
+    return has_bias() ? y + cached_bias() : y;
 }
 
 torch::Tensor Int8LinearImpl::forward_static(const torch::Tensor& x2d)
@@ -221,14 +280,14 @@ torch::Tensor Int8LinearImpl::forward_static(const torch::Tensor& x2d)
         auto xi = xq.to(torch::kChar);
         if (rows != m) xi = torch::cat({xi, torch::zeros({rows - m, in_features()}, xi.options())});
         if (auto acc = compat::int_mm(xi, weight.q.t())) {
-            auto y = acc->narrow(0, 0, m).to(torch::kFloat) * sx * weight_scale().unsqueeze(0);
-            return has_bias() ? y + dequantized_bias() : y;
+            auto y = acc->narrow(0, 0, m).to(torch::kFloat) * sx * cached_scale().unsqueeze(0);
+            return has_bias() ? y + cached_bias() : y;
         }
     }
     // Integer products of |x|,|w| <= 127 summed in float32 are exact while in_features * 127^2 < 2^24
     // (about 1000 inputs), so this reproduces an int8 GEMM with int32 accumulation at these sizes.
-    auto y = torch::matmul(xq, weight.q.to(torch::kFloat).t()) * sx * weight_scale().unsqueeze(0);
-    return has_bias() ? y + dequantized_bias() : y;
+    auto y = torch::matmul(xq, weight.q.to(torch::kFloat).t()) * sx * cached_scale().unsqueeze(0);
+    return has_bias() ? y + cached_bias() : y;
 }
 
 } // namespace foxhunt::models::precision

@@ -4,8 +4,10 @@
 #include <torch/torch.h>
 
 #include <functional>
+#include <initializer_list>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace foxhunt::models::precision {
 
@@ -57,12 +59,77 @@ PerRowInt8 quantize_per_row(const torch::Tensor& w);
 // -> [out, in] float32
 /// q * scale per row.
 torch::Tensor dequantize_per_row(const PerRowInt8& w);
+// q: [out, in] int8, scale: [out] float32 (w.scale()) -> [out, in] float32
+/// dequantize_per_row() with the row scales already decoded: the same values, bit for bit.
+torch::Tensor dequantize_per_row(const torch::Tensor& q, const torch::Tensor& scale);
 // v: [n] float -> q [n] int8, scale [1]
 /// Quantizes a vector with one scale. |v - q*scale| <= scale/2 per element.
 PerTensorInt8 quantize_per_tensor(const torch::Tensor& v);
 // -> [n] float32
 /// q * scale.
 torch::Tensor dequantize_per_tensor(const PerTensorInt8& v);
+
+/// Remembers which tensors, with which contents, a derived value was computed from: `matches()`
+/// turns false once any of them was replaced, given new storage (Module::to(), set_data(), a load
+/// across devices) or written in place (copy_(), a load, any in-place op bumps its version).
+/// It holds the tensors and their storages, so an address it compares cannot be reused meanwhile.
+class SourceStamp {
+public:
+    /// Whether `sources` are, in order, the tensors last remembered, unchanged since.
+    bool matches(std::initializer_list<torch::Tensor> sources) const;
+    /// Remembers `sources` as they are now (an undefined one as absent). Returns false (and
+    /// remembers nothing) when one cannot be tracked: an inference tensor (no version counter) or
+    /// one without storage.
+    bool remember(std::initializer_list<torch::Tensor> sources);
+    /// Forgets them: matches() is false until the next remember().
+    void clear() { m_sources.clear(); }
+
+private:
+    struct Source {
+        torch::Tensor tensor;
+        c10::Storage storage;
+        const void* data = nullptr;
+        int64_t version = 0;
+    };
+    std::vector<Source> m_sources;
+};
+
+/// An inference-time cache of one float tensor derived from int8 buffers only (decoded row scales,
+/// a dequantized bias), so that forward() does not derive it again on every call. It derives again
+/// whenever a source changed (see SourceStamp), so its value is always what deriving afresh gives.
+/// Not a buffer: module_bytes() and weight_bytes() do not count it (they report what is stored).
+class DerivedTensorCache {
+public:
+    /// derive() of `sources`, from the cache while they are unchanged. derive() runs without
+    /// autograd and outside inference mode, so the cached tensor is an ordinary one.
+    template <class Derive>
+    torch::Tensor get(std::initializer_list<torch::Tensor> sources, Derive&& derive)
+    {
+        if (m_value.defined() && m_stamp.matches(sources)) return m_value;
+        torch::Tensor value;
+        {
+            c10::InferenceMode not_inference(/*enabled=*/false);
+            torch::NoGradGuard no_grad;
+            value = derive();
+        }
+        // Untrackable sources: hand out the fresh value and keep nothing.
+        m_value = m_stamp.remember(sources) ? value : torch::Tensor();
+        return value;
+    }
+    /// Bytes the cached tensor holds (0 when empty).
+    int64_t bytes() const { return m_value.defined() ? static_cast<int64_t>(m_value.nbytes()) : 0; }
+
+private:
+    SourceStamp m_stamp;
+    torch::Tensor m_value;
+};
+
+// -> [out] float32
+/// w.scale(), decoded through `cache`: once per change of w's scale buffers.
+torch::Tensor cached_scale(const PerRowInt8& w, DerivedTensorCache& cache);
+// -> [n] float32
+/// dequantize_per_tensor(v) through `cache`: once per change of v's buffers.
+torch::Tensor cached_dequantized(const PerTensorInt8& v, DerivedTensorCache& cache);
 
 /// Registers the three tensors of `w` as buffers of `module`: <name>_int8, <name>_scale_code,
 /// <name>_scale_max. Returns them as registered.
@@ -106,11 +173,15 @@ public:
     int64_t out_features() const { return weight.q.size(0); }
     /// The backend forward() uses for tensors on `device` (Auto resolved).
     Int8Backend resolved_backend(c10::DeviceType device) const;
-    /// Bytes of its buffers: int8 weight, scale codes, int8 bias and their scales.
+    /// Bytes of its buffers: int8 weight, scale codes, int8 bias and their scales. The stored
+    /// footprint: the decoded scales and bias forward() caches are not counted (see cache_bytes()).
     int64_t weight_bytes() const;
+    /// Bytes of the inference-time cache beside the buffers: the decoded row scales and the
+    /// dequantized bias, float32 each, [out] (8 bytes per output row; 0 before the first forward()).
+    int64_t cache_bytes() const { return m_scale_cache.bytes() + m_bias_cache.bytes(); }
     /// The float weight these int8 values stand for, [out, in] float32.
     torch::Tensor dequantized_weight() const;
-    /// The decoded row scales, [out] float32.
+    /// The decoded row scales, [out] float32, decoded afresh (forward() uses a cached copy).
     torch::Tensor weight_scale() const { return weight.scale(); }
     /// The float bias these int8 values stand for, [out] float32, or undefined.
     torch::Tensor dequantized_bias() const;
@@ -133,9 +204,14 @@ private:
     torch::Tensor forward_int_mm(const torch::Tensor& x2d);
     torch::Tensor forward_static(const torch::Tensor& x2d);
     torch::Tensor forward_dequantize(const torch::Tensor& x2d);
+    // The decoded row scales and the float bias, each derived once per change of the buffers.
+    torch::Tensor cached_scale();
+    torch::Tensor cached_bias();
 
+    DerivedTensorCache m_scale_cache;
+    DerivedTensorCache m_bias_cache;
     c10::IValue m_packed;            // oneDNN prepacked weight, built on first CPU use
-    c10::Device m_packed_device = c10::Device(c10::DeviceType::CPU);
+    SourceStamp m_packed_stamp;      // the buffers m_packed was built from
 };
 TORCH_MODULE(Int8Linear);
 

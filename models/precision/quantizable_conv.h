@@ -50,6 +50,11 @@ public:
     PerRowInt8 weight_q;
     /// The int8 bias after conversion (buffers bias_int8, bias_scale).
     PerTensorInt8 bias_q;
+
+private:
+    // forward()'s decoded tap scales and float bias, derived once per change of the int8 buffers.
+    DerivedTensorCache m_scale_cache;
+    DerivedTensorCache m_bias_cache;
 };
 TORCH_MODULE(QuantizableDepthwiseConv1d);
 

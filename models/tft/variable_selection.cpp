@@ -39,8 +39,14 @@ VariableSelectionOutput VariableSelectionNetworkImpl::forward(const torch::Tenso
         return {torch::zeros(out_sizes, x.options()), x};
     }
     const bool q = converted_to_int8();
-    const auto table_w = q ? precision::dequantize_per_row(embedding_weight_q).to(x.scalar_type()) : embedding_weight;
-    const auto table_b = q ? precision::dequantize_per_row(embedding_bias_q).to(x.scalar_type()) : embedding_bias;
+    const auto table_w = q ? precision::dequantize_per_row(embedding_weight_q.q,
+                                                           precision::cached_scale(embedding_weight_q, m_weight_scale_cache))
+                                 .to(x.scalar_type())
+                           : embedding_weight;
+    const auto table_b = q ? precision::dequantize_per_row(embedding_bias_q.q,
+                                                           precision::cached_scale(embedding_bias_q, m_bias_scale_cache))
+                                 .to(x.scalar_type())
+                           : embedding_bias;
     auto embedded = x.unsqueeze(-1) * table_w + table_b;  // [..., V, E]
     std::vector<torch::Tensor> transformed;
     transformed.reserve(static_cast<size_t>(v));

@@ -61,6 +61,11 @@ public:
     torch::nn::ModuleList variable_grns{nullptr};
     /// GRN over all embeddings giving the selection logits (absent for V <= 1).
     GatedResidualNetwork flattened_grn{nullptr};
+
+private:
+    // forward()'s decoded row scales of the int8 tables, derived once per change of their buffers.
+    precision::DerivedTensorCache m_weight_scale_cache;
+    precision::DerivedTensorCache m_bias_scale_cache;
 };
 TORCH_MODULE(VariableSelectionNetwork);
 

@@ -5,6 +5,7 @@
 // which the README's scaling model for N machines is built from. Not a test.
 
 #include "engine/agents/dqn.h"
+#include "engine/bench/cyclic_series.h"
 #include "engine/agents/ppo.h"
 #include "engine/forecast/forecaster_trainer.h"
 #include "engine/session/local_workers.h"
@@ -19,8 +20,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
-#include <numbers>
-#include <random>
 
 namespace dist = foxhunt::models::dist;
 using namespace foxhunt;
@@ -38,22 +37,12 @@ double median(std::vector<double> v)
 
 ForecastData series(std::size_t rows)
 {
-    ForecastData d;
-    d.rows = rows;
-    d.cols = 4;
-    d.knownCols = 2;
-    d.staticFeatures = {1.0f};
-    std::mt19937_64 rng(5);
-    std::normal_distribution<double> noise(0.0, 1e-3);
-    for (std::size_t t = 0; t < rows; ++t) {
-        const double phase = 2.0 * std::numbers::pi * static_cast<double>(t % 78) / 78.0;
-        const double r = 5e-4 * std::sin(phase) + noise(rng);
-        d.logReturns.push_back(r);
-        for (int f = 0; f < 4; ++f) d.features.push_back(static_cast<float>(r * (f + 1)));
-        d.knownFuture.push_back(static_cast<float>(std::sin(phase)));
-        d.knownFuture.push_back(static_cast<float>(std::cos(phase)));
-    }
-    return d;
+    CyclicSeriesOptions o;
+    o.period = 78;
+    o.autoregression = 0.0;
+    o.amplitude = 5e-4;
+    o.scaledReturns = 4;
+    return cyclicSeries(rows, o);
 }
 
 /// What one rank measured for one model.

@@ -4,12 +4,11 @@
 
 #include "engine/agents/dqn.h"
 #include "engine/agents/ppo.h"
+#include "engine/bench/cyclic_series.h"
 #include "engine/forecast/forecaster_trainer.h"
 #include "engine/session/training_session.h"
 #include "models/device.h"
 #include "models/runtime.h"
-
-#include "cyclic_series.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -141,7 +140,7 @@ void TestComputeDevice::unavailableDeviceIsRefusedByEveryTrainer()
 {
     // cuda:99 is missing on every machine this runs on, with or without CUDA.
     const std::string device = "cuda:99";
-    const ForecastData data = test::cyclicSeries(300);
+    const ForecastData data = cyclicSeries(300);
     const IndexRange valid = validAnchors(data, smallForecaster(ForecasterKind::Mamba2, "cpu").windowing);
     const IndexRange train{valid.begin, valid.begin + 150}, validation{valid.begin + 150, valid.end};
     for (ForecasterKind kind : {ForecasterKind::Mamba2, ForecasterKind::Tft}) {
@@ -201,7 +200,7 @@ void TestComputeDevice::cudaTrainsLikeTheCpu()
     Ppo ppoCpu(2, 3, smallPpo("cpu")), ppoCuda(2, 3, smallPpo("cuda:0"));
     QVERIFY(maxAbsDifference(trainPpo(ppoCpu), trainPpo(ppoCuda)) < 1e-4);
 
-    const ForecastData data = test::cyclicSeries(300);
+    const ForecastData data = cyclicSeries(300);
     const IndexRange valid = validAnchors(data, smallForecaster(ForecasterKind::Mamba2, "cpu").windowing);
     const IndexRange train{valid.begin, valid.begin + 150}, validation{valid.begin + 150, valid.end};
     for (ForecasterKind kind : {ForecasterKind::Mamba2, ForecasterKind::Tft}) {

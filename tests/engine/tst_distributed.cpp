@@ -2,8 +2,9 @@
 // (FOXHUNT_DIST_ROLE names what the copy does) and plays rank 0 itself, over LibTorch's c10d
 // TCPStore + Gloo on 127.0.0.1.
 
-#include "cyclic_series.h"
+#include "engine/agents/dqn.h"
 #include "engine/agents/ppo.h"
+#include "engine/bench/cyclic_series.h"
 #include "engine/forecast/forecaster_trainer.h"
 #include "models/distributed/communicator.h"
 #include "models/distributed/gradient_reducer.h"
@@ -26,6 +27,7 @@ using namespace foxhunt;
 namespace dist = foxhunt::models::dist;
 
 Q_DECLARE_METATYPE(foxhunt::ForecasterKind)
+Q_DECLARE_METATYPE(foxhunt::DqnGradients)
 
 namespace {
 
@@ -56,7 +58,7 @@ dist::RendezvousOptions rendezvous(int port, int rank, int seconds = 30)
 
 // ---- shared by both ranks --------------------------------------------------------------------
 
-ForecastData series(std::size_t rows) { return test::cyclicSeries(rows); }
+ForecastData series(std::size_t rows) { return cyclicSeries(rows); }
 
 ForecasterConfig forecasterConfig(ForecasterKind kind, std::size_t batch)
 {
@@ -147,6 +149,39 @@ std::vector<float> ppoSingleProcess()
     return ppo.parameters();
 }
 
+DqnOptions dqnOptions(DqnGradients gradients)
+{
+    DqnOptions o;
+    o.hidden = {16, 16};
+    o.batchSize = 16;
+    o.bufferSize = 256;
+    o.learningStarts = 1'000'000; // observe() only stores; the test calls update()
+    o.learningRate = 1e-3;
+    o.seed = 4;
+    o.gradients = gradients;
+    return o;
+}
+
+constexpr int kDqnObs = 4, kDqnActions = 3, kDqnTransitions = 40;
+
+/// One update of a DQN whose replay holds rank `r`'s transitions; without a communicator, that
+/// rank's own update.
+DqnUpdateStats dqnUpdate(std::shared_ptr<dist::Communicator> c, int r, DqnGradients gradients)
+{
+    Dqn dqn(kDqnObs, kDqnActions, dqnOptions(gradients));
+    if (c) dqn.setCommunicator(std::move(c));
+    std::mt19937_64 rng(200 + static_cast<std::uint64_t>(r));
+    std::normal_distribution<float> n(0.0f, 1.0f);
+    std::vector<float> obs(kDqnObs), next(kDqnObs);
+    for (auto& v : obs) v = n(rng);
+    for (int t = 0; t < kDqnTransitions; ++t) {
+        for (auto& v : next) v = n(rng);
+        dqn.observe(obs, static_cast<int>(rng() % kDqnActions), n(rng), next, (t + 1) % 10 == 0, false);
+        obs = next;
+    }
+    return dqn.update();
+}
+
 /// A small network whose gradients rank `r` computes on its own inputs.
 struct Mlp : torch::nn::Module {
     torch::nn::Linear a{nullptr}, b{nullptr}, c{nullptr};
@@ -202,6 +237,10 @@ int runRole(const std::string& role)
         }
         if (role == "ppo") {
             ppoAfterUpdate(c, 1);
+            return 0;
+        }
+        if (role == "dqn-hand-written" || role == "dqn-autograd") {
+            dqnUpdate(c, 1, role == "dqn-autograd" ? DqnGradients::Autograd : DqnGradients::HandWritten);
             return 0;
         }
         if (role == "die") {
@@ -395,6 +434,38 @@ private Q_SLOTS:
         }
         QVERIFY2(moved > 1e-3, qPrintable(QString("the update moved the weights by only %1").arg(moved)));
         QVERIFY2(worst <= 1e-5, qPrintable(QString("max parameter difference %1").arg(worst)));
+    }
+
+    void dqnReportsMeansOverRanks_data()
+    {
+        QTest::addColumn<DqnGradients>("gradients");
+        QTest::newRow("hand-written") << DqnGradients::HandWritten;
+        QTest::newRow("autograd") << DqnGradients::Autograd;
+    }
+
+    // What rank 0 charts after a 2-rank update is the mean of both ranks' own statistics: they ride
+    // in the gradients' all-reduce.
+    void dqnReportsMeansOverRanks()
+    {
+        QFETCH(DqnGradients, gradients);
+        const int port = freePort();
+        auto child = startRank1(gradients == DqnGradients::Autograd ? "dqn-autograd" : "dqn-hand-written", port);
+        QVERIFY(child);
+        DqnUpdateStats distributed;
+        {
+            auto c = dist::Communicator::connect(rendezvous(port, 0));
+            distributed = dqnUpdate(c, 0, gradients);
+        }
+        QCOMPARE(finish(*child), 0);
+        const DqnUpdateStats own0 = dqnUpdate(nullptr, 0, gradients);
+        const DqnUpdateStats own1 = dqnUpdate(nullptr, 1, gradients);
+        // The ranks' batches differ, so rank 0's own value is not the answer.
+        QVERIFY(std::abs(own0.loss - own1.loss) > 1e-3);
+        const std::pair<double, double> pairs[] = {{distributed.loss, (own0.loss + own1.loss) / 2.0},
+                                                   {distributed.tdErrorMean, (own0.tdErrorMean + own1.tdErrorMean) / 2.0},
+                                                   {distributed.qMean, (own0.qMean + own1.qMean) / 2.0}};
+        for (const auto& [reported, mean] : pairs)
+            QVERIFY2(std::abs(reported - mean) <= 1e-6, qPrintable(QString("%1 vs %2").arg(reported, 0, 'g', 10).arg(mean, 0, 'g', 10)));
     }
 
     void deadPeerIsNamed()

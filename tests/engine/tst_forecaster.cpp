@@ -1,6 +1,7 @@
 // Forecaster windows, metrics, schedule, trainer determinism, checkpoint resume and
 // learning a planted signal well enough to beat the zero and persistence baselines.
 
+#include "engine/bench/cyclic_series.h"
 #include "engine/forecast/forecast_data.h"
 #include "engine/forecast/forecast_metrics.h"
 #include "engine/forecast/forecaster_trainer.h"
@@ -10,8 +11,6 @@
 #include <torch/torch.h>
 
 #include <cmath>
-#include <numbers>
-#include <random>
 
 using namespace foxhunt;
 
@@ -24,26 +23,14 @@ constexpr std::size_t kPeriod = 40; // bars per synthetic "session"
 // Returns with an AR(1) part and a time-of-day drift, the phase given as known sin/cos.
 ForecastData plantedSeries(std::size_t rows, std::uint64_t seed)
 {
-    ForecastData d;
-    d.rows = rows;
-    d.cols = 2;
-    d.knownCols = 2;
-    d.staticFeatures = {1.0f, 0.0f};
-    std::mt19937_64 rng(seed);
-    std::normal_distribution<double> noise(0.0, 1.0);
-    const double sigma = 1e-3;
-    double previous = 0.0;
-    for (std::size_t t = 0; t < rows; ++t) {
-        const double phase = 2.0 * std::numbers::pi * static_cast<double>(t % kPeriod) / static_cast<double>(kPeriod);
-        const double r = 0.5 * previous + 0.8 * sigma * std::sin(phase) + sigma * noise(rng);
-        d.logReturns.push_back(r);
-        d.features.push_back(static_cast<float>(r));
-        d.features.push_back(static_cast<float>(std::abs(r)));
-        d.knownFuture.push_back(static_cast<float>(std::sin(phase)));
-        d.knownFuture.push_back(static_cast<float>(std::cos(phase)));
-        previous = r;
-    }
-    return d;
+    CyclicSeriesOptions o;
+    o.period = kPeriod;
+    o.autoregression = 0.5;
+    o.amplitude = 0.8 * 1e-3; // 0.8 sigma, computed as before
+    o.noise = 1e-3;
+    o.seed = seed;
+    o.staticFeatures = {1.0f, 0.0f};
+    return cyclicSeries(rows, o);
 }
 
 ForecasterConfig smallConfig(ForecasterKind kind)

@@ -1,7 +1,7 @@
 // ForecasterTrainer with mixed precision (BF16 autocast on the CPU, loss-scale telemetry) and
 // the INT8 evaluation against FP32.
 
-#include "cyclic_series.h"
+#include "engine/bench/cyclic_series.h"
 #include "engine/forecast/forecaster_trainer.h"
 
 #include <QtTest/QtTest>
@@ -27,7 +27,7 @@ char* toString(const foxhunt::InferenceWeights& w)
 
 namespace {
 
-ForecastData series(std::size_t rows) { return test::cyclicSeries(rows); }
+ForecastData series(std::size_t rows) { return cyclicSeries(rows); }
 
 ForecasterConfig config(ForecasterKind kind, MixedPrecisionConfig mp)
 {
