@@ -32,6 +32,22 @@ torch::Device compute_device(const std::string& name)
     return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(index));
 }
 
+torch::Device training_device(const std::string& name, const precision::MixedPrecisionConfig& amp,
+                              const std::string& who)
+{
+    torch::Device device{torch::kCPU};
+    try {
+        device = compute_device(name);
+    } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(who + e.what());
+    }
+    if (const auto check = precision::validate(amp, precision_device(device)); !check.ok)
+        throw std::invalid_argument(who + "mixed precision on " + name + ": " + check.problem + " (" + check.suggestion +
+                                    ")");
+    bind_thread_to_device(device);
+    return device;
+}
+
 void bind_thread_to_device(const torch::Device& device)
 {
     if (device.is_cuda()) compat::set_cuda_device(device.index());

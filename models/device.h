@@ -14,6 +14,12 @@ namespace foxhunt::models {
 /// std::invalid_argument naming the device and what is available instead.
 torch::Device compute_device(const std::string& name);
 
+/// What every trainer does first: compute_device(`name`), the mixed-precision check of `amp` on that
+/// device, and bind_thread_to_device(). Throws std::invalid_argument with both messages prefixed by
+/// `who` (e.g. "dqn: ").
+torch::Device training_device(const std::string& name, const precision::MixedPrecisionConfig& amp,
+                              const std::string& who);
+
 /// Makes `device` the calling thread's current CUDA device, so that kernels, streams and the
 /// caching allocator's statistics refer to it (nothing for the CPU).
 void bind_thread_to_device(const torch::Device& device);

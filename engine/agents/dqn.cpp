@@ -74,16 +74,8 @@ struct Dqn::Impl {
             || options.targetUpdateInterval <= 0 || options.totalTimesteps <= 0)
             throw std::invalid_argument("dqn: batchSize, trainFreq, bufferSize, targetUpdateInterval and "
                                         "totalTimesteps must be positive");
-        try {
-            device = models::compute_device(options.device);
-        } catch (const std::invalid_argument& e) {
-            throw std::invalid_argument(std::string("dqn: ") + e.what());
-        }
-        models::bind_thread_to_device(device);
+        device = models::training_device(options.device, options.mixedPrecision, "dqn: ");
         models::CudaWorkScope onDevice(cuda, device.is_cuda());
-        if (const auto check = mp::validate(options.mixedPrecision, models::precision_device(device)); !check.ok)
-            throw std::invalid_argument("dqn: mixed precision on " + options.device + ": " + check.problem + " ("
-                                        + check.suggestion + ")");
         torch::manual_seed(options.seed);
         std::vector<int64_t> hidden(options.hidden.begin(), options.hidden.end());
         online = models::QNetwork(models::QNetworkOptions(observationSize, actionCount).hidden(hidden).dueling(options.dueling));

@@ -40,16 +40,8 @@ struct Ppo::Impl {
             throw std::invalid_argument("ppo: observation size and action count must be positive");
         if (options.nSteps <= 0 || options.batchSize <= 0 || options.nEpochs <= 0)
             throw std::invalid_argument("ppo: nSteps, batchSize and nEpochs must be positive");
-        try {
-            device = models::compute_device(options.device);
-        } catch (const std::invalid_argument& e) {
-            throw std::invalid_argument(std::string("ppo: ") + e.what());
-        }
-        models::bind_thread_to_device(device);
+        device = models::training_device(options.device, options.mixedPrecision, "ppo: ");
         models::CudaWorkScope onDevice(cuda, device.is_cuda());
-        if (const auto check = mp::validate(options.mixedPrecision, models::precision_device(device)); !check.ok)
-            throw std::invalid_argument("ppo: mixed precision on " + options.device + ": " + check.problem + " ("
-                                        + check.suggestion + ")");
         torch::manual_seed(options.seed);
         std::vector<int64_t> hidden(options.hidden.begin(), options.hidden.end());
         net = models::ActorCritic(

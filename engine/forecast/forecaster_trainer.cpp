@@ -258,12 +258,10 @@ ForecasterTrainer::ForecasterTrainer(const ForecasterConfig& config, ForecastDat
     if (config.batchSize == 0 || config.evalBatchSize == 0) invalid("batch sizes must be positive");
     torch::Device device{torch::kCPU};
     try {
-        device = models::compute_device(config.device);
+        device = models::training_device(config.device, config.mixedPrecision, "");
     } catch (const std::invalid_argument& e) {
         invalid(e.what());
     }
-    if (const auto check = mp::validate(config.mixedPrecision, models::precision_device(device)); !check.ok)
-        invalid("mixed precision on " + config.device + ": " + check.problem + " (" + check.suggestion + ")");
     const IndexRange valid = validAnchors(data, config.windowing);
     auto inside = [&](IndexRange r) { return r.size() > 0 && r.begin >= valid.begin && r.end <= valid.end; };
     if (!inside(train))
@@ -274,7 +272,6 @@ ForecasterTrainer::ForecasterTrainer(const ForecasterConfig& config, ForecastDat
                 ") must lie inside [" + std::to_string(valid.begin) + ", " + std::to_string(valid.end) + ")");
     m_impl->config = config;
     m_impl->device = device;
-    models::bind_thread_to_device(device);
     m_impl->data = std::move(data);
     m_impl->train = train;
     m_impl->validation = validation;
