@@ -307,9 +307,11 @@ int main(int argc, char** argv)
             const auto amp_cfg = amp_for(device);
             const auto fp32 = train_time(mp::MixedPrecisionConfig::disabled());
             const auto amp = train_time(amp_cfg);
+            // On CUDA both half types: FP16 with dynamic scaling (amp_cfg) and BF16 without.
+            const auto bf16 = device.is_cuda() ? train_time(mp::MixedPrecisionConfig::for_ampere()) : amp;
             // Exact bytes after one AdamW step; then the activation peak of one FP32 forward + backward
             // with gradients zeroed in place (so backward allocates no new gradient buffers).
-            std::size_t grad_bytes = 0, optimizer_bytes = 0, activation_bytes = 0;
+            std::size_t grad_bytes = 0, optimizer_bytes = 0, activation_bytes = 0, allocator_peak = 0;
             {
                 torch::optim::AdamW opt(m.module->parameters(), torch::optim::AdamWOptions(1e-4));
                 m.module->train();
@@ -321,6 +323,8 @@ int main(int argc, char** argv)
                 fm::PeakMemoryScope scope(device.is_cuda() ? fm::MemoryDevice::Cuda : fm::MemoryDevice::Cpu);
                 fm::quantile_loss(m.forward(past32, known32), target32, quantiles).backward();
                 activation_bytes = scope.peakAboveStart();
+                // Everything the device held at the step's peak (weights, grads, AdamW state, activations).
+                if (device.is_cuda()) allocator_peak = fm::peakCudaBytes();
                 grad_bytes = fm::gradient_bytes(*m.module);
                 optimizer_bytes = fm::optimizer_state_bytes(opt);
                 m.module->eval();
@@ -334,7 +338,10 @@ int main(int argc, char** argv)
             const auto f1 = lat(false, 1), q1 = lat(true, 1), f32 = lat(false, 32), q32 = lat(true, 32);
             bench << (first_bench ? "" : ",\n    ") << "{\"model\": " << quoted(m.name)
                   << ", \"train_step_us\": {\"fp32\": " << number(fp32.p50) << ", \"amp\": " << number(amp.p50)
-                  << ", \"amp_dtype\": " << quoted(mp::to_string(amp_cfg.dtype)) << "}"
+                  << ", \"amp_dtype\": " << quoted(mp::to_string(amp_cfg.dtype)) << ", \"bf16\": " << number(bf16.p50)
+                  << "}, \"ratios\": {\"amp_over_fp32\": " << number(amp.p50 / fp32.p50)
+                  << ", \"bf16_over_fp32\": " << number(bf16.p50 / fp32.p50)
+                  << ", \"int8_over_fp32_b32\": " << number(q32.p50 / f32.p50) << "}"
                   << ", \"latency_us\": {\"fp32_b1\": [" << number(f1.p50) << ", " << number(f1.p95) << ", "
                   << number(f1.p99) << "], \"int8_b1\": [" << number(q1.p50) << ", " << number(q1.p95) << ", "
                   << number(q1.p99) << "], \"fp32_b32\": [" << number(f32.p50) << ", " << number(f32.p95) << ", "
@@ -346,7 +353,9 @@ int main(int argc, char** argv)
                   << "}, \"int8_layers\": " << (m.report.linear_layers + m.report.lstm_layers)
                   << ", \"memory_b32\": {\"param_bytes\": " << fm::parameter_bytes(*m.module)
                   << ", \"grad_bytes\": " << grad_bytes << ", \"optimizer_bytes\": " << optimizer_bytes
-                  << ", \"activation_bytes\": " << activation_bytes << "}}";
+                  << ", \"activation_bytes\": " << activation_bytes
+                  << (device.is_cuda() ? ", \"cuda_allocator_peak_bytes\": " + std::to_string(allocator_peak) : std::string())
+                  << "}}";
             first_bench = false;
         }
     } catch (const std::exception& e) {
