@@ -281,6 +281,27 @@ int main(int argc, char** argv)
             const double err = relative_error(m.forward_int8(past32, known32), m.forward(past32, known32));
             checks.push_back({"int8_close_" + m.name, err < 0.05, "max relative error " + number(err)});
         }
+        if (!device.is_cpu()) {
+            // The same seed gives the same weights on the CPU: forward and one AdamW step must agree
+            // (up to kernel rounding; cuDNN may use TF32) with what the device computed.
+            auto reference = build_models(torch::kCPU);
+            for (std::size_t i = 0; i < models.size(); ++i) {
+                auto step = [&](ModelSet& m, const torch::Device& on) {
+                    torch::optim::AdamW opt(m.module->parameters(), torch::optim::AdamWOptions(1e-3));
+                    auto out = m.forward(past32.to(on), known32.to(on));
+                    fm::quantile_loss(out, target32.to(on), quantiles).backward();
+                    opt.step();
+                    torch::NoGradGuard ng;
+                    return std::pair{out.detach().cpu(), m.forward(past32.to(on), known32.to(on)).cpu()};
+                };
+                const auto [before, after] = step(models[i], device);
+                const auto [before_cpu, after_cpu] = step(reference[i], torch::kCPU);
+                const double e0 = relative_error(before, before_cpu), e1 = relative_error(after, after_cpu);
+                checks.push_back({"device_matches_cpu_" + models[i].name, e0 < 1e-2 && e1 < 1e-2,
+                                  "max relative error " + number(e0) + " before, " + number(e1) + " after one step"});
+            }
+            models = build_models(device); // the benchmarks start from untrained weights
+        }
         for (auto& m : models) {
             // Training step time, FP32 and AMP, on the same weights.
             auto train_time = [&](const mp::MixedPrecisionConfig& cfg) {
