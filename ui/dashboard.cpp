@@ -8,6 +8,7 @@
 #include <QtCharts/QLineSeries>
 #include <QtCharts/QValueAxis>
 
+#include <QAbstractScrollArea>
 #include <QDoubleSpinBox>
 #include <QEvent>
 #include <QGridLayout>
@@ -17,6 +18,7 @@
 #include <QJsonObject>
 #include <QLabel>
 #include <QMouseEvent>
+#include <QResizeEvent>
 #include <QStackedWidget>
 #include <QVBoxLayout>
 
@@ -36,6 +38,7 @@ struct LineSpec {
     bool session = false; ///< fed by the "session" model (rss_bytes), drawn in every model's chart
     BoundedSeries::Extremes extremes = BoundedSeries::Extremes::Both;
     bool perRank = false; ///< `metric` is a prefix: one line per "<metric><rank>", labelled "<label> <rank>"
+    const char* legend = nullptr; ///< a shorter name for the legend of a crowded chart (the read-out keeps `label`)
 };
 
 struct ChartSpec {
@@ -54,7 +57,13 @@ struct ChartSpec {
 };
 
 constexpr double kMiB = 1.0 / (1024.0 * 1024.0);
-constexpr int kColumns = 6;
+/// At most this many charts per row, however wide the window.
+constexpr int kMaxColumns = 6;
+/// The narrowest a chart gets (its minimum size); the grid wraps to as many such columns as fit.
+constexpr int kChartMinWidth = 300;
+constexpr int kChartMinHeight = 230;
+/// Lines with fewer points than this also draw their points: one update is a dot, not nothing.
+constexpr std::size_t kMarkedBelow = 12;
 /// Ranks a per-rank metric may name (the engine runs at most 256 processes).
 constexpr int kMaxRanks = 256;
 
@@ -74,11 +83,13 @@ const std::vector<ChartSpec>& chartSpecs()
          kMiB,
          false,
          false,
-         {{"param_bytes", "params"},
-          {"grad_bytes", "grads"},
-          {"optimizer_bytes", "optimizer"},
-          {"activation_bytes", "activations"},
-          {"rss_bytes", "process RSS", true}}},
+         // The process RSS is hundreds of MiB and a model's own tensors may be a few KiB: the RSS
+         // gets the right-hand axis so both stay readable.
+         {{"param_bytes", "params", false, E::Both, false, "param"},
+          {"grad_bytes", "grads", false, E::Both, false, "grad"},
+          {"optimizer_bytes", "optimizer", false, E::Both, false, "optim"},
+          {"activation_bytes", "activations", false, E::Both, false, "activ"},
+          {"rss_bytes", "process RSS", true, E::Both, false, "RSS →"}}},
         {"equity",
          "equity vs flat and buy-and-hold",
          "ticks",
@@ -153,6 +164,16 @@ ModelRole roleOf(const QString& model)
     if (model == QLatin1String("dqn") || model == QLatin1String("ppo")) return ModelRole::Agent;
     if (model == QLatin1String("mamba2") || model == QLatin1String("tft")) return ModelRole::Forecaster;
     return ModelRole::Any;
+}
+
+/// A model's section title.
+QString displayName(const QString& model)
+{
+    if (model == QLatin1String("dqn")) return Dashboard::tr("DQN (agent)");
+    if (model == QLatin1String("ppo")) return Dashboard::tr("PPO (agent)");
+    if (model == QLatin1String("mamba2")) return Dashboard::tr("Mamba-2 (forecaster)");
+    if (model == QLatin1String("tft")) return Dashboard::tr("TFT (forecaster)");
+    return model;
 }
 
 bool isChartedMetric(const QString& metric)
@@ -327,6 +348,7 @@ struct Dashboard::Line {
     QLineSeries* smoothSeries = nullptr;
     Chart* owner = nullptr;
     int rank = -1; ///< the rank of a per-rank line
+    bool secondary = false; ///< drawn against the chart's right-hand axis
     bool dirty = false;
     // Range of what was last drawn, so an untouched line is not decimated again.
     double x0 = 0, x1 = 0, lo = 0, hi = 0;
@@ -344,6 +366,7 @@ struct Dashboard::Chart {
     QChart* chart = nullptr;
     QValueAxis* x = nullptr;
     QValueAxis* y = nullptr;
+    QValueAxis* y2 = nullptr; ///< right-hand axis of the session-wide lines (process RSS)
     QLineSeries* zero = nullptr;
     QAreaSeries* band = nullptr;
     std::vector<std::unique_ptr<Line>> lines;
@@ -389,8 +412,8 @@ Dashboard::Dashboard(QWidget* parent) : QWidget(parent)
                            "is kept in the run store (Runs tab)."));
     m_hint->setObjectName(QStringLiteral("dashboardHint"));
     m_hint->setWordWrap(true);
-    m_grid->addWidget(m_hint, 0, 0, 1, kColumns);
     outer->addWidget(gridHost, 1);
+    relayout(true);
 }
 
 Dashboard::~Dashboard() = default;
@@ -401,6 +424,11 @@ void Dashboard::clear()
         m_grid->removeWidget(c->stack);
         delete c->stack;
     }
+    for (QLabel* header : std::as_const(m_headers)) {
+        m_grid->removeWidget(header);
+        delete header;
+    }
+    m_headers.clear();
     m_owned.clear();
     m_charts.clear();
     m_routes.clear();
@@ -409,6 +437,7 @@ void Dashboard::clear()
     m_readout->clear();
     m_hint->show();
     m_live = true;
+    relayout(true);
 }
 
 void Dashboard::setModels(const QStringList& models)
@@ -442,19 +471,81 @@ void Dashboard::setSeriesCapacity(std::size_t capacity)
 
 void Dashboard::addModel(const QString& model)
 {
-    // Two grid rows per model: its charts, then the on-demand ones (empty rows take no space).
-    const int row = 2 * static_cast<int>(m_order.size()) + 1;
     m_order << model;
+    auto* header = new QLabel(QStringLiteral("<b>%1</b>").arg(displayName(model).toHtmlEscaped()));
+    header->setObjectName(QStringLiteral("modelHeader"));
+    m_headers.insert(model, header);
     const ModelRole role = roleOf(model);
-    int column = 0;
     for (const ChartSpec& spec : chartSpecs()) {
         if (spec.onDemand || (spec.role != ModelRole::Any && spec.role != role)) continue;
-        makeChart(model, QLatin1String(spec.key), row, std::min(column++, kColumns - 1));
+        makeChart(model, QLatin1String(spec.key));
     }
     m_hint->hide();
+    relayout(true);
 }
 
-Dashboard::Chart* Dashboard::makeChart(const QString& model, const QString& key, int row, int column)
+int Dashboard::availableWidth() const
+{
+    const QMargins margins = layout() ? layout()->contentsMargins() : QMargins();
+    // Inside a scroll area our width is at least the grid's minimum, so it cannot tell that the
+    // window got narrower: the viewport can.
+    const QWidget* host = parentWidget();
+    const bool inScrollArea = host && qobject_cast<const QAbstractScrollArea*>(host->parentWidget());
+    return (inScrollArea ? host->width() : width()) - margins.left() - margins.right();
+}
+
+void Dashboard::relayout(bool force)
+{
+    const int spacing = std::max(0, m_grid->horizontalSpacing());
+    const int columns = std::clamp((availableWidth() + spacing) / (kChartMinWidth + spacing), 1, kMaxColumns);
+    if (!force && columns == m_columns) return;
+    m_columns = columns;
+    // Take every widget out (the widgets stay alive, only their layout items go), then put
+    // them back in reading order: per model its title, then its charts in spec order.
+    while (QLayoutItem* item = m_grid->takeAt(0)) delete item;
+    int row = 0;
+    if (m_order.isEmpty()) m_grid->addWidget(m_hint, row++, 0, 1, columns);
+    for (const QString& model : std::as_const(m_order)) {
+        m_grid->addWidget(m_headers.value(model), row++, 0, 1, columns);
+        std::vector<Chart*> charts;
+        for (const auto& c : m_owned)
+            if (c->model == model) charts.push_back(c.get());
+        std::stable_sort(charts.begin(), charts.end(), [](const Chart* a, const Chart* b) { return a->spec < b->spec; });
+        for (std::size_t i = 0; i < charts.size(); ++i)
+            m_grid->addWidget(charts[i]->stack, row + static_cast<int>(i) / columns, static_cast<int>(i) % columns);
+        row += (static_cast<int>(charts.size()) + columns - 1) / columns;
+    }
+    for (int c = 0; c < kMaxColumns; ++c) m_grid->setColumnStretch(c, c < columns ? 1 : 0);
+}
+
+QPoint Dashboard::cellOf(const QString& model, const QString& key) const
+{
+    const Chart* c = chart(model, key);
+    const int index = c ? m_grid->indexOf(c->stack) : -1;
+    if (index < 0) return {-1, -1};
+    int row = 0, column = 0, rowSpan = 0, columnSpan = 0;
+    m_grid->getItemPosition(index, &row, &column, &rowSpan, &columnSpan);
+    return {row, column};
+}
+
+bool Dashboard::event(QEvent* event)
+{
+    if (event->type() == QEvent::ParentChange) {
+        if (m_watchedParent) m_watchedParent->removeEventFilter(this);
+        m_watchedParent = parentWidget();
+        if (m_watchedParent) m_watchedParent->installEventFilter(this);
+        relayout(false);
+    }
+    return QWidget::event(event);
+}
+
+void Dashboard::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    relayout(false);
+}
+
+Dashboard::Chart* Dashboard::makeChart(const QString& model, const QString& key)
 {
     const auto specIt = std::find_if(chartSpecs().begin(), chartSpecs().end(),
                                      [&](const ChartSpec& s) { return key == QLatin1String(s.key); });
@@ -470,6 +561,13 @@ Dashboard::Chart* Dashboard::makeChart(const QString& model, const QString& key,
     // A smoothed chart has one line; its raw and smoothed series need no legend.
     c->chart->legend()->setVisible(!spec.smoothable && (spec.lines.size() > 1 || perRank));
     c->chart->legend()->setAlignment(Qt::AlignBottom);
+    c->chart->legend()->setShowToolTips(true); // a label elided for width still reads in full
+    QFont legendFont = c->chart->legend()->font();
+    legendFont.setPointSizeF(std::max(6.0, legendFont.pointSizeF() - 1.0));
+    c->chart->legend()->setFont(legendFont);
+    // A card of many: the room goes to the plot, not to margins and rounded corners.
+    c->chart->setMargins(QMargins(4, 2, 4, 2));
+    c->chart->setBackgroundRoundness(0);
     c->x = new QValueAxis;
     c->y = new QValueAxis;
     c->x->setLabelFormat(QStringLiteral("%.0f"));
@@ -477,6 +575,11 @@ Dashboard::Chart* Dashboard::makeChart(const QString& model, const QString& key,
     if (*spec.unit) c->y->setTitleText(QLatin1String(spec.unit));
     c->chart->addAxis(c->x, Qt::AlignBottom);
     c->chart->addAxis(c->y, Qt::AlignLeft);
+    if (std::any_of(spec.lines.begin(), spec.lines.end(), [](const LineSpec& l) { return l.session; })) {
+        c->y2 = new QValueAxis;
+        c->y2->setGridLineVisible(false);
+        c->chart->addAxis(c->y2, Qt::AlignRight);
+    }
 
     auto attach = [&](QAbstractSeries* s) {
         c->chart->addSeries(s);
@@ -505,7 +608,7 @@ Dashboard::Chart* Dashboard::makeChart(const QString& model, const QString& key,
         attach(c->zero);
     }
     c->view = new QChartView(c->chart);
-    c->view->setMinimumSize(240, 180);
+    c->view->setMinimumSize(kChartMinWidth, kChartMinHeight);
     c->view->setRenderHint(QPainter::Antialiasing, false);
     c->view->setMouseTracking(true);
     c->view->viewport()->setMouseTracking(true);
@@ -515,12 +618,11 @@ Dashboard::Chart* Dashboard::makeChart(const QString& model, const QString& key,
     c->placeholder = new QLabel;
     c->placeholder->setAlignment(Qt::AlignCenter);
     c->placeholder->setWordWrap(true);
-    c->placeholder->setMinimumSize(240, 180);
+    c->placeholder->setMinimumSize(kChartMinWidth, kChartMinHeight);
     c->placeholder->setFrameShape(QFrame::StyledPanel);
     c->stack = new QStackedWidget;
     c->stack->addWidget(c->placeholder);
     c->stack->addWidget(c->view);
-    m_grid->addWidget(c->stack, row, column);
 
     Chart* raw = c.get();
     m_charts.insert(key2(model, key), raw);
@@ -535,10 +637,11 @@ Dashboard::Line* Dashboard::addLine(Chart& c, std::size_t index, int rank)
 {
     const ChartSpec& spec = chartSpecs()[c.spec];
     const LineSpec& ls = spec.lines[index];
-    auto attach = [&c](QAbstractSeries* s) {
+    QValueAxis* y = ls.session && c.y2 ? c.y2 : c.y;
+    auto attach = [&c, y](QAbstractSeries* s) {
         c.chart->addSeries(s);
         s->attachAxis(c.x);
-        s->attachAxis(c.y);
+        s->attachAxis(y);
     };
     auto line = std::make_unique<Line>();
     line->metric = QLatin1String(ls.metric);
@@ -555,8 +658,10 @@ Dashboard::Line* Dashboard::addLine(Chart& c, std::size_t index, int rank)
     line->smooth.setCapacity(m_capacity);
     line->ema = DebiasedEma(m_smoothing);
     line->owner = &c;
+    line->secondary = y == c.y2;
     line->series = new QLineSeries;
-    line->series->setName(line->label);
+    line->series->setName(ls.legend && rank < 0 ? QString::fromUtf8(ls.legend) : line->label);
+    line->series->setMarkerSize(5.0);
     // Ranks may report in any order: keep lines and legend in rank order.
     const auto at = std::find_if(c.lines.begin(), c.lines.end(), [rank](const auto& l) { return rank >= 0 && l->rank > rank; });
     if (!(spec.band && index < 2)) {
@@ -591,19 +696,18 @@ Dashboard::Line* Dashboard::addLine(Chart& c, std::size_t index, int rank)
 
 QList<Dashboard::Line*> Dashboard::onDemandLines(const QString& model, const QString& metric)
 {
-    const std::vector<ChartSpec>& specs = chartSpecs();
-    const int row = 2 * static_cast<int>(m_order.indexOf(model)) + 2;
-    int column = 0;
-    for (const ChartSpec& spec : specs) {
+    for (const ChartSpec& spec : chartSpecs()) {
         if (!spec.onDemand) continue;
-        const int at = column++;
         if (spec.role != ModelRole::Any && spec.role != roleOf(model)) continue;
         for (std::size_t i = 0; i < spec.lines.size(); ++i) {
             const LineSpec& ls = spec.lines[i];
             const int rank = rankOf(metric, ls);
             if (ls.perRank ? rank < 0 : metric != QLatin1String(ls.metric)) continue;
             Chart* c = chart(model, QLatin1String(spec.key));
-            if (!c) c = makeChart(model, QLatin1String(spec.key), row, at);
+            if (!c) {
+                c = makeChart(model, QLatin1String(spec.key));
+                relayout(true);
+            }
             if (ls.perRank) addLine(*c, i, rank);
             return m_routes.value(key2(model, metric));
         }
@@ -617,7 +721,7 @@ void Dashboard::updatePlaceholder(Chart& c)
         // The process RSS alone says nothing about this model.
         return !l->raw.empty() && !(c.key == QLatin1String("memory") && l->metric == QLatin1String("rss_bytes"));
     });
-    const QString message = hasData ? QString() : (m_live ? tr("waiting for data") : tr("not emitted by this model"));
+    const QString message = hasData ? QString() : (m_live ? tr("waiting for data") : tr("no samples in this run"));
     if (c.placeholder->text().isEmpty() || c.placeholder->property("message").toString() != message) {
         c.placeholder->setText(QStringLiteral("<b>%1</b><br>%2").arg(c.title.toHtmlEscaped(), message));
         c.placeholder->setProperty("message", message);
@@ -664,13 +768,15 @@ void Dashboard::addSamples(const MetricBatch& batch)
 void Dashboard::redraw(Chart& c)
 {
     const int buckets = std::max(100, c.stack->width());
-    double x0 = std::numeric_limits<double>::infinity(), x1 = -x0, lo = x0, hi = -x0;
+    double x0 = std::numeric_limits<double>::infinity(), x1 = -x0, lo = x0, hi = -x0, lo2 = x0, hi2 = -x0;
     for (auto& lp : c.lines) {
         Line& l = *lp;
         if (l.dirty) {
             l.dirty = false;
             const std::vector<QPointF> points = l.raw.decimated(buckets, l.extremes);
             l.series->replace(QList<QPointF>(points.begin(), points.end()));
+            const bool marked = points.size() < kMarkedBelow;
+            if (l.series->pointsVisible() != marked) l.series->setPointsVisible(marked);
             l.drawn = !points.empty();
             if (l.drawn) {
                 l.x0 = points.front().x();
@@ -690,6 +796,11 @@ void Dashboard::redraw(Chart& c)
         if (!l.drawn) continue;
         x0 = std::min(x0, l.x0);
         x1 = std::max(x1, l.x1);
+        if (l.secondary) {
+            lo2 = std::min(lo2, l.lo);
+            hi2 = std::max(hi2, l.hi);
+            continue;
+        }
         lo = std::min(lo, l.lo);
         hi = std::max(hi, l.hi);
     }
@@ -701,15 +812,26 @@ void Dashboard::redraw(Chart& c)
     }
     // Axes move only when the data leaves them (with headroom) or fills less than half
     // of them: a range change re-lays out the whole chart, which costs more than the data.
-    const double pad = hi > lo ? (hi - lo) * 0.05 : std::max(1e-9, std::abs(hi) * 0.05 + 1e-9);
-    const double yMin = c.y->min(), yMax = c.y->max();
-    const bool yOutside = lo < yMin || hi > yMax;
-    const bool yLoose = (hi - lo + 2 * pad) < 0.5 * (yMax - yMin);
-    if (yOutside || yLoose) c.y->setRange(lo - pad, hi + pad);
+    auto fit = [](QValueAxis* axis, double low, double high) {
+        if (!axis || !std::isfinite(low)) return;
+        const double pad = high > low ? (high - low) * 0.05 : std::max(1e-9, std::abs(high) * 0.05 + 1e-9);
+        // Data that never goes negative (bytes, latency, most losses) keeps its axis at or above zero.
+        const double floor = low >= 0 ? std::max(0.0, low - pad) : low - pad;
+        const bool outside = low < axis->min() || high > axis->max();
+        const bool loose = (high - low + 2 * pad) < 0.5 * (axis->max() - axis->min());
+        if (outside || loose) axis->setRange(floor, high + pad);
+    };
+    fit(c.y, lo, hi);
+    fit(c.y2, lo2, hi2);
     const double xMax = c.x->max();
     if (c.x->min() != x0 || x1 > xMax || (x1 - x0) < 0.8 * (xMax - x0)) {
         const double span = std::max(x1 - x0, 1.0);
-        c.x->setRange(x0, x1 + span * 0.1);
+        // A single step (one PPO update so far) gets a few steps either side, so its dot shows
+        // between distinct tick labels.
+        if (x1 - x0 < 1.0)
+            c.x->setRange(x0 - 2.0, x1 + 2.0);
+        else
+            c.x->setRange(x0, x1 + span * 0.1);
     }
 }
 
@@ -849,6 +971,7 @@ QString Dashboard::hoverText() const { return m_readout->text(); }
 
 bool Dashboard::eventFilter(QObject* watched, QEvent* event)
 {
+    if (watched == m_watchedParent && event->type() == QEvent::Resize) relayout(false);
     if (event->type() == QEvent::MouseMove) {
         const QString id = watched->property("dashboardChart").toString();
         const qsizetype slash = id.indexOf(QLatin1Char('/'));

@@ -1,8 +1,10 @@
 #pragma once
-// The live dashboard: per model a row of charts (loss, loss scale, gradient
-// norm, latency, memory, and the equity curve for agents or the forecast band
-// for forecasters), and under it, once a multi-process run reports them, the
-// throughput of each rank and the gradient all-reduce time. Each series keeps a bounded window whose min/max-per-pixel
+// The live dashboard: per model a titled section of charts (loss, loss scale,
+// gradient norm, latency, memory, and the equity curve for agents or the
+// forecast band for forecasters), followed, once a run reports them, by the
+// throughput of each rank, the gradient all-reduce time and CUDA memory. The
+// charts wrap to as many columns as the visible width holds, so nothing needs
+// horizontal scrolling. Each series keeps a bounded window whose min/max-per-pixel
 // decimation is maintained incrementally, and gets exactly one replace() per
 // tick. The full history is in SQLite; fromStore() draws a stored run.
 
@@ -10,6 +12,7 @@
 
 #include <QHash>
 #include <QList>
+#include <QPoint>
 #include <QPointF>
 #include <QString>
 #include <QStringList>
@@ -27,6 +30,7 @@ class QChartView;
 class QDoubleSpinBox;
 class QGridLayout;
 class QLabel;
+class QResizeEvent;
 class QLineSeries;
 class QStackedWidget;
 class QValueAxis;
@@ -145,6 +149,10 @@ public:
     QList<QPointF> bandEdge(const QString& model, bool upper) const;
     /// The placeholder shown instead of a chart ("" when the chart has data).
     QString chartMessage(const QString& model, const QString& chart) const;
+    /// Charts per row at the current width (1 to 6).
+    int columns() const { return m_columns; }
+    /// Grid cell (row, column) of a model's chart; (-1, -1) without the chart.
+    QPoint cellOf(const QString& model, const QString& chart) const;
     /// The view of a chart (for hover tests and screenshots).
     QChartView* chartView(const QString& model, const QString& chart) const;
     /// Read-out for a position in a chart view's viewport: the nearest held point of each
@@ -154,7 +162,9 @@ public:
     QString hoverText() const;
 
 protected:
+    bool event(QEvent* event) override;
     bool eventFilter(QObject* watched, QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     struct Line;
@@ -162,7 +172,11 @@ private:
     Chart* chart(const QString& model, const QString& key) const;
     Line* lineFor(const QString& model, const QString& metric) const;
     void addModel(const QString& model);
-    Chart* makeChart(const QString& model, const QString& key, int row, int column);
+    Chart* makeChart(const QString& model, const QString& key);
+    /// Width the charts may use: the scroll area's viewport when inside one, else our own.
+    int availableWidth() const;
+    /// Places headers and charts for the current width; with `force` also when the column count is unchanged.
+    void relayout(bool force);
     /// Adds line `index` of the chart's spec (for a per-rank line, the one of `rank`; else rank -1).
     Line* addLine(Chart& chart, std::size_t index, int rank);
     /// Makes the on-demand chart (and per-rank line) `metric` belongs to; the lines it feeds.
@@ -173,6 +187,9 @@ private:
 
     QGridLayout* m_grid = nullptr;
     QLabel* m_hint = nullptr;
+    QHash<QString, QLabel*> m_headers;         ///< model -> its section title
+    QWidget* m_watchedParent = nullptr;        ///< the viewport whose resizes re-flow the grid
+    int m_columns = 0;
     QLabel* m_readout = nullptr;
     QDoubleSpinBox* m_smoothingBox = nullptr;
     QStringList m_order;                       ///< models, row order

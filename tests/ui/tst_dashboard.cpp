@@ -13,6 +13,8 @@
 #include <QtCharts/QLineSeries>
 
 #include <QMouseEvent>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -44,6 +46,8 @@ private Q_SLOTS:
     void ranksKeepOrderAndStrayNamesAreIgnored();
     void scaleOutChartsFromStore();
     void hoverReadsEveryRank();
+    void chartsWrapToTheVisibleWidth_data();
+    void chartsWrapToTheVisibleWidth();
 
 private:
     static MetricSample sample(const char* model, const char* metric, long long step, double value)
@@ -98,7 +102,7 @@ void TestDashboard::emptyChartsSayWhy()
     QCOMPARE(d.chartMessage(QStringLiteral("dqn"), QStringLiteral("loss_scale")), QStringLiteral("waiting for data"));
     d.setLive(false);
     QCOMPARE(d.chartMessage(QStringLiteral("dqn"), QStringLiteral("loss_scale")),
-             QStringLiteral("not emitted by this model"));
+             QStringLiteral("no samples in this run"));
     QCOMPARE(d.chartMessage(QStringLiteral("dqn"), QStringLiteral("loss")), QString());
 }
 
@@ -453,6 +457,54 @@ void TestDashboard::hoverReadsEveryRank()
     QVERIFY2(text.contains(QStringLiteral("rank 0 820")), qPrintable(text));
     QVERIFY2(text.contains(QStringLiteral("rank 1 720")), qPrintable(text));
     QCOMPARE(d.hoverText(), text);
+}
+
+void TestDashboard::chartsWrapToTheVisibleWidth_data()
+{
+    QTest::addColumn<int>("width");
+    QTest::addColumn<int>("columns");
+    // 300 px per chart plus the grid's spacing, up to six.
+    QTest::newRow("narrow") << 640 << 2;
+    QTest::newRow("laptop") << 1060 << 3;
+    QTest::newRow("wide") << 2400 << 6;
+}
+
+void TestDashboard::chartsWrapToTheVisibleWidth()
+{
+    QFETCH(int, width);
+    QFETCH(int, columns);
+    QScrollArea scroll;
+    scroll.setWidgetResizable(true);
+    auto* d = new Dashboard;
+    scroll.setWidget(d);
+    scroll.resize(1800, 700); // start wide, then narrow: the grid must shrink with the window
+    scroll.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&scroll));
+    d->setModels({QStringLiteral("dqn"), QStringLiteral("tft")});
+    d->addSamples({sample("dqn", "throughput_rank0", 1, 10.0), sample("dqn", "throughput_rank1", 1, 9.0)});
+    scroll.resize(width + scroll.verticalScrollBar()->sizeHint().width() + 2 * scroll.frameWidth(), 700);
+    QCoreApplication::processEvents();
+    QCOMPARE(d->columns(), columns);
+    // Nothing to scroll sideways: every chart fits the viewport.
+    QVERIFY(d->width() <= scroll.viewport()->width());
+    // Reading order per model: its charts in spec order, wrapped; the next model starts on a new row.
+    int lastRow = -1;
+    for (const QString& model : {QStringLiteral("dqn"), QStringLiteral("tft")}) {
+        const QStringList charts = d->chartsOf(model);
+        const QPoint first = d->cellOf(model, charts.first());
+        QVERIFY2(first.x() > lastRow, qPrintable(model));
+        QCOMPARE(first.y(), 0);
+        QStringList ordered = Dashboard::chartKeys();
+        ordered.erase(std::remove_if(ordered.begin(), ordered.end(), [&](const QString& k) { return !charts.contains(k); }),
+                      ordered.end());
+        QCOMPARE(ordered.size(), charts.size());
+        for (int i = 0; i < ordered.size(); ++i) {
+            const QPoint cell = d->cellOf(model, ordered.at(i));
+            QCOMPARE(cell, QPoint(first.x() + i / columns, i % columns));
+            lastRow = std::max(lastRow, cell.x());
+        }
+    }
+    QVERIFY(d->chartsOf(QStringLiteral("dqn")).contains(QStringLiteral("throughput")));
 }
 
 QTEST_MAIN(TestDashboard)
