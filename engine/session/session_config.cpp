@@ -219,6 +219,21 @@ SessionConfig SessionConfig::defaults()
     return c;
 }
 
+SessionConfig effectiveConfig(SessionConfig c)
+{
+    c.dqn.totalTimesteps = c.steps;
+    c.dqn.seed = c.seed;
+    c.ppo.seed = c.seed;
+    for (ForecasterConfig* f : {&c.mamba2, &c.tft}) {
+        f->seed = c.seed;
+        f->totalSteps = c.steps;
+        f->warmupSteps = std::min<std::int64_t>(f->warmupSteps, std::max<std::int64_t>(1, c.steps / 10));
+    }
+    c.mamba2.kind = ForecasterKind::Mamba2;
+    c.tft.kind = ForecasterKind::Tft;
+    return c;
+}
+
 nlohmann::json toJson(const SessionConfig& c)
 {
     nlohmann::json models = nlohmann::json::array();

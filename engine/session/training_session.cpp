@@ -350,7 +350,8 @@ SessionResult TrainingSession::run()
             runId = resumed->id;
             runs->reopenRun(runId);
         } else {
-            runId = runs->createRun(name, toJson(cfg).dump(), *series, bars.front().tsEvent, bars.back().tsEvent,
+            // Stored as the models train with it, so the report's hyperparameters are the ones used.
+            runId = runs->createRun(name, toJson(effectiveConfig(cfg)).dump(), *series, bars.front().tsEvent, bars.back().tsEvent,
                                     versions.dump());
         }
         result.runId = runId;
@@ -438,6 +439,7 @@ SessionResult TrainingSession::run()
                     agentEnv.extraObservationSize += static_cast<int>(
                         (kind == ModelKind::Mamba2 ? cfg.mamba2 : cfg.tft).windowing.horizon);
 
+        const SessionConfig effective = effectiveConfig(cfg);
         std::vector<ModelSlot> slots;
         for (ModelKind kind : cfg.models) {
             ModelSlot slot;
@@ -449,16 +451,13 @@ SessionResult TrainingSession::run()
                 holdOptions.extraObservationSize = 0;
                 slot.holdEnv = std::make_unique<TradingEnv>(bars, features.values, featureCount, episodes, holdOptions);
                 if (kind == ModelKind::Dqn) {
-                    DqnOptions o = cfg.dqn;
-                    o.totalTimesteps = cfg.steps;
-                    o.seed = cfg.seed;
+                    DqnOptions o = effective.dqn;
                     o.mixedPrecision = cfg.precision.amp;
                     o.device = cfg.device;
                     slot.agent = std::make_unique<AgentRunner>(*slot.env, trainEpisodes, o);
                     if (comm) slot.agent->dqn()->setCommunicator(comm);
                 } else {
-                    PpoOptions o = cfg.ppo;
-                    o.seed = cfg.seed;
+                    PpoOptions o = effective.ppo;
                     o.mixedPrecision = cfg.precision.amp;
                     o.device = cfg.device;
                     slot.agent = std::make_unique<AgentRunner>(*slot.env, trainEpisodes, o);
@@ -466,13 +465,9 @@ SessionResult TrainingSession::run()
                 }
                 slot.paramBytes = static_cast<double>(slot.agent->memoryBytes().parameterBytes);
             } else {
-                ForecasterConfig fc = kind == ModelKind::Mamba2 ? cfg.mamba2 : cfg.tft;
-                fc.kind = kind == ModelKind::Mamba2 ? ForecasterKind::Mamba2 : ForecasterKind::Tft;
-                fc.seed = cfg.seed;
+                ForecasterConfig fc = kind == ModelKind::Mamba2 ? effective.mamba2 : effective.tft;
                 fc.mixedPrecision = cfg.precision.amp;
                 fc.device = cfg.device;
-                fc.totalSteps = cfg.steps;
-                fc.warmupSteps = std::min<std::int64_t>(fc.warmupSteps, std::max<std::int64_t>(1, cfg.steps / 10));
                 const IndexRange valid = validAnchors(fdata, fc.windowing);
                 const std::size_t h = fc.windowing.horizon;
                 auto anchors = [&](const IndexRange& bars) {
@@ -731,7 +726,8 @@ SessionResult TrainingSession::run()
                         }
                     }
                 }
-                if (s.steps % 500 == 0 || s.steps == 1) {
+                // First step, every 500th and the last: a short run's memory chart still ends where the model ended.
+                if (s.steps % 500 == 0 || s.steps == 1 || s.steps == cfg.steps) {
                     emit(s, "param_bytes", s.paramBytes);
                     if (s.forecaster) {
                         const ModelMemory mem = s.forecaster->memory();

@@ -79,6 +79,10 @@ struct SessionConfig {
 nlohmann::json toJson(const SessionConfig& config);
 /// Applies the keys present in `json` over `base`; throws std::invalid_argument on unknown models or bad values.
 SessionConfig sessionConfigFromJson(const nlohmann::json& json, SessionConfig base = SessionConfig::defaults());
+/// The config as the models train with it, which is what a run stores and its report shows: the
+/// run's seed in every model, its step count as DQN's exploration horizon and as the forecasters'
+/// schedule length, with their warmup at most a tenth of it. Applying it twice changes nothing.
+SessionConfig effectiveConfig(SessionConfig config);
 
 /// Live counters of a running session, readable from any thread.
 struct SessionProgress {

@@ -117,6 +117,11 @@ private Q_SLOTS:
         QVERIFY(grads > 0 && grads <= params);
         QCOMPARE(first("optimizer_bytes"), 2 * grads);
         QVERIFY(first("activation_bytes") > 0);
+        // A run shorter than the sampling interval still reports its last step.
+        const MetricBatch optimizer = runs.metrics(r.runId, "tft", "optimizer_bytes");
+        QCOMPARE(optimizer.size(), std::size_t(2));
+        QCOMPARE(optimizer.back().step, 3LL);
+        QCOMPARE(optimizer.back().value, 2 * grads);
     }
 
     // Agents: activation_bytes beside grad_bytes and optimizer_bytes, measured once they learn

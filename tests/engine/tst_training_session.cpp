@@ -83,6 +83,19 @@ void TestTrainingSession::trainsAllFourModels()
     QVERIFY(!runs.metrics(r.runId, "tft", "loss").empty());
     QCOMPARE(runs.evaluations(r.runId).size(), std::size_t(12));
     for (const char* m : {"dqn", "ppo", "mamba2", "tft"}) QVERIFY2(runs.lastCheckpoint(r.runId, m), m);
+
+    // The stored config holds the values the models trained with, not the defaults the session overrode.
+    const nlohmann::json stored = nlohmann::json::parse(info->configJson);
+    for (const char* m : {"mamba2", "tft"}) {
+        QCOMPARE(stored[m]["total_steps"].get<long long>(), 40LL);
+        QCOMPARE(stored[m]["warmup_steps"].get<long long>(), 4LL);
+        QCOMPARE(stored[m]["seed"].get<long long>(), 7LL);
+    }
+    QCOMPARE(stored["dqn"]["total_timesteps"].get<long long>(), 40LL);
+    QCOMPARE(stored["dqn"]["seed"].get<long long>(), 7LL);
+    QCOMPARE(stored["ppo"]["seed"].get<long long>(), 7LL);
+    const SessionConfig back = sessionConfigFromJson(stored);
+    QCOMPARE(toJson(effectiveConfig(back)).dump(), toJson(back).dump()); // applying it again changes nothing
 }
 
 void TestTrainingSession::stopEndsAsStopped()
