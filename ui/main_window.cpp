@@ -270,7 +270,8 @@ QWidget* MainWindow::buildTrainingTab()
     m_preset->addItem(tr("Default"), QStringLiteral("default"));
     m_preset->addItem(tr("Small and fast"), QStringLiteral("small"));
     m_preset->setToolTip(tr("Default: the sizes the planted-edge tests learn with. Small and fast: half-width "
-                            "networks and shorter forecaster windows, for a quick look."));
+                            "networks, shorter forecaster windows and a DQN that starts learning after 200 "
+                            "steps (PPO updates every 256), for a quick look."));
     form->addRow(tr("Preset"), m_preset);
     auto learningRateBox = [](double value) {
         auto* box = new QDoubleSpinBox;
@@ -337,6 +338,7 @@ SessionConfig MainWindow::nextRunConfig() const
     if (m_preset->currentData().toString() == QLatin1String("small")) {
         config.dqn.hidden = {32, 32};
         config.dqn.batchSize = 32;
+        config.dqn.learningStarts = 200; // a quick look should show the agent learning
         config.ppo.hidden = {32, 32};
         config.ppo.nSteps = 256;
         config.mamba2.dModel = 16;

@@ -59,8 +59,9 @@ void TestRunConfig::formReachesConfig_data()
     QTest::addColumn<QString>("preset");
     QTest::addColumn<int>("dqnWidth");
     QTest::addColumn<int>("pastLength");
-    QTest::newRow("default") << "default" << 64 << 60;
-    QTest::newRow("small") << "small" << 32 << 32;
+    QTest::addColumn<int>("learningStarts");
+    QTest::newRow("default") << "default" << 64 << 60 << 1000;
+    QTest::newRow("small") << "small" << 32 << 32 << 200;
 }
 
 void TestRunConfig::formReachesConfig()
@@ -68,6 +69,7 @@ void TestRunConfig::formReachesConfig()
     QFETCH(QString, preset);
     QFETCH(int, dqnWidth);
     QFETCH(int, pastLength);
+    QFETCH(int, learningStarts);
     MainWindow w(db("form.db"));
     w.wholeSeriesBox()->setChecked(false);
     QVERIFY(w.fromDateEdit()->isEnabled());
@@ -87,6 +89,7 @@ void TestRunConfig::formReachesConfig()
     QCOMPARE(c.dqn.hidden.front(), dqnWidth);
     QCOMPARE(static_cast<int>(c.mamba2.windowing.pastLength), pastLength);
     QCOMPARE(static_cast<int>(c.tft.windowing.pastLength), pastLength);
+    QCOMPARE(static_cast<int>(c.dqn.learningStarts), learningStarts);
 }
 
 void TestRunConfig::reversedDateRangeIsRefused()
