@@ -767,7 +767,9 @@ void Dashboard::addSamples(const MetricBatch& batch)
 
 void Dashboard::redraw(Chart& c)
 {
-    const int buckets = std::max(100, c.stack->width());
+    // Min/max per pixel column of the plot area (the axes' labels take the rest of the view).
+    const int plotWidth = static_cast<int>(c.chart->plotArea().width());
+    const int buckets = std::max(100, plotWidth > 0 ? plotWidth : c.stack->width());
     double x0 = std::numeric_limits<double>::infinity(), x1 = -x0, lo = x0, hi = -x0, lo2 = x0, hi2 = -x0;
     for (auto& lp : c.lines) {
         Line& l = *lp;
