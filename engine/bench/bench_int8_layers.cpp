@@ -1,6 +1,8 @@
 // Per-layer INT8 inference cost: one models::precision::Int8Linear call against a plain FP32
-// torch::nn::Linear of the same shape, at the (in, out) shapes of our four models and 1024x1024,
-// batch 1 and 32, one intra-op thread, no autograd. tests/bench/int8_reference.py times the same
+// torch::nn::Linear of the same shape, at the (in, out) shapes of our four models, 512x512 and
+// 1024x1024, batch 1 and 32, one intra-op thread, no autograd. "batch" is the rows of one call: a
+// forecaster's layers also run at 60 and 1920 rows, i.e. 1 and 32 windows of 60 bars, the rows
+// they see in BM_PrecisionInference. tests/bench/int8_reference.py times the same
 // shapes and batches through PyTorch's quantize_dynamic, so the INT8/FP32 ratio measured here
 // has a same-machine reference.
 //
@@ -17,6 +19,7 @@
 #include <array>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -26,7 +29,12 @@ struct LayerShape {
     const char* layer;
     int64_t in;
     int64_t out;
+    // A forecaster layer: it runs on every bar of a window, so one call sees batch x 60 rows.
+    bool perBar = false;
 };
+
+// Bars per forecaster window (ForecastWindowing::pastLength).
+constexpr int64_t kWindowBars = 60;
 
 // Session defaults (SessionConfig::defaults(): DqnOptions/PpoOptions hidden {64, 64} over an
 // observation of 1 x 9 features + 2 position values; ForecasterConfig: Mamba-2 d_model 32,
@@ -40,12 +48,12 @@ constexpr std::array kShapes{
     LayerShape{"dqn q_head (session)", 64, 3},
     LayerShape{"dqn fc1 (bench)", 32, 256},
     LayerShape{"dqn fc2 (bench)", 256, 256},
-    LayerShape{"tft grn fc1/fc2 (session)", 16, 16},
-    LayerShape{"tft grn glu fc (session)", 16, 32},
-    LayerShape{"mamba2 in_proj (session)", 32, 164},
-    LayerShape{"mamba2 out_proj (session)", 64, 32},
-    LayerShape{"mamba2 in_proj (bench)", 128, 552},
-    LayerShape{"mamba2 out_proj (bench)", 256, 128},
+    LayerShape{"tft grn fc1/fc2 (session)", 16, 16, /*perBar=*/true},
+    LayerShape{"tft grn glu fc (session)", 16, 32, /*perBar=*/true},
+    LayerShape{"mamba2 in_proj (session)", 32, 164, /*perBar=*/true},
+    LayerShape{"mamba2 out_proj (session)", 64, 32, /*perBar=*/true},
+    LayerShape{"mamba2 in_proj (bench)", 128, 552, /*perBar=*/true},
+    LayerShape{"mamba2 out_proj (bench)", 256, 128, /*perBar=*/true},
     LayerShape{"square 512", 512, 512},
     LayerShape{"square 1024", 1024, 1024},
 };
@@ -76,7 +84,7 @@ std::string layerName(int64_t in, int64_t out)
     return it != kShapes.end() ? it->layer : "";
 }
 
-// Args: in, out, batch, backend (0 fp32, 1 int8 dequantize, 2 int8 oneDNN).
+// Args: in, out, batch (rows), backend (0 fp32, 1 int8 dequantize, 2 int8 oneDNN).
 void BM_Int8Linear(benchmark::State& state)
 {
     torch::set_num_threads(1);
@@ -119,9 +127,12 @@ void BM_Int8Linear(benchmark::State& state)
 void int8LinearArgs(benchmark::internal::Benchmark* b)
 {
     b->ArgNames({"in", "out", "batch", "backend"});
-    for (const LayerShape& s : kShapes)
-        for (int64_t batch : {1, 32})
+    for (const LayerShape& s : kShapes) {
+        std::vector<int64_t> rows{1, 32};
+        if (s.perBar) rows.insert(rows.end(), {kWindowBars, 32 * kWindowBars});
+        for (int64_t batch : rows)
             for (int64_t backend : {kFp32, kInt8Dequantize, kInt8OneDnn}) b->Args({s.in, s.out, batch, backend});
+    }
 }
 BENCHMARK(BM_Int8Linear)->Apply(int8LinearArgs)->Unit(benchmark::kMicrosecond)->MinTime(0.1);
 

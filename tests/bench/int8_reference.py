@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Reference INT8 inference per layer through PyTorch's own dynamic quantization,
 matching engine/bench/bench_int8_layers.cpp (BM_Int8Linear): the same (in, out)
-shapes, batch 1 and 32, one intra-op thread, no autograd. Each layer is an
-nn.Linear in FP32 and the same layer after torch.ao.quantization.quantize_dynamic
+shapes, batch 1 and 32 (rows of one call; a forecaster's layers also at 60 and
+1920 rows, 1 and 32 windows of 60 bars), one intra-op thread, no autograd. Each
+layer is an nn.Linear in FP32 and the same layer after torch.ao.quantization.quantize_dynamic
 (qint8 weights, dynamically quantized quint8 activations), per quantized engine
 and weight qconfig. Prints JSON: per shape, batch and variant the median time
 per call of several runs, the ratio int8 / fp32 and the relative output error.
@@ -29,23 +30,26 @@ import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 from torch.ao.quantization import default_dynamic_qconfig, per_channel_dynamic_qconfig, quantize_dynamic  # noqa: E402
 
-# (layer, in, out): keep in step with kShapes in engine/bench/bench_int8_layers.cpp.
+# (layer, in, out, per bar): keep in step with kShapes in engine/bench/bench_int8_layers.cpp.
+# A forecaster's layer (per bar) runs on every bar of a 60-bar window: it is also timed at
+# 60 and 1920 rows, 1 and 32 windows.
 SHAPES = [
-    ("dqn fc1 (session)", 11, 64),
-    ("dqn fc2 (session)", 64, 64),
-    ("dqn q_head (session)", 64, 3),
-    ("dqn fc1 (bench)", 32, 256),
-    ("dqn fc2 (bench)", 256, 256),
-    ("tft grn fc1/fc2 (session)", 16, 16),
-    ("tft grn glu fc (session)", 16, 32),
-    ("mamba2 in_proj (session)", 32, 164),
-    ("mamba2 out_proj (session)", 64, 32),
-    ("mamba2 in_proj (bench)", 128, 552),
-    ("mamba2 out_proj (bench)", 256, 128),
-    ("square 512", 512, 512),
-    ("square 1024", 1024, 1024),
+    ("dqn fc1 (session)", 11, 64, False),
+    ("dqn fc2 (session)", 64, 64, False),
+    ("dqn q_head (session)", 64, 3, False),
+    ("dqn fc1 (bench)", 32, 256, False),
+    ("dqn fc2 (bench)", 256, 256, False),
+    ("tft grn fc1/fc2 (session)", 16, 16, True),
+    ("tft grn glu fc (session)", 16, 32, True),
+    ("mamba2 in_proj (session)", 32, 164, True),
+    ("mamba2 out_proj (session)", 64, 32, True),
+    ("mamba2 in_proj (bench)", 128, 552, True),
+    ("mamba2 out_proj (bench)", 256, 128, True),
+    ("square 512", 512, 512, False),
+    ("square 1024", 1024, 1024, False),
 ]
 BATCHES = (1, 32)
+WINDOW_BARS = 60
 QCONFIGS = {"per_tensor": default_dynamic_qconfig, "per_channel": per_channel_dynamic_qconfig}
 
 
@@ -121,8 +125,9 @@ def main():
     out = {"torch": torch.__version__, "threads": torch.get_num_threads(), "runs": args.runs,
            "engines": engines, "supported_engines": supported, "rows": []}
     with torch.no_grad():
-        for layer, n_in, n_out in SHAPES:
-            for batch in BATCHES:
+        for layer, n_in, n_out, per_bar in SHAPES:
+            rows = BATCHES + ((WINDOW_BARS, 32 * WINDOW_BARS) if per_bar else ())
+            for batch in rows:
                 out["rows"].append(measure(layer, n_in, n_out, batch, engines, args))
     print(json.dumps(out, indent=1))
 
