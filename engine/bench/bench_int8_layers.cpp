@@ -9,8 +9,15 @@
 // Counters: rel_err = |y - y_fp32| / |y_fp32| over one output (0 for fp32; shows whether a
 // backend saturates), weight_bytes = bytes the layer stores (FP32 weight and bias, or the int8
 // buffers). The label names the layer of that shape and the backend.
+//
+// BM_Int8Forecaster: the same three backends through a whole forecaster (quantize_for_inference
+// with QuantizeOptions::backend), at the session's default sizes and at BM_PrecisionInference's,
+// so that a per-layer gain can be checked against what a model's inference gains.
 
+#include "models/mamba2/mamba2_forecaster.h"
 #include "models/precision/int8_linear.h"
+#include "models/precision/quantize.h"
+#include "models/tft/tft.h"
 
 #include <benchmark/benchmark.h>
 #include <torch/torch.h>
@@ -135,5 +142,65 @@ void int8LinearArgs(benchmark::internal::Benchmark* b)
     }
 }
 BENCHMARK(BM_Int8Linear)->Apply(int8LinearArgs)->Unit(benchmark::kMicrosecond)->MinTime(0.1);
+
+namespace mm = foxhunt::models::mamba2;
+namespace mt = foxhunt::models::tft;
+
+constexpr int64_t kFeatures = 18, kKnown = 2, kHorizon = 5, kQuantiles = 3;
+
+using ForecastFn = std::function<torch::Tensor(const torch::Tensor&, const torch::Tensor&)>;
+
+// model 0 Mamba-2, 1 TFT; size 0: the session's defaults (Mamba-2 d_model 32, head_dim 16; TFT
+// hidden 16), 1: BM_PrecisionInference's (Mamba-2 d_model 128, head_dim 32; TFT hidden 32).
+// Returns the FP32 forward, or the forward of an int8 copy through `backend`.
+ForecastFn makeForecaster(int64_t model, int64_t size, int64_t backend)
+{
+    torch::manual_seed(0);
+    mp::QuantizeOptions q;
+    q.backend = backend == kInt8OneDnn ? mp::Int8Backend::OneDnn : mp::Int8Backend::Dequantize;
+    if (model == 0) {
+        auto o = mm::Mamba2ForecasterOptions(kFeatures, kHorizon, kQuantiles).known_features(kKnown);
+        if (size == 1) o.d_model(128).head_dim(32);
+        mm::Mamba2Forecaster m(o);
+        m->eval();
+        if (backend != kFp32) m = mp::quantize_for_inference(m, q);
+        return [m](const torch::Tensor& x, const torch::Tensor& k) mutable { return m->forward(x, k); };
+    }
+    mt::TemporalFusionTransformer t(
+        mt::TftOptions(kFeatures, kKnown, kHorizon, kQuantiles).hidden_size(size == 1 ? 32 : 16).n_heads(4));
+    t->eval();
+    if (backend != kFp32) t = mp::quantize_for_inference(t, q);
+    return [t](const torch::Tensor& x, const torch::Tensor& k) mutable { return t->forward(x, k).quantiles; };
+}
+
+// Args: model (0 Mamba-2, 1 TFT), size (0 session defaults, 1 BM_PrecisionInference's), backend,
+// batch (windows of 60 bars).
+void BM_Int8Forecaster(benchmark::State& state)
+{
+    torch::set_num_threads(1);
+    const int64_t backend = state.range(2);
+    const int64_t batch = state.range(3);
+    if (backend == kInt8OneDnn && !mp::onednn_quantized_available()) {
+        state.SkipWithError("this LibTorch has no oneDNN quantized engine");
+        return;
+    }
+    torch::NoGradGuard noGrad;
+    torch::manual_seed(9);
+    const torch::Tensor x = torch::randn({batch, kWindowBars, kFeatures});
+    const torch::Tensor k = torch::randn({batch, kHorizon, kKnown});
+    const torch::Tensor reference = makeForecaster(state.range(0), state.range(1), kFp32)(x, k);
+    ForecastFn forward = makeForecaster(state.range(0), state.range(1), backend);
+    const double err = backend == kFp32 ? 0.0 : relativeError(forward(x, k), reference);
+    for (auto _ : state) benchmark::DoNotOptimize(forward(x, k));
+    state.SetItemsProcessed(state.iterations() * batch);
+    state.SetLabel(std::string(state.range(0) == 0 ? "mamba2" : "tft") + (state.range(1) == 0 ? " session" : " bench")
+                   + " " + backendName(backend));
+    state.counters["rel_err"] = err;
+}
+BENCHMARK(BM_Int8Forecaster)
+    ->ArgNames({"model", "size", "backend", "batch"})
+    ->ArgsProduct({{0, 1}, {0, 1}, {kFp32, kInt8Dequantize, kInt8OneDnn}, {1, 32}})
+    ->Unit(benchmark::kMicrosecond)
+    ->MinTime(0.2);
 
 } // namespace
