@@ -1,8 +1,8 @@
 // Per-layer INT8 inference cost: one models::precision::Int8Linear call against a plain FP32
 // torch::nn::Linear of the same shape, at the (in, out) shapes of our four models, 512x512 and
-// 1024x1024, batch 1 and 32, one intra-op thread, no autograd. "batch" is the rows of one call: a
-// forecaster's layers also run at 60 and 1920 rows, i.e. 1 and 32 windows of 60 bars, the rows
-// they see in BM_PrecisionInference. tests/bench/int8_reference.py times the same
+// 1024x1024, batch 1 and 32, one intra-op thread, no autograd. The "batch" arg is the rows of one
+// call: a forecaster's layers run on every bar of a window, so for them batch 1 and 32 are 60 and
+// 1920 rows (1 and 32 windows of 60 bars, as in BM_PrecisionInference). tests/bench/int8_reference.py times the same
 // shapes and batches through PyTorch's quantize_dynamic, so the INT8/FP32 ratio measured here
 // has a same-machine reference.
 //
@@ -26,7 +26,6 @@
 #include <array>
 #include <functional>
 #include <string>
-#include <vector>
 
 namespace {
 
@@ -36,7 +35,7 @@ struct LayerShape {
     const char* layer;
     int64_t in;
     int64_t out;
-    // A forecaster layer: it runs on every bar of a window, so one call sees batch x 60 rows.
+    // A forecaster's layer: it runs on every bar of a window, so one call sees batch x 60 rows.
     bool perBar = false;
 };
 
@@ -135,13 +134,12 @@ void int8LinearArgs(benchmark::internal::Benchmark* b)
 {
     b->ArgNames({"in", "out", "batch", "backend"});
     for (const LayerShape& s : kShapes) {
-        std::vector<int64_t> rows{1, 32};
-        if (s.perBar) rows.insert(rows.end(), {kWindowBars, 32 * kWindowBars});
-        for (int64_t batch : rows)
+        const int64_t rowsPerSample = s.perBar ? kWindowBars : 1;
+        for (int64_t batch : {rowsPerSample, 32 * rowsPerSample})
             for (int64_t backend : {kFp32, kInt8Dequantize, kInt8OneDnn}) b->Args({s.in, s.out, batch, backend});
     }
 }
-BENCHMARK(BM_Int8Linear)->Apply(int8LinearArgs)->Unit(benchmark::kMicrosecond)->MinTime(0.1);
+BENCHMARK(BM_Int8Linear)->Apply(int8LinearArgs)->Unit(benchmark::kMicrosecond)->MinTime(0.05);
 
 namespace mm = foxhunt::models::mamba2;
 namespace mt = foxhunt::models::tft;
@@ -201,6 +199,6 @@ BENCHMARK(BM_Int8Forecaster)
     ->ArgNames({"model", "size", "backend", "batch"})
     ->ArgsProduct({{0, 1}, {0, 1}, {kFp32, kInt8Dequantize, kInt8OneDnn}, {1, 32}})
     ->Unit(benchmark::kMicrosecond)
-    ->MinTime(0.2);
+    ->MinTime(0.1);
 
 } // namespace

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Reference INT8 inference per layer through PyTorch's own dynamic quantization,
 matching engine/bench/bench_int8_layers.cpp (BM_Int8Linear): the same (in, out)
-shapes, batch 1 and 32 (rows of one call; a forecaster's layers also at 60 and
-1920 rows, 1 and 32 windows of 60 bars), one intra-op thread, no autograd. Each
+shapes, batch 1 and 32 (rows of one call; for a forecaster's layers 60 and 1920
+rows, 1 and 32 windows of 60 bars), one intra-op thread, no autograd. Each
 layer is an nn.Linear in FP32 and the same layer after torch.ao.quantization.quantize_dynamic
 (qint8 weights, dynamically quantized quint8 activations), per quantized engine
 and weight qconfig. Prints JSON: per shape, batch and variant the median time
@@ -31,8 +31,8 @@ import torch.nn.functional as F  # noqa: E402
 from torch.ao.quantization import default_dynamic_qconfig, per_channel_dynamic_qconfig, quantize_dynamic  # noqa: E402
 
 # (layer, in, out, per bar): keep in step with kShapes in engine/bench/bench_int8_layers.cpp.
-# A forecaster's layer (per bar) runs on every bar of a 60-bar window: it is also timed at
-# 60 and 1920 rows, 1 and 32 windows.
+# A forecaster's layer (per bar) runs on every bar of a 60-bar window: batch 1 and 32 are
+# 60 and 1920 rows there.
 SHAPES = [
     ("dqn fc1 (session)", 11, 64, False),
     ("dqn fc2 (session)", 64, 64, False),
@@ -126,8 +126,7 @@ def main():
            "engines": engines, "supported_engines": supported, "rows": []}
     with torch.no_grad():
         for layer, n_in, n_out, per_bar in SHAPES:
-            rows = BATCHES + ((WINDOW_BARS, 32 * WINDOW_BARS) if per_bar else ())
-            for batch in rows:
+            for batch in (b * WINDOW_BARS if per_bar else b for b in BATCHES):
                 out["rows"].append(measure(layer, n_in, n_out, batch, engines, args))
     print(json.dumps(out, indent=1))
 
