@@ -31,7 +31,9 @@ def main():
         unit = b.get("time_unit", "ns")
         t = f'{b["real_time"]:.3g} {unit}'
         rate = fmt_rate(b["items_per_second"]) if "items_per_second" in b else ""
-        rows.append((name, t, rate))
+        # With int8_reference.json they get a table of their own, beside PyTorch's figures.
+        if not (name.startswith("BM_Int8Linear/") and len(sys.argv) > 3):
+            rows.append((name, t, rate))
         if name.startswith("BM_DqnUpdate") and "items_per_second" in b:
             cpp_dqn[name] = b["items_per_second"]
         parts = name.split("/")
