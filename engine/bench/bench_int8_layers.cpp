@@ -2,9 +2,9 @@
 // torch::nn::Linear of the same shape, at the (in, out) shapes of our four models, 512x512 and
 // 1024x1024, batch 1 and 32, one intra-op thread, no autograd. The "batch" arg is the rows of one
 // call: a forecaster's layers run on every bar of a window, so for them batch 1 and 32 are 60 and
-// 1920 rows (1 and 32 windows of 60 bars, as in BM_PrecisionInference). tests/bench/int8_reference.py times the same
-// shapes and batches through PyTorch's quantize_dynamic, so the INT8/FP32 ratio measured here
-// has a same-machine reference.
+// 1920 rows (1 and 32 windows of 60 bars, as in BM_PrecisionInference).
+// tests/bench/int8_reference.py times the same shapes and batches through PyTorch's
+// quantize_dynamic, so the INT8/FP32 ratio measured here has a same-machine reference.
 //
 // Counters: rel_err = |y - y_fp32| / |y_fp32| over one output (0 for fp32; shows whether a
 // backend saturates), weight_bytes = bytes the layer stores (FP32 weight and bias, or the int8
