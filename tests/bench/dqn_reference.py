@@ -7,7 +7,15 @@ intra-op thread. Prints JSON with the median updates/s of several runs, by wall
 clock (as BM_DqnUpdate's items_per_second) and by process CPU time (comparable
 with BM_DqnUpdate's cpu_time when the machine is shared with other work).
 
-Usage: /usr/bin/python3 tests/bench/dqn_reference.py [--runs 5] [--seconds 2]
+With --amp bf16 it also runs the update as the C++ AMP path does (BM_DqnUpdateAmp,
+engine/agents/dqn.cpp with MixedPrecisionConfig::for_ampere()): both forwards under
+torch.autocast("cpu", dtype=torch.bfloat16), the targets in float32, the Huber loss
+on the half-precision Q values cast to float64, FP32 master weights and Adam, and
+no loss scaling (BF16). FP32 and BF16 runs alternate; the FP32 keys are the same as
+without the option, the BF16 ones carry "_bf16" (batch32_bf16_updates_per_s_median...)
+and bf16_over_fp32_batch32 / _batch256 are the ratios of the wall-clock medians.
+
+Usage: /usr/bin/python3 tests/bench/dqn_reference.py [--runs 5] [--seconds 2] [--amp bf16]
 """
 import argparse
 import json
@@ -30,7 +38,7 @@ def make_net():
     return nn.Sequential(nn.Linear(OBS, 256), nn.ReLU(), nn.Linear(256, 256), nn.ReLU(), nn.Linear(256, ACTIONS))
 
 
-def run(batch, seconds, rng):
+def run(batch, seconds, rng, amp=False):
     online = make_net()
     target = make_net()
     target.load_state_dict(online.state_dict())
@@ -60,13 +68,31 @@ def run(batch, seconds, rng):
         opt.step()
         return loss.item()
 
+    def update_bf16():
+        idx = torch.from_numpy(rng.integers(0, CAPACITY, batch))
+        o, n, a, r, d = obs[idx], nxt[idx], act[idx], rew[idx], done[idx]
+        with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16):
+            next_a = online(n).argmax(1, keepdim=True)
+            next_q = target(n).gather(1, next_a).squeeze(1)
+            y = r + gamma * (1.0 - d) * next_q.float()
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            q = online(o).gather(1, a.unsqueeze(1)).squeeze(1)
+        # Outside autocast, in float64 like the C++ path: the mean must not round in bf16.
+        loss = F.smooth_l1_loss(q.double(), y.double())
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(params, 10.0)
+        opt.step()
+        return loss.item()
+
+    step = update_bf16 if amp else update
     for _ in range(20):
-        update()
+        step()
     count = 0
     start = time.perf_counter()
     cpu_start = time.process_time()
     while time.perf_counter() - start < seconds:
-        update()
+        step()
         count += 1
     return count / (time.perf_counter() - start), count / max(time.process_time() - cpu_start, 1e-9)
 
@@ -75,19 +101,36 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--seconds", type=float, default=2.0)
+    parser.add_argument("--amp", choices=["none", "bf16"], default="none",
+                        help="bf16: also time the BF16 autocast update (extra keys)")
     args = parser.parse_args()
     torch.set_num_threads(1)
     torch.manual_seed(0)
     rng = np.random.default_rng(0)
     out = {"torch": torch.__version__, "threads": torch.get_num_threads(), "runs": args.runs}
     for batch in (32, 256):
-        samples = [run(batch, args.seconds, rng) for _ in range(args.runs)]
+        if args.amp == "none":
+            samples = [run(batch, args.seconds, rng) for _ in range(args.runs)]
+        else:
+            # Alternating, so that load from other work on the machine falls on both alike.
+            pairs = [(run(batch, args.seconds, rng), run(batch, args.seconds, rng, amp=True))
+                     for _ in range(args.runs)]
+            samples = [fp32 for fp32, _ in pairs]
+            bf16 = [half for _, half in pairs]
         wall = [w for w, _ in samples]
         cpu = [c for _, c in samples]
         out[f"batch{batch}_updates_per_s_median"] = statistics.median(wall)
         out[f"batch{batch}_updates_per_s_runs"] = wall
         out[f"batch{batch}_updates_per_cpu_s_median"] = statistics.median(cpu)
         out[f"batch{batch}_updates_per_cpu_s_runs"] = cpu
+        if args.amp == "bf16":
+            wall16 = [w for w, _ in bf16]
+            cpu16 = [c for _, c in bf16]
+            out[f"batch{batch}_bf16_updates_per_s_median"] = statistics.median(wall16)
+            out[f"batch{batch}_bf16_updates_per_s_runs"] = wall16
+            out[f"batch{batch}_bf16_updates_per_cpu_s_median"] = statistics.median(cpu16)
+            out[f"batch{batch}_bf16_updates_per_cpu_s_runs"] = cpu16
+            out[f"bf16_over_fp32_batch{batch}"] = statistics.median(wall16) / statistics.median(wall)
     print(json.dumps(out))
 
 
