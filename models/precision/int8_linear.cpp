@@ -144,8 +144,10 @@ Int8Backend Int8LinearImpl::resolved_backend(c10::DeviceType device) const
 {
     if (options.backend() != Int8Backend::Auto) return options.backend();
     if (device == c10::DeviceType::CUDA) return compat::kHasIntMm ? Int8Backend::CudaIntMm : Int8Backend::Dequantize;
-    // Not OneDnn on the CPU: with Debian's 1.13 on a CPU without VNNI its u8 x s8 products
-    // saturate (28% relative error measured on a 64 -> 48 layer), so it must be asked for explicitly.
+    // Not OneDnn on the CPU by default. Its products are accurate since forward_onednn reduces the
+    // activation range (without that, 8-19 % error on a CPU without VNNI), but each call costs a
+    // fixed ~50-65 us, which loses to FP32 and to dequantizing at every layer of our models'
+    // default sizes; it only wins from about 512 x 512 (BM_Int8Linear, BM_Int8Forecaster).
     return Int8Backend::Dequantize;
 }
 
