@@ -9,6 +9,7 @@
 #include <QtCharts/QValueAxis>
 
 #include <QAbstractScrollArea>
+#include <QCheckBox>
 #include <QDoubleSpinBox>
 #include <QEvent>
 #include <QGridLayout>
@@ -25,6 +26,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 namespace foxhunt {
 
@@ -62,6 +64,8 @@ constexpr int kMaxColumns = 6;
 /// The narrowest a chart gets (its minimum size); the grid wraps to as many such columns as fit.
 constexpr int kChartMinWidth = 300;
 constexpr int kChartMinHeight = 230;
+/// Share of the drawn points below and above the y range when outliers are ignored.
+constexpr double kOutlierShare = 0.02;
 /// Lines with fewer points than this also draw their points: one update is a dot, not nothing.
 constexpr std::size_t kMarkedBelow = 12;
 /// Ranks a per-rank metric may name (the engine runs at most 256 processes).
@@ -352,6 +356,7 @@ struct Dashboard::Line {
     bool dirty = false;
     // Range of what was last drawn, so an untouched line is not decimated again.
     double x0 = 0, x1 = 0, lo = 0, hi = 0;
+    double robustLo = 0, robustHi = 0; ///< lo and hi without the outliers (the 2nd and 98th percentile)
     bool drawn = false;
 };
 
@@ -371,6 +376,7 @@ struct Dashboard::Chart {
     QAreaSeries* band = nullptr;
     std::vector<std::unique_ptr<Line>> lines;
     bool dirty = false;
+    bool refit = false; ///< fit the y axes to the data at the next redraw, however well they fit now
 };
 
 const QStringList& Dashboard::chartKeys()
@@ -397,6 +403,13 @@ Dashboard::Dashboard(QWidget* parent) : QWidget(parent)
                                   "(0 = off); the raw line stays, faint"));
     connect(m_smoothingBox, &QDoubleSpinBox::valueChanged, this, &Dashboard::setSmoothing);
     top->addWidget(m_smoothingBox);
+    m_outliersBox = new QCheckBox(tr("Ignore outliers"));
+    m_outliersBox->setObjectName(QStringLiteral("ignoreOutliers"));
+    m_outliersBox->setChecked(m_ignoreOutliers);
+    m_outliersBox->setToolTip(tr("Scale each y axis to the 2nd..98th percentile of what is drawn, so that one early "
+                                 "spike does not flatten the rest of the line (TensorBoard's default)"));
+    connect(m_outliersBox, &QCheckBox::toggled, this, &Dashboard::setIgnoreOutliers);
+    top->addWidget(m_outliersBox);
     m_readout = new QLabel;
     m_readout->setObjectName(QStringLiteral("hoverReadout"));
     m_readout->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -788,6 +801,18 @@ void Dashboard::redraw(Chart& c)
                     l.lo = std::min(l.lo, p.y());
                     l.hi = std::max(l.hi, p.y());
                 }
+                // The percentiles of what is drawn: a few hundred values, so a selection is cheap.
+                const std::size_t cut = static_cast<std::size_t>(kOutlierShare * static_cast<double>(points.size()));
+                l.robustLo = l.lo;
+                l.robustHi = l.hi;
+                if (cut > 0) {
+                    std::vector<double> ys(points.size());
+                    std::transform(points.begin(), points.end(), ys.begin(), [](const QPointF& p) { return p.y(); });
+                    std::nth_element(ys.begin(), ys.begin() + static_cast<std::ptrdiff_t>(cut), ys.end());
+                    l.robustLo = ys[cut];
+                    std::nth_element(ys.begin(), ys.end() - 1 - static_cast<std::ptrdiff_t>(cut), ys.end());
+                    l.robustHi = ys[ys.size() - 1 - cut];
+                }
             }
             if (l.smoothSeries) {
                 const std::vector<QPointF> smooth =
@@ -798,13 +823,15 @@ void Dashboard::redraw(Chart& c)
         if (!l.drawn) continue;
         x0 = std::min(x0, l.x0);
         x1 = std::max(x1, l.x1);
+        const double low = m_ignoreOutliers ? l.robustLo : l.lo;
+        const double high = m_ignoreOutliers ? l.robustHi : l.hi;
         if (l.secondary) {
-            lo2 = std::min(lo2, l.lo);
-            hi2 = std::max(hi2, l.hi);
+            lo2 = std::min(lo2, low);
+            hi2 = std::max(hi2, high);
             continue;
         }
-        lo = std::min(lo, l.lo);
-        hi = std::max(hi, l.hi);
+        lo = std::min(lo, low);
+        hi = std::max(hi, high);
     }
     if (!std::isfinite(x0)) return;
     if (c.zero) {
@@ -814,14 +841,15 @@ void Dashboard::redraw(Chart& c)
     }
     // Axes move only when the data leaves them (with headroom) or fills less than half
     // of them: a range change re-lays out the whole chart, which costs more than the data.
-    auto fit = [](QValueAxis* axis, double low, double high) {
+    const bool refit = std::exchange(c.refit, false);
+    auto fit = [refit](QValueAxis* axis, double low, double high) {
         if (!axis || !std::isfinite(low)) return;
         const double pad = high > low ? (high - low) * 0.05 : std::max(1e-9, std::abs(high) * 0.05 + 1e-9);
         // Data that never goes negative (bytes, latency, most losses) keeps its axis at or above zero.
         const double floor = low >= 0 ? std::max(0.0, low - pad) : low - pad;
         const bool outside = low < axis->min() || high > axis->max();
         const bool loose = (high - low + 2 * pad) < 0.5 * (axis->max() - axis->min());
-        if (outside || loose) axis->setRange(floor, high + pad);
+        if (outside || loose || refit) axis->setRange(floor, high + pad);
     };
     fit(c.y, lo, hi);
     fit(c.y2, lo2, hi2);
@@ -843,6 +871,26 @@ void Dashboard::recomputeSmoothing(Line& l)
     l.smooth.clear();
     if (m_smoothing <= 0) return;
     for (const QPointF& p : l.raw.points()) l.smooth.append(p.x(), l.ema.push(p.y()));
+}
+
+void Dashboard::setIgnoreOutliers(bool ignore)
+{
+    if (ignore == m_ignoreOutliers) return;
+    m_ignoreOutliers = ignore;
+    if (m_outliersBox->isChecked() != ignore) {
+        const QSignalBlocker block(m_outliersBox);
+        m_outliersBox->setChecked(ignore);
+    }
+    for (auto& c : m_owned) {
+        c->refit = true;
+        redraw(*c);
+    }
+}
+
+QPair<double, double> Dashboard::yRange(const QString& model, const QString& key) const
+{
+    const Chart* c = chart(model, key);
+    return c ? qMakePair(c->y->min(), c->y->max()) : QPair<double, double>(0.0, 0.0);
 }
 
 void Dashboard::setSmoothing(double weight)

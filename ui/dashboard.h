@@ -12,6 +12,7 @@
 
 #include <QHash>
 #include <QList>
+#include <QPair>
 #include <QPoint>
 #include <QPointF>
 #include <QString>
@@ -26,6 +27,7 @@
 
 QT_BEGIN_NAMESPACE
 class QAreaSeries;
+class QCheckBox;
 class QChartView;
 class QDoubleSpinBox;
 class QGridLayout;
@@ -128,6 +130,12 @@ public:
     /// Smoothing weight 0..0.99 (TensorBoard's debiased EMA); the raw line stays, faint.
     void setSmoothing(double weight);
     double smoothing() const { return m_smoothing; }
+    /// Y axes fitted to the 2nd..98th percentile of the drawn points (on by default, as in
+    /// TensorBoard) or to every point.
+    void setIgnoreOutliers(bool ignore);
+    bool ignoresOutliers() const { return m_ignoreOutliers; }
+    /// A chart's y-axis range (min, max); (0, 0) without the chart.
+    QPair<double, double> yRange(const QString& model, const QString& chart) const;
     /// Points each series holds (default BoundedSeries::kDefaultCapacity).
     void setSeriesCapacity(std::size_t capacity);
 
@@ -192,6 +200,7 @@ private:
     int m_columns = 0;
     QLabel* m_readout = nullptr;
     QDoubleSpinBox* m_smoothingBox = nullptr;
+    QCheckBox* m_outliersBox = nullptr;
     QStringList m_order;                       ///< models, row order
     QHash<QString, Chart*> m_charts;           ///< "model/key" -> chart
     QHash<QString, QList<Line*>> m_routes;     ///< "model/metric" -> lines fed by it
@@ -199,6 +208,7 @@ private:
     BoundedSeries m_sessionRss;                ///< copied into memory charts of models added later
     std::size_t m_capacity = BoundedSeries::kDefaultCapacity;
     double m_smoothing = 0.0;
+    bool m_ignoreOutliers = true;
     bool m_live = true;
 };
 

@@ -46,6 +46,7 @@ private Q_SLOTS:
     void ranksKeepOrderAndStrayNamesAreIgnored();
     void scaleOutChartsFromStore();
     void hoverReadsEveryRank();
+    void outliersDoNotFlattenTheAxis();
     void chartsWrapToTheVisibleWidth_data();
     void chartsWrapToTheVisibleWidth();
 
@@ -457,6 +458,32 @@ void TestDashboard::hoverReadsEveryRank()
     QVERIFY2(text.contains(QStringLiteral("rank 0 820")), qPrintable(text));
     QVERIFY2(text.contains(QStringLiteral("rank 1 720")), qPrintable(text));
     QCOMPARE(d.hoverText(), text);
+}
+
+void TestDashboard::outliersDoNotFlattenTheAxis()
+{
+    Dashboard d;
+    d.setModels({QStringLiteral("tft")});
+    MetricBatch batch;
+    for (int i = 0; i < 1000; ++i) batch.push_back(sample("tft", "loss", i, i == 3 ? 100.0 : 1.0 + 0.1 * std::sin(i * 0.1)));
+    d.addSamples(batch);
+    QVERIFY(d.ignoresOutliers()); // TensorBoard's default
+    auto range = d.yRange(QStringLiteral("tft"), QStringLiteral("loss"));
+    QVERIFY2(range.second < 2.0 && range.first > 0.5, qPrintable(QStringLiteral("%1..%2").arg(range.first).arg(range.second)));
+    QCOMPARE(d.pointCount(QStringLiteral("tft"), QStringLiteral("loss")), 1000); // clipped from view, not dropped
+    d.setIgnoreOutliers(false);
+    range = d.yRange(QStringLiteral("tft"), QStringLiteral("loss"));
+    QVERIFY(range.second >= 100.0);
+    d.setIgnoreOutliers(true);
+    QVERIFY(d.yRange(QStringLiteral("tft"), QStringLiteral("loss")).second < 2.0);
+
+    // A short line keeps every point in view: there is nothing to call an outlier among a few.
+    Dashboard few;
+    few.setModels({QStringLiteral("dqn")});
+    MetricBatch shortBatch;
+    for (int i = 0; i < 20; ++i) shortBatch.push_back(sample("dqn", "loss", i, i == 3 ? 100.0 : 1.0));
+    few.addSamples(shortBatch);
+    QVERIFY(few.yRange(QStringLiteral("dqn"), QStringLiteral("loss")).second >= 100.0);
 }
 
 void TestDashboard::chartsWrapToTheVisibleWidth_data()
