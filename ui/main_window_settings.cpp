@@ -240,6 +240,9 @@ void MainWindow::saveLayout() const
     s.setValue(QStringLiteral("tab"), m_tabs->currentIndex());
     for (const QSplitter* sp : layoutSplitters())
         s.setValue(QStringLiteral("splitters/") + sp->objectName(), sp->saveState());
+    // How the user likes to read the charts, as TensorBoard keeps them between sessions.
+    s.setValue(QStringLiteral("dashboard/smoothing"), m_dashboard->smoothing());
+    s.setValue(QStringLiteral("dashboard/ignoreOutliers"), m_dashboard->ignoresOutliers());
     s.endGroup();
 }
 
@@ -254,6 +257,9 @@ bool MainWindow::restoreLayout()
     for (QSplitter* sp : layoutSplitters())
         if (const QVariant v = s.value(QStringLiteral("splitters/") + sp->objectName()); v.isValid())
             sp->restoreState(v.toByteArray());
+    m_dashboard->setSmoothing(s.value(QStringLiteral("dashboard/smoothing"), m_dashboard->smoothing()).toDouble());
+    m_dashboard->setIgnoreOutliers(
+        s.value(QStringLiteral("dashboard/ignoreOutliers"), m_dashboard->ignoresOutliers()).toBool());
     return true;
 }
 

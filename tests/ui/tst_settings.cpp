@@ -3,6 +3,7 @@
 
 #include "ui/app_settings.h"
 #include "ui/bars_chart_view.h"
+#include "ui/dashboard.h"
 #include "ui/main_window.h"
 #include "ui/palette.h"
 #include "ui/settings_dialog.h"
@@ -416,6 +417,8 @@ void TestSettings::layoutIsRestored()
         seriesSizes = series->sizes();
         logSizes = log->sizes();
         size = w.size();
+        w.dashboard()->setSmoothing(0.6);
+        w.dashboard()->setIgnoreOutliers(false);
         w.close(); // saves
     }
     MainWindow w(db("layout.db"));
@@ -424,6 +427,8 @@ void TestSettings::layoutIsRestored()
     QCOMPARE(w.size(), size);
     QCOMPARE(w.findChild<QSplitter*>(QStringLiteral("seriesSplitter"))->sizes(), seriesSizes);
     QCOMPARE(w.findChild<QSplitter*>(QStringLiteral("logSplitter"))->sizes(), logSizes);
+    QCOMPARE(w.dashboard()->smoothing(), 0.6);
+    QVERIFY(!w.dashboard()->ignoresOutliers());
 
     QSettings().clear(); // what --reset-settings does
     MainWindow fresh(db("layout.db"));
