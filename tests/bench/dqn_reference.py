@@ -97,6 +97,17 @@ def run(batch, seconds, rng, amp=False):
     return count / (time.perf_counter() - start), count / max(time.process_time() - cpu_start, 1e-9)
 
 
+def record(out, prefix, samples):
+    """Stores the (wall, cpu) rates of several runs under `prefix` and returns the wall ones."""
+    wall = [w for w, _ in samples]
+    cpu = [c for _, c in samples]
+    out[f"{prefix}_updates_per_s_median"] = statistics.median(wall)
+    out[f"{prefix}_updates_per_s_runs"] = wall
+    out[f"{prefix}_updates_per_cpu_s_median"] = statistics.median(cpu)
+    out[f"{prefix}_updates_per_cpu_s_runs"] = cpu
+    return wall
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
@@ -117,19 +128,9 @@ def main():
                      for _ in range(args.runs)]
             samples = [fp32 for fp32, _ in pairs]
             bf16 = [half for _, half in pairs]
-        wall = [w for w, _ in samples]
-        cpu = [c for _, c in samples]
-        out[f"batch{batch}_updates_per_s_median"] = statistics.median(wall)
-        out[f"batch{batch}_updates_per_s_runs"] = wall
-        out[f"batch{batch}_updates_per_cpu_s_median"] = statistics.median(cpu)
-        out[f"batch{batch}_updates_per_cpu_s_runs"] = cpu
+        wall = record(out, f"batch{batch}", samples)
         if args.amp == "bf16":
-            wall16 = [w for w, _ in bf16]
-            cpu16 = [c for _, c in bf16]
-            out[f"batch{batch}_bf16_updates_per_s_median"] = statistics.median(wall16)
-            out[f"batch{batch}_bf16_updates_per_s_runs"] = wall16
-            out[f"batch{batch}_bf16_updates_per_cpu_s_median"] = statistics.median(cpu16)
-            out[f"batch{batch}_bf16_updates_per_cpu_s_runs"] = cpu16
+            wall16 = record(out, f"batch{batch}_bf16", bf16)
             out[f"bf16_over_fp32_batch{batch}"] = statistics.median(wall16) / statistics.median(wall)
     print(json.dumps(out))
 
