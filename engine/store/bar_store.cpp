@@ -30,6 +30,8 @@ namespace {
 constexpr std::int32_t kApplicationId = 0x46784874;
 /// Rows between two progress callbacks while storing.
 constexpr std::uint64_t kProgressRows = 16'384;
+/// Rows per INSERT statement while storing (7 parameters each, far below SQLite's limit).
+constexpr std::size_t kBatchRows = 32;
 
 /// One schema step. Adding a version is appending an entry and bumping
 /// BarStore::kSchemaVersion; each runs in its own transaction.
@@ -368,32 +370,49 @@ BarStore::StoredBars BarStore::insertBars(std::int64_t seriesId, const std::vect
                                           const std::function<void(std::uint64_t)>& advance)
 {
     StoredBars stored;
-    sql::Statement insert(m_db, "INSERT INTO bars(instrument_id, ts, open, high, low, close, volume) "
-                                "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT DO NOTHING");
-    sqlite3_stmt* st = insert.get();
-    insert.bind(1, seriesId);
+    // Rows go in batches of kBatchRows per statement: one step walks the B-tree for all of them,
+    // which saves SQLite's per-statement work (about a fifth of an import); the tail goes one by one.
+    // "?1" is the series in every row; each "?" after it numbers on from the highest so far.
+    auto insertSql = [](std::size_t rows) {
+        std::string text = "INSERT INTO bars(instrument_id, ts, open, high, low, close, volume) VALUES ";
+        for (std::size_t r = 0; r < rows; ++r) text += r == 0 ? "(?1,?,?,?,?,?,?)" : ",(?1,?,?,?,?,?,?)";
+        return text + " ON CONFLICT DO NOTHING";
+    };
+    sql::Statement batch(m_db, insertSql(kBatchRows));
+    sql::Statement single(m_db, insertSql(1));
+    batch.bind(1, seriesId);
+    single.bind(1, seriesId);
     std::int64_t firstTs = INT64_MAX, lastTs = INT64_MIN;
     std::uint64_t sinceProgress = 0;
-    for (const Bar& bar : bars) {
-        sqlite3_bind_int64(st, 2, bar.tsEvent);
-        sqlite3_bind_int64(st, 3, bar.open);
-        sqlite3_bind_int64(st, 4, bar.high);
-        sqlite3_bind_int64(st, 5, bar.low);
-        sqlite3_bind_int64(st, 6, bar.close);
-        sqlite3_bind_int64(st, 7, static_cast<std::int64_t>(bar.volume));
+    for (std::size_t begin = 0; begin < bars.size();) {
+        const std::size_t rows = bars.size() - begin >= kBatchRows ? kBatchRows : 1;
+        sqlite3_stmt* st = (rows == kBatchRows ? batch : single).get();
+        // Parameter 1 is the series; each row's six values follow it in order.
+        int p = 2;
+        for (std::size_t i = begin; i < begin + rows; ++i) {
+            const Bar& bar = bars[i];
+            sqlite3_bind_int64(st, p++, bar.tsEvent);
+            sqlite3_bind_int64(st, p++, bar.open);
+            sqlite3_bind_int64(st, p++, bar.high);
+            sqlite3_bind_int64(st, p++, bar.low);
+            sqlite3_bind_int64(st, p++, bar.close);
+            sqlite3_bind_int64(st, p++, static_cast<std::int64_t>(bar.volume));
+            // Rows already stored lie inside the series' range already, so the whole batch may
+            // widen it whichever of its rows were new.
+            firstTs = std::min(firstTs, bar.tsEvent);
+            lastTs = std::max(lastTs, bar.tsEvent);
+        }
         if (sqlite3_step(st) != SQLITE_DONE) {
             sqlite3_reset(st);
             sql::fail(m_db, "storing bars");
         }
         sqlite3_reset(st);
-        if (sqlite3_changes(m_db) > 0) {
-            ++stored.inserted;
-            firstTs = std::min(firstTs, bar.tsEvent);
-            lastTs = std::max(lastTs, bar.tsEvent);
-        } else {
-            ++stored.alreadyStored;
-        }
-        if (++sinceProgress == kProgressRows) {
+        const auto inserted = static_cast<std::uint64_t>(sqlite3_changes(m_db));
+        stored.inserted += inserted;
+        stored.alreadyStored += rows - inserted;
+        begin += rows;
+        sinceProgress += rows;
+        if (sinceProgress >= kProgressRows) {
             if (advance) advance(sinceProgress);
             sinceProgress = 0;
         }

@@ -334,7 +334,13 @@ private Q_SLOTS:
         const auto s = store.findSeries("ES");
         QVERIFY(s);
         QCOMPARE(s->barCount, std::uint64_t{150});
+        // Rows go in batches of 32: the fourth batch straddles old and new rows.
+        QCOMPARE(s->firstTs, later.front().tsEvent);
+        QCOMPARE(s->lastTs, later.back().tsEvent);
+        QCOMPARE(store.loadBars(s->id).size(), std::size_t{150});
         QCOMPARE(store.loadBars(s->id).front().close, makeBars(1).front().close); // first import kept
+        QCOMPARE(store.loadBars(s->id).at(99).close, makeBars(100).back().close);
+        QCOMPARE(store.loadBars(s->id).at(100).close, later.at(100).close);
         QCOMPARE(store.imports().size(), std::size_t{2});
     }
 
