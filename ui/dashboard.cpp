@@ -377,6 +377,7 @@ struct Dashboard::Chart {
     std::vector<std::unique_ptr<Line>> lines;
     bool dirty = false;
     bool refit = false; ///< fit the y axes to the data at the next redraw, however well they fit now
+    bool expanded = false; ///< shown across the whole width, twice as tall (double-click toggles)
 };
 
 const QStringList& Dashboard::chartKeys()
@@ -524,11 +525,62 @@ void Dashboard::relayout(bool force)
         for (const auto& c : m_owned)
             if (c->model == model) charts.push_back(c.get());
         std::stable_sort(charts.begin(), charts.end(), [](const Chart* a, const Chart* b) { return a->spec < b->spec; });
-        for (std::size_t i = 0; i < charts.size(); ++i)
-            m_grid->addWidget(charts[i]->stack, row + static_cast<int>(i) / columns, static_cast<int>(i) % columns);
-        row += (static_cast<int>(charts.size()) + columns - 1) / columns;
+        // An expanded chart takes a row of its own across every column; the others fill rows in turn.
+        int column = 0;
+        for (Chart* c : charts) {
+            if (c->expanded) {
+                if (column > 0) ++row;
+                m_grid->addWidget(c->stack, row++, 0, 1, columns);
+                column = 0;
+                continue;
+            }
+            m_grid->addWidget(c->stack, row, column);
+            if (++column == columns) {
+                column = 0;
+                ++row;
+            }
+        }
+        if (column > 0) ++row;
     }
     for (int c = 0; c < kMaxColumns; ++c) m_grid->setColumnStretch(c, c < columns ? 1 : 0);
+}
+
+void Dashboard::setExpanded(const QString& model, const QString& key, bool expanded)
+{
+    Chart* c = chart(model, key);
+    if (!c || c->expanded == expanded) return;
+    c->expanded = expanded;
+    const int height = expanded ? 2 * kChartMinHeight : kChartMinHeight;
+    c->view->setMinimumHeight(height);
+    c->placeholder->setMinimumHeight(height);
+    c->view->setToolTip(expanded ? tr("Double-click to return to the grid") : QString());
+    relayout(true);
+    // Twice the pixel columns: decimate again for the new width once the layout has placed it.
+    QMetaObject::invokeMethod(
+        this,
+        [this, model, key] {
+            if (Chart* again = chart(model, key)) {
+                for (auto& l : again->lines) l->dirty = !l->raw.empty();
+                redraw(*again);
+            }
+        },
+        Qt::QueuedConnection);
+}
+
+bool Dashboard::isExpanded(const QString& model, const QString& key) const
+{
+    const Chart* c = chart(model, key);
+    return c && c->expanded;
+}
+
+int Dashboard::columnSpanOf(const QString& model, const QString& key) const
+{
+    const Chart* c = chart(model, key);
+    const int index = c ? m_grid->indexOf(c->stack) : -1;
+    if (index < 0) return 0;
+    int row = 0, column = 0, rowSpan = 0, columnSpan = 0;
+    m_grid->getItemPosition(index, &row, &column, &rowSpan, &columnSpan);
+    return columnSpan;
 }
 
 QPoint Dashboard::cellOf(const QString& model, const QString& key) const
@@ -1022,6 +1074,14 @@ QString Dashboard::hoverText() const { return m_readout->text(); }
 bool Dashboard::eventFilter(QObject* watched, QEvent* event)
 {
     if (watched == m_watchedParent && event->type() == QEvent::Resize) relayout(false);
+    if (event->type() == QEvent::MouseButtonDblClick) {
+        const QString id = watched->property("dashboardChart").toString();
+        const qsizetype slash = id.indexOf(QLatin1Char('/'));
+        if (slash > 0) {
+            setExpanded(id.left(slash), id.mid(slash + 1), !isExpanded(id.left(slash), id.mid(slash + 1)));
+            return true;
+        }
+    }
     if (event->type() == QEvent::MouseMove) {
         const QString id = watched->property("dashboardChart").toString();
         const qsizetype slash = id.indexOf(QLatin1Char('/'));

@@ -161,6 +161,12 @@ public:
     int columns() const { return m_columns; }
     /// Grid cell (row, column) of a model's chart; (-1, -1) without the chart.
     QPoint cellOf(const QString& model, const QString& chart) const;
+    /// Grid columns a chart spans (all of them when expanded); 0 without the chart.
+    int columnSpanOf(const QString& model, const QString& chart) const;
+    /// Shows a chart across the whole width and twice as tall, on a row of its own (double-clicking
+    /// a chart toggles it), or back in the grid.
+    void setExpanded(const QString& model, const QString& chart, bool expanded);
+    bool isExpanded(const QString& model, const QString& chart) const;
     /// The view of a chart (for hover tests and screenshots).
     QChartView* chartView(const QString& model, const QString& chart) const;
     /// Read-out for a position in a chart view's viewport: the nearest held point of each

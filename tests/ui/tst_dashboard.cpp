@@ -47,6 +47,7 @@ private Q_SLOTS:
     void scaleOutChartsFromStore();
     void hoverReadsEveryRank();
     void outliersDoNotFlattenTheAxis();
+    void doubleClickExpandsAChart();
     void chartsWrapToTheVisibleWidth_data();
     void chartsWrapToTheVisibleWidth();
 
@@ -484,6 +485,40 @@ void TestDashboard::outliersDoNotFlattenTheAxis()
     for (int i = 0; i < 20; ++i) shortBatch.push_back(sample("dqn", "loss", i, i == 3 ? 100.0 : 1.0));
     few.addSamples(shortBatch);
     QVERIFY(few.yRange(QStringLiteral("dqn"), QStringLiteral("loss")).second >= 100.0);
+}
+
+void TestDashboard::doubleClickExpandsAChart()
+{
+    QScrollArea scroll;
+    scroll.setWidgetResizable(true);
+    auto* d = new Dashboard;
+    scroll.setWidget(d);
+    scroll.resize(1060 + scroll.verticalScrollBar()->sizeHint().width() + 2 * scroll.frameWidth(), 700);
+    scroll.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&scroll));
+    d->setModels({QStringLiteral("dqn")});
+    d->addSamples({sample("dqn", "grad_norm", 1, 0.5), sample("dqn", "grad_norm", 2, 0.4)});
+    QCOMPARE(d->columns(), 3);
+    const QPoint lossCell = d->cellOf(QStringLiteral("dqn"), QStringLiteral("loss"));
+    QCOMPARE(d->cellOf(QStringLiteral("dqn"), QStringLiteral("grad_norm")), lossCell + QPoint(0, 2));
+
+    // Double-click the gradient norm: it gets a row of its own across the three columns, twice as
+    // tall, and the charts after it continue on the next row.
+    QTest::mouseDClick(d->chartView(QStringLiteral("dqn"), QStringLiteral("grad_norm"))->viewport(), Qt::LeftButton);
+    QVERIFY(d->isExpanded(QStringLiteral("dqn"), QStringLiteral("grad_norm")));
+    const QPoint expanded = d->cellOf(QStringLiteral("dqn"), QStringLiteral("grad_norm"));
+    QCOMPARE(expanded, QPoint(lossCell.x() + 1, 0));
+    QCOMPARE(d->columnSpanOf(QStringLiteral("dqn"), QStringLiteral("grad_norm")), 3);
+    QCOMPARE(d->cellOf(QStringLiteral("dqn"), QStringLiteral("latency")), QPoint(expanded.x() + 1, 0));
+    QCOMPARE(d->columnSpanOf(QStringLiteral("dqn"), QStringLiteral("latency")), 1);
+    QCoreApplication::processEvents();
+    QVERIFY(d->chartView(QStringLiteral("dqn"), QStringLiteral("grad_norm"))->height() >= 2 * 230);
+
+    // And back.
+    QTest::mouseDClick(d->chartView(QStringLiteral("dqn"), QStringLiteral("grad_norm"))->viewport(), Qt::LeftButton);
+    QVERIFY(!d->isExpanded(QStringLiteral("dqn"), QStringLiteral("grad_norm")));
+    QCOMPARE(d->cellOf(QStringLiteral("dqn"), QStringLiteral("grad_norm")), lossCell + QPoint(0, 2));
+    QCOMPARE(d->columnSpanOf(QStringLiteral("dqn"), QStringLiteral("grad_norm")), 1);
 }
 
 void TestDashboard::chartsWrapToTheVisibleWidth_data()
