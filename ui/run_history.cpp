@@ -136,6 +136,12 @@ void RunHistory::buildUi()
     m_overlayMetric = new QComboBox;
     m_overlayMetric->setEditable(true);
     m_overlayMetric->addItems(overlayMetrics());
+    m_overlayAxis = new QComboBox;
+    m_overlayAxis->setObjectName(QStringLiteral("overlayAxis"));
+    m_overlayAxis->addItem(tr("by step"), static_cast<int>(OverlayAxis::Step));
+    m_overlayAxis->addItem(tr("by time"), static_cast<int>(OverlayAxis::RelativeSeconds));
+    m_overlayAxis->setToolTip(tr("Horizontal axis of the overlay: steps, or seconds since each run's first sample "
+                                 "(which run gets there sooner, e.g. with mixed precision)"));
     m_overlayButton = new QPushButton(tr("Overlay"));
     m_overlayButton->setToolTip(tr("Draw the chosen metric of the chosen model for every selected run in one chart"));
     m_deleteButton = new QPushButton(tr("Delete..."));
@@ -143,7 +149,7 @@ void RunHistory::buildUi()
     m_resumeButton->setToolTip(tr("Continue a stopped, failed or interrupted run from its last checkpoints"));
     m_exportButton = new QPushButton(tr("Export report..."));
     for (QWidget* w : std::initializer_list<QWidget*>{refreshButton, m_openButton, m_overlayModel, m_overlayMetric,
-                                                      m_overlayButton, m_deleteButton, m_resumeButton, m_exportButton})
+                                                      m_overlayAxis, m_overlayButton, m_deleteButton, m_resumeButton, m_exportButton})
         bar->addWidget(w);
     layout->addLayout(bar);
 
@@ -343,12 +349,13 @@ QChart* RunHistory::overlayChart() const { return m_overlayView->chart(); }
 void RunHistory::overlaySelected()
 {
     const QList<qint64> ids = selectedRunIds();
-    if (overlay(ids, m_overlayModel->currentText(), m_overlayMetric->currentText()) == 0 && !ids.isEmpty())
+    const auto axis = static_cast<OverlayAxis>(m_overlayAxis->currentData().toInt());
+    if (overlay(ids, m_overlayModel->currentText(), m_overlayMetric->currentText(), axis) == 0 && !ids.isEmpty())
         showError(tr("Overlay"), tr("None of the selected runs stored %1 for %2.")
                                      .arg(m_overlayMetric->currentText(), m_overlayModel->currentText()));
 }
 
-int RunHistory::overlay(const QList<qint64>& runIds, const QString& model, const QString& metric)
+int RunHistory::overlay(const QList<qint64>& runIds, const QString& model, const QString& metric, OverlayAxis axis)
 {
     QChart* chart = m_overlayView->chart();
     chart->removeAllSeries();
@@ -360,8 +367,9 @@ int RunHistory::overlay(const QList<qint64>& runIds, const QString& model, const
     if (!m_runs) return 0;
     auto* x = new QValueAxis;
     auto* y = new QValueAxis;
-    x->setTitleText(tr("step"));
-    x->setLabelFormat(QStringLiteral("%.0f"));
+    const bool byTime = axis == OverlayAxis::RelativeSeconds;
+    x->setTitleText(byTime ? tr("seconds since the run's first sample") : tr("step"));
+    x->setLabelFormat(byTime ? QStringLiteral("%.1f") : QStringLiteral("%.0f"));
     chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y, Qt::AlignLeft);
     double x0 = std::numeric_limits<double>::infinity(), x1 = -x0, lo = x0, hi = -x0;
@@ -375,8 +383,15 @@ int RunHistory::overlay(const QList<qint64>& runIds, const QString& model, const
             continue;
         }
         BoundedSeries data(std::max<std::size_t>(samples.size(), 2));
-        for (const MetricSample& s : samples)
-            if (std::isfinite(s.value)) data.append(static_cast<double>(s.step), s.value);
+        const std::int64_t t0 = samples.empty() ? 0 : samples.front().wallNs;
+        double lastX = 0.0;
+        for (const MetricSample& s : samples) {
+            if (!std::isfinite(s.value)) continue;
+            // Wall time can step back (a clock change): the line stays in order.
+            const double at = byTime ? std::max(lastX, static_cast<double>(s.wallNs - t0) / 1e9) : static_cast<double>(s.step);
+            data.append(at, s.value);
+            lastX = at;
+        }
         if (data.empty()) continue;
         const std::vector<QPointF> points = data.decimated(std::max(200, m_overlayView->width()));
         auto* series = new QLineSeries;
@@ -398,7 +413,7 @@ int RunHistory::overlay(const QList<qint64>& runIds, const QString& model, const
     if (drawn > 0) {
         const double pad = hi > lo ? (hi - lo) * 0.05 : std::abs(hi) * 0.05 + 1e-9;
         y->setRange(lo - pad, hi + pad);
-        x->setRange(x0, std::max(x1, x0 + 1));
+        x->setRange(x0, std::max(x1, x0 + (byTime ? 1e-3 : 1.0)));
         m_bottomTabs->setCurrentIndex(1);
     }
     m_status->setText(tr("Overlay of %1 %2: %n run(s)", nullptr, drawn).arg(model, metric));

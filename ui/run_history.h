@@ -66,8 +66,12 @@ public:
     qint64 openRunId() const { return m_openRunId; }
     /// The dashboard that shows opened runs.
     Dashboard* runDashboard() const { return m_dashboard; }
+    /// The overlay's horizontal axis: optimizer/environment step, or seconds since each run's
+    /// first sample of the metric (TensorBoard's "relative"), which compares how fast runs get there.
+    enum class OverlayAxis { Step, RelativeSeconds };
     /// Overlays `metric` of `model` of each run in one chart; returns the number of series drawn.
-    int overlay(const QList<qint64>& runIds, const QString& model, const QString& metric);
+    int overlay(const QList<qint64>& runIds, const QString& model, const QString& metric,
+                OverlayAxis axis = OverlayAxis::Step);
     /// The overlay chart.
     QChart* overlayChart() const;
     /// Deletes runs with their metrics and checkpoint files; false if refused or cancelled.
@@ -111,6 +115,7 @@ private:
     QLineEdit* m_filter = nullptr;
     QComboBox* m_overlayModel = nullptr;
     QComboBox* m_overlayMetric = nullptr;
+    QComboBox* m_overlayAxis = nullptr;
     QPushButton* m_openButton = nullptr;
     QPushButton* m_overlayButton = nullptr;
     QPushButton* m_deleteButton = nullptr;

@@ -9,12 +9,15 @@
 #include "engine/store/run_store.h"
 
 #include <QtCharts/QChart>
+#include <QtCharts/QLineSeries>
 
 #include <QFile>
 #include <QFileInfo>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <utility>
 
 using foxhunt::Dashboard;
 using foxhunt::MetricBatch;
@@ -31,6 +34,7 @@ private Q_SLOTS:
     void sortsById();
     void openShowsStoredPoints();
     void overlayHasOneSeriesPerRun();
+    void overlayByTime();
     void resumeEmitsId();
     void exportWritesReport_data();
     void exportWritesReport();
@@ -146,6 +150,40 @@ void TestRunHistory::openShowsStoredPoints()
     QCOMPARE(h.runDashboard()->chartMessage(QStringLiteral("dqn"), QStringLiteral("loss_scale")),
              QStringLiteral("no samples in this run"));
     QVERIFY(!h.openRun(987654));
+}
+
+void TestRunHistory::overlayByTime()
+{
+    // Two runs of ten samples: one a sample every 0.5 s, the other every 2 s.
+    qint64 fast = 0, slow = 0;
+    const QString db = m_dir.filePath(QStringLiteral("timed.db")); // the other tests count the runs of m_db
+    {
+        foxhunt::BarStore store(db.toStdString());
+        QVERIFY(foxhunt::ensureDefaultData(store));
+        foxhunt::RunStore runs(store);
+        const foxhunt::SeriesInfo series = store.series().front();
+        for (const auto& [id, seconds] : {std::pair{&fast, 0.5}, std::pair{&slow, 2.0}}) {
+            *id = runs.createRun("timed", R"({"models":["ppo"],"steps":10})", series, series.firstTs, series.lastTs, "{}");
+            MetricBatch batch;
+            const std::int64_t start = 1'700'000'000'000'000'000;
+            for (int i = 0; i < 10; ++i)
+                batch.push_back({"ppo", "loss", i, start + static_cast<std::int64_t>(i * seconds * 1e9), 1.0 / (1 + i)});
+            runs.appendMetrics(*id, batch);
+            runs.setStatus(*id, RunStatus::Finished);
+        }
+    }
+    RunHistory h(db);
+    QCOMPARE(h.overlay({fast, slow}, QStringLiteral("ppo"), QStringLiteral("loss"), RunHistory::OverlayAxis::RelativeSeconds), 2);
+    const auto series = h.overlayChart()->series();
+    const auto* fastLine = qobject_cast<QLineSeries*>(series.at(0));
+    const auto* slowLine = qobject_cast<QLineSeries*>(series.at(1));
+    QVERIFY(fastLine && slowLine);
+    QCOMPARE(fastLine->points().front().x(), 0.0);
+    QCOMPARE(fastLine->points().back().x(), 4.5);
+    QCOMPARE(slowLine->points().back().x(), 18.0);
+    // By step both end at step 9.
+    QCOMPARE(h.overlay({fast, slow}, QStringLiteral("ppo"), QStringLiteral("loss")), 2);
+    QCOMPARE(qobject_cast<QLineSeries*>(h.overlayChart()->series().at(1))->points().back().x(), 9.0);
 }
 
 void TestRunHistory::overlayHasOneSeriesPerRun()
