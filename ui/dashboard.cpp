@@ -378,6 +378,7 @@ struct Dashboard::Chart {
     bool dirty = false;
     bool refit = false; ///< fit the y axes to the data at the next redraw, however well they fit now
     bool expanded = false; ///< shown across the whole width, twice as tall (double-click toggles)
+    int decimatedFor = -1; ///< plot-area width the lines were last decimated for
 };
 
 const QStringList& Dashboard::chartKeys()
@@ -554,14 +555,23 @@ void Dashboard::setExpanded(const QString& model, const QString& key, bool expan
     c->view->setMinimumHeight(height);
     c->placeholder->setMinimumHeight(height);
     c->view->setToolTip(expanded ? tr("Double-click to return to the grid") : QString());
-    relayout(true);
-    // Twice the pixel columns: decimate again for the new width once the layout has placed it.
+    relayout(true); // the view's resize then decimates it again for its new width
+}
+
+void Dashboard::redecimateLater()
+{
+    // Coalesced: a window resize moves every chart at once; one pass after the layout settles.
+    if (m_redecimatePending) return;
+    m_redecimatePending = true;
     QMetaObject::invokeMethod(
         this,
-        [this, model, key] {
-            if (Chart* again = chart(model, key)) {
-                for (auto& l : again->lines) l->dirty = !l->raw.empty();
-                redraw(*again);
+        [this] {
+            m_redecimatePending = false;
+            for (auto& c : m_owned) {
+                const int plotWidth = static_cast<int>(c->chart->plotArea().width());
+                if (plotWidth == c->decimatedFor) continue;
+                for (auto& l : c->lines) l->dirty = !l->raw.empty();
+                redraw(*c);
             }
         },
         Qt::QueuedConnection);
@@ -672,6 +682,9 @@ Dashboard::Chart* Dashboard::makeChart(const QString& model, const QString& key)
         c->zero->setPen(QPen(Qt::gray, 1.0, Qt::DashLine));
         attach(c->zero);
     }
+    // A chart whose plot changed width (window resize, re-flow, expand) is decimated again for
+    // its pixel columns, even when no new samples come (a stored run).
+    connect(c->chart, &QChart::plotAreaChanged, this, [this](const QRectF&) { redecimateLater(); });
     c->view = new QChartView(c->chart);
     c->view->setMinimumSize(kChartMinWidth, kChartMinHeight);
     c->view->setRenderHint(QPainter::Antialiasing, false);
@@ -835,6 +848,7 @@ void Dashboard::redraw(Chart& c)
     // Min/max per pixel column of the plot area (the axes' labels take the rest of the view).
     const int plotWidth = static_cast<int>(c.chart->plotArea().width());
     const int buckets = std::max(100, plotWidth > 0 ? plotWidth : c.stack->width());
+    c.decimatedFor = plotWidth;
     double x0 = std::numeric_limits<double>::infinity(), x1 = -x0, lo = x0, hi = -x0, lo2 = x0, hi2 = -x0;
     for (auto& lp : c.lines) {
         Line& l = *lp;

@@ -191,6 +191,8 @@ private:
     int availableWidth() const;
     /// Places headers and charts for the current width; with `force` also when the column count is unchanged.
     void relayout(bool force);
+    /// Decimates the charts whose plot width changed again, once, after the events now queued.
+    void redecimateLater();
     /// Adds line `index` of the chart's spec (for a per-rank line, the one of `rank`; else rank -1).
     Line* addLine(Chart& chart, std::size_t index, int rank);
     /// Makes the on-demand chart (and per-rank line) `metric` belongs to; the lines it feeds.
@@ -204,6 +206,7 @@ private:
     QHash<QString, QLabel*> m_headers;         ///< model -> its section title
     QWidget* m_watchedParent = nullptr;        ///< the viewport whose resizes re-flow the grid
     int m_columns = 0;
+    bool m_redecimatePending = false;
     QLabel* m_readout = nullptr;
     QDoubleSpinBox* m_smoothingBox = nullptr;
     QCheckBox* m_outliersBox = nullptr;

@@ -497,7 +497,12 @@ void TestDashboard::doubleClickExpandsAChart()
     scroll.show();
     QVERIFY(QTest::qWaitForWindowExposed(&scroll));
     d->setModels({QStringLiteral("dqn")});
-    d->addSamples({sample("dqn", "grad_norm", 1, 0.5), sample("dqn", "grad_norm", 2, 0.4)});
+    MetricBatch noisy;
+    for (int i = 0; i < 20000; ++i) noisy.push_back(sample("dqn", "grad_norm", i, 0.5 + 0.3 * std::sin(i * 0.7)));
+    d->addSamples(noisy);
+    d->setLive(false); // no more samples will come: only a resize can re-decimate
+    QCoreApplication::processEvents();
+    const auto narrowPoints = d->shownPoints(QStringLiteral("dqn"), QStringLiteral("grad_norm")).size();
     QCOMPARE(d->columns(), 3);
     const QPoint lossCell = d->cellOf(QStringLiteral("dqn"), QStringLiteral("loss"));
     QCOMPARE(d->cellOf(QStringLiteral("dqn"), QStringLiteral("grad_norm")), lossCell + QPoint(0, 2));
@@ -512,7 +517,11 @@ void TestDashboard::doubleClickExpandsAChart()
     QCOMPARE(d->cellOf(QStringLiteral("dqn"), QStringLiteral("latency")), QPoint(expanded.x() + 1, 0));
     QCOMPARE(d->columnSpanOf(QStringLiteral("dqn"), QStringLiteral("latency")), 1);
     QCoreApplication::processEvents();
+    QCoreApplication::processEvents(); // the layout, then the coalesced re-decimation
     QVERIFY(d->chartView(QStringLiteral("dqn"), QStringLiteral("grad_norm"))->height() >= 2 * 230);
+    // Three times the width, so about three times the pixel columns' min/max points.
+    const auto widePoints = d->shownPoints(QStringLiteral("dqn"), QStringLiteral("grad_norm")).size();
+    QVERIFY2(widePoints > 2 * narrowPoints, qPrintable(QStringLiteral("%1 -> %2").arg(narrowPoints).arg(widePoints)));
 
     // And back.
     QTest::mouseDClick(d->chartView(QStringLiteral("dqn"), QStringLiteral("grad_norm"))->viewport(), Qt::LeftButton);
