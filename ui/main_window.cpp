@@ -301,7 +301,7 @@ QWidget* MainWindow::buildTrainingTab()
     m_nextRunSummary->setWordWrap(true);
     m_nextRunSummary->setToolTip(tr("From Settings (Ctrl+,); applies to the next run"));
     form->addRow(tr("Next run on"), m_nextRunSummary);
-    config->setMaximumWidth(320);
+    config->setMaximumWidth(380); // the longest model and series names fit
     layout->addWidget(config, 0, Qt::AlignTop);
 
     m_dashboard = new Dashboard;
