@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -152,6 +153,12 @@ Communicator::~Communicator() = default;
 std::shared_ptr<Communicator> Communicator::connect(const RendezvousOptions& options)
 {
     validate(options);
+    // A peer that died leaves its sockets closed, and the default action of the SIGPIPE that
+    // writing to one raises is to kill this process: then no error names the rank and the run is
+    // never marked failed. Ignored, the write fails with EPIPE and the collective throws instead
+    // (Python, where torch.distributed usually runs, ignores SIGPIPE from the start).
+    static const bool sigpipeIgnored = [] { return std::signal(SIGPIPE, SIG_IGN) != SIG_ERR; }();
+    (void)sigpipeIgnored;
     std::shared_ptr<Communicator> c(new Communicator());
     Impl& d = *c->m_impl;
     d.options = options;

@@ -322,6 +322,10 @@ private Q_SLOTS:
         auto child = startRank1("collectives", port);
         QVERIFY(child);
         auto c = dist::Communicator::connect(rendezvous(port, 0));
+        // Writing to a dead peer's socket must fail a collective, not kill this process.
+        struct sigaction pipe {};
+        QCOMPARE(::sigaction(SIGPIPE, nullptr, &pipe), 0);
+        QVERIFY(pipe.sa_handler == SIG_IGN);
         torch::Tensor t = torch::tensor({1.0, 2.0, 3.0}, torch::kFloat64);
         c->all_reduce_sum_(t);
         QCOMPARE(t[0].item<double>(), 3.0);
