@@ -388,6 +388,12 @@ SessionResult TrainingSession::run()
         const int rank = comm ? comm->rank() : 0;
         const int ranks = comm ? comm->world_size() : 1;
         m_impl->deferControls = ranks > 1;
+        // How the ranks reduce tensors on the run's device: in place by NCCL when every rank has
+        // a GPU of its own, else through host copies by Gloo (collective: every rank, same point).
+        if (comm) {
+            const std::string collectives = comm->use_device(torch::Device(cfg.device));
+            if (owner) doc["collectives"] = collectives;
+        }
 
         // Episodes (one per trading day) assigned to the parts they start in.
         const std::vector<EpisodeRange> episodes = episodesByTradingDay(bars);

@@ -1,5 +1,6 @@
 #include "models/distributed/communicator.h"
 
+
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -9,6 +10,8 @@
 #include <mutex>
 #include <thread>
 
+#include <unistd.h>
+
 #if defined(FOXHUNT_HAVE_C10D_GLOO)
 // ProcessGroupGloo.hpp declares the group only under this switch (set by LibTorch's own build).
 #ifndef USE_C10D_GLOO
@@ -17,6 +20,13 @@
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
+#if defined(FOXHUNT_HAVE_C10D_NCCL)
+// Likewise for the NCCL group (LibTorch's CUDA builds; models/CMakeLists.txt finds nccl.h).
+#ifndef USE_C10D_NCCL
+#define USE_C10D_NCCL 1
+#endif
+#include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
+#endif
 #endif
 
 namespace foxhunt::models::dist {
@@ -57,7 +67,59 @@ bool isLoopback(const std::string& host)
 
 std::string heartbeatKey(int rank) { return "foxhunt/heartbeat/" + std::to_string(rank); }
 
+std::string hostName()
+{
+    char name[256] = {};
+    if (gethostname(name, sizeof name - 1) != 0) return "unknown";
+    return name;
+}
+
+/// FOXHUNT_DIST_BACKEND=gloo keeps CUDA tensors off NCCL (for comparing the two, or around a
+/// broken NCCL install); anything else leaves the choice to device_backend().
+bool glooRequested()
+{
+    const char* v = std::getenv("FOXHUNT_DIST_BACKEND");
+    return v && std::string(v) == "gloo";
+}
+
+std::string encode(const RankDevice& d)
+{
+    return std::to_string(d.cuda_index) + " " + (d.nccl ? "1" : "0") + " " + d.host;
+}
+
+RankDevice decode(const std::string& text)
+{
+    RankDevice d;
+    const std::size_t a = text.find(' ');
+    const std::size_t b = a == std::string::npos ? a : text.find(' ', a + 1);
+    if (b == std::string::npos) throw std::runtime_error("distributed: malformed device claim '" + text + "'");
+    d.cuda_index = std::stoi(text.substr(0, a));
+    d.nccl = text.substr(a + 1, b - a - 1) == "1";
+    d.host = text.substr(b + 1);
+    return d;
+}
+
 } // namespace
+
+std::string device_backend(const std::vector<RankDevice>& ranks)
+{
+    if (ranks.empty()) return "gloo";
+    for (std::size_t i = 0; i < ranks.size(); ++i) {
+        if (ranks[i].cuda_index < 0 || !ranks[i].nccl) return "gloo";
+        for (std::size_t j = 0; j < i; ++j)
+            if (ranks[j].host == ranks[i].host && ranks[j].cuda_index == ranks[i].cuda_index) return "gloo";
+    }
+    return "nccl";
+}
+
+bool nccl_available()
+{
+#if defined(FOXHUNT_HAVE_C10D_GLOO) && defined(FOXHUNT_HAVE_C10D_NCCL)
+    return true;
+#else
+    return false;
+#endif
+}
 
 std::optional<RendezvousOptions> rendezvous_from_environment(RendezvousOptions o)
 {
@@ -78,23 +140,47 @@ bool available() { return true; }
 
 struct PendingReduce::Impl {
     c10::intrusive_ptr<c10d::Work> work;
+    bool onDevice = false; // an NCCL collective: poll for completion, then order the stream after it
     Communicator* communicator = nullptr;
     torch::Tensor host;   // a device tensor's host copy that Gloo reduces (undefined for CPU tensors)
     torch::Tensor device; // where wait() copies the result back
 };
 
-namespace {
-
-// Gloo reduces host memory: a tensor elsewhere (CUDA) travels through a host copy.
-bool staged(const torch::Tensor& tensor) { return !tensor.device().is_cpu(); }
-
-} // namespace
-
 struct Communicator::Impl {
     RendezvousOptions options;
     c10::intrusive_ptr<c10d::TCPStore> store;
     c10::intrusive_ptr<c10d::ProcessGroupGloo> group;
+#if defined(FOXHUNT_HAVE_C10D_NCCL)
+    c10::intrusive_ptr<c10d::ProcessGroupNCCL> nccl; // CUDA tensors, when use_device() chose it
+#endif
+    bool deviceChosen = false;
     double collectiveSeconds = 0.0;
+
+    /// Whether `tensor` goes to the NCCL group.
+    bool onNccl(const torch::Tensor& tensor) const
+    {
+#if defined(FOXHUNT_HAVE_C10D_NCCL)
+        return nccl && tensor.is_cuda();
+#else
+        (void)tensor;
+        return false;
+#endif
+    }
+
+    /// Gloo reduces host memory: a tensor elsewhere that NCCL does not take travels through a host copy.
+    bool staged(const torch::Tensor& tensor) const { return !tensor.device().is_cpu() && !onNccl(tensor); }
+
+    /// Starts `op` on the group that reduces `tensor` (which must not be staged).
+    template <typename Op>
+    c10::intrusive_ptr<c10d::Work> start(const torch::Tensor& tensor, Op&& op)
+    {
+#if defined(FOXHUNT_HAVE_C10D_NCCL)
+        if (onNccl(tensor)) return op(*nccl);
+#else
+        (void)tensor;
+#endif
+        return op(*group);
+    }
 
     // The heartbeat: its own store connection on its own thread, so a busy or paused training
     // thread still beats.
@@ -107,16 +193,33 @@ struct Communicator::Impl {
     std::int64_t ownerBeats = -1;
     Clock::time_point ownerSeen = Clock::now();
 
-    void wait(c10d::Work& work, Communicator& self)
+    void wait(c10d::Work& work, Communicator& self, bool onDevice = false)
     {
         const auto t0 = Clock::now();
         try {
+            // NCCL's wait() only orders the current CUDA stream after the collective and returns;
+            // a peer that died would surface much later (or the NCCL watchdog would end the
+            // process). Polling for completion under the group's timeout keeps Gloo's behaviour:
+            // the host waits for the reduced values and a silent peer is named by fail().
+            if (onDevice)
+                while (!work.isCompleted()) {
+                    if (Clock::now() - t0 > options.timeout)
+                        throw std::runtime_error("NCCL collective unfinished after " +
+                                                 std::to_string(options.timeout.count()) + " ms");
+                    std::this_thread::yield();
+                }
             work.wait();
         } catch (const std::exception& e) {
             collectiveSeconds += std::chrono::duration<double>(Clock::now() - t0).count();
             self.fail(e.what());
         }
         collectiveSeconds += std::chrono::duration<double>(Clock::now() - t0).count();
+    }
+
+    /// Waits for `work`, started by start() for `tensor`.
+    void waitFor(c10d::Work& work, Communicator& self, const torch::Tensor& tensor)
+    {
+        wait(work, self, onNccl(tensor));
     }
 
     ~Impl()
@@ -139,7 +242,7 @@ bool PendingReduce::valid() const { return m_impl && m_impl->work; }
 void PendingReduce::wait()
 {
     if (!valid()) return;
-    m_impl->communicator->m_impl->wait(*m_impl->work, *m_impl->communicator);
+    m_impl->communicator->m_impl->wait(*m_impl->work, *m_impl->communicator, m_impl->onDevice);
     m_impl->work.reset();
     if (m_impl->device.defined()) {
         m_impl->device.copy_(m_impl->host);
@@ -219,6 +322,68 @@ int Communicator::world_size() const { return m_impl->options.world_size; }
 const RendezvousOptions& Communicator::options() const { return m_impl->options; }
 double Communicator::collective_seconds() const { return m_impl->collectiveSeconds; }
 
+std::string Communicator::use_device(const torch::Device& device)
+{
+    Impl& d = *m_impl;
+    TORCH_CHECK(!d.deviceChosen, "Communicator::use_device: called twice");
+    d.deviceChosen = true;
+    RankDevice mine;
+    mine.host = hostName();
+    mine.cuda_index = device.is_cuda() ? (device.has_index() ? device.index() : 0) : -1;
+    mine.nccl = nccl_available() && !glooRequested();
+    std::vector<RankDevice> ranks;
+    try {
+        const std::string claim = encode(mine);
+        d.store->set("foxhunt/device/" + std::to_string(d.options.rank), std::vector<std::uint8_t>(claim.begin(), claim.end()));
+        for (int r = 0; r < d.options.world_size; ++r) {
+            const std::vector<std::uint8_t> v = d.store->get("foxhunt/device/" + std::to_string(r)); // waits for it
+            ranks.push_back(decode(std::string(v.begin(), v.end())));
+        }
+    } catch (const PeerFailure&) {
+        throw;
+    } catch (const std::exception& e) {
+        fail(e.what());
+    }
+    const std::string backend = dist::device_backend(ranks);
+#if defined(FOXHUNT_HAVE_C10D_NCCL)
+    if (backend == "nccl") {
+        try {
+            auto no = c10d::ProcessGroupNCCL::Options::create();
+            // Our own poll (Impl::wait) gives up after options.timeout and names the silent rank;
+            // NCCL's watchdog, which would end the process instead, waits twice as long.
+            no->timeout = d.options.timeout * 2;
+            auto prefixed = c10::make_intrusive<c10d::PrefixStore>("foxhunt/nccl", d.store);
+            d.nccl = c10::make_intrusive<c10d::ProcessGroupNCCL>(prefixed, d.options.rank, d.options.world_size, no);
+        } catch (const std::exception& e) {
+            fail(std::string("setting up the NCCL group: ") + e.what());
+        }
+        // NCCL makes its communicator on the first collective: make it here, where a failure is
+        // plainly about the set-up, and prove the sum.
+        torch::Tensor probe = torch::ones({1}, torch::TensorOptions().dtype(torch::kFloat32).device(device));
+        all_reduce_sum_(probe);
+        const double sum = probe.item<double>();
+        if (sum != static_cast<double>(d.options.world_size))
+            throw std::runtime_error("distributed: the NCCL group summed " + std::to_string(sum) + " over " +
+                                     std::to_string(d.options.world_size) + " ranks");
+    }
+#endif
+    barrier();
+    return backend;
+}
+
+std::string Communicator::device_backend() const
+{
+#if defined(FOXHUNT_HAVE_C10D_NCCL)
+    if (m_impl->nccl) return "nccl";
+#endif
+    return "gloo";
+}
+
+bool Communicator::reduces_on(const torch::Device& device) const
+{
+    return device.is_cpu() || (device.is_cuda() && device_backend() == "nccl");
+}
+
 void Communicator::all_reduce_sum_(torch::Tensor& tensor)
 {
     PendingReduce p = all_reduce_sum_async(tensor);
@@ -233,7 +398,7 @@ void Communicator::all_reduce_mean_(torch::Tensor& tensor)
 
 void Communicator::all_reduce_max_(torch::Tensor& tensor)
 {
-    if (staged(tensor)) {
+    if (m_impl->staged(tensor)) {
         torch::Tensor host = tensor.to(torch::kCPU).contiguous();
         all_reduce_max_(host);
         tensor.copy_(host);
@@ -243,8 +408,8 @@ void Communicator::all_reduce_max_(torch::Tensor& tensor)
     std::vector<torch::Tensor> t{tensor};
     c10d::AllreduceOptions o;
     o.reduceOp = c10d::ReduceOp::MAX;
-    auto work = m_impl->group->allreduce(t, o);
-    m_impl->wait(*work, *this);
+    auto work = m_impl->start(tensor, [&](auto& g) { return g.allreduce(t, o); });
+    m_impl->waitFor(*work, *this, tensor);
 }
 
 PendingReduce Communicator::all_reduce_sum_async(torch::Tensor tensor)
@@ -252,15 +417,16 @@ PendingReduce Communicator::all_reduce_sum_async(torch::Tensor tensor)
     PendingReduce p;
     p.m_impl = std::make_unique<PendingReduce::Impl>();
     p.m_impl->communicator = this;
-    if (staged(tensor)) {
+    if (m_impl->staged(tensor)) {
         p.m_impl->device = tensor;
         p.m_impl->host = tensor.to(torch::kCPU).contiguous();
         tensor = p.m_impl->host;
     }
     TORCH_CHECK(tensor.is_contiguous(), "all_reduce_sum_async: a contiguous tensor");
-    std::vector<torch::Tensor> t{std::move(tensor)};
+    p.m_impl->onDevice = m_impl->onNccl(tensor);
+    std::vector<torch::Tensor> t{tensor};
     try {
-        p.m_impl->work = m_impl->group->allreduce(t);
+        p.m_impl->work = m_impl->start(tensor, [&](auto& g) { return g.allreduce(t); });
     } catch (const std::exception& e) {
         fail(e.what());
     }
@@ -269,7 +435,7 @@ PendingReduce Communicator::all_reduce_sum_async(torch::Tensor tensor)
 
 void Communicator::broadcast_(torch::Tensor& tensor, int root)
 {
-    if (staged(tensor)) {
+    if (m_impl->staged(tensor)) {
         torch::Tensor host = tensor.to(torch::kCPU).contiguous();
         broadcast_(host, root);
         tensor.copy_(host);
@@ -279,8 +445,8 @@ void Communicator::broadcast_(torch::Tensor& tensor, int root)
     std::vector<torch::Tensor> t{tensor};
     c10d::BroadcastOptions o;
     o.rootRank = root;
-    auto work = m_impl->group->broadcast(t, o);
-    m_impl->wait(*work, *this);
+    auto work = m_impl->start(tensor, [&](auto& g) { return g.broadcast(t, o); });
+    m_impl->waitFor(*work, *this, tensor);
 }
 
 std::string Communicator::broadcast_bytes(const std::string& bytes, int root)
@@ -412,6 +578,9 @@ int Communicator::rank() const { return m_impl->options.rank; }
 int Communicator::world_size() const { return m_impl->options.world_size; }
 const RendezvousOptions& Communicator::options() const { return m_impl->options; }
 double Communicator::collective_seconds() const { return 0.0; }
+std::string Communicator::use_device(const torch::Device&) { return "gloo"; }
+std::string Communicator::device_backend() const { return "gloo"; }
+bool Communicator::reduces_on(const torch::Device& device) const { return device.is_cpu(); }
 void Communicator::all_reduce_sum_(torch::Tensor&) {}
 void Communicator::all_reduce_mean_(torch::Tensor&) {}
 void Communicator::all_reduce_max_(torch::Tensor&) {}

@@ -1,8 +1,8 @@
 #pragma once
 // Collectives for data-parallel training over LibTorch's own c10d: a TCPStore rendezvous and a
-// Gloo process group, which reduces host memory: CUDA tensors travel through a host copy (the
-// NCCL group, which would reduce them in place, is not used yet). torchrun's launch
-// conventions name the rendezvous. A heartbeat per rank through the store lets a failed
+// Gloo process group, which reduces host memory, plus, in CUDA builds whose LibTorch has it, an
+// NCCL group that reduces CUDA tensors in place on the GPUs (where NCCL cannot be used, CUDA
+// tensors travel to Gloo through host copies). torchrun's launch conventions name the rendezvous. A heartbeat per rank through the store lets a failed
 // collective name the rank that went silent instead of only "connection reset".
 
 #include <torch/torch.h>
@@ -40,6 +40,24 @@ std::optional<RendezvousOptions> rendezvous_from_environment(RendezvousOptions b
 
 /// Whether this build has the c10d Gloo process group (Debian: libgloo-dev at build time).
 bool available();
+
+/// Whether this build also has c10d's NCCL process group (a CUDA LibTorch built with it, and
+/// nccl.h at build time).
+bool nccl_available();
+
+/// Where one rank's tensors live, as use_device() exchanges it.
+struct RankDevice {
+    /// The rank's machine.
+    std::string host;
+    /// Its CUDA device, or -1 for the CPU.
+    int cuda_index = -1;
+    /// Its build has NCCL and FOXHUNT_DIST_BACKEND does not ask for gloo.
+    bool nccl = false;
+};
+
+/// How a group reduces CUDA tensors: "nccl" when every rank is on CUDA, can use NCCL and has a GPU
+/// of its own (NCCL refuses two ranks on one device), else "gloo" (through host copies).
+std::string device_backend(const std::vector<RankDevice>& ranks);
 
 /// A collective failed: `rank()` is the peer that went silent (-1 when it could not be told).
 class PeerFailure : public std::runtime_error {
@@ -88,14 +106,25 @@ public:
     /// The options it joined with.
     const RendezvousOptions& options() const;
 
+    /// Collective, once per group, after connect(): every rank names the device its tensors live
+    /// on, and the group picks how tensors there are reduced (device_backend(): on NCCL the group
+    /// is set up and tried before this returns). Returns the choice, "gloo" or "nccl".
+    std::string use_device(const torch::Device& device);
+    /// "nccl" when CUDA tensors are reduced in place by NCCL, else "gloo".
+    std::string device_backend() const;
+    /// Whether tensors on `device` are reduced where they are (CPU tensors, and CUDA tensors on
+    /// NCCL) rather than through a host copy: gradient buckets then live on that device.
+    bool reduces_on(const torch::Device& device) const;
+
     /// In place: the element-wise sum over ranks (identical bits on every rank).
     void all_reduce_sum_(torch::Tensor& tensor);
     /// In place: the element-wise mean over ranks.
     void all_reduce_mean_(torch::Tensor& tensor);
     /// In place: the element-wise maximum over ranks.
     void all_reduce_max_(torch::Tensor& tensor);
-    /// Starts an in-place sum over ranks of a tensor (contiguous when on the CPU; a CUDA tensor is
-    /// reduced through a host copy and updated by PendingReduce::wait()).
+    /// Starts an in-place sum over ranks of a tensor (contiguous unless it is staged; a CUDA tensor
+    /// the group does not reduce in place goes through a host copy, written back by
+    /// PendingReduce::wait()).
     PendingReduce all_reduce_sum_async(torch::Tensor tensor);
     /// In place: `root`'s values on every rank.
     void broadcast_(torch::Tensor& tensor, int root = 0);

@@ -76,10 +76,17 @@ GradientReducer::GradientReducer(std::vector<torch::Tensor> parameters, std::sha
     TORCH_CHECK(!trainable.empty(), "GradientReducer: no trainable parameters");
     std::int64_t bucketElements = 0, bucketBytes = 0;
     torch::ScalarType bucketType = trainable.front().scalar_type();
+    // Buckets live where the group reduces: on the GPU under NCCL, else in host memory (a CUDA
+    // gradient is then copied straight into the host bucket, with no device-side staging).
+    const torch::Device home = trainable.front().device();
+    const torch::Device bucketDevice = d.communicator->reduces_on(home) ? home : torch::Device(torch::kCPU);
+    const auto flat = [&](std::int64_t n, torch::ScalarType t) {
+        return torch::zeros({n}, torch::TensorOptions().dtype(t).device(bucketDevice));
+    };
     for (const torch::Tensor& p : trainable) {
         const std::int64_t size = p.numel() * static_cast<std::int64_t>(p.element_size());
         if (d.buckets.empty() || bucketBytes + size > bucket_bytes || p.scalar_type() != bucketType) {
-            if (!d.buckets.empty()) d.buckets.back().flat = torch::zeros({bucketElements}, bucketType);
+            if (!d.buckets.empty()) d.buckets.back().flat = flat(bucketElements, bucketType);
             d.buckets.emplace_back();
             bucketElements = bucketBytes = 0;
             bucketType = p.scalar_type();
@@ -94,7 +101,7 @@ GradientReducer::GradientReducer(std::vector<torch::Tensor> parameters, std::sha
         bucketBytes += size;
         d.bytes += size;
     }
-    d.buckets.back().flat = torch::zeros({bucketElements}, bucketType);
+    d.buckets.back().flat = flat(bucketElements, bucketType);
     for (std::size_t i = 0; i < d.slots.size(); ++i) {
         Impl* impl = &d;
         d.slots[i].hook = d.slots[i].parameter.register_hook([impl, i](const torch::Tensor& grad) { impl->onGradient(i, grad); });

@@ -215,6 +215,7 @@ int runRole(const std::string& role)
             c->all_reduce_max_(m);
             const std::string bytes = c->broadcast_bytes("");
             const std::vector<double> g = c->all_gather(7.5);
+            if (c->use_device(torch::kCPU) != "gloo") return 5;
             const bool ok = t[2].item<double>() == 9.0 && m[0].item<float>() == 5.0f && m[1].item<float>() == 4.0f &&
                             bytes == std::string("foxhunt\0bytes", 13) && g == std::vector<double>{-2.0, 7.5};
             return ok ? 0 : 1;
@@ -337,7 +338,30 @@ private Q_SLOTS:
         QCOMPARE(c->broadcast_bytes(std::string("foxhunt\0bytes", 13)), std::string("foxhunt\0bytes", 13));
         QCOMPARE(c->all_gather(-2.0), (std::vector<double>{-2.0, 7.5}));
         QVERIFY(c->collective_seconds() > 0.0);
+        // CPU ranks: Gloo reduces in place; a CUDA tensor would go through a host copy.
+        QCOMPARE(c->device_backend(), std::string("gloo"));
+        QCOMPARE(c->use_device(torch::kCPU), std::string("gloo"));
+        QVERIFY(c->reduces_on(torch::kCPU));
+        QVERIFY(!c->reduces_on(torch::Device(torch::kCUDA, 0)));
         QCOMPARE(finish(*child), 0);
+    }
+
+    void deviceBackendNeedsAGpuPerRank()
+    {
+        using R = dist::RankDevice;
+        // One GPU each, NCCL everywhere: in place on the GPUs (also across machines).
+        QCOMPARE(dist::device_backend({R{"a", 0, true}, R{"a", 1, true}}), std::string("nccl"));
+        QCOMPARE(dist::device_backend({R{"a", 0, true}, R{"b", 0, true}}), std::string("nccl"));
+        QCOMPARE(dist::device_backend({R{"a", 0, true}}), std::string("nccl"));
+        // Two ranks on one GPU (NCCL refuses that), a CPU rank, or a rank without NCCL: Gloo.
+        QCOMPARE(dist::device_backend({R{"a", 0, true}, R{"b", 1, true}, R{"a", 0, true}}), std::string("gloo"));
+        QCOMPARE(dist::device_backend({R{"a", 0, true}, R{"a", -1, true}}), std::string("gloo"));
+        QCOMPARE(dist::device_backend({R{"a", 0, true}, R{"a", 1, false}}), std::string("gloo"));
+        QCOMPARE(dist::device_backend({}), std::string("gloo"));
+        // NCCL only in a CUDA build of LibTorch.
+#if !defined(FOXHUNT_TORCH_CUDA)
+        QVERIFY(!dist::nccl_available());
+#endif
     }
 
     void reducerAveragesGradientsInBuckets()
