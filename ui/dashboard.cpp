@@ -554,7 +554,7 @@ void Dashboard::setExpanded(const QString& model, const QString& key, bool expan
     const int height = expanded ? 2 * kChartMinHeight : kChartMinHeight;
     c->view->setMinimumHeight(height);
     c->placeholder->setMinimumHeight(height);
-    c->view->setToolTip(expanded ? tr("Double-click to return to the grid") : QString());
+    c->view->setToolTip(chartToolTip(*c, QString()));
     relayout(true); // the view's resize then decimates it again for its new width
 }
 
@@ -583,24 +583,31 @@ bool Dashboard::isExpanded(const QString& model, const QString& key) const
     return c && c->expanded;
 }
 
-int Dashboard::columnSpanOf(const QString& model, const QString& key) const
+QRect Dashboard::gridCellOf(const QString& model, const QString& key) const
 {
     const Chart* c = chart(model, key);
     const int index = c ? m_grid->indexOf(c->stack) : -1;
-    if (index < 0) return 0;
+    if (index < 0) return {};
     int row = 0, column = 0, rowSpan = 0, columnSpan = 0;
     m_grid->getItemPosition(index, &row, &column, &rowSpan, &columnSpan);
-    return columnSpan;
+    return {column, row, columnSpan, rowSpan};
+}
+
+int Dashboard::columnSpanOf(const QString& model, const QString& key) const
+{
+    return gridCellOf(model, key).width();
 }
 
 QPoint Dashboard::cellOf(const QString& model, const QString& key) const
 {
-    const Chart* c = chart(model, key);
-    const int index = c ? m_grid->indexOf(c->stack) : -1;
-    if (index < 0) return {-1, -1};
-    int row = 0, column = 0, rowSpan = 0, columnSpan = 0;
-    m_grid->getItemPosition(index, &row, &column, &rowSpan, &columnSpan);
-    return {row, column};
+    const QRect cell = gridCellOf(model, key);
+    return cell.isNull() ? QPoint(-1, -1) : QPoint(cell.y(), cell.x());
+}
+
+QString Dashboard::chartToolTip(const Chart& c, const QString& readout) const
+{
+    const QString hint = c.expanded ? tr("Double-click to return to the grid") : tr("Double-click to expand");
+    return readout.isEmpty() ? hint : readout + QLatin1Char('\n') + hint;
 }
 
 bool Dashboard::event(QEvent* event)
@@ -691,6 +698,7 @@ Dashboard::Chart* Dashboard::makeChart(const QString& model, const QString& key)
     c->view->setMouseTracking(true);
     c->view->viewport()->setMouseTracking(true);
     c->view->viewport()->installEventFilter(this);
+    c->view->setToolTip(chartToolTip(*c, QString()));
     c->view->viewport()->setProperty("dashboardChart", key2(model, key));
 
     c->placeholder = new QLabel;
@@ -1079,7 +1087,7 @@ QString Dashboard::hoverAt(const QString& model, const QString& key, const QPoin
                              .arg(c->title, QString::number(static_cast<qlonglong>(anchor->x())),
                                   parts.join(QStringLiteral(", ")));
     m_readout->setText(text);
-    c->view->setToolTip(text);
+    c->view->setToolTip(chartToolTip(*c, text));
     return text;
 }
 

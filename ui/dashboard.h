@@ -193,6 +193,10 @@ private:
     void relayout(bool force);
     /// Decimates the charts whose plot width changed again, once, after the events now queued.
     void redecimateLater();
+    /// The grid cell of a chart's stack: x column, y row, width column span (null when absent).
+    QRect gridCellOf(const QString& model, const QString& chart) const;
+    /// What hovering a chart shows as its tooltip under `readout` (how to expand or restore it).
+    QString chartToolTip(const Chart& c, const QString& readout) const;
     /// Adds line `index` of the chart's spec (for a per-rank line, the one of `rank`; else rank -1).
     Line* addLine(Chart& chart, std::size_t index, int rank);
     /// Makes the on-demand chart (and per-rank line) `metric` belongs to; the lines it feeds.

@@ -522,12 +522,18 @@ void TestDashboard::doubleClickExpandsAChart()
     // Three times the width, so about three times the pixel columns' min/max points.
     const auto widePoints = d->shownPoints(QStringLiteral("dqn"), QStringLiteral("grad_norm")).size();
     QVERIFY2(widePoints > 2 * narrowPoints, qPrintable(QStringLiteral("%1 -> %2").arg(narrowPoints).arg(widePoints)));
+    // Hovering keeps the way back in the tooltip, under the read-out.
+    QChartView* view = d->chartView(QStringLiteral("dqn"), QStringLiteral("grad_norm"));
+    const QString readout = d->hoverAt(QStringLiteral("dqn"), QStringLiteral("grad_norm"), view->viewport()->rect().center());
+    QVERIFY(!readout.isEmpty());
+    QCOMPARE(view->toolTip(), readout + QStringLiteral("\nDouble-click to return to the grid"));
 
     // And back.
     QTest::mouseDClick(d->chartView(QStringLiteral("dqn"), QStringLiteral("grad_norm"))->viewport(), Qt::LeftButton);
     QVERIFY(!d->isExpanded(QStringLiteral("dqn"), QStringLiteral("grad_norm")));
     QCOMPARE(d->cellOf(QStringLiteral("dqn"), QStringLiteral("grad_norm")), lossCell + QPoint(0, 2));
     QCOMPARE(d->columnSpanOf(QStringLiteral("dqn"), QStringLiteral("grad_norm")), 1);
+    QVERIFY(view->toolTip().endsWith(QStringLiteral("Double-click to expand")));
 }
 
 void TestDashboard::chartsWrapToTheVisibleWidth_data()
