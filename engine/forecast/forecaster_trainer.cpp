@@ -1,5 +1,6 @@
 #include "engine/forecast/forecaster_trainer.h"
 
+#include "models/agents/grad_utils.h"
 #include "models/device.h"
 #include "models/distributed/gradient_reducer.h"
 #include "models/mamba2/mamba2_forecaster.h"
@@ -220,27 +221,9 @@ struct ForecasterTrainer::Impl {
     // Returns the norm before clipping, summed in float64 so many small squares do not lose bits.
     double clipGradients(bool& clipped)
     {
-        double sumSquares = 0.0;
-        if (device.is_cpu()) {
-            for (const auto& p : module->parameters())
-                if (p.grad().defined()) sumSquares += p.grad().to(torch::kDouble).pow(2).sum().item<double>();
-        } else {
-            // One transfer instead of one per parameter: the squares are summed on the device.
-            std::vector<torch::Tensor> squares;
-            for (const auto& p : module->parameters())
-                if (p.grad().defined()) squares.push_back(p.grad().to(torch::kDouble).pow(2).sum());
-            if (!squares.empty()) sumSquares = torch::stack(squares).sum().item<double>();
-        }
-        const double norm = std::sqrt(sumSquares);
-        clipped = false;
-        // A non-finite norm means the scaler will skip this step; clipping would only zero the grads.
-        if (config.maxGradNorm > 0.0 && std::isfinite(norm) && norm > config.maxGradNorm) {
-            const double factor = config.maxGradNorm / (norm + 1e-6);
-            torch::NoGradGuard ng;
-            for (const auto& p : module->parameters())
-                if (p.grad().defined()) p.grad().mul_(factor);
-            clipped = true;
-        }
+        // A non-finite norm means the scaler will skip this step; the clip then leaves the grads.
+        const double norm = models::clip_grad_norm_f64(module->parameters(), config.maxGradNorm);
+        clipped = config.maxGradNorm > 0.0 && std::isfinite(norm) && config.maxGradNorm / (norm + 1e-6) < 1.0;
         return norm;
     }
 };

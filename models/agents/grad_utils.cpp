@@ -11,6 +11,7 @@ namespace foxhunt::models {
 double grad_norm_f64(const std::vector<torch::Tensor>& parameters)
 {
     double sum = 0.0;
+    std::vector<torch::Tensor> deviceSquares; // summed where they are, then one transfer
     for (const torch::Tensor& p : parameters) {
         const torch::Tensor& g = p.grad();
         if (!g.defined())
@@ -29,10 +30,13 @@ double grad_norm_f64(const std::vector<torch::Tensor>& parameters)
             for (; i < n; ++i)
                 part[0] += static_cast<double>(d[i]) * static_cast<double>(d[i]);
             sum += ((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7]));
+        } else if (!g.device().is_cpu()) {
+            deviceSquares.push_back(g.to(torch::kFloat64).pow(2).sum());
         } else {
             sum += g.to(torch::kFloat64).pow(2).sum().item<double>();
         }
     }
+    if (!deviceSquares.empty()) sum += torch::stack(deviceSquares).sum().item<double>();
     return std::sqrt(sum);
 }
 
