@@ -3,6 +3,8 @@
 // Usage: foxhunt-modelcheck [--device cpu|cuda] [--quick]
 
 #include "models/compat.h"
+#include "models/distributed/communicator.h"
+#include "models/distributed/gradient_reducer.h"
 #include "models/mamba2/mamba2_forecaster.h"
 #include "models/memory/memory_tracker.h"
 #include "models/memory/tensor_bytes.h"
@@ -26,6 +28,10 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 namespace fm = foxhunt::models;
 namespace mp = foxhunt::models::precision;
@@ -183,6 +189,63 @@ Check check_int8_roundtrip()
     return {"int8_roundtrip", ok, "max error / scale = " + number((err / scale).max().item<double>())};
 }
 
+/// A TCP port on 127.0.0.1 that nothing listens on right now.
+int free_port()
+{
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t n = sizeof a;
+    int port = 0;
+    if (fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &n) == 0)
+        port = ntohs(a.sin_port);
+    if (fd >= 0) ::close(fd);
+    if (port == 0) throw std::runtime_error("no free local port");
+    return port;
+}
+
+// A one-rank group on the device: the collectives and the bucketed gradient reducer go through
+// the backend the build picks for it (NCCL for CUDA tensors where LibTorch has it, else Gloo), and
+// one rank's mean gradient is its own, bit for bit.
+Check check_collectives(const torch::Device& device)
+{
+    namespace dist = fm::dist;
+    if (!dist::available()) return {"collectives_one_rank", true, "skipped: this build has no c10d Gloo"};
+    dist::RendezvousOptions o;
+    o.master_port = free_port();
+    o.timeout = std::chrono::seconds(30);
+    auto c = dist::Communicator::connect(o);
+    const std::string backend = c->use_device(device);
+    const std::string expected = device.is_cuda() && dist::nccl_available() ? "nccl" : "gloo";
+    torch::manual_seed(3);
+    torch::nn::Linear layer(64, 16);
+    layer->to(device);
+    const torch::Tensor x = torch::randn({8, 64}, device);
+    layer(x).square().mean().backward();
+    std::vector<torch::Tensor> own;
+    for (const auto& p : layer->parameters()) {
+        own.push_back(p.grad().clone());
+        p.grad().zero_();
+    }
+    dist::GradientReducer reducer(layer->parameters(), c, /*bucket_bytes=*/1024);
+    layer(x).square().mean().backward();
+    const dist::ReduceTimes times = reducer.synchronize();
+    double error = 0.0;
+    for (std::size_t i = 0; i < own.size(); ++i)
+        error = std::max(error, (layer->parameters()[i].grad() - own[i]).abs().max().item<double>());
+    torch::Tensor m = torch::tensor({1.5f, -2.0f}, torch::TensorOptions().device(device));
+    c->all_reduce_max_(m);
+    c->broadcast_(m, 0);
+    const bool values = m.device() == device && m[0].item<float>() == 1.5f && m[1].item<float>() == -2.0f;
+    const bool ok = backend == expected && error == 0.0 && values && reducer.bucket_count() > 1;
+    return {"collectives_one_rank", ok,
+            "backend " + backend + " (expected " + expected + "), " + std::to_string(reducer.bucket_count()) +
+                " buckets, " + std::to_string(times.bytes) + " gradient bytes, max gradient change " + number(error) +
+                (values ? "" : ", max/broadcast changed the values")};
+}
+
 struct ModelSet {
     std::string name;
     std::shared_ptr<torch::nn::Module> module;
@@ -266,6 +329,7 @@ int main(int argc, char** argv)
     run_check("inf_skip", [&] { return check_inf_skip(device); });
     run_check("autocast_dtype", [&] { return check_autocast_dtype(device); });
     run_check("int8_roundtrip", check_int8_roundtrip);
+    run_check("collectives_one_rank", [&] { return check_collectives(device); });
 
     std::ostringstream bench;
     bool first_bench = true;

@@ -5,10 +5,11 @@
 # tests/gpu/run.sh builds the engine against this prefix when .gpu-deps travels there (the device
 # tool's carry list: [".gpu-deps"]).
 #
-# What is not fetched, and why:
-# - libgloo-dev: Debian's 2022 gloo headers do not match the gloo inside a PyTorch 2.x wheel, and the
-#   single-process sessions that run.sh runs do not need the multi-process communicator.
-# - Qt: foxhunt-cli is Qt-free; the GUI is not built there.
+# libgloo-dev: the wheel ships no gloo headers, and c10d's ProcessGroupGloo.hpp (which the
+# communicator needs for multi-process runs, and under which the NCCL group is built) includes them.
+# Debian's are from 2022, older than the gloo inside a PyTorch 2.x wheel; the communicator only
+# passes gloo's types through, and run.sh builds it without Gloo (and NCCL) if they do not compile.
+# Not fetched: Qt (foxhunt-cli is Qt-free; the GUI is not built there).
 # tzdata is fetched because the engine's market clock reads America/New_York through date-tz, which
 # only looks in /usr/share/zoneinfo, and container images often lack it.
 #
@@ -28,6 +29,7 @@ packages=(
     libcli11-dev
     libbenchmark-dev libbenchmark1debian
     tzdata
+    libgloo-dev
 )
 
 for tool in apt-get apt-cache dpkg; do

@@ -75,15 +75,48 @@ fi
 note device "$device"
 note torch_prefix "$prefix"
 
+# nccl.h for c10d's NCCL group: PyTorch's CUDA wheels depend on the nvidia-nccl package, which has
+# it; a CUDA install may have it too (then CMake finds it alone). Without it, or when the NCCL build
+# fails (the group's header changes between PyTorch releases), CUDA tensors go through Gloo.
+nccl=()
+if [ -n "$prefix" ] && nccl_include=$(python3 -c 'import os, nvidia.nccl as n; print(os.path.join(list(n.__path__)[0], "include"))' 2>/dev/null) &&
+    [ -f "$nccl_include/nccl.h" ]; then
+    nccl=("-DFOXHUNT_NCCL_INCLUDE_DIR=$nccl_include")
+    note nccl_include "$nccl_include"
+fi
+
 generator=()
 if command -v ninja >/dev/null; then generator=(-G Ninja); fi
 
 modelcheck() {
+    local flags=("${nccl[@]}" -DFOXHUNT_WITH_NCCL=ON -DFOXHUNT_WITH_GLOO=ON) stage status
+    # The wheel has no gloo headers: Debian's, carried in .gpu-deps, let c10d's Gloo group compile.
+    [ -f "$deps/usr/include/gloo/config.h" ] && flags+=("-DFOXHUNT_GLOO_INCLUDE_DIR=$deps/usr/include")
     cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release ${prefix:+"-DCMAKE_PREFIX_PATH=$prefix"} \
-        -DFOXHUNT_BUILD_ENGINE=OFF -DFOXHUNT_BUILD_GUI=OFF -DFOXHUNT_BUILD_TESTS=OFF 2>&1 | logged modelcheck.log ||
-        { note modelcheck.error "configure failed"; return; }
-    timeout "$(left)" cmake --build "$build" --target foxhunt-modelcheck -j "$jobs" 2>&1 | logged modelcheck.log ||
-        { note modelcheck.error "$(failure "build" "${PIPESTATUS[0]}")"; return; }
+        "${flags[@]}" -DFOXHUNT_BUILD_ENGINE=OFF -DFOXHUNT_BUILD_GUI=OFF -DFOXHUNT_BUILD_TESTS=OFF 2>&1 |
+        logged modelcheck.log || { note modelcheck.error "configure failed"; return; }
+    grep -q 'c10d NCCL process group found' "$work/modelcheck.log" && note nccl_found 1
+    grep -q 'c10d Gloo process group found' "$work/modelcheck.log" && note gloo_found 1
+    # The c10d headers change between PyTorch releases and gloo's come from Debian: a compile error
+    # in the communicator must not cost the rest, so it steps down, NCCL off first, then Gloo.
+    for stage in full without_nccl without_gloo; do
+        case $stage in
+        without_nccl) [ -e "$work/nccl_found" ] || continue
+            cmake -S "$root" -B "$build" -DFOXHUNT_WITH_NCCL=OFF 2>&1 | logged modelcheck.log ;;
+        without_gloo) [ -e "$work/gloo_found" ] || break
+            cmake -S "$root" -B "$build" -DFOXHUNT_WITH_GLOO=OFF 2>&1 | logged modelcheck.log ;;
+        esac
+        timeout "$(left)" cmake --build "$build" --target foxhunt-modelcheck -j "$jobs" 2>&1 |
+            tee "$work/attempt.log" | logged modelcheck.log
+        status=${PIPESTATUS[0]}
+        if [ "$status" = 0 ]; then note communicator_build "$stage"; break; fi
+        if [ "$status" = 124 ] || [ "$status" = 137 ] || ! grep -q 'communicator.cpp' "$work/attempt.log"; then
+            note modelcheck.error "$(failure "build ($stage)" "$status")"
+            return
+        fi
+        note "communicator_error_$stage" "$(grep -E 'error' "$work/attempt.log" | grep -v '^ninja' | head -12)"
+    done
+    [ "$status" = 0 ] || { note modelcheck.error "the communicator compiled in no configuration"; return; }
     timeout --kill-after=10 "$(left)" "$build/models/check/foxhunt-modelcheck" --device "$device" \
         "${modelcheck_args[@]}" >"$work/modelcheck.json" 2> >(tee -a "$work/modelcheck.log" >&2)
     note modelcheck.rc "$?"
@@ -176,7 +209,8 @@ elif engine_build; then
     ensure_zoneinfo
     session fp32 '{"amp": false, "int8": false}'
     session amp_bf16_int8 '{"amp": true, "amp_dtype": "bf16", "loss_scale": 1, "dynamic_loss_scale": false, "int8": true}'
-    # Two processes on the one device: gradients all-reduced by Gloo through host copies.
+    # Two processes on the one device: NCCL refuses two ranks on one GPU, so the ranks agree on Gloo
+    # through host copies (modelcheck's collectives_one_rank runs the NCCL group itself).
     session dist2_fp32 '{"amp": false, "int8": false}' '"workers": 2, "distributed_timeout_s": 60,'
 fi
 note seconds "$SECONDS"
@@ -222,6 +256,12 @@ def number(name):
 
 out = {"device": text("device"), "torch_prefix": text("torch_prefix") or "system LibTorch",
        "budget_s": budget}
+# How the communicator was built: gloo/nccl found at configure time, the configuration that
+# compiled (full, without_nccl, without_gloo) and the errors of those that did not.
+out["communicator"] = {"gloo_found": bool(text("gloo_found")), "nccl_found": bool(text("nccl_found")),
+                       "nccl_include": text("nccl_include"), "built": text("communicator_build"),
+                       **{k: text(f"communicator_error_{k}") for k in ("full", "without_nccl")
+                          if text(f"communicator_error_{k}")}}
 
 # modelcheck
 if text("modelcheck.error"):
@@ -260,7 +300,7 @@ def session(name):
     if doc is None:
         s["error"] = f"foxhunt-cli train printed no result ({err}); stderr: {tail(name + '.log')}"
     else:
-        for k in ("run_id", "status", "error", "ticks", "split"):
+        for k in ("run_id", "status", "error", "ticks", "split", "ranks", "collectives"):
             if k in doc:
                 s[k] = doc[k]
         if doc.get("status") == "failed" or s["exit_status"] not in (0, None):
