@@ -291,6 +291,15 @@ private:
              })},
             {"LibTorch", perRun([](const json& r) { return text(r.value("versions", json::object()), "torch"); })},
             {"Device", perRun([](const json& r) { return text(r.value("config", json::object()), "device"); })},
+            {"Processes", perRun([](const json& r) {
+                 const json& v = r.value("versions", json::object());
+                 const int ranks = v.value("ranks", 1);
+                 if (ranks <= 1) return std::string("1");
+                 const std::string by = v.value("collectives", std::string());
+                 return std::to_string(ranks) + (by == "nccl"   ? " (gradients all-reduced in place by NCCL)"
+                                                 : by == "gloo" ? " (gradients all-reduced by Gloo)"
+                                                                : std::string());
+             })},
             {"Seed", perRun([](const json& r) { return text(r.value("config", json::object()), "seed"); })},
         });
         paragraph("Report generated " + text(m_report, "generated") + " by Foxhunt " + text(m_report, "foxhunt_version") +

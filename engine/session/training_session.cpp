@@ -338,9 +338,10 @@ SessionResult TrainingSession::run()
         const FeatureMatrix features = computeFeatures(bars);
         const int featureCount = static_cast<int>(features.cols);
 
+        nlohmann::json versions;
         if (owner) {
         // The machine the run trained on, for its report (GPU fields only when CUDA is present).
-        nlohmann::json versions = {{"foxhunt", FOXHUNT_VERSION}, {"torch", models::torchVersion()},
+        versions = {{"foxhunt", FOXHUNT_VERSION}, {"torch", models::torchVersion()},
                                    {"cuda", models::cudaAvailable()}, {"cpu", cpuModel()},
                                    {"hardware_threads", std::thread::hardware_concurrency()}, {"device", cfg.device}};
         const int world = m_rendezvous ? m_rendezvous->worldSize : cfg.workers;
@@ -393,6 +394,10 @@ SessionResult TrainingSession::run()
         if (comm) {
             const std::string collectives = comm->use_device(torch::Device(cfg.device));
             if (owner) doc["collectives"] = collectives;
+            if (owner && !resumed) { // a resumed run keeps the record of where it started
+                versions["collectives"] = collectives;
+                runs->setVersions(runId, versions.dump());
+            }
         }
 
         // Episodes (one per trading day) assigned to the parts they start in.

@@ -133,6 +133,12 @@ void RunStore::reopenRun(std::int64_t runId)
     q.bind(1, std::int64_t{::getpid()}).bind(2, runId).run();
 }
 
+void RunStore::setVersions(std::int64_t runId, const std::string& versionsJson)
+{
+    sql::Statement q(m_store.handle(), "UPDATE runs SET versions = ? WHERE id = ?");
+    q.bind(1, versionsJson).bind(2, runId).run();
+}
+
 void RunStore::setStatus(std::int64_t runId, RunStatus status, const std::string& error)
 {
     sql::Statement q(m_store.handle(), "UPDATE runs SET status = ?, finished = ?, error = ? WHERE id = ?");

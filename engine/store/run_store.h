@@ -61,6 +61,8 @@ public:
     void appendMetrics(std::int64_t runId, const MetricBatch& samples);
     /// Takes over a stopped, failed or interrupted run to resume it: status running, owned by this process.
     void reopenRun(std::int64_t runId);
+    /// Replaces what the run records of the machine it ran on (versions JSON).
+    void setVersions(std::int64_t runId, const std::string& versionsJson);
     /// Sets the final (or interrupted) status; error is kept for failed runs.
     void setStatus(std::int64_t runId, RunStatus status, const std::string& error = {});
     /// Stores (replacing) one evaluation.

@@ -64,7 +64,7 @@ inline nlohmann::json handBuiltRun(int id, bool troubled)
                    {"env", {{"commission_usd", 2.5}, {"slippage_ticks", 1.0}}},
                    {"dqn", {{"learning_rate", 0.001}, {"batch_size", 64}, {"gamma", 0.9}}},
                    {"tft", {{"hidden_size", 32}, {"n_heads", 4}, {"learning_rate", 0.001}}}};
-    r["versions"] = {{"foxhunt", "0.1.0"}, {"torch", "1.13.1"}, {"cuda", false}};
+    r["versions"] = {{"foxhunt", "0.1.0"}, {"torch", "1.13.1"}, {"cuda", false}, {"ranks", 2}, {"collectives", "nccl"}};
 
     json& m = r["metrics"];
     for (const char* model : {"dqn", "tft"}) {

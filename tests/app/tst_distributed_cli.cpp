@@ -3,6 +3,8 @@
 // timeout with a readable error and leaves the store consistent; the run resumes on one process.
 
 #include "engine/session/training_session.h"
+#include "engine/store/bar_store.h"
+#include "engine/store/run_store.h"
 
 #include <nlohmann/json.hpp>
 
@@ -95,6 +97,16 @@ private Q_SLOTS:
         QCOMPARE(doc.value(QStringLiteral("status")).toString(), QStringLiteral("finished"));
         QCOMPARE(doc.value(QStringLiteral("ranks")).toInt(), 2);
         QVERIFY(!doc.contains(QStringLiteral("worker_problems")));
+        // CPU ranks reduce through Gloo, and the stored run says so beside its rank count.
+        QCOMPARE(doc.value(QStringLiteral("collectives")).toString(), QStringLiteral("gloo"));
+        {
+            foxhunt::BarStore bars(store.toStdString());
+            const auto info = foxhunt::RunStore(bars).run(doc.value(QStringLiteral("run_id")).toInteger());
+            QVERIFY(info);
+            const nlohmann::json versions = nlohmann::json::parse(info->versionsJson);
+            QCOMPARE(versions.value("ranks", 0), 2);
+            QCOMPARE(versions.value("collectives", std::string()), std::string("gloo"));
+        }
         for (const char* model : {"tft", "ppo", "dqn"}) {
             const QJsonObject last = doc.value(QStringLiteral("models")).toObject().value(QLatin1String(model)).toObject()
                                          .value(QStringLiteral("training")).toObject().value(QStringLiteral("final")).toObject();

@@ -190,7 +190,8 @@ void TestRunReport::blocksCarryTheNewData()
                           "Equity on the test split (USD) vs flat and buy and hold"})
         QVERIFY2(charts.contains(QLatin1String(c)), c);
     for (const char* t : {"ESH1, ESM1, ESU1", "14000 bars", "static (calibrated)", "bf16", "0.210", "97.00 %",
-                          "468.8 KiB", "peak session rss_bytes", "none", "1.13.1", "real market bars"})
+                          "468.8 KiB", "peak session rss_bytes", "none", "1.13.1", "real market bars",
+                          "2 (gradients all-reduced in place by NCCL)"})
         QVERIFY2(text.contains(QLatin1String(t)), t);
 }
 
