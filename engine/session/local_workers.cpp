@@ -9,10 +9,8 @@
 #include <stdexcept>
 #include <thread>
 
-#include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -45,20 +43,7 @@ Rendezvous rendezvousFromEnvironment(Rendezvous r)
     return r;
 }
 
-int freeLocalPort()
-{
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    if (fd < 0) throw std::runtime_error(std::string("socket: ") + std::strerror(errno));
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    const bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
-                    ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0;
-    ::close(fd);
-    if (!ok) throw std::runtime_error(std::string("no free local port: ") + std::strerror(errno));
-    return ntohs(a.sin_port);
-}
+int freeLocalPort() { return models::dist::free_local_port(); }
 
 std::string defaultWorkerProgram()
 {

@@ -27,6 +27,10 @@ Rendezvous rendezvousFromEnvironment(Rendezvous base = {});
 /// A TCP port on 127.0.0.1 that nothing listens on right now.
 int freeLocalPort();
 
+/// A TCP port on 127.0.0.1 that nothing listens on right now (models::dist::free_local_port for
+/// code that does not see LibTorch).
+int freeLocalPort();
+
 /// `foxhunt-cli` beside the running executable.
 std::string defaultWorkerProgram();
 

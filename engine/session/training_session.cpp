@@ -374,7 +374,7 @@ SessionResult TrainingSession::run()
             Rendezvous r = m_rendezvous.value_or(Rendezvous{});
             if (!m_rendezvous) {
                 r.worldSize = world;
-                r.masterPort = freeLocalPort();
+                r.masterPort = dist::free_local_port();
                 r.timeoutSeconds = cfg.distributedTimeoutSeconds;
                 localWorkers = std::make_unique<LocalWorkers>();
                 localWorkers->start(m_workerProgram.empty() ? defaultWorkerProgram() : m_workerProgram, r, 1, world - 1);

@@ -29,10 +29,6 @@
 #include <string>
 #include <vector>
 
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 namespace fm = foxhunt::models;
 namespace mp = foxhunt::models::precision;
 
@@ -189,23 +185,6 @@ Check check_int8_roundtrip()
     return {"int8_roundtrip", ok, "max error / scale = " + number((err / scale).max().item<double>())};
 }
 
-/// A TCP port on 127.0.0.1 that nothing listens on right now.
-int free_port()
-{
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t n = sizeof a;
-    int port = 0;
-    if (fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
-        ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &n) == 0)
-        port = ntohs(a.sin_port);
-    if (fd >= 0) ::close(fd);
-    if (port == 0) throw std::runtime_error("no free local port");
-    return port;
-}
-
 // A one-rank group on the device: the collectives and the bucketed gradient reducer go through
 // the backend the build picks for it (NCCL for CUDA tensors where LibTorch has it, else Gloo), and
 // one rank's mean gradient is its own, bit for bit.
@@ -214,7 +193,7 @@ Check check_collectives(const torch::Device& device)
     namespace dist = fm::dist;
     if (!dist::available()) return {"collectives_one_rank", true, "skipped: this build has no c10d Gloo"};
     dist::RendezvousOptions o;
-    o.master_port = free_port();
+    o.master_port = dist::free_local_port();
     o.timeout = std::chrono::seconds(30);
     auto c = dist::Communicator::connect(o);
     const std::string backend = c->use_device(device);

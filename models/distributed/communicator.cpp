@@ -10,6 +10,8 @@
 #include <mutex>
 #include <thread>
 
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #if defined(FOXHUNT_HAVE_C10D_GLOO)
@@ -110,6 +112,22 @@ std::string device_backend(const std::vector<RankDevice>& ranks)
             if (ranks[j].host == ranks[i].host && ranks[j].cuda_index == ranks[i].cuda_index) return "gloo";
     }
     return "nccl";
+}
+
+int free_local_port()
+{
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) throw std::runtime_error(std::string("socket: ") + std::strerror(errno));
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    const bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+                    ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0;
+    const int error = errno;
+    ::close(fd);
+    if (!ok) throw std::runtime_error(std::string("no free local port: ") + std::strerror(error));
+    return ntohs(a.sin_port);
 }
 
 bool nccl_available()

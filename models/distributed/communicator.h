@@ -41,6 +41,9 @@ std::optional<RendezvousOptions> rendezvous_from_environment(RendezvousOptions b
 /// Whether this build has the c10d Gloo process group (Debian: libgloo-dev at build time).
 bool available();
 
+/// A TCP port on 127.0.0.1 that nothing listens on right now (for a local group's store).
+int free_local_port();
+
 /// Whether this build also has c10d's NCCL process group (a CUDA LibTorch built with it, and
 /// nccl.h at build time).
 bool nccl_available();

@@ -5,6 +5,7 @@
 #include "engine/session/training_session.h"
 #include "engine/store/bar_store.h"
 #include "engine/store/run_store.h"
+#include "engine/session/local_workers.h"
 
 #include <nlohmann/json.hpp>
 
@@ -22,8 +23,6 @@
 #include <sstream>
 #include <thread>
 
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 namespace {
@@ -55,19 +54,6 @@ QList<qint64> childrenOf(qint64 parent)
         if (ppid == parent) out.push_back(pid);
     }
     return out;
-}
-
-int freePort()
-{
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-    ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-    ::close(fd);
-    return ntohs(a.sin_port);
 }
 
 } // namespace
@@ -159,7 +145,7 @@ private Q_SLOTS:
     {
         // Ranks started by hand, as on two machines: torchrun's variables in the environment.
         const QString store = m_dir.filePath(QStringLiteral("kill-owner.db"));
-        const int port = freePort();
+        const int port = foxhunt::freeLocalPort();
         auto environment = [port](int rank) {
             QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
             env.insert(QStringLiteral("MASTER_ADDR"), QStringLiteral("127.0.0.1"));

@@ -152,7 +152,7 @@ int main(int argc, char** argv)
 
         Rendezvous r;
         r.worldSize = 2;
-        r.masterPort = freeLocalPort();
+        r.masterPort = dist::free_local_port();
         ::setenv("FOXHUNT_DIST_BENCH_MODEL", model.c_str(), 1);
         LocalWorkers peer;
         // The peer is this executable again (LocalWorkers runs `<program> worker`; the argument is ignored here).

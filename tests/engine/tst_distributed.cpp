@@ -19,8 +19,6 @@
 #include <numbers>
 #include <random>
 
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 using namespace foxhunt;
@@ -30,21 +28,6 @@ Q_DECLARE_METATYPE(foxhunt::ForecasterKind)
 Q_DECLARE_METATYPE(foxhunt::DqnGradients)
 
 namespace {
-
-/// A port nobody listens on right now.
-int freePort()
-{
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    a.sin_port = 0;
-    socklen_t len = sizeof a;
-    ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-    ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-    ::close(fd);
-    return ntohs(a.sin_port);
-}
 
 dist::RendezvousOptions rendezvous(int port, int rank, int seconds = 30)
 {
@@ -319,7 +302,7 @@ private Q_SLOTS:
 
     void collectives()
     {
-        const int port = freePort();
+        const int port = dist::free_local_port();
         auto child = startRank1("collectives", port);
         QVERIFY(child);
         auto c = dist::Communicator::connect(rendezvous(port, 0));
@@ -366,7 +349,7 @@ private Q_SLOTS:
 
     void reducerAveragesGradientsInBuckets()
     {
-        const int port = freePort();
+        const int port = dist::free_local_port();
         auto child = startRank1("reducer", port);
         QVERIFY(child);
         auto c = dist::Communicator::connect(rendezvous(port, 0));
@@ -409,7 +392,7 @@ private Q_SLOTS:
     void forecasterTwoRanksEqualOneProcessDoubleBatch()
     {
         QFETCH(ForecasterKind, kind);
-        const int port = freePort();
+        const int port = dist::free_local_port();
         auto child = startRank1(kind == ForecasterKind::Tft ? "tft" : "mamba2", port);
         QVERIFY(child);
         std::vector<double> lossesDistributed;
@@ -443,7 +426,7 @@ private Q_SLOTS:
 
     void ppoTwoRanksEqualOneProcessDoubleBatch()
     {
-        const int port = freePort();
+        const int port = dist::free_local_port();
         auto child = startRank1("ppo", port);
         QVERIFY(child);
         std::vector<float> distributed;
@@ -476,7 +459,7 @@ private Q_SLOTS:
     void dqnReportsMeansOverRanks()
     {
         QFETCH(DqnGradients, gradients);
-        const int port = freePort();
+        const int port = dist::free_local_port();
         auto child = startRank1(gradients == DqnGradients::Autograd ? "dqn-autograd" : "dqn-hand-written", port);
         QVERIFY(child);
         DqnUpdateStats distributed;
@@ -498,7 +481,7 @@ private Q_SLOTS:
 
     void deadPeerIsNamed()
     {
-        const int port = freePort();
+        const int port = dist::free_local_port();
         auto child = startRank1("die", port);
         QVERIFY(child);
         auto c = dist::Communicator::connect(rendezvous(port, 0, 10));
@@ -516,7 +499,7 @@ private Q_SLOTS:
 
     void stalledPeerTimesOutAndIsNamed()
     {
-        const int port = freePort();
+        const int port = dist::free_local_port();
         auto child = startRank1("stall", port);
         QVERIFY(child);
         auto c = dist::Communicator::connect(rendezvous(port, 0, 2));
