@@ -1096,19 +1096,18 @@ QString Dashboard::hoverText() const { return m_readout->text(); }
 bool Dashboard::eventFilter(QObject* watched, QEvent* event)
 {
     if (watched == m_watchedParent && event->type() == QEvent::Resize) relayout(false);
-    if (event->type() == QEvent::MouseButtonDblClick) {
+    if (event->type() == QEvent::MouseButtonDblClick || event->type() == QEvent::MouseMove) {
+        // A chart's viewport carries "model/key".
         const QString id = watched->property("dashboardChart").toString();
         const qsizetype slash = id.indexOf(QLatin1Char('/'));
         if (slash > 0) {
-            setExpanded(id.left(slash), id.mid(slash + 1), !isExpanded(id.left(slash), id.mid(slash + 1)));
-            return true;
+            const QString model = id.left(slash), key = id.mid(slash + 1);
+            if (event->type() == QEvent::MouseButtonDblClick) {
+                setExpanded(model, key, !isExpanded(model, key));
+                return true;
+            }
+            hoverAt(model, key, static_cast<QMouseEvent*>(event)->position().toPoint());
         }
-    }
-    if (event->type() == QEvent::MouseMove) {
-        const QString id = watched->property("dashboardChart").toString();
-        const qsizetype slash = id.indexOf(QLatin1Char('/'));
-        if (slash > 0)
-            hoverAt(id.left(slash), id.mid(slash + 1), static_cast<QMouseEvent*>(event)->position().toPoint());
     }
     return QWidget::eventFilter(watched, event);
 }

@@ -222,9 +222,7 @@ struct ForecasterTrainer::Impl {
     double clipGradients(bool& clipped)
     {
         // A non-finite norm means the scaler will skip this step; the clip then leaves the grads.
-        const double norm = models::clip_grad_norm_f64(module->parameters(), config.maxGradNorm);
-        clipped = config.maxGradNorm > 0.0 && std::isfinite(norm) && config.maxGradNorm / (norm + 1e-6) < 1.0;
-        return norm;
+        return models::clip_grad_norm_f64(module->parameters(), config.maxGradNorm, &clipped);
     }
 };
 

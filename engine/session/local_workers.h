@@ -24,9 +24,6 @@ struct Rendezvous {
 /// `base` unchanged when WORLD_SIZE is unset. Throws std::invalid_argument naming a malformed one.
 Rendezvous rendezvousFromEnvironment(Rendezvous base = {});
 
-/// A TCP port on 127.0.0.1 that nothing listens on right now.
-int freeLocalPort();
-
 /// A TCP port on 127.0.0.1 that nothing listens on right now (models::dist::free_local_port for
 /// code that does not see LibTorch).
 int freeLocalPort();

@@ -342,8 +342,8 @@ SessionResult TrainingSession::run()
         if (owner) {
         // The machine the run trained on, for its report (GPU fields only when CUDA is present).
         versions = {{"foxhunt", FOXHUNT_VERSION}, {"torch", models::torchVersion()},
-                                   {"cuda", models::cudaAvailable()}, {"cpu", cpuModel()},
-                                   {"hardware_threads", std::thread::hardware_concurrency()}, {"device", cfg.device}};
+                    {"cuda", models::cudaAvailable()}, {"cpu", cpuModel()},
+                    {"hardware_threads", std::thread::hardware_concurrency()}, {"device", cfg.device}};
         const int world = m_rendezvous ? m_rendezvous->worldSize : cfg.workers;
         if (world > 1) versions["ranks"] = world;
         const std::string name = cfg.name.empty() ? series->symbol + " " + formatUtc(wallClockNs()).substr(0, 19) : cfg.name;

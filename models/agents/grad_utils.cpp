@@ -40,12 +40,14 @@ double grad_norm_f64(const std::vector<torch::Tensor>& parameters)
     return std::sqrt(sum);
 }
 
-double clip_grad_norm_f64(const std::vector<torch::Tensor>& parameters, double max_norm)
+double clip_grad_norm_f64(const std::vector<torch::Tensor>& parameters, double max_norm, bool* clipped)
 {
     const double norm = grad_norm_f64(parameters);
+    if (clipped) *clipped = false;
     if (max_norm > 0.0 && std::isfinite(norm)) {
         const double coef = max_norm / (norm + 1e-6);
         if (coef < 1.0) {
+            if (clipped) *clipped = true;
             torch::NoGradGuard guard;
             for (const torch::Tensor& p : parameters) {
                 if (p.grad().defined())

@@ -12,8 +12,9 @@ namespace foxhunt::models {
 /// Global L2 norm of the gradients of `parameters`, accumulated in float64.
 double grad_norm_f64(const std::vector<torch::Tensor>& parameters);
 /// Scales gradients so their global norm is at most max_norm (no-op when
-/// max_norm <= 0 or the norm is not finite); returns the norm before clipping.
-double clip_grad_norm_f64(const std::vector<torch::Tensor>& parameters, double max_norm);
+/// max_norm <= 0 or the norm is not finite); returns the norm before clipping and, through
+/// `clipped`, whether it scaled them.
+double clip_grad_norm_f64(const std::vector<torch::Tensor>& parameters, double max_norm, bool* clipped = nullptr);
 /// Drops every gradient of the optimizer's parameters (zero_grad(set_to_none)).
 void zero_grad_set_to_none(torch::optim::Optimizer& optimizer);
 /// Zeroes every defined gradient of the optimizer's parameters in place, keeping its storage

@@ -1,6 +1,5 @@
 #include "models/distributed/communicator.h"
 
-
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -234,12 +233,6 @@ struct Communicator::Impl {
         collectiveSeconds += std::chrono::duration<double>(Clock::now() - t0).count();
     }
 
-    /// Waits for `work`, started by start() for `tensor`.
-    void waitFor(c10d::Work& work, Communicator& self, const torch::Tensor& tensor)
-    {
-        wait(work, self, onNccl(tensor));
-    }
-
     ~Impl()
     {
         {
@@ -427,7 +420,7 @@ void Communicator::all_reduce_max_(torch::Tensor& tensor)
     c10d::AllreduceOptions o;
     o.reduceOp = c10d::ReduceOp::MAX;
     auto work = m_impl->start(tensor, [&](auto& g) { return g.allreduce(t, o); });
-    m_impl->waitFor(*work, *this, tensor);
+    m_impl->wait(*work, *this, m_impl->onNccl(tensor));
 }
 
 PendingReduce Communicator::all_reduce_sum_async(torch::Tensor tensor)
@@ -464,7 +457,7 @@ void Communicator::broadcast_(torch::Tensor& tensor, int root)
     c10d::BroadcastOptions o;
     o.rootRank = root;
     auto work = m_impl->start(tensor, [&](auto& g) { return g.broadcast(t, o); });
-    m_impl->waitFor(*work, *this, tensor);
+    m_impl->wait(*work, *this, m_impl->onNccl(tensor));
 }
 
 std::string Communicator::broadcast_bytes(const std::string& bytes, int root)

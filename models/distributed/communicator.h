@@ -2,8 +2,9 @@
 // Collectives for data-parallel training over LibTorch's own c10d: a TCPStore rendezvous and a
 // Gloo process group, which reduces host memory, plus, in CUDA builds whose LibTorch has it, an
 // NCCL group that reduces CUDA tensors in place on the GPUs (where NCCL cannot be used, CUDA
-// tensors travel to Gloo through host copies). torchrun's launch conventions name the rendezvous. A heartbeat per rank through the store lets a failed
-// collective name the rank that went silent instead of only "connection reset".
+// tensors travel to Gloo through host copies). torchrun's launch conventions name the
+// rendezvous. A heartbeat per rank through the store lets a failed collective name the rank
+// that went silent instead of only "connection reset".
 
 #include <torch/torch.h>
 

@@ -260,7 +260,7 @@ out = {"device": text("device"), "torch_prefix": text("torch_prefix") or "system
 # compiled (full, without_nccl, without_gloo) and the errors of those that did not.
 out["communicator"] = {"gloo_found": bool(text("gloo_found")), "nccl_found": bool(text("nccl_found")),
                        "nccl_include": text("nccl_include"), "built": text("communicator_build"),
-                       **{k: text(f"communicator_error_{k}") for k in ("full", "without_nccl")
+                       **{k: text(f"communicator_error_{k}") for k in ("full", "without_nccl", "without_gloo")
                           if text(f"communicator_error_{k}")}}
 
 # modelcheck

@@ -8,6 +8,8 @@
 
 #include <torch/torch.h>
 
+#include <limits>
+
 using namespace foxhunt::models;
 
 namespace {
@@ -39,6 +41,7 @@ private Q_SLOTS:
     void flatAdamMatchesTorchAdam();
     void reflattenAfterLoad();
     void fusedAdamMatchesTorchAdam();
+    void clipSaysWhetherItScaled();
 };
 
 void TestGradUtils::parametersAndGradsAreViews()
@@ -193,6 +196,26 @@ void TestGradUtils::fusedAdamMatchesTorchAdam()
         stepBoth(resumed);
     QCOMPARE(static_cast<torch::optim::AdamParamState&>(*resumed.state().begin()->second).step(), int64_t(35));
     QVERIFY((stockFlat.values - fusedFlat.values).abs().max().item<double>() <= 1e-6);
+}
+
+void TestGradUtils::clipSaysWhetherItScaled()
+{
+    // Gradients (3, 4): global norm 5.
+    torch::Tensor p = torch::zeros({2}, torch::requires_grad());
+    p.mutable_grad() = torch::tensor({3.0f, 4.0f});
+    bool clipped = true;
+    QCOMPARE(clip_grad_norm_f64({p}, 10.0, &clipped), 5.0);
+    QVERIFY(!clipped);
+    QCOMPARE(p.grad()[1].item<float>(), 4.0f);
+    QCOMPARE(clip_grad_norm_f64({p}, 1.0, &clipped), 5.0);
+    QVERIFY(clipped);
+    QVERIFY(std::abs(grad_norm_f64({p}) - 1.0) < 1e-5);
+    // No limit, or a norm that is not finite: never scaled.
+    QVERIFY(std::abs(clip_grad_norm_f64({p}, 0.0, &clipped) - 1.0) < 1e-5);
+    QVERIFY(!clipped);
+    p.mutable_grad()[0] = std::numeric_limits<float>::infinity();
+    clip_grad_norm_f64({p}, 1.0, &clipped);
+    QVERIFY(!clipped);
 }
 
 QTEST_APPLESS_MAIN(TestGradUtils)
