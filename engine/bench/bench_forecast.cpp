@@ -1,6 +1,8 @@
-// Forecaster benchmarks: train step and inference latency at the seed sizes, SSD chunked
+// Forecaster benchmarks: train step and inference latency at the seed sizes (the Mamba-2 train
+// step also at the session defaults), SSD chunked
 // vs sequential scan, and parameter sizes. One intra-op thread, as in the app's default.
 
+#include "engine/forecast/forecaster_trainer.h"
 #include "models/mamba2/mamba2_forecaster.h"
 #include "models/mamba2/ssd.h"
 #include "models/quantile_loss.h"
@@ -38,6 +40,22 @@ mm::Mamba2Forecaster seedMamba(bool sequential = false)
                                     .sequential_scan(sequential));
 }
 
+// Session defaults: the Mamba-2 sizes of a default ForecasterConfig (d_model 32, head_dim 16).
+mm::Mamba2Forecaster defaultMamba()
+{
+    const foxhunt::ForecasterConfig c;
+    torch::manual_seed(0);
+    return mm::Mamba2Forecaster(mm::Mamba2ForecasterOptions(kFeatures + kKnown, kHorizon, 3)
+                                    .known_features(kKnown)
+                                    .d_model(c.dModel)
+                                    .n_layers(c.layers)
+                                    .d_state(c.dState)
+                                    .head_dim(c.headDim)
+                                    .expand(c.expand)
+                                    .ngroups(c.ngroups)
+                                    .chunk_size(c.chunkSize));
+}
+
 // Seed sizes: batch 32, sequence 100.
 mt::TemporalFusionTransformer seedTft()
 {
@@ -57,14 +75,14 @@ void setSizeCounters(benchmark::State& state, torch::nn::Module& module)
     state.counters["param_bytes"] = static_cast<double>(bytes);
 }
 
-void BM_Mamba2TrainStep(benchmark::State& state)
+// AdamW steps on the quantile loss of a random batch of `batch` windows of `length` bars.
+void mamba2TrainSteps(benchmark::State& state, mm::Mamba2Forecaster model, int64_t batch, int64_t length)
 {
     torch::set_num_threads(1);
-    auto model = seedMamba();
     torch::optim::AdamW opt(model->parameters(), torch::optim::AdamWOptions(1e-3));
-    auto x = torch::randn({8, 60, kFeatures + kKnown});
-    auto known = torch::randn({8, kHorizon, kKnown});
-    auto y = torch::randn({8, kHorizon});
+    auto x = torch::randn({batch, length, kFeatures + kKnown});
+    auto known = torch::randn({batch, kHorizon, kKnown});
+    auto y = torch::randn({batch, kHorizon});
     for (auto _ : state) {
         opt.zero_grad();
         auto loss = foxhunt::models::quantile_loss(model(x, known), y, kQuantiles);
@@ -72,10 +90,21 @@ void BM_Mamba2TrainStep(benchmark::State& state)
         opt.step();
         benchmark::DoNotOptimize(loss.item<float>());
     }
-    state.SetItemsProcessed(state.iterations() * 8);
+    state.SetItemsProcessed(state.iterations() * batch);
     setSizeCounters(state, *model);
 }
+
+void BM_Mamba2TrainStep(benchmark::State& state) { mamba2TrainSteps(state, seedMamba(), 8, 60); }
 BENCHMARK(BM_Mamba2TrainStep)->Unit(benchmark::kMillisecond)->Iterations(5);
+
+// The session's default model, batch and window (ForecasterConfig, ForecastWindowing).
+void BM_Mamba2TrainStepDefault(benchmark::State& state)
+{
+    const foxhunt::ForecasterConfig c;
+    mamba2TrainSteps(state, defaultMamba(), static_cast<int64_t>(c.batchSize),
+                     static_cast<int64_t>(c.windowing.pastLength));
+}
+BENCHMARK(BM_Mamba2TrainStepDefault)->Unit(benchmark::kMillisecond)->Iterations(20);
 
 // Runs `call` once per iteration and adds the latency percentiles (ms) as counters.
 template <class Call>
