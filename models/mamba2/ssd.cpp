@@ -53,6 +53,18 @@ torch::Tensor groups_to_heads(const torch::Tensor& t, int64_t heads)
     return t.unsqueeze(-2).expand(expanded_sizes).reshape(sizes);
 }
 
+// [T, T*T + T] of 0/1: a @ it holds, per row a of length T, the segment sums
+// seg[i][j] = a[j+1] + ... + a[i] (0 for j >= i) in its first T*T columns and the prefix sums
+// a[0] + ... + a[i] in its last T. Each is a sum of the segment's own terms, so it is as precise as
+// segsum()'s masked cumsum, at the cost of one small matmul instead of a cumsum over [T, T] per row.
+torch::Tensor chunk_sum_matrix(int64_t T, const torch::TensorOptions& options)
+{
+    auto k = torch::arange(T, options.dtype(torch::kLong));
+    auto in_segment = (k.view({1, 1, T}) < k.view({T, 1, 1})) & (k.view({T, 1, 1}) <= k.view({1, T, 1}));
+    auto in_prefix = k.view({T, 1}) <= k.view({1, T});
+    return torch::cat({in_segment.view({T, T * T}), in_prefix}, /*dim=*/1).to(options.dtype());
+}
+
 } // namespace
 
 torch::Tensor segsum(const torch::Tensor& a)
@@ -79,56 +91,89 @@ SsdResult ssd_chunked(const torch::Tensor& x, const torch::Tensor& dt, const tor
     check_state(initial_state, s);
     TORCH_CHECK(chunk_size > 0, "ssd: chunk_size must be positive, got ", chunk_size);
 
-    const int64_t pad = (chunk_size - s.length % chunk_size) % chunk_size;
-    const int64_t padded = s.length + pad;
-    const int64_t chunks = padded / chunk_size;
+    const int64_t b = s.batch, h = s.heads, p = s.head_dim, g = s.groups, n = s.state;
+    const int64_t hg = h / g;
     const int64_t l = chunk_size;
+    const int64_t pad = (l - s.length % l) % l;
+    const int64_t c = (s.length + pad) / l;
 
     // dt = 0 on padded steps: decay exp(0) = 1 and input 0, so the final state is untouched.
-    auto xdt = x * dt.unsqueeze(-1);
-    auto adt = dt * A.view({1, 1, s.heads});
-    auto Bh = groups_to_heads(B, s.heads);
-    auto Ch = groups_to_heads(C, s.heads);
+    auto xp = x, dtp = dt, Bp = B, Cp = C;
     if (pad > 0) {
         namespace F = torch::nn::functional;
-        xdt = F::pad(xdt, F::PadFuncOptions({0, 0, 0, 0, 0, pad}));
-        adt = F::pad(adt, F::PadFuncOptions({0, 0, 0, pad}));
-        Bh = F::pad(Bh, F::PadFuncOptions({0, 0, 0, 0, 0, pad}));
-        Ch = F::pad(Ch, F::PadFuncOptions({0, 0, 0, 0, 0, pad}));
+        xp = F::pad(x, F::PadFuncOptions({0, 0, 0, 0, 0, pad}));
+        dtp = F::pad(dt, F::PadFuncOptions({0, 0, 0, pad}));
+        Bp = F::pad(B, F::PadFuncOptions({0, 0, 0, 0, 0, pad}));
+        Cp = F::pad(C, F::PadFuncOptions({0, 0, 0, 0, 0, pad}));
     }
-    // Chunked views: X [b c l h p], B/C [b c l h n], A [b h c l].
-    auto X = xdt.reshape({s.batch, chunks, l, s.heads, s.head_dim});
-    auto Bc = Bh.reshape({s.batch, chunks, l, s.heads, s.state});
-    auto Cc = Ch.reshape({s.batch, chunks, l, s.heads, s.state});
-    auto Ac = adt.reshape({s.batch, chunks, l, s.heads}).permute({0, 3, 1, 2});
-    auto A_cumsum = torch::cumsum(Ac, /*dim=*/-1);
+    // The per-head products need x head-major; one copy serves the forward and both backward products.
+    auto X = xp.reshape({b, c, l, h, p}).permute({0, 1, 3, 2, 4}).contiguous();   // [b c h l p]
+    auto dth = dtp.reshape({b, c, l, h}).permute({0, 1, 3, 2});                  // [b c h l]
+    auto Bg = Bp.reshape({b, c, l, g, n}).transpose(2, 3);                       // [b c g l n]
+    auto Cg = Cp.reshape({b, c, l, g, n}).transpose(2, 3);
 
-    // 1. Within each chunk: y = (C B^T o L) X, the quadratic (attention-like) form.
-    auto L = torch::exp(segsum(Ac));                                   // [b h c l s]
-    auto y_diag = torch::einsum("bclhn,bcshn,bhcls,bcshp->bclhp", {Cc, Bc, L, X});
+    // Segment sums and prefix sums of dt A within each chunk, all from one small matmul.
+    auto sums = torch::matmul(dth * A.view({1, 1, h, 1}), chunk_sum_matrix(l, x.options()));
+    auto seg = sums.narrow(-1, 0, l * l).view({b, c, g, hg, l, l});               // [b c g hg l s]
+    auto prefix = sums.narrow(-1, l * l, l);                                      // [b c h l]
 
-    // 2. State each chunk contributes at its own end, ignoring earlier chunks.
-    auto decay_states = torch::exp(A_cumsum.narrow(-1, l - 1, 1) - A_cumsum);  // [b h c l]
-    auto states = torch::einsum("bclhn,bhcl,bclhp->bchpn", {Bc, decay_states, X});
+    // 1. Within each chunk: y = (C B^T o L o dt_s) X, the quadratic (attention-like) form. C B^T is
+    //    per group, so it is formed before broadcasting to the heads.
+    auto causal = torch::ones({l, l}, x.options()).tril();
+    auto CB = torch::matmul(Cg, Bg.transpose(-1, -2)) * causal;                  // [b c g l s]
+    auto M = torch::exp(seg) * CB.unsqueeze(3) * dth.reshape({b, c, g, hg, 1, l});
+    auto y_diag = torch::matmul(M.reshape({b, c, h, l, l}), X);                  // [b c h l p]
 
-    // 3. Chunk-to-chunk recurrence on the states, itself a small segsum.
-    auto init = initial_state.defined() ? initial_state.unsqueeze(1)
-                                        : torch::zeros_like(states.narrow(1, 0, 1));
-    states = torch::cat({init, states}, /*dim=*/1);                   // [b c+1 h p n]
-    namespace F = torch::nn::functional;
-    auto chunk_ends = F::pad(A_cumsum.select(-1, l - 1), F::PadFuncOptions({1, 0}));  // [b h c+1]
-    auto decay_chunk = torch::exp(segsum(chunk_ends));                 // [b h c+1 c+1]
-    auto new_states = torch::einsum("bhzc,bchpn->bzhpn", {decay_chunk, states});
-    auto carried = new_states.narrow(1, 0, chunks);
-    auto final_state = new_states.select(1, chunks);
+    // 2. State each chunk contributes at its own end: sum_l x_l (dt_l exp(a_{l+1} + ...)) B_l^T.
+    //    The weight is per head, so it goes on x, and all heads of a group share one product with B.
+    auto w = torch::exp(seg.select(-2, l - 1)) * dth.reshape({b, c, g, hg, l});   // [b c g hg l]
+    auto xw = xp.reshape({b, c, l, g, hg, p}) * w.permute({0, 1, 4, 2, 3}).unsqueeze(-1);
+    auto states = torch::matmul(xw.reshape({b, c, l, g, hg * p}).permute({0, 1, 3, 4, 2}), Bg)
+                      .reshape({b, c, h, p, n});
 
-    // 4. Contribution of the state entering each chunk to that chunk's outputs.
-    auto state_decay_out = torch::exp(A_cumsum);                       // [b h c l]
-    auto y_off = torch::einsum("bclhn,bchpn,bhcl->bclhp", {Cc, carried, state_decay_out});
+    // 3. Chunk-to-chunk recurrence on the states: one decay and add per chunk.
+    auto chunk_decay = torch::exp(prefix.select(-1, l - 1)).reshape({b, c, h, 1, 1});
+    std::vector<torch::Tensor> carried;
+    carried.reserve(static_cast<size_t>(c));
+    auto running = initial_state.defined() ? initial_state : torch::zeros({b, h, p, n}, x.options());
+    for (int64_t z = 0; z < c; ++z) {
+        carried.push_back(running);
+        running = running * chunk_decay.select(1, z) + states.select(1, z);
+    }
 
-    auto y = (y_diag + y_off).reshape({s.batch, padded, s.heads, s.head_dim});
+    // 4. Contribution of the state entering each chunk: exp(prefix_l) C_l h^T, again one product per group.
+    auto entering = torch::stack(carried, /*dim=*/1).view({b, c, g, hg * p, n});
+    auto y_off = torch::matmul(Cg, entering.transpose(-1, -2))                    // [b c g l hg*p]
+                     .view({b, c, g, l, hg, p})
+                     .permute({0, 1, 3, 2, 4, 5})
+                     .reshape({b, c, l, h, p});
+    auto y = y_off * torch::exp(prefix).permute({0, 1, 3, 2}).unsqueeze(-1) + y_diag.permute({0, 1, 3, 2, 4});
+    y = y.reshape({b, c * l, h, p});
     if (pad > 0) y = y.narrow(1, 0, s.length);
-    return {y, final_state};
+    return {y, running};
+}
+
+torch::Tensor ssd_final_state(const torch::Tensor& x, const torch::Tensor& dt, const torch::Tensor& A,
+                              const torch::Tensor& B, const torch::Tensor& initial_state)
+{
+    const ScanShape s = check_scan_inputs(x, dt, A, B, B);
+    check_state(initial_state, s);
+    const int64_t b = s.batch, L = s.length, h = s.heads, p = s.head_dim, g = s.groups, n = s.state;
+
+    // Suffix sums a_{t+1} + ... + a_L in the first L columns and the total in the last, as a 0/1
+    // matrix product: each is a sum of its own terms, never a difference of long prefix sums.
+    auto k = torch::arange(L, x.options().dtype(torch::kLong));
+    auto suffix = torch::cat({k.view({L, 1}) > k.view({1, L}), torch::ones({L, 1}, k.options().dtype(torch::kBool))},
+                             /*dim=*/1)
+                      .to(x.scalar_type());
+    auto sums = torch::matmul((dt * A.view({1, 1, h})).transpose(1, 2), suffix);   // [b h L+1]
+    auto w = torch::exp(sums.narrow(-1, 0, L)) * dt.transpose(1, 2);               // [b h L]
+    auto xw = x * w.transpose(1, 2).unsqueeze(-1);                                  // [b L h p]
+    auto state = torch::matmul(xw.reshape({b, L, g, (h / g) * p}).permute({0, 2, 3, 1}), B.transpose(1, 2))
+                     .reshape({b, h, p, n});
+    if (initial_state.defined())
+        state = state + torch::exp(sums.select(-1, L)).view({b, h, 1, 1}) * initial_state;
+    return state;
 }
 
 SsdResult ssd_sequential(const torch::Tensor& x, const torch::Tensor& dt, const torch::Tensor& A,

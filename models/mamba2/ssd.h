@@ -28,6 +28,13 @@ SsdResult ssd_chunked(const torch::Tensor& x, const torch::Tensor& dt, const tor
                       const torch::Tensor& B, const torch::Tensor& C, int64_t chunk_size,
                       const torch::Tensor& initial_state = {});
 
+/// The state after the last step alone, h_L = sum_t exp(dt_{t+1} A + ... + dt_L A) dt_t x_t B_t^T
+/// (+ exp(sum_t dt_t A) h_0): one weighted product over the whole sequence, no chunks, no outputs.
+/// x: [B, L, H, P], dt: [B, L, H], A: [H], B: [B, L, G, N], initial_state: undefined or
+/// [B, H, P, N] -> [B, H, P, N]
+torch::Tensor ssd_final_state(const torch::Tensor& x, const torch::Tensor& dt, const torch::Tensor& A,
+                              const torch::Tensor& B, const torch::Tensor& initial_state = {});
+
 /// Sequential reference scan, h_t = exp(dt_t A) h_{t-1} + dt_t x_t B_t^T, y_t = h_t C_t.
 /// Same shapes as ssd_chunked.
 SsdResult ssd_sequential(const torch::Tensor& x, const torch::Tensor& dt, const torch::Tensor& A,

@@ -1,4 +1,4 @@
-// The chunked SSD scan against the sequential recurrence: values and gradients.
+// The chunked SSD scan and the final-state shortcut against the sequential recurrence: values and gradients.
 
 #include "models/mamba2/ssd.h"
 
@@ -101,6 +101,41 @@ private Q_SLOTS:
         for (size_t i = 0; i < leaves.size(); ++i) {
             QVERIFY(torch::isfinite(chk_grads[i]).all().item<bool>());
             const double err = relative_error(chk_grads[i], ref_grads[i]);
+            QVERIFY2(err <= 1e-4, qPrintable(QStringLiteral("grad %1 rel err %2").arg(names[i]).arg(err)));
+        }
+    }
+
+    void finalStateMatchesSequential_data()
+    {
+        QTest::addColumn<int>("groups");
+        QTest::addColumn<int>("length");
+        QTest::addColumn<bool>("initial");
+        QTest::newRow("one group, 60 steps") << 1 << 60 << false;
+        QTest::newRow("two groups, 37 steps, initial state") << 2 << 37 << true;
+        QTest::newRow("one step") << 1 << 1 << true;
+    }
+
+    void finalStateMatchesSequential()
+    {
+        QFETCH(int, groups);
+        QFETCH(int, length);
+        QFETCH(bool, initial);
+        torch::manual_seed(11);
+        auto in = make_inputs(2, length, 4, 8, groups, 16, initial);
+        auto ws = torch::randn({2, 4, 8, 16});
+        std::vector<torch::Tensor> leaves{in.x, in.dt, in.A, in.B};
+        if (initial) leaves.push_back(in.h0);
+
+        auto ref = ssd_sequential(in.x, in.dt, in.A, in.B, in.C, in.h0).final_state;
+        auto ref_grads = torch::autograd::grad({(ref * ws).sum()}, leaves);
+        auto got = ssd_final_state(in.x, in.dt, in.A, in.B, in.h0);
+        auto got_grads = torch::autograd::grad({(got * ws).sum()}, leaves);
+
+        QCOMPARE(got.sizes(), ref.sizes());
+        QVERIFY2(relative_error(got, ref) <= 1e-4, qPrintable(QString::number(relative_error(got, ref))));
+        const char* names[] = {"x", "dt", "A", "B", "h0"};
+        for (size_t i = 0; i < leaves.size(); ++i) {
+            const double err = relative_error(got_grads[i], ref_grads[i]);
             QVERIFY2(err <= 1e-4, qPrintable(QStringLiteral("grad %1 rel err %2").arg(names[i]).arg(err)));
         }
     }
