@@ -52,13 +52,27 @@ torch::Tensor Mamba2BlockImpl::forward(const torch::Tensor& u)
     return forward_with_state(u, unused);
 }
 
+Mamba2BlockImpl::ScanInputs Mamba2BlockImpl::scan_inputs(const torch::Tensor& xbc, const torch::Tensor& dt_raw)
+{
+    const int64_t batch = xbc.size(0);
+    const int64_t length = xbc.size(1);
+    const int64_t gn = options.ngroups() * options.d_state();
+    // Causal: the left padding of d_conv - 1 plus dropping the tail means step t sees t-d_conv+1..t only.
+    auto conv_out = conv1d(xbc.transpose(1, 2)).narrow(2, 0, length);
+    auto act = torch::silu(conv_out).transpose(1, 2);                  // [B, L, conv_dim]
+    auto parts = act.split_with_sizes({m_d_inner, gn, gn}, /*dim=*/-1);
+    return {parts[0].reshape({batch, length, m_heads, options.head_dim()}),
+            torch::nn::functional::softplus(dt_raw + dt_bias),
+            parts[1].reshape({batch, length, options.ngroups(), options.d_state()}),
+            parts[2].reshape({batch, length, options.ngroups(), options.d_state()})};
+}
+
 torch::Tensor Mamba2BlockImpl::forward_with_state(const torch::Tensor& u, Mamba2State& state)
 {
-    TORCH_CHECK(u.dim() == 3 && u.size(2) == options.d_model(), "Mamba2Block: input must be [B, L, ",
+    TORCH_CHECK(u.dim() == 3 && u.size(2) == options.d_model(), "Mamba2Block: input must be [B, ",
                 options.d_model(), "], got ", u.sizes());
     const int64_t batch = u.size(0);
     const int64_t length = u.size(1);
-    const int64_t gn = options.ngroups() * options.d_state();
 
     // Under autocast in_proj returns the half type; the scan runs in the parameters' type because
     // cumulative sums of log decays over a chunk lose too many bits in FP16/BF16.
@@ -66,30 +80,61 @@ torch::Tensor Mamba2BlockImpl::forward_with_state(const torch::Tensor& u, Mamba2
     auto parts = zxbcdt.split_with_sizes({m_d_inner, m_conv_dim, m_heads}, /*dim=*/-1);
     auto z = parts[0];
     auto xbc = parts[1];
-    auto dt = torch::nn::functional::softplus(parts[2] + dt_bias);
-
-    // Causal: the left padding of d_conv - 1 plus dropping the tail means step t sees t-d_conv+1..t only.
-    auto xbc_t = xbc.transpose(1, 2);                                  // [B, conv_dim, L]
-    auto conv_out = conv1d(xbc_t).narrow(2, 0, length);
     {
         const int64_t k = options.d_conv();
+        auto xbc_t = xbc.transpose(1, 2);                              // [B, conv_dim, L]
         state.conv = length >= k ? xbc_t.narrow(2, length - k, k).detach().clone()
                                  : torch::nn::functional::pad(xbc_t, torch::nn::functional::PadFuncOptions({k - length, 0}))
                                        .detach();
     }
-    auto act = torch::silu(conv_out).transpose(1, 2);                  // [B, L, conv_dim]
-    auto xbc_parts = act.split_with_sizes({m_d_inner, gn, gn}, /*dim=*/-1);
-    auto x = xbc_parts[0].reshape({batch, length, m_heads, options.head_dim()});
-    auto Bm = xbc_parts[1].reshape({batch, length, options.ngroups(), options.d_state()});
-    auto Cm = xbc_parts[2].reshape({batch, length, options.ngroups(), options.d_state()});
+    const ScanInputs in = scan_inputs(xbc, parts[2]);
 
     const auto a = A();
-    SsdResult r = options.sequential_scan() ? ssd_sequential(x, dt, a, Bm, Cm)
-                                            : ssd_chunked(x, dt, a, Bm, Cm, options.chunk_size());
+    SsdResult r = options.sequential_scan() ? ssd_sequential(in.x, in.dt, a, in.B, in.C)
+                                            : ssd_chunked(in.x, in.dt, a, in.B, in.C, options.chunk_size());
     state.ssm = r.final_state.detach();
-    auto y = r.y + x * D.view({1, 1, m_heads, 1});
+    auto y = r.y + in.x * D.view({1, 1, m_heads, 1});
     y = y.reshape({batch, length, m_d_inner});
     return out_proj(norm(y, z));
+}
+
+torch::Tensor Mamba2BlockImpl::forward_last(const torch::Tensor& u)
+{
+    TORCH_CHECK(u.dim() == 3 && u.size(2) == options.d_model() && u.size(1) > 0, "Mamba2Block: input must be [B, L > 0, ",
+                options.d_model(), "], got ", u.sizes());
+    if (options.sequential_scan()) return forward(u).select(1, u.size(1) - 1);
+    const int64_t batch = u.size(0);
+    const int64_t last = u.size(1) - 1;
+    const auto type = A_log.scalar_type();
+
+    torch::Tensor z_last, xbc, dt_raw;
+    if (is_training() && !in_proj->quantized()) {
+        // Only the last bar's gate is used, so in training the z rows of in_proj multiply that bar
+        // alone: at expand 2 this is a third of the block's matmul work, forward and backward.
+        // One split (not two narrows) so that backward assembles the weight's gradient in one piece.
+        namespace F = torch::nn::functional;
+        auto w = in_proj->weight.split_with_sizes({m_d_inner, m_conv_dim + m_heads}, /*dim=*/0);
+        z_last = F::linear(u.select(1, last), w[0]).to(type);
+        auto xbcdt = F::linear(u, w[1]).to(type);
+        xbc = xbcdt.narrow(-1, 0, m_conv_dim);
+        dt_raw = xbcdt.narrow(-1, m_conv_dim, m_heads);
+    } else {
+        // The layer's own forward, so int8 kernels and calibration observers see it as in forward().
+        auto parts = in_proj(u).to(type).split_with_sizes({m_d_inner, m_conv_dim, m_heads}, /*dim=*/-1);
+        z_last = parts[0].select(1, last);
+        xbc = parts[1];
+        dt_raw = parts[2];
+    }
+    const ScanInputs in = scan_inputs(xbc, dt_raw);
+
+    // y_L = h_L C_L + D x_L, with h_L the state after the last step; the heads of a group share C.
+    auto h_last = ssd_final_state(in.x, in.dt, A(), in.B);                        // [B, H, P, N]
+    const int64_t g = options.ngroups();
+    auto y = torch::matmul(h_last.view({batch, g, (m_heads / g) * options.head_dim(), options.d_state()}),
+                           in.C.select(1, last).unsqueeze(-1))                     // [B, G, H/G * P, 1]
+                 .view({batch, m_heads, options.head_dim()});
+    y = y + in.x.select(1, last) * D.view({1, m_heads, 1});
+    return out_proj(norm(y.reshape({batch, m_d_inner}), z_last));
 }
 
 Mamba2State Mamba2BlockImpl::initial_state(int64_t batch) const

@@ -62,6 +62,11 @@ public:
     /// Full-sequence forward that also returns the recurrent state for continuing with step().
     torch::Tensor forward_with_state(const torch::Tensor& u, Mamba2State& state);
 
+    // u: [B, L, D] -> [B, D]
+    /// forward(u) at the last position only, what a forecaster's head reads: the scan runs to its
+    /// final state, and the gate, the norm and out_proj see the last bar alone.
+    torch::Tensor forward_last(const torch::Tensor& u);
+
     /// A zero state for batch size `batch`.
     Mamba2State initial_state(int64_t batch) const;
     // u: [B, D] -> [B, D]; advances state in place.
@@ -94,6 +99,18 @@ public:
     torch::Tensor D;
 
 private:
+    /// The scan's inputs at every step, after the causal convolution and SiLU.
+    struct ScanInputs {
+        /// x: [B, L, H, P]
+        torch::Tensor x;
+        /// dt after softplus: [B, L, H]
+        torch::Tensor dt;
+        /// B, C: [B, L, G, N]
+        torch::Tensor B, C;
+    };
+    // xbc: [B, L, conv_dim], dt_raw: [B, L, H] (before dt_bias and softplus)
+    ScanInputs scan_inputs(const torch::Tensor& xbc, const torch::Tensor& dt_raw);
+
     int64_t m_d_inner = 0;
     int64_t m_heads = 0;
     int64_t m_conv_dim = 0;

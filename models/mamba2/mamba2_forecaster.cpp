@@ -50,13 +50,17 @@ torch::Tensor Mamba2ForecasterImpl::forward(const torch::Tensor& x, const torch:
     TORCH_CHECK(x.dim() == 3 && x.size(2) == options.n_features() && x.size(1) > 0,
                 "Mamba2Forecaster: x must be [B, T, ", options.n_features(), "], got ", x.sizes());
     auto h = input_proj(x);
-    for (size_t i = 0; i < blocks->size(); ++i) {
+    const size_t last = blocks->size() - 1;
+    for (size_t i = 0; i < last; ++i) {
         auto n = norms->ptr<RmsNormGatedImpl>(i);
         auto b = blocks->ptr<Mamba2BlockImpl>(i);
         h = h + b->forward(n->forward(h));
     }
-    auto last = norm_f(h.select(1, h.size(1) - 1));
-    return head_forward(last, known_future);
+    // The head reads the last bar only, and the last block's output there needs no other bar's.
+    auto n = norms->ptr<RmsNormGatedImpl>(last);
+    auto b = blocks->ptr<Mamba2BlockImpl>(last);
+    auto h_last = h.select(1, h.size(1) - 1) + b->forward_last(n->forward(h));
+    return head_forward(norm_f(h_last), known_future);
 }
 
 Mamba2ForecasterState Mamba2ForecasterImpl::initial_state(int64_t batch) const

@@ -1,4 +1,5 @@
-// Mamba-2 block and forecaster: initialisation, causality, step() == forward, seed sizes.
+// Mamba-2 block and forecaster: initialisation, causality, step() == forward, forward_last() == the
+// forward's last bar, seed sizes.
 
 #include "models/mamba2/mamba2_block.h"
 #include "models/mamba2/mamba2_forecaster.h"
@@ -106,6 +107,35 @@ private Q_SLOTS:
         auto next = torch::randn({2, 16});
         auto s2 = full_state;
         QVERIFY(relative_error(block->step(next, s2), block->step(next, state)) <= 1e-4);
+    }
+
+    void forwardLastMatchesForward_data()
+    {
+        QTest::addColumn<int>("ngroups");
+        QTest::addColumn<bool>("training");
+        QTest::newRow("one group, training") << 1 << true;
+        QTest::newRow("two groups, training") << 2 << true;
+        QTest::newRow("one group, eval") << 1 << false;
+    }
+
+    void forwardLastMatchesForward()
+    {
+        QFETCH(int, ngroups);
+        QFETCH(bool, training);
+        torch::manual_seed(12);
+        Mamba2Block block(Mamba2BlockOptions(16).head_dim(4).ngroups(ngroups).chunk_size(8));
+        block->train(training);
+        auto u = torch::randn({3, 21, 16}).requires_grad_(true);
+        auto w = torch::randn({3, 16});
+        auto full = block(u).select(1, 20);
+        auto full_grads = torch::autograd::grad({(full * w).sum()}, {u, block->in_proj->weight, block->A_log});
+        auto last = block->forward_last(u);
+        auto last_grads = torch::autograd::grad({(last * w).sum()}, {u, block->in_proj->weight, block->A_log});
+        QCOMPARE(last.sizes(), torch::IntArrayRef({3, 16}));
+        QVERIFY2(relative_error(last, full) <= 1e-5, qPrintable(QString::number(relative_error(last, full))));
+        const char* names[] = {"u", "in_proj.weight", "A_log"};
+        for (size_t i = 0; i < full_grads.size(); ++i)
+            QVERIFY2(relative_error(last_grads[i], full_grads[i]) <= 1e-4, names[i]);
     }
 
     void forecasterStepMatchesForward()
