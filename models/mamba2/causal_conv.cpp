@@ -1,0 +1,171 @@
+#include "models/mamba2/causal_conv.h"
+
+#include <ATen/Parallel.h>
+#include <ATen/autocast_mode.h>
+
+#include <algorithm>
+
+namespace foxhunt::models::mamba2 {
+namespace {
+
+// Channels per task: rows of a block stay in cache while its K taps are applied.
+constexpr int64_t kChannelBlock = 64;
+
+struct ConvShape {
+    int64_t batch, length, channels, taps;
+};
+
+// Every loop below runs over one block of channels, innermost over the contiguous channel axis
+// so that it vectorises; a block owns its channels' weight and bias gradients outright, so tasks
+// need no reduction.
+
+// y[b, t, c] = bias[c] + sum_k wt[k, c] x[b, t - K + 1 + k, c]; x rows at (b * x_batch + t * x_step).
+template <typename T>
+void forward_block(const T* __restrict x, int64_t x_batch, int64_t x_step, const T* __restrict wt,
+                   const T* __restrict bias, T* __restrict y, const ConvShape& s, int64_t c0, int64_t c1)
+{
+    for (int64_t b = 0; b < s.batch; ++b) {
+        for (int64_t t = 0; t < s.length; ++t) {
+            T* __restrict out = y + (b * s.length + t) * s.channels;
+            for (int64_t c = c0; c < c1; ++c) out[c] = bias[c];
+            for (int64_t k = 0; k < s.taps; ++k) {
+                const int64_t src = t - (s.taps - 1) + k;
+                if (src < 0) continue;
+                const T* __restrict in = x + b * x_batch + src * x_step;
+                const T* __restrict w = wt + k * s.channels;
+                for (int64_t c = c0; c < c1; ++c) out[c] += w[c] * in[c];
+            }
+        }
+    }
+}
+
+// gx[b, s, c] = sum_k wt[k, c] g[b, s + K - 1 - k, c] over the outputs that step s feeds.
+template <typename T>
+void input_grad_block(const T* __restrict g, const T* __restrict wt, T* __restrict gx, const ConvShape& s, int64_t c0,
+                      int64_t c1)
+{
+    for (int64_t b = 0; b < s.batch; ++b) {
+        for (int64_t src = 0; src < s.length; ++src) {
+            T* __restrict out = gx + (b * s.length + src) * s.channels;
+            for (int64_t c = c0; c < c1; ++c) out[c] = T(0);
+            for (int64_t k = 0; k < s.taps; ++k) {
+                const int64_t t = src + (s.taps - 1) - k;
+                if (t >= s.length) continue;
+                const T* __restrict go = g + (b * s.length + t) * s.channels;
+                const T* __restrict w = wt + k * s.channels;
+                for (int64_t c = c0; c < c1; ++c) out[c] += w[c] * go[c];
+            }
+        }
+    }
+}
+
+// gwt[k, c] = sum_{b,t} g[b, t, c] x[b, t - K + 1 + k, c]; gb[c] = sum_{b,t} g[b, t, c].
+template <typename T>
+void param_grad_block(const T* __restrict g, const T* __restrict x, int64_t x_batch, int64_t x_step,
+                      T* __restrict gwt, T* __restrict gb, const ConvShape& s, int64_t c0, int64_t c1)
+{
+    for (int64_t k = 0; k < s.taps; ++k)
+        for (int64_t c = c0; c < c1; ++c) gwt[k * s.channels + c] = T(0);
+    for (int64_t c = c0; c < c1; ++c) gb[c] = T(0);
+    for (int64_t b = 0; b < s.batch; ++b) {
+        for (int64_t t = 0; t < s.length; ++t) {
+            const T* __restrict go = g + (b * s.length + t) * s.channels;
+            for (int64_t c = c0; c < c1; ++c) gb[c] += go[c];
+            for (int64_t k = 0; k < s.taps; ++k) {
+                const int64_t src = t - (s.taps - 1) + k;
+                if (src < 0) continue;
+                const T* __restrict in = x + b * x_batch + src * x_step;
+                T* __restrict gw = gwt + k * s.channels;
+                for (int64_t c = c0; c < c1; ++c) gw[c] += go[c] * in[c];
+            }
+        }
+    }
+}
+
+ConvShape shape_of(const torch::Tensor& x, const torch::Tensor& weight)
+{
+    return {x.size(0), x.size(1), x.size(2), weight.size(1)};
+}
+
+// Runs `block(c0, c1)` over the channels in blocks, in parallel when intra-op threads allow.
+template <class Block>
+void for_channel_blocks(int64_t channels, Block&& block)
+{
+    at::parallel_for(0, (channels + kChannelBlock - 1) / kChannelBlock, 1, [&](int64_t first, int64_t last) {
+        for (int64_t i = first; i < last; ++i) block(i * kChannelBlock, std::min(channels, (i + 1) * kChannelBlock));
+    });
+}
+
+class CausalConvFunction : public torch::autograd::Function<CausalConvFunction> {
+public:
+    static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x_in,
+                                 const torch::Tensor& weight, const torch::Tensor& bias)
+    {
+        // Rows may be strided (a slice of in_proj's output); channels must be contiguous.
+        auto x = x_in.stride(2) == 1 ? x_in : x_in.contiguous();
+        const ConvShape s = shape_of(x, weight);
+        auto wt = weight.t().contiguous();                             // [K, C]
+        auto b = bias.contiguous();
+        auto y = torch::empty({s.batch, s.length, s.channels}, x.options());
+        AT_DISPATCH_FLOATING_TYPES(x.scalar_type(), "causal_depthwise_conv1d", [&] {
+            for_channel_blocks(s.channels, [&](int64_t c0, int64_t c1) {
+                forward_block<scalar_t>(x.data_ptr<scalar_t>(), x.stride(0), x.stride(1), wt.data_ptr<scalar_t>(),
+                                        b.data_ptr<scalar_t>(), y.data_ptr<scalar_t>(), s, c0, c1);
+            });
+        });
+        ctx->save_for_backward({x, wt});
+        return y;
+    }
+
+    static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::tensor_list grads)
+    {
+        const auto saved = ctx->get_saved_variables();
+        const auto& x = saved[0];
+        const auto& wt = saved[1];
+        const ConvShape s{x.size(0), x.size(1), x.size(2), wt.size(0)};
+        auto g = grads[0].contiguous();
+        torch::Tensor gx, gwt, gb;
+        if (ctx->needs_input_grad(0)) gx = torch::empty({s.batch, s.length, s.channels}, x.options());
+        const bool params = ctx->needs_input_grad(1) || ctx->needs_input_grad(2);
+        if (params) {
+            gwt = torch::empty({s.taps, s.channels}, x.options());
+            gb = torch::empty({s.channels}, x.options());
+        }
+        AT_DISPATCH_FLOATING_TYPES(x.scalar_type(), "causal_depthwise_conv1d_backward", [&] {
+            for_channel_blocks(s.channels, [&](int64_t c0, int64_t c1) {
+                if (gx.defined())
+                    input_grad_block<scalar_t>(g.data_ptr<scalar_t>(), wt.data_ptr<scalar_t>(),
+                                               gx.data_ptr<scalar_t>(), s, c0, c1);
+                if (params)
+                    param_grad_block<scalar_t>(g.data_ptr<scalar_t>(), x.data_ptr<scalar_t>(), x.stride(0),
+                                               x.stride(1), gwt.data_ptr<scalar_t>(), gb.data_ptr<scalar_t>(), s,
+                                               c0, c1);
+            });
+        });
+        return {gx, params ? gwt.t().contiguous() : torch::Tensor(), params ? gb : torch::Tensor()};
+    }
+};
+
+} // namespace
+
+torch::Tensor causal_depthwise_conv1d(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias)
+{
+    TORCH_CHECK(x.dim() == 3, "causal_depthwise_conv1d: x must be [B, L, C], got ", x.sizes());
+    TORCH_CHECK(weight.dim() == 2 && weight.size(0) == x.size(2) && weight.size(1) > 0,
+                "causal_depthwise_conv1d: weight must be [C, K] with C = ", x.size(2), ", got ", weight.sizes());
+    TORCH_CHECK(bias.dim() == 1 && bias.size(0) == x.size(2), "causal_depthwise_conv1d: bias must be [",
+                x.size(2), "], got ", bias.sizes());
+    const bool direct = x.is_cpu() && weight.is_cpu() && bias.is_cpu() &&
+                        (x.scalar_type() == torch::kFloat || x.scalar_type() == torch::kDouble) &&
+                        weight.scalar_type() == x.scalar_type() && bias.scalar_type() == x.scalar_type() &&
+                        !at::autocast::is_cpu_enabled();
+    if (direct) return CausalConvFunction::apply(x, weight, bias);
+    const int64_t taps = weight.size(1);
+    return torch::conv1d(x.transpose(1, 2), weight.unsqueeze(1), bias, /*stride=*/1, /*padding=*/taps - 1,
+                         /*dilation=*/1, /*groups=*/x.size(2))
+        .narrow(2, 0, x.size(1))
+        .transpose(1, 2);
+}
+
+} // namespace foxhunt::models::mamba2

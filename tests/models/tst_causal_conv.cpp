@@ -1,0 +1,106 @@
+// The direct causal depthwise convolution against torch::conv1d: values and gradients.
+
+#include "models/mamba2/causal_conv.h"
+
+#include <QtTest/QtTest>
+#include <torch/torch.h>
+
+using namespace foxhunt::models::mamba2;
+
+namespace {
+
+double relative_error(const torch::Tensor& a, const torch::Tensor& b)
+{
+    const double scale = std::max(b.abs().max().item<double>(), 1e-12);
+    return (a - b).abs().max().item<double>() / scale;
+}
+
+// torch::conv1d with groups = C and padding K - 1, cut to the first L steps, in [B, L, C].
+torch::Tensor reference(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias)
+{
+    return torch::conv1d(x.transpose(1, 2), weight.unsqueeze(1), bias, /*stride=*/1, /*padding=*/weight.size(1) - 1,
+                         /*dilation=*/1, /*groups=*/x.size(2))
+        .narrow(2, 0, x.size(1))
+        .transpose(1, 2);
+}
+
+} // namespace
+
+class TestCausalConv : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase() { torch::set_num_threads(1); }
+
+    void matchesConv1d_data()
+    {
+        QTest::addColumn<int>("length");
+        QTest::addColumn<int>("channels");
+        QTest::addColumn<int>("taps");
+        QTest::addColumn<bool>("strided");
+        QTest::addColumn<bool>("doublePrecision");
+        QTest::newRow("mamba sizes") << 60 << 1056 << 4 << true << false;
+        QTest::newRow("shorter than the taps") << 2 << 7 << 4 << false << false;
+        QTest::newRow("one tap") << 9 << 70 << 1 << true << false;
+        QTest::newRow("double") << 13 << 130 << 3 << false << true;
+    }
+
+    void matchesConv1d()
+    {
+        QFETCH(int, length);
+        QFETCH(int, channels);
+        QFETCH(int, taps);
+        QFETCH(bool, strided);
+        QFETCH(bool, doublePrecision);
+        torch::manual_seed(1);
+        const auto type = doublePrecision ? torch::kDouble : torch::kFloat;
+        // A slice of a wider tensor, as in_proj's output is split: rows strided, channels contiguous.
+        auto wide = torch::randn({3, length, channels + (strided ? 5 : 0)}, type);
+        auto x = wide.narrow(2, 0, channels).detach().requires_grad_(true);
+        auto weight = torch::randn({channels, taps}, type).requires_grad_(true);
+        auto bias = torch::randn({channels}, type).requires_grad_(true);
+        auto w = torch::randn({3, length, channels}, type);
+
+        auto ref = reference(x, weight, bias);
+        auto ref_grads = torch::autograd::grad({(ref * w).sum()}, {x, weight, bias});
+        auto got = causal_depthwise_conv1d(x, weight, bias);
+        auto got_grads = torch::autograd::grad({(got * w).sum()}, {x, weight, bias});
+
+        QCOMPARE(got.sizes(), ref.sizes());
+        const double tol = doublePrecision ? 1e-12 : 1e-5;
+        QVERIFY2(relative_error(got, ref) <= tol, qPrintable(QString::number(relative_error(got, ref))));
+        const char* names[] = {"x", "weight", "bias"};
+        for (size_t i = 0; i < 3; ++i) {
+            const double err = relative_error(got_grads[i], ref_grads[i]);
+            QVERIFY2(err <= tol, qPrintable(QStringLiteral("grad %1 rel err %2").arg(names[i]).arg(err)));
+        }
+    }
+
+    void isCausal()
+    {
+        torch::manual_seed(2);
+        auto x = torch::randn({2, 10, 8});
+        auto weight = torch::randn({8, 4});
+        auto bias = torch::randn({8});
+        auto y = x.clone();
+        y.narrow(1, 6, 4).normal_();
+        auto a = causal_depthwise_conv1d(x, weight, bias);
+        auto b = causal_depthwise_conv1d(y, weight, bias);
+        QVERIFY(torch::equal(a.narrow(1, 0, 6), b.narrow(1, 0, 6)));
+        QVERIFY(!torch::allclose(a.narrow(1, 6, 4), b.narrow(1, 6, 4)));
+    }
+
+    void rejectsBadShapes()
+    {
+        bool threw = false;
+        try {
+            causal_depthwise_conv1d(torch::randn({2, 5, 8}), torch::randn({7, 4}), torch::randn({8}));
+        } catch (const c10::Error&) {
+            threw = true;
+        }
+        QVERIFY(threw);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestCausalConv)
+#include "tst_causal_conv.moc"
