@@ -29,6 +29,7 @@ int main(int argc, char** argv)
     add(&foxhunt::cli::addRunsCommand);
     add(&foxhunt::cli::addWorkerCommand);
     add(&foxhunt::cli::addBenchCommand);
+    add(&foxhunt::cli::addMachineCommand);
 
     try {
         app.parse(argc, argv);

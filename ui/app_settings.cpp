@@ -1,5 +1,7 @@
 #include "ui/app_settings.h"
 
+#include "models/precision/int8_backend.h"
+
 #include <QDir>
 #include <QSettings>
 
@@ -46,7 +48,8 @@ bool AppSettings::operator==(const AppSettings& o) const
     const PrecisionSettings& p = precision;
     const PrecisionSettings& q = o.precision;
     return device == o.device && threads == o.threads && workers == o.workers &&
-           workerTimeoutSeconds == o.workerTimeoutSeconds && p.amp == q.amp && p.int8 == q.int8 &&
+           workerTimeoutSeconds == o.workerTimeoutSeconds && p.amp == q.amp && p.ampAuto == q.ampAuto && p.int8 == q.int8 &&
+           p.int8Backend == q.int8Backend && p.int8MaxDegradation == q.int8MaxDegradation &&
            p.int8StaticActivations == q.int8StaticActivations && p.calibrationBars == q.calibrationBars &&
            p.int8RefreshEvery == q.int8RefreshEvery && ensemble == o.ensemble && refreshHz == o.refreshHz &&
            dataDir == o.dataDir && palette == o.palette;
@@ -91,7 +94,15 @@ AppSettings AppSettings::load(const QSettings& s)
     readDouble("amp/growth_factor", amp.growth_factor);
     readDouble("amp/backoff_factor", amp.backoff_factor);
     readInt("amp/growth_interval", amp.growth_interval, 1, std::numeric_limits<int>::max());
+    readBool("amp/auto", a.precision.ampAuto);
     readBool("int8/enabled", a.precision.int8);
+    if (const QString b = get("int8/backend").toString(); mp::int8_backend_from_string(b.toStdString()))
+        a.precision.int8Backend = b.toStdString();
+    {
+        bool ok = false;
+        const double v = get("int8/max_degradation").toDouble(&ok);
+        if (ok && v >= 0.0 && v <= 1.0) a.precision.int8MaxDegradation = v;
+    }
     readBool("int8/static_activations", a.precision.int8StaticActivations);
     readInt("int8/calibration_bars", a.precision.calibrationBars, 0, std::numeric_limits<int>::max());
     readInt("int8/refresh_every", a.precision.int8RefreshEvery, 0, std::numeric_limits<int>::max());
@@ -119,7 +130,10 @@ void AppSettings::save(QSettings& s) const
     s.setValue(QStringLiteral("amp/growth_factor"), amp.growth_factor);
     s.setValue(QStringLiteral("amp/backoff_factor"), amp.backoff_factor);
     s.setValue(QStringLiteral("amp/growth_interval"), static_cast<qlonglong>(amp.growth_interval));
+    s.setValue(QStringLiteral("amp/auto"), precision.ampAuto);
     s.setValue(QStringLiteral("int8/enabled"), precision.int8);
+    s.setValue(QStringLiteral("int8/backend"), QString::fromStdString(precision.int8Backend));
+    s.setValue(QStringLiteral("int8/max_degradation"), precision.int8MaxDegradation);
     s.setValue(QStringLiteral("int8/static_activations"), precision.int8StaticActivations);
     s.setValue(QStringLiteral("int8/calibration_bars"), precision.calibrationBars);
     s.setValue(QStringLiteral("int8/refresh_every"), precision.int8RefreshEvery);

@@ -33,7 +33,9 @@ namespace mp = models::precision;
 QString precisionSummary(const PrecisionSettings& p)
 {
     QStringList parts;
-    if (p.amp.enabled) {
+    if (p.ampAuto) {
+        parts << MainWindow::tr("AMP auto");
+    } else if (p.amp.enabled) {
         const QString dtype = p.amp.dtype == mp::HalfType::F16 ? QStringLiteral("FP16") : QStringLiteral("BF16");
         parts << (p.amp.scales_loss() ? MainWindow::tr("AMP %1 (scale %2%3)")
                                             .arg(dtype)
@@ -44,8 +46,10 @@ QString precisionSummary(const PrecisionSettings& p)
         parts << QStringLiteral("FP32");
     }
     if (p.int8)
-        parts << (p.int8StaticActivations ? MainWindow::tr("INT8 static (%1 bars)").arg(p.calibrationBars)
-                                          : MainWindow::tr("INT8 dynamic"));
+        parts << (p.int8StaticActivations ? MainWindow::tr("INT8 %1, calibrated (%2 bars)")
+                                                .arg(QString::fromStdString(p.int8Backend))
+                                                .arg(p.calibrationBars)
+                                          : MainWindow::tr("INT8 %1, dynamic").arg(QString::fromStdString(p.int8Backend)));
     return parts.join(QStringLiteral(" + "));
 }
 

@@ -64,6 +64,12 @@ SettingsDialog::SettingsDialog(const AppSettings& current, QWidget* parent) : QD
 
     auto* compute = new QGroupBox(tr("Compute"));
     auto* computeForm = new QFormLayout(compute);
+    auto* machine = named(new QLabel(QString::fromStdString(machineSummary())), "machineSummary");
+    machine->setWordWrap(true);
+    machine->setToolTip(tr("What decides which precisions can pay here: native BF16 (AVX512-BF16 or AMX) for BF16 "
+                           "autocast, int8 dot products (VNNI or AMX) for INT8 kernels; foxhunt-cli machine --json "
+                           "prints the same"));
+    computeForm->addRow(tr("This machine"), machine);
     m_device = named(new QComboBox, "device");
     for (const std::string& d : computeDevices()) m_device->addItem(QString::fromStdString(d), QString::fromStdString(d));
     computeForm->addRow(tr("Device"), m_device);
@@ -94,6 +100,12 @@ SettingsDialog::SettingsDialog(const AppSettings& current, QWidget* parent) : QD
     m_preset->addItem(tr("Ampere and newer (BF16, no scaling)"));
     m_preset->addItem(tr("Volta / Turing (FP16, dynamic scale 2048)"));
     ampForm->addRow(tr("Preset"), m_preset);
+    m_ampAuto = named(new QCheckBox(tr("Auto: time each model's train step and use the device's preset only where it is "
+                                       "faster")),
+                      "ampAuto");
+    m_ampAuto->setToolTip(tr("BF16 on a CPU with native BF16 or an Ampere+ GPU, FP16 on Volta/Turing; a model whose "
+                             "measured step is not at least 5 % faster trains in FP32. The reason is stored with the run."));
+    ampForm->addRow(tr("Auto"), m_ampAuto);
     m_ampEnabled = named(new QCheckBox(tr("Train under autocast")), "ampEnabled");
     ampForm->addRow(tr("AMP"), m_ampEnabled);
     m_dtype = named(new QComboBox, "ampDtype");
@@ -123,6 +135,20 @@ SettingsDialog::SettingsDialog(const AppSettings& current, QWidget* parent) : QD
     auto* int8Form = new QFormLayout(int8);
     m_int8 = named(new QCheckBox(tr("Keep an INT8 copy of each model, checked against FP32")), "int8Enabled");
     int8Form->addRow(tr("INT8"), m_int8);
+    m_int8Backend = named(new QComboBox, "int8Backend");
+    m_int8Backend->addItem(tr("Auto (timed per layer on this machine)"), QStringLiteral("auto"));
+    m_int8Backend->addItem(tr("oneDNN int8 GEMM"), QStringLiteral("onednn"));
+    m_int8Backend->addItem(tr("Dequantize per call (least memory)"), QStringLiteral("dequantize"));
+    m_int8Backend->addItem(tr("FP32 kernels on int8-rounded weights"), QStringLiteral("fp32"));
+    m_int8Backend->addItem(tr("Static int8 activations"), QStringLiteral("static"));
+    m_int8Backend->setToolTip(tr("Auto times each layer shape's kernels once per machine (kept in the database) and "
+                                 "serves the fastest accurate one; a copy slower than FP32 is not served"));
+    int8Form->addRow(tr("Kernels"), m_int8Backend);
+    m_int8Gate = doubleBox("int8MaxDegradation", 0.0, 100.0, 1);
+    m_int8Gate->setSuffix(tr(" %"));
+    m_int8Gate->setToolTip(tr("An INT8 copy whose validation loss is worse than FP32's by more than this is not "
+                              "served: forecasts, ensemble inputs and the INT8 policy fall back to FP32"));
+    int8Form->addRow(tr("Serve only within"), m_int8Gate);
     m_int8Static = named(new QCheckBox(tr("Static activation ranges (calibrated)")), "int8Static");
     int8Form->addRow(tr("Activations"), m_int8Static);
     m_calibration = intBox("calibrationBars", 1, 1'000'000);
@@ -165,7 +191,7 @@ SettingsDialog::SettingsDialog(const AppSettings& current, QWidget* parent) : QD
     layout->addWidget(buttons);
 
     connect(m_preset, &QComboBox::currentIndexChanged, this, &SettingsDialog::applyPreset);
-    for (QCheckBox* box : {m_ampEnabled, m_dynamic})
+    for (QCheckBox* box : {m_ampAuto, m_ampEnabled, m_dynamic})
         connect(box, &QCheckBox::toggled, this, &SettingsDialog::onPrecisionEdited);
     for (QComboBox* box : {m_dtype, m_device})
         connect(box, &QComboBox::currentIndexChanged, this, &SettingsDialog::onPrecisionEdited);
@@ -203,7 +229,10 @@ void SettingsDialog::load(const AppSettings& s)
     m_growth->setValue(amp.growth_factor);
     m_backoff->setValue(amp.backoff_factor);
     m_interval->setValue(static_cast<int>(std::min<std::int64_t>(amp.growth_interval, std::numeric_limits<int>::max())));
+    m_ampAuto->setChecked(s.precision.ampAuto);
     m_int8->setChecked(s.precision.int8);
+    m_int8Backend->setCurrentIndex(std::max(0, m_int8Backend->findData(QString::fromStdString(s.precision.int8Backend))));
+    m_int8Gate->setValue(100.0 * s.precision.int8MaxDegradation);
     m_int8Static->setChecked(s.precision.int8StaticActivations);
     m_calibration->setValue(std::max(1, s.precision.calibrationBars));
     m_int8Refresh->setValue(static_cast<int>(std::min<long long>(s.precision.int8RefreshEvery, std::numeric_limits<int>::max())));
@@ -230,7 +259,10 @@ AppSettings SettingsDialog::settings() const
     amp.growth_factor = m_growth->value();
     amp.backoff_factor = m_backoff->value();
     amp.growth_interval = m_interval->value();
+    s.precision.ampAuto = m_ampAuto->isChecked();
     s.precision.int8 = m_int8->isChecked();
+    s.precision.int8Backend = m_int8Backend->currentData().toString().toStdString();
+    s.precision.int8MaxDegradation = m_int8Gate->value() / 100.0;
     s.precision.int8StaticActivations = m_int8Static->isChecked();
     s.precision.calibrationBars = m_calibration->value();
     s.precision.int8RefreshEvery = m_int8Refresh->value();
@@ -285,11 +317,16 @@ void SettingsDialog::onPrecisionEdited()
 
 void SettingsDialog::updatePrecisionState()
 {
-    const bool amp = m_ampEnabled->isChecked();
+    const bool autoAmp = m_ampAuto->isChecked();
+    m_preset->setEnabled(!autoAmp);
+    m_ampEnabled->setEnabled(!autoAmp);
+    const bool amp = !autoAmp && m_ampEnabled->isChecked();
     for (QWidget* w : std::initializer_list<QWidget*>{m_dtype, m_lossScale, m_dynamic}) w->setEnabled(amp);
     const bool dynamic = amp && m_dynamic->isChecked();
     for (QWidget* w : std::initializer_list<QWidget*>{m_growth, m_backoff, m_interval}) w->setEnabled(dynamic);
     m_int8Static->setEnabled(m_int8->isChecked());
+    m_int8Backend->setEnabled(m_int8->isChecked());
+    m_int8Gate->setEnabled(m_int8->isChecked());
     m_calibration->setEnabled(m_int8->isChecked() && m_int8Static->isChecked());
     m_int8Refresh->setEnabled(m_int8->isChecked());
 
@@ -299,6 +336,11 @@ void SettingsDialog::updatePrecisionState()
     if (!check.ok) {
         m_precisionNote->setText(tr("<b>Will not run:</b> %1. %2").arg(m_problemText.toHtmlEscaped(), suggestion));
         m_precisionNote->setStyleSheet(QStringLiteral("color: #b00020;"));
+    } else if (autoAmp) {
+        m_precisionNote->setText(tr("Auto on %1: each model is timed in FP32 and under the device's preset when the "
+                                    "run starts.")
+                                     .arg(QString::fromStdString(s.device)));
+        m_precisionNote->setStyleSheet(QString());
     } else {
         // The engine may still advise (e.g. BF16 on a CPU without native BF16 arithmetic).
         m_precisionNote->setText(amp ? tr("Runs on %1. %2").arg(QString::fromStdString(s.device), suggestion) : QString());

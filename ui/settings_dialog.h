@@ -18,10 +18,10 @@ QT_END_NAMESPACE
 
 namespace foxhunt {
 
-/// Edits an AppSettings. Widgets carry object names (device, threads, workers, workerTimeout, ampEnabled,
-/// ampDtype, ampPreset,
-/// lossScale, dynamicScale, growthFactor, backoffFactor, growthInterval, int8Enabled, int8Static,
-/// calibrationBars, int8Refresh, ensemble, refreshHz, dataDir, palette) so tests can drive them.
+/// Edits an AppSettings. Widgets carry object names (machineSummary, device, threads, workers, workerTimeout,
+/// ampAuto, ampEnabled, ampDtype, ampPreset, lossScale, dynamicScale, growthFactor, backoffFactor, growthInterval,
+/// int8Enabled, int8Backend, int8MaxDegradation, int8Static, calibrationBars, int8Refresh, ensemble, refreshHz,
+/// dataDir, palette) so tests can drive them.
 class SettingsDialog : public QDialog {
     Q_OBJECT
 public:
@@ -46,6 +46,7 @@ private:
     QSpinBox* m_workers = nullptr;
     QDoubleSpinBox* m_workerTimeout = nullptr;
     QComboBox* m_preset = nullptr;
+    QCheckBox* m_ampAuto = nullptr;
     QCheckBox* m_ampEnabled = nullptr;
     QComboBox* m_dtype = nullptr;
     QDoubleSpinBox* m_lossScale = nullptr;
@@ -55,6 +56,8 @@ private:
     QSpinBox* m_interval = nullptr;
     QLabel* m_precisionNote = nullptr;
     QCheckBox* m_int8 = nullptr;
+    QComboBox* m_int8Backend = nullptr;
+    QDoubleSpinBox* m_int8Gate = nullptr;
     QCheckBox* m_int8Static = nullptr;
     QSpinBox* m_calibration = nullptr;
     QSpinBox* m_int8Refresh = nullptr;

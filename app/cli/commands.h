@@ -24,6 +24,7 @@ Runner addTrainCommand(CLI::App& app);
 Runner addReportCommand(CLI::App& app);
 Runner addRunsCommand(CLI::App& app);
 Runner addWorkerCommand(CLI::App& app);
+Runner addMachineCommand(CLI::App& app);
 
 
 } // namespace foxhunt::cli

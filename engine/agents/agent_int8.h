@@ -2,6 +2,9 @@
 // Engine-internal helpers (LibTorch) behind Dqn::evaluateInt8 and Ppo::evaluateInt8.
 
 #include "engine/precision/int8_evaluation.h"
+#include "engine/agents/agent_precision.h"
+#include "engine/precision/int8_serving.h"
+#include "models/device.h"
 #include "models/precision/quantize.h"
 
 #include <torch/torch.h>
@@ -41,23 +44,67 @@ void timeInt8Latencies(Int8Evaluation& e, Fp32&& fp32, Int8&& int8, const torch:
     e.int8Batch32 = timeForward(int8, b32, repeats);
 }
 
-/// Fills the size, layer and backend fields of `e` from a quantization of `floatModel` that runs on `device`.
-inline void describeInt8(Int8Evaluation& e, const torch::nn::Module& floatModel, const torch::nn::Module& int8Model,
-                         const models::precision::QuantizeReport& report, c10::DeviceType device)
+/// Fills the size and layer fields of `e` from a quantization of `floatModel`.
+inline void describeInt8(Int8Evaluation& e, const torch::nn::Module& floatModel,
+                         const models::precision::QuantizeReport& report)
 {
     namespace mp = foxhunt::models::precision;
     e.quantizedLayers = static_cast<int>(report.linear_layers + report.lstm_layers);
     e.fp32Bytes = static_cast<std::size_t>(mp::module_bytes(floatModel));
     e.int8Bytes = static_cast<std::size_t>(report.int8_bytes);
     e.bytesRatio = static_cast<double>(e.int8Bytes) / static_cast<double>(std::max<std::size_t>(1, e.fp32Bytes));
-    for (const auto& item : int8Model.modules()) {
-        if (const auto* l = item->as<mp::Int8LinearImpl>()) {
-            // A static range runs the emulated int8 GEMM on the CPU (Int8LinearImpl::forward_static).
-            e.backend = l->options.activation_absmax() ? "static-range-emulated"
-                                                       : mp::to_string(l->resolved_backend(device));
-            break;
-        }
-    }
+}
+
+/// The INT8 check both agents run: quantizes `net` (with `qopts`), plans the copy's kernels at
+/// batch 1 and 32 of `obs`, scores it (`score(copy)` sets e's losses and agreement), tries once
+/// more without oneDNN when the gate would refuse an automatic plan that used it, times FP32 and
+/// INT8 (`logits(model, x)` is the output to time) and applies the gate. Returns the copy when the
+/// gate serves it, a null holder otherwise.
+template <class Holder, class Score, class Logits>
+Holder checkAgentInt8(Int8Evaluation& e, const Holder& net, const models::precision::QuantizeOptions& qopts,
+                      const torch::Tensor& obs, const AgentInt8Options& options, Score&& score, Logits&& logits,
+                      const torch::Device& device)
+{
+    namespace mp = foxhunt::models::precision;
+    e.maxDegradation = options.serving.maxDegradation;
+    e.servingBatch = static_cast<std::size_t>(std::min<int64_t>(32, obs.size(0)));
+    const torch::Tensor one = obs.narrow(0, 0, 1);
+    const torch::Tensor b32 = obs.narrow(0, 0, static_cast<int64_t>(e.servingBatch));
+    const auto build = [&](const std::vector<mp::Int8Backend>& exclude, mp::KernelPlan& plan) {
+        mp::QuantizeReport report;
+        Holder copy = mp::quantize_for_inference(net, qopts, &report);
+        describeInt8(e, *net, report);
+        plan = planInt8Kernels(
+            *copy,
+            [&] {
+                logits(copy, one);
+                logits(copy, b32);
+            },
+            options.serving, e, exclude);
+        score(copy);
+        return copy;
+    };
+    mp::KernelPlan plan;
+    Holder copy = build({}, plan);
+    if (e.degradation > e.maxDegradation && options.serving.backend == "auto" && planUses(plan, mp::Int8Backend::OneDnn))
+        copy = build({mp::Int8Backend::OneDnn}, plan);
+
+    // Synchronised, so the timer sees the kernels and not only their launch.
+    const auto fp32 = [&](const torch::Tensor& x) {
+        torch::Tensor y = logits(net, x);
+        models::synchronize(device);
+        return y;
+    };
+    const auto int8 = [&](const torch::Tensor& x) {
+        torch::Tensor y = logits(copy, x);
+        models::synchronize(device);
+        return y;
+    };
+    timeInt8Latencies(e, fp32, int8, obs, options.latencyRepeats);
+    e.fp32ServingBytes = e.fp32Bytes + peakBytesOf([&] { fp32(b32); }, device.is_cuda());
+    e.int8ServingBytes = e.int8Bytes + peakBytesOf([&] { int8(b32); }, device.is_cuda());
+    gate(e);
+    return e.served ? copy : Holder{nullptr};
 }
 
 } // namespace foxhunt::detail

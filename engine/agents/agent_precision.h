@@ -1,6 +1,7 @@
 #pragma once
 // Plain structs the agents share for memory accounting and INT8 evaluation. Std-only.
 
+#include "engine/env/evaluation.h"
 #include "engine/precision/int8_evaluation.h"
 
 #include <cstddef>
@@ -26,6 +27,13 @@ struct AgentInt8Options {
     std::size_t samples = 1024;         ///< inputs behind the losses and the action agreement
     std::size_t calibrationSamples = 0; ///< inputs for static activation ranges (0: dynamic, per batch)
     int latencyRepeats = 50;            ///< timed forward passes per batch size and model
+    Int8Serving serving;                ///< kernel choice and the gate (a refused copy does not act)
+    /// Held-out transitions (the validation split, by the FP32 greedy policy) to measure on instead
+    /// of the agent's own training data; null: the replay buffer (DQN) or the last rollout (PPO).
+    const PolicyTransitions* heldOut = nullptr;
+    /// Training inputs to calibrate static ranges on instead of the replay buffer's or the rollout's
+    /// (rows of the observation size; empty: the agent's own).
+    std::vector<float> calibrationObservations;
 };
 
 } // namespace foxhunt

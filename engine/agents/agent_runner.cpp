@@ -96,6 +96,12 @@ AgentMemoryBytes AgentRunner::memoryBytes() const
     return m_dqn ? m_dqn->memoryBytes() : m_ppo->memoryBytes();
 }
 
+PolicyTransitions AgentRunner::heldOutTransitions(std::vector<int> episodes, std::size_t maxSamples)
+{
+    return collectTransitions(*m_env, [this](std::span<const float> obs) { return greedyAction(obs); },
+                              std::move(episodes), maxSamples);
+}
+
 EvaluationReport AgentRunner::evaluate(std::vector<int> episodes, InferenceWeights weights)
 {
     if (weights == InferenceWeights::Int8)

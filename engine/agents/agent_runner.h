@@ -50,6 +50,9 @@ public:
     /// The agent's INT8 copy against FP32 (DQN: on its replay buffer; PPO: on its last rollout);
     /// see Dqn::evaluateInt8 and Ppo::evaluateInt8 for the losses.
     Int8Evaluation evaluateInt8(const AgentInt8Options& options = {});
+    /// Transitions of the FP32 greedy policy over `episodes` (at most maxSamples, spread evenly), for
+    /// checks on held-out data such as evaluateInt8's (options.heldOut); the env's position is kept.
+    PolicyTransitions heldOutTransitions(std::vector<int> episodes, std::size_t maxSamples);
     /// Exact bytes of the agent's parameters, gradients and optimizer state.
     AgentMemoryBytes memoryBytes() const;
     /// Evaluates the greedy policy beside the baselines (the env's training position is kept).

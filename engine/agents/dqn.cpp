@@ -350,6 +350,7 @@ struct Dqn::Impl {
     std::size_t activationBytes = 0; ///< peak activation bytes of the last measured update
     models::CudaAttribution cuda;    ///< what the agent holds in the CUDA caching allocator
     models::QNetwork int8Net{nullptr}; ///< INT8 inference copy (built on demand)
+    bool int8Refused = false;          ///< the last INT8 check's gate refused the copy: FP32 acts instead
     std::unique_ptr<ReplayBuffer> buffer;
     PrioritizedReplayBuffer* prioritized = nullptr;
     NStepAccumulator nstep;
@@ -464,19 +465,38 @@ Int8Evaluation Dqn::evaluateInt8(const AgentInt8Options& options)
     Impl& d = *m_impl;
     models::CudaWorkScope onDevice(d.cuda, d.device.is_cuda()); // the kept INT8 copy is this agent's
     const ReplayStorage& s = d.buffer->storage();
-    if (s.size == 0)
-        throw std::logic_error("dqn: evaluateInt8 needs transitions in the replay buffer");
+    const PolicyTransitions* held = options.heldOut && options.heldOut->size() > 0 ? options.heldOut : nullptr;
+    if (!held && s.size == 0)
+        throw std::logic_error("dqn: evaluateInt8 needs held-out transitions or transitions in the replay buffer");
+    if (held && held->observationSize != d.obsSize)
+        throw std::invalid_argument("dqn: held-out transitions have " + std::to_string(held->observationSize) +
+                                    " values per observation, expected " + std::to_string(d.obsSize));
     torch::NoGradGuard guard;
-    const auto n = static_cast<int64_t>(std::min(options.samples == 0 ? s.size : options.samples, s.size));
+    const std::size_t available = held ? held->size() : s.size;
+    const auto n = static_cast<int64_t>(std::min(options.samples == 0 ? available : options.samples, available));
     const int64_t o = d.obsSize;
-    // Rows [0, n) of the storage: a fixed sample, the same from one call to the next.
     const torch::Device dev = d.device;
-    const torch::Tensor obs = torch::from_blob(const_cast<float*>(s.observations.data()), {n, o}).clone().to(dev);
-    const torch::Tensor next = torch::from_blob(const_cast<float*>(s.nextObservations.data()), {n, o}).clone().to(dev);
-    const torch::Tensor act = torch::from_blob(const_cast<int64_t*>(s.actions.data()), {n, 1}, torch::kInt64).clone().to(dev);
-    const torch::Tensor rew = torch::from_blob(const_cast<float*>(s.rewards.data()), {n}).to(dev, torch::kFloat64);
-    const torch::Tensor term = torch::from_blob(const_cast<float*>(s.terminated.data()), {n}).to(dev, torch::kFloat64);
-    const torch::Tensor disc = torch::from_blob(const_cast<float*>(s.discounts.data()), {n}).to(dev, torch::kFloat64);
+    const auto rows = [n, o, &dev](const float* data) { return torch::from_blob(const_cast<float*>(data), {n, o}).clone().to(dev); };
+    const auto column = [n, &dev](const float* data) { return torch::from_blob(const_cast<float*>(data), {n}).to(dev, torch::kFloat64); };
+    torch::Tensor obs, next, act, rew, term, disc;
+    if (held) {
+        // The validation split as the FP32 greedy policy walks it: one-step TD targets.
+        obs = rows(held->observations.data());
+        next = rows(held->nextObservations.data());
+        std::vector<int64_t> actions(held->actions.begin(), held->actions.begin() + n);
+        act = torch::tensor(actions, torch::kInt64).view({n, 1}).to(dev);
+        rew = column(held->rewards.data());
+        term = column(held->terminated.data());
+        disc = torch::full({n}, d.options.gamma, torch::TensorOptions(torch::kFloat64).device(dev));
+    } else {
+        // Rows [0, n) of the storage: a fixed sample, the same from one call to the next.
+        obs = rows(s.observations.data());
+        next = rows(s.nextObservations.data());
+        act = torch::from_blob(const_cast<int64_t*>(s.actions.data()), {n, 1}, torch::kInt64).clone().to(dev);
+        rew = column(s.rewards.data());
+        term = column(s.terminated.data());
+        disc = column(s.discounts.data());
+    }
 
     // FP32 targets, computed once: both models are scored against the same y.
     const torch::Tensor nextTarget = d.target->forward(next);
@@ -487,41 +507,37 @@ Int8Evaluation Dqn::evaluateInt8(const AgentInt8Options& options)
 
     mp::QuantizeOptions qopts;
     Int8Evaluation e;
-    if (options.calibrationSamples > 0) {
-        const auto c = static_cast<int64_t>(std::min(options.calibrationSamples, s.size));
-        const torch::Tensor calib = torch::from_blob(const_cast<float*>(s.observations.data()) + (static_cast<int64_t>(s.size) - c) * o,
-                                                     {c, o}).clone().to(dev);
+    const std::size_t storedCalibration = options.calibrationObservations.size() / static_cast<std::size_t>(o);
+    if (options.calibrationSamples > 0 && (storedCalibration > 0 || s.size > 0)) {
+        torch::Tensor calib;
+        if (storedCalibration > 0) {
+            const auto c = static_cast<int64_t>(std::min(options.calibrationSamples, storedCalibration));
+            calib = torch::from_blob(const_cast<float*>(options.calibrationObservations.data()), {c, o}).clone().to(dev);
+        } else {
+            const auto c = static_cast<int64_t>(std::min(options.calibrationSamples, s.size));
+            calib = torch::from_blob(const_cast<float*>(s.observations.data()) + (static_cast<int64_t>(s.size) - c) * o,
+                                     {c, o}).clone().to(dev);
+        }
         qopts.calibrate = [calib](torch::nn::Module& m) { m.as<models::QNetworkImpl>()->forward(calib); };
         e.staticActivations = true;
-        e.calibrationSamples = static_cast<std::size_t>(c);
+        e.calibrationSamples = static_cast<std::size_t>(calib.size(0));
     }
-    mp::QuantizeReport report;
-    d.int8Net = mp::quantize_for_inference(d.online, qopts, &report);
-    describeInt8(e, *d.online, *d.int8Net, report, dev.type());
     e.evaluatedSamples = static_cast<std::size_t>(n);
 
     const torch::Tensor q32 = d.online->forward(obs);
-    const torch::Tensor q8 = d.int8Net->forward(obs);
     const auto tdLoss = [&](const torch::Tensor& q) {
         return torch::huber_loss(q.gather(1, act).squeeze(1).to(torch::kFloat64), y, torch::Reduction::Mean,
                                  d.options.huberDelta)
             .item<double>();
     };
-    e.setLosses(tdLoss(q32), tdLoss(q8));
-    e.actionAgreement = q32.argmax(1).eq(q8.argmax(1)).to(torch::kFloat64).mean().item<double>();
-
-    // Synchronised, so the timer sees the kernels and not only their launch.
-    const auto fp32 = [&d](const torch::Tensor& x) {
-        torch::Tensor y = d.online->forward(x);
-        models::synchronize(d.device);
-        return y;
+    const auto score = [&](models::QNetwork& copy) {
+        const torch::Tensor q8 = copy->forward(obs);
+        e.setLosses(tdLoss(q32), tdLoss(q8));
+        e.actionAgreement = q32.argmax(1).eq(q8.argmax(1)).to(torch::kFloat64).mean().item<double>();
     };
-    const auto int8 = [&d](const torch::Tensor& x) {
-        torch::Tensor y = d.int8Net->forward(x);
-        models::synchronize(d.device);
-        return y;
-    };
-    timeInt8Latencies(e, fp32, int8, obs, options.latencyRepeats);
+    const auto logits = [](const models::QNetwork& net, const torch::Tensor& x) { return net->forward(x); };
+    d.int8Net = checkAgentInt8(e, d.online, qopts, obs, options, score, logits, dev);
+    d.int8Refused = !d.int8Net;
     return e;
 }
 
@@ -530,6 +546,7 @@ int Dqn::int8GreedyAction(std::span<const float> observation)
     Impl& d = *m_impl;
     TORCH_CHECK(static_cast<int64_t>(observation.size()) == d.obsSize, "dqn: observation has ", observation.size(),
                 " values, expected ", d.obsSize);
+    if (d.int8Refused) return greedyAction(observation);
     torch::NoGradGuard guard;
     if (!d.int8Net) {
         models::CudaWorkScope onDevice(d.cuda, d.device.is_cuda());
@@ -630,6 +647,7 @@ std::string Dqn::load(const std::string& path)
     if (archive.try_read("loss_scaler", scalerState))
         d.scaler.load_state(scalerState);
     d.int8Net = nullptr;
+    d.int8Refused = false;
     d.envSteps = readInt(archive, "env_steps");
     d.updates = readInt(archive, "updates");
     setRngState(d.rng, readString(archive, "rng"));

@@ -121,13 +121,16 @@ public:
     std::size_t bufferSize() const;
     /// The options.
     const DqnOptions& options() const;
-    /// Builds a fresh INT8 copy of the online network (kept for int8GreedyAction) and compares it
-    /// with FP32 on the first `samples` transitions of the replay buffer: loss = Huber TD loss
-    /// against targets computed once by the FP32 online and target networks, action agreement =
-    /// share of identical greedy actions; latency at batch 1 and 32. Calibration (when asked) uses
-    /// the last calibrationSamples stored transitions. Throws std::logic_error on an empty buffer.
+    /// Builds a fresh INT8 copy of the online network, chooses its kernels (options.serving) and
+    /// compares it with FP32 on the first `samples` of options.heldOut (the validation split) or,
+    /// without it, of the replay buffer: loss = one-step Huber TD loss against targets computed once
+    /// by the FP32 online and target networks, action agreement = share of identical greedy
+    /// actions; latency at batch 1 and 32. Calibration (when asked) uses calibrationObservations or
+    /// the last calibrationSamples stored transitions. The copy is kept for int8GreedyAction when the
+    /// gate serves it. Throws std::logic_error with no data to measure on.
     Int8Evaluation evaluateInt8(const AgentInt8Options& options = {});
-    /// Greedy action through the INT8 copy (built with dynamic ranges if evaluateInt8() has not run).
+    /// Greedy action through the INT8 copy (built with dynamic ranges if evaluateInt8() has not run);
+    /// the FP32 greedy action when the last evaluateInt8()'s gate refused the copy.
     int int8GreedyAction(std::span<const float> observation);
     /// Exact bytes of parameters (online and target), gradients and Adam state.
     AgentMemoryBytes memoryBytes() const;

@@ -74,6 +74,7 @@ struct Ppo::Impl {
     mp::LossScaler scaler;
     bool amp = false;
     models::ActorCritic int8Net{nullptr}; ///< INT8 inference copy (built on demand)
+    bool int8Refused = false;             ///< the last INT8 check's gate refused the copy: FP32 acts instead
     std::size_t lastRolloutSize = 0;      ///< rows of the rollout the last update learned from
     RolloutBuffer rollout;
     std::shared_ptr<models::dist::Communicator> communicator; // DD-PPO (none: one process)
@@ -363,6 +364,7 @@ Int8Evaluation Ppo::evaluateInt8(std::span<const float> observations, const Agen
     models::CudaWorkScope onDevice(d.cuda, d.device.is_cuda()); // the kept INT8 copy is this agent's
     const auto o = static_cast<std::size_t>(d.obsSize);
     std::span<const float> rows = observations;
+    if (rows.empty() && options.heldOut && options.heldOut->size() > 0) rows = options.heldOut->observations;
     if (rows.empty()) {
         // After an update the rollout is cleared but its storage keeps the rows it learned from; a
         // partial rollout since then has overwritten only the first of them.
@@ -379,20 +381,19 @@ Int8Evaluation Ppo::evaluateInt8(std::span<const float> observations, const Agen
 
     mp::QuantizeOptions qopts;
     Int8Evaluation e;
+    const std::size_t storedCalibration = options.calibrationObservations.size() / o;
     if (options.calibrationSamples > 0) {
-        const int64_t c = std::min<int64_t>(total, static_cast<int64_t>(options.calibrationSamples));
-        const torch::Tensor calib = torch::from_blob(const_cast<float*>(rows.data()), {c, d.obsSize}).clone().to(d.device);
+        const float* source = storedCalibration > 0 ? options.calibrationObservations.data() : rows.data();
+        const int64_t c = std::min<int64_t>(storedCalibration > 0 ? static_cast<int64_t>(storedCalibration) : total,
+                                            static_cast<int64_t>(options.calibrationSamples));
+        const torch::Tensor calib = torch::from_blob(const_cast<float*>(source), {c, d.obsSize}).clone().to(d.device);
         qopts.calibrate = [calib](torch::nn::Module& m) { m.as<models::ActorCriticImpl>()->forward(calib); };
         e.staticActivations = true;
         e.calibrationSamples = static_cast<std::size_t>(c);
     }
-    mp::QuantizeReport report;
-    d.int8Net = mp::quantize_for_inference(d.net, qopts, &report);
-    describeInt8(e, *d.net, *d.int8Net, report, d.device.type());
     e.evaluatedSamples = static_cast<std::size_t>(n);
 
     const models::PolicyOutput ref = d.net->forward(obs);
-    const models::PolicyOutput q = d.int8Net->forward(obs);
     const torch::Tensor refLogp = torch::log_softmax(ref.logits.to(torch::kFloat64), 1);
     const torch::Tensor refValue = ref.value.to(torch::kFloat64);
     const auto loss = [&](const models::PolicyOutput& out) {
@@ -401,21 +402,14 @@ Int8Evaluation Ppo::evaluateInt8(std::span<const float> observations, const Agen
         const torch::Tensor valueError = (out.value.to(torch::kFloat64) - refValue).pow(2).mean();
         return (crossEntropy + d.options.vfCoef * valueError).item<double>();
     };
-    e.setLosses(loss(ref), loss(q));
-    e.actionAgreement = ref.logits.argmax(1).eq(q.logits.argmax(1)).to(torch::kFloat64).mean().item<double>();
-
-    // Synchronised, so the timer sees the kernels and not only their launch.
-    const auto fp32 = [&d](const torch::Tensor& x) {
-        torch::Tensor y = d.net->forward(x).logits;
-        models::synchronize(d.device);
-        return y;
+    const auto score = [&](models::ActorCritic& copy) {
+        const models::PolicyOutput q = copy->forward(obs);
+        e.setLosses(loss(ref), loss(q));
+        e.actionAgreement = ref.logits.argmax(1).eq(q.logits.argmax(1)).to(torch::kFloat64).mean().item<double>();
     };
-    const auto int8 = [&d](const torch::Tensor& x) {
-        torch::Tensor y = d.int8Net->forward(x).logits;
-        models::synchronize(d.device);
-        return y;
-    };
-    timeInt8Latencies(e, fp32, int8, obs, options.latencyRepeats);
+    const auto logits = [](const models::ActorCritic& net, const torch::Tensor& x) { return net->forward(x).logits; };
+    d.int8Net = checkAgentInt8(e, d.net, qopts, obs, options, score, logits, d.device);
+    d.int8Refused = !d.int8Net;
     return e;
 }
 
@@ -424,6 +418,7 @@ int Ppo::int8GreedyAction(std::span<const float> observation)
     Impl& d = *m_impl;
     TORCH_CHECK(static_cast<int64_t>(observation.size()) == d.obsSize, "ppo: observation has ", observation.size(),
                 " values, expected ", d.obsSize);
+    if (d.int8Refused) return greedyAction(observation);
     torch::NoGradGuard guard;
     if (!d.int8Net) {
         models::CudaWorkScope onDevice(d.cuda, d.device.is_cuda());
@@ -483,6 +478,7 @@ std::string Ppo::load(const std::string& path)
     if (archive.try_read("loss_scaler", scalerState))
         d.scaler.load_state(scalerState);
     d.int8Net = nullptr;
+    d.int8Refused = false;
     d.envSteps = readInt(archive, "env_steps");
     d.updates = readInt(archive, "updates");
     setRngState(d.rng, readString(archive, "rng"));

@@ -111,10 +111,12 @@ public:
     /// observations, at most options.samples). Loss = policy cross-entropy against the FP32 policy
     /// plus vfCoef x squared error against the FP32 value, so the FP32 loss is the policy entropy
     /// and any excess is the INT8 copy's KL and value error. Action agreement = share of identical
-    /// most-probable actions. Calibration (when asked) uses the first calibrationSamples rows.
-    /// Throws std::logic_error when there are no observations.
+    /// most-probable actions. Calibration (when asked) uses options.calibrationObservations or the
+    /// first calibrationSamples rows. Kernels follow options.serving; the copy is kept for
+    /// int8GreedyAction when the gate serves it. Throws std::logic_error when there are no observations.
     Int8Evaluation evaluateInt8(std::span<const float> observations = {}, const AgentInt8Options& options = {});
-    /// Most probable action through the INT8 copy (built with dynamic ranges if evaluateInt8() has not run).
+    /// Most probable action through the INT8 copy (built with dynamic ranges if evaluateInt8() has not
+    /// run); the FP32 one when the last evaluateInt8()'s gate refused the copy.
     int int8GreedyAction(std::span<const float> observation);
     /// Exact bytes of parameters, gradients and Adam state.
     AgentMemoryBytes memoryBytes() const;

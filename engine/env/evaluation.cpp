@@ -83,6 +83,51 @@ Run runPolicy(TradingEnv& env, const GreedyPolicy& policy, const std::vector<int
 
 } // namespace
 
+PolicyTransitions collectTransitions(TradingEnv& env, const GreedyPolicy& policy, std::vector<int> episodes,
+                                     std::size_t maxSamples)
+{
+    if (episodes.empty()) {
+        episodes.resize(static_cast<std::size_t>(env.episodeCount()));
+        std::iota(episodes.begin(), episodes.end(), 0);
+    }
+    const TradingEnvState saved = env.state();
+    PolicyTransitions all;
+    for (int e : episodes) {
+        const std::span<const float> first = env.reset(e);
+        std::vector<float> obs(first.begin(), first.end());
+        all.observationSize = static_cast<int>(obs.size());
+        while (!env.done()) {
+            const int action = policy(obs);
+            const StepResult r = env.step(action);
+            const std::span<const float> next = env.observation();
+            all.observations.insert(all.observations.end(), obs.begin(), obs.end());
+            all.nextObservations.insert(all.nextObservations.end(), next.begin(), next.end());
+            all.actions.push_back(action);
+            all.rewards.push_back(static_cast<float>(r.reward));
+            all.terminated.push_back(r.terminated ? 1.0f : 0.0f);
+            obs.assign(next.begin(), next.end());
+        }
+    }
+    env.restoreState(saved);
+    if (maxSamples == 0 || all.size() <= maxSamples) return all;
+    // Evenly spread, so every held-out day is represented.
+    PolicyTransitions kept;
+    kept.observationSize = all.observationSize;
+    const auto o = static_cast<std::size_t>(all.observationSize);
+    for (std::size_t k = 0; k < maxSamples; ++k) {
+        const std::size_t i = k * all.size() / maxSamples;
+        kept.observations.insert(kept.observations.end(), all.observations.begin() + static_cast<std::ptrdiff_t>(i * o),
+                                 all.observations.begin() + static_cast<std::ptrdiff_t>((i + 1) * o));
+        kept.nextObservations.insert(kept.nextObservations.end(),
+                                     all.nextObservations.begin() + static_cast<std::ptrdiff_t>(i * o),
+                                     all.nextObservations.begin() + static_cast<std::ptrdiff_t>((i + 1) * o));
+        kept.actions.push_back(all.actions[i]);
+        kept.rewards.push_back(all.rewards[i]);
+        kept.terminated.push_back(all.terminated[i]);
+    }
+    return kept;
+}
+
 EvaluationReport evaluatePolicy(TradingEnv& env, const GreedyPolicy& policy, std::vector<int> episodes,
                                 double barsPerYear)
 {

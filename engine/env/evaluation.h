@@ -57,6 +57,24 @@ using GreedyPolicy = std::function<int(std::span<const float> observation)>;
 PerformanceMetrics computeMetrics(std::span<const double> stepPnlUsd, std::span<const double> tradePnlUsd,
                                   long long turnover, double barsPerYear);
 
+/// Transitions of a deterministic policy over whole episodes: held-out inputs for checks that need
+/// data the model did not train on (the INT8 check of an agent on the validation split).
+struct PolicyTransitions {
+    int observationSize = 0;             ///< values per observation
+    std::vector<float> observations;     ///< [size(), observationSize] row-major
+    std::vector<float> nextObservations; ///< the observation after each step, same layout
+    std::vector<int> actions;            ///< the policy's action at each step
+    std::vector<float> rewards;          ///< the environment's reward for it
+    std::vector<float> terminated;       ///< 1 where the step ended its episode, else 0
+    /// Transitions held.
+    std::size_t size() const { return actions.size(); }
+};
+
+/// Runs `policy` over `episodes` (all when empty) and keeps at most `maxSamples` transitions (0: all),
+/// spread evenly over the run; the environment's state is restored afterwards.
+PolicyTransitions collectTransitions(TradingEnv& env, const GreedyPolicy& policy, std::vector<int> episodes,
+                                     std::size_t maxSamples);
+
 /// Runs `policy` and the baselines over `episodes` (all episodes when empty).
 /// barsPerYear <= 0 means 252 * mean steps per episode.
 EvaluationReport evaluatePolicy(TradingEnv& env, const GreedyPolicy& policy, std::vector<int> episodes = {},

@@ -2,6 +2,8 @@
 // Plain reports a ForecasterTrainer gives beside its training steps: the AMP
 // state, an INT8 refresh check and the TFT's interpretation. No torch.
 
+#include "engine/precision/int8_evaluation.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -21,6 +23,7 @@ struct ForecastAmpStatus {
 struct Int8RefreshOptions {
     std::size_t windows = 64;            ///< validation windows, spread evenly over the range (the same ones each call)
     std::size_t calibrationWindows = 0;  ///< training windows for static activation ranges (0: dynamic ranges)
+    Int8Serving serving;                 ///< kernel choice and the accuracy gate
 };
 
 /// One refresh of the INT8 copy against the FP32 weights it was made from.
@@ -29,6 +32,9 @@ struct Int8Refresh {
     double int8Loss = 0.0;    ///< same for the fresh INT8 copy
     double degradation = 0.0; ///< (int8Loss - fp32Loss) / fp32Loss
     std::size_t windows = 0;  ///< windows measured
+    bool served = true;       ///< the gate kept the copy (false: FP32 answers until a refresh passes)
+    std::string verdict;      ///< the gate's reason, with the figures
+    std::string backend;      ///< the kernels chosen, e.g. "onednn 4, fp32 2"
 };
 
 /// What a Temporal Fusion Transformer attends to, averaged over a set of windows.

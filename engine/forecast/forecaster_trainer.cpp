@@ -10,6 +10,7 @@
 #include "models/precision/autocast.h"
 #include "models/precision/loss_scaler.h"
 #include "models/precision/quantize.h"
+#include "engine/precision/int8_serving.h"
 #include "models/quantile_loss.h"
 #include "models/tft/tft.h"
 
@@ -83,9 +84,13 @@ struct ForecasterTrainer::Impl {
     torch::Device device{torch::kCPU};   // where the model, its optimizer and the data tensors live
     std::shared_ptr<dist::Communicator> communicator; // data parallelism (none: one process)
     std::unique_ptr<dist::GradientReducer> reducer;
-    // The kept INT8 inference copy (one of the two, matching the kind) and who serves predictions.
-    mm::Mamba2Forecaster int8Mamba{nullptr};
-    mt::TemporalFusionTransformer int8Tft{nullptr};
+    // An INT8 inference copy: one of the two, matching the kind (neither: none).
+    struct Int8Copy {
+        mm::Mamba2Forecaster mamba{nullptr};
+        mt::TemporalFusionTransformer tft{nullptr};
+    };
+    // The kept copy, which answers predictions when serve says Int8 and the gate let it.
+    Int8Copy int8;
     InferenceWeights serve = InferenceWeights::Fp32;
     InferenceWeights lastServed = InferenceWeights::Fp32;
 
@@ -174,9 +179,9 @@ struct ForecasterTrainer::Impl {
     // The forward of whichever weights serve predictions now, noting which one answered.
     torch::Tensor serving(const torch::Tensor& pastBatch, const torch::Tensor& knownBatch)
     {
-        const bool int8 = serve == InferenceWeights::Int8 && (int8Mamba || int8Tft);
-        lastServed = int8 ? InferenceWeights::Int8 : InferenceWeights::Fp32;
-        return int8 ? forwardWith(int8Mamba, int8Tft, pastBatch, knownBatch) : forward(pastBatch, knownBatch);
+        const bool useInt8 = serve == InferenceWeights::Int8 && (int8.mamba || int8.tft);
+        lastServed = useInt8 ? InferenceWeights::Int8 : InferenceWeights::Fp32;
+        return useInt8 ? forwardWith(int8, pastBatch, knownBatch) : forward(pastBatch, knownBatch);
     }
 
     // The static covariates repeated for a batch (undefined when the data has none).
@@ -210,6 +215,43 @@ struct ForecasterTrainer::Impl {
     {
         if (m) return m->forward(pastBatch, knownBatch);
         return t->forward(pastBatch, knownBatch, staticsFor(pastBatch.size(0))).quantiles;
+    }
+
+    torch::Tensor forwardWith(const Int8Copy& copy, const torch::Tensor& pastBatch, const torch::Tensor& knownBatch) const
+    {
+        auto m = copy.mamba;
+        auto t = copy.tft;
+        return forwardWith(m, t, pastBatch, knownBatch);
+    }
+
+    // A fresh INT8 copy of the current weights (calibrated on `calibrationWindows` training windows
+    // when > 0) with its kernels planned as `serving` says at the serving batches (1 and 32
+    // validation windows); the plan is recorded in `e`.
+    Int8Copy quantizeCopy(std::size_t calibrationWindows, const Int8Serving& serving, Int8Evaluation& e,
+                          mp::QuantizeReport* report, mp::KernelPlan* plan,
+                          const std::vector<mp::Int8Backend>& exclude = {})
+    {
+        mp::QuantizeOptions qopts;
+        if (calibrationWindows > 0) qopts.calibrate = calibrationOnTrain(calibrationWindows);
+        Int8Copy copy;
+        if (mamba)
+            copy.mamba = mp::quantize_for_inference(mamba, qopts, report);
+        else
+            copy.tft = mp::quantize_for_inference(tft, qopts, report);
+        torch::nn::Module& q = copy.mamba ? static_cast<torch::nn::Module&>(*copy.mamba) : *copy.tft;
+        const auto serve = [&] {
+            for (const std::size_t rows : {std::size_t{1}, std::size_t{32}}) {
+                const std::size_t b = std::min(rows, validation.size());
+                auto idx = torch::arange(static_cast<int64_t>(validation.begin), static_cast<int64_t>(validation.begin + b),
+                                         torch::kLong);
+                auto [pastBatch, knownBatch, targetBatch] = batch(idx);
+                (void)targetBatch;
+                forwardWith(copy, pastBatch, knownBatch);
+            }
+        };
+        const mp::KernelPlan made = detail::planInt8Kernels(q, serve, serving, e, exclude);
+        if (plan) *plan = made;
+        return copy;
     }
 
     void setLearningRate(double lr)
@@ -392,67 +434,55 @@ Int8Evaluation ForecasterTrainer::evaluateInt8(const Int8EvaluationOptions& opti
     torch::NoGradGuard ng;
     d.module->eval();
 
-    mp::QuantizeOptions qopts;
-    if (options.calibrationWindows > 0) qopts.calibrate = d.calibrationOnTrain(options.calibrationWindows);
-    mp::QuantizeReport report;
-    mm::Mamba2Forecaster qMamba{nullptr};
-    mt::TemporalFusionTransformer qTft{nullptr};
-    if (d.mamba)
-        qMamba = mp::quantize_for_inference(d.mamba, qopts, &report);
-    else
-        qTft = mp::quantize_for_inference(d.tft, qopts, &report);
-
     Int8Evaluation e;
+    e.maxDegradation = options.serving.maxDegradation;
     e.staticActivations = options.calibrationWindows > 0;
     e.calibrationSamples = e.staticActivations ? std::min(options.calibrationWindows, d.train.size()) : 0;
     e.evaluatedSamples = d.validation.size();
+    e.servingBatch = std::min<std::size_t>(32, d.validation.size());
+
+    // Losses over every validation window, summed in float64.
+    const auto validationLoss = [&](const Impl::Int8Copy& copy) {
+        double sum = 0.0;
+        for (std::size_t begin = d.validation.begin; begin < d.validation.end; begin += d.config.evalBatchSize) {
+            const std::size_t end = std::min(d.validation.end, begin + d.config.evalBatchSize);
+            auto idx = torch::arange(static_cast<int64_t>(begin), static_cast<int64_t>(end), torch::kLong);
+            auto [pastBatch, knownBatch, targetBatch] = d.batch(idx);
+            auto out = copy.mamba || copy.tft ? d.forwardWith(copy, pastBatch, knownBatch) : d.forward(pastBatch, knownBatch);
+            sum += static_cast<double>(end - begin) *
+                   models::quantile_loss(out.to(torch::kDouble), targetBatch.to(torch::kDouble), d.config.quantiles)
+                       .item<double>();
+        }
+        return sum / static_cast<double>(d.validation.size());
+    };
+    const double fp32Loss = validationLoss({});
+    mp::QuantizeReport report;
+    mp::KernelPlan plan;
+    Impl::Int8Copy copy = d.quantizeCopy(options.calibrationWindows, options.serving, e, &report, &plan);
+    e.setLosses(fp32Loss, validationLoss(copy));
+    if (e.degradation > e.maxDegradation && options.serving.backend == "auto" && detail::planUses(plan, mp::Int8Backend::OneDnn)) {
+        // oneDNN's per-batch activation ranges are the least accurate kernels: try once without them.
+        copy = d.quantizeCopy(options.calibrationWindows, options.serving, e, &report, &plan, {mp::Int8Backend::OneDnn});
+        e.setLosses(fp32Loss, validationLoss(copy));
+    }
     e.quantizedLayers = static_cast<int>(report.linear_layers + report.lstm_layers);
     e.fp32Bytes = static_cast<std::size_t>(mp::module_bytes(*d.module));
     e.int8Bytes = static_cast<std::size_t>(report.int8_bytes);
     e.bytesRatio = static_cast<double>(e.int8Bytes) / static_cast<double>(std::max<std::size_t>(1, e.fp32Bytes));
-    for (const auto& item : (qMamba ? qMamba.ptr() : std::static_pointer_cast<torch::nn::Module>(qTft.ptr()))->modules())
-        if (auto* l = item->as<mp::Int8LinearImpl>()) {
-            // A static range runs the emulated int8 GEMM on the CPU (see Int8LinearImpl::forward_static).
-            e.backend = l->options.activation_absmax() ? "static-range-emulated"
-                                                       : mp::to_string(l->resolved_backend(d.device.type()));
-            break;
-        }
 
-    // Losses over the validation windows, summed in float64.
-    mm::Mamba2Forecaster noMamba{nullptr};
-    mt::TemporalFusionTransformer noTft{nullptr};
-    double fp32Sum = 0.0, int8Sum = 0.0;
-    for (std::size_t begin = d.validation.begin; begin < d.validation.end; begin += d.config.evalBatchSize) {
-        const std::size_t end = std::min(d.validation.end, begin + d.config.evalBatchSize);
-        auto idx = torch::arange(static_cast<int64_t>(begin), static_cast<int64_t>(end), torch::kLong);
-        auto [pastBatch, knownBatch, targetBatch] = d.batch(idx);
-        const double n = static_cast<double>(end - begin);
-        auto target = targetBatch.to(torch::kDouble);
-        fp32Sum += n * models::quantile_loss(d.forward(pastBatch, knownBatch).to(torch::kDouble), target,
-                                             d.config.quantiles).item<double>();
-        auto q = qMamba ? d.forwardWith(qMamba, noTft, pastBatch, knownBatch)
-                        : d.forwardWith(noMamba, qTft, pastBatch, knownBatch);
-        int8Sum += n * models::quantile_loss(q.to(torch::kDouble), target, d.config.quantiles).item<double>();
-    }
-    const double windows = static_cast<double>(d.validation.size());
-    e.setLosses(fp32Sum / windows, int8Sum / windows);
-    d.int8Mamba = qMamba;
-    d.int8Tft = qTft;
-
-    auto time = [&](bool int8, std::size_t batch) {
+    auto time = [&](const Impl::Int8Copy& with, std::size_t batch, std::size_t* servingBytes) {
         const std::size_t b = std::min(batch, d.validation.size());
         auto idx = torch::arange(static_cast<int64_t>(d.validation.begin), static_cast<int64_t>(d.validation.begin + b),
                                  torch::kLong);
         auto [pastBatch, knownBatch, targetBatch] = d.batch(idx);
         (void)targetBatch;
         auto run = [&] {
-            torch::Tensor out = !int8 ? d.forward(pastBatch, knownBatch)
-                : qMamba              ? d.forwardWith(qMamba, noTft, pastBatch, knownBatch)
-                                      : d.forwardWith(noMamba, qTft, pastBatch, knownBatch);
+            torch::Tensor out = with.mamba || with.tft ? d.forwardWith(with, pastBatch, knownBatch) : d.forward(pastBatch, knownBatch);
             models::synchronize(d.device);
             return out;
         };
-        run();  // warm-up: first-use packing and allocations
+        run(); // warm-up: first-use packing and allocations
+        if (servingBytes) *servingBytes = detail::peakBytesOf([&] { run(); }, d.device.is_cuda());
         std::vector<double> micros;
         for (int r = 0; r < std::max(1, options.latencyRepeats); ++r) {
             const auto t0 = std::chrono::steady_clock::now();
@@ -461,10 +491,16 @@ Int8Evaluation ForecasterTrainer::evaluateInt8(const Int8EvaluationOptions& opti
         }
         return latencyPercentiles(std::move(micros));
     };
-    e.fp32Batch1 = time(false, 1);
-    e.int8Batch1 = time(true, 1);
-    e.fp32Batch32 = time(false, 32);
-    e.int8Batch32 = time(true, 32);
+    std::size_t fp32Activations = 0, int8Activations = 0;
+    e.fp32Batch1 = time({}, 1, nullptr);
+    e.int8Batch1 = time(copy, 1, nullptr);
+    e.fp32Batch32 = time({}, 32, &fp32Activations);
+    e.int8Batch32 = time(copy, 32, &int8Activations);
+    e.fp32ServingBytes = e.fp32Bytes + fp32Activations;
+    e.int8ServingBytes = e.int8Bytes + int8Activations;
+    detail::gate(e);
+    // A copy the gate refused is not kept: forecasts, ensemble inputs and latencies come from FP32.
+    d.int8 = e.served ? copy : Impl::Int8Copy{};
     d.module->train();
     return e;
 }
@@ -526,8 +562,7 @@ void ForecasterTrainer::loadCheckpoint(const std::string& path)
         throw std::runtime_error(path + ": cannot read checkpoint: " + e.what_without_backtrace());
     }
     // A copy of the weights before the load would serve stale forecasts.
-    m_impl->int8Mamba = nullptr;
-    m_impl->int8Tft = nullptr;
+    m_impl->int8 = {};
 }
 
 std::int64_t ForecasterTrainer::step() const { return m_impl->steps; }
@@ -593,14 +628,10 @@ Int8Refresh ForecasterTrainer::refreshInt8(const Int8RefreshOptions& options)
             .round()
             .to(torch::kLong);
     };
-    mp::QuantizeOptions qopts;
-    if (options.calibrationWindows > 0) qopts.calibrate = d.calibrationOnTrain(options.calibrationWindows);
-    mm::Mamba2Forecaster qMamba{nullptr}, noMamba{nullptr};
-    mt::TemporalFusionTransformer qTft{nullptr}, noTft{nullptr};
-    if (d.mamba)
-        qMamba = mp::quantize_for_inference(d.mamba, qopts);
-    else
-        qTft = mp::quantize_for_inference(d.tft, qopts);
+    Int8Evaluation e;
+    e.maxDegradation = options.serving.maxDegradation;
+    mp::KernelPlan plan;
+    const Impl::Int8Copy copy = d.quantizeCopy(options.calibrationWindows, options.serving, e, nullptr, &plan);
 
     auto idx = spread(d.validation, options.windows);
     auto [pastBatch, knownBatch, targetBatch] = d.batch(idx);
@@ -609,11 +640,16 @@ Int8Refresh ForecasterTrainer::refreshInt8(const Int8RefreshOptions& options)
     r.windows = static_cast<std::size_t>(idx.size(0));
     r.fp32Loss = models::quantile_loss(d.forward(pastBatch, knownBatch).to(torch::kDouble), target, d.config.quantiles)
                      .item<double>();
-    auto q = qMamba ? d.forwardWith(qMamba, noTft, pastBatch, knownBatch) : d.forwardWith(noMamba, qTft, pastBatch, knownBatch);
-    r.int8Loss = models::quantile_loss(q.to(torch::kDouble), target, d.config.quantiles).item<double>();
-    r.degradation = r.fp32Loss > 0.0 ? (r.int8Loss - r.fp32Loss) / r.fp32Loss : 0.0;
-    d.int8Mamba = qMamba;
-    d.int8Tft = qTft;
+    r.int8Loss = models::quantile_loss(d.forwardWith(copy, pastBatch, knownBatch).to(torch::kDouble), target,
+                                       d.config.quantiles)
+                     .item<double>();
+    e.setLosses(r.fp32Loss, r.int8Loss);
+    r.degradation = e.degradation;
+    detail::gateOnAccuracy(e);
+    r.served = e.served;
+    r.verdict = e.verdict;
+    r.backend = e.backend;
+    d.int8 = e.served ? copy : Impl::Int8Copy{};
     d.module->train();
     return r;
 }
@@ -622,7 +658,7 @@ void ForecasterTrainer::setInferenceWeights(InferenceWeights weights) { m_impl->
 
 InferenceWeights ForecasterTrainer::lastInferenceWeights() const { return m_impl->lastServed; }
 
-bool ForecasterTrainer::hasInt8Copy() const { return m_impl->int8Mamba || m_impl->int8Tft; }
+bool ForecasterTrainer::hasInt8Copy() const { return m_impl->int8.mamba || m_impl->int8.tft; }
 
 TftInterpretation ForecasterTrainer::interpret() { return interpret(m_impl->validation); }
 

@@ -76,6 +76,7 @@ struct ForecastStepStats {
 struct Int8EvaluationOptions {
     std::size_t calibrationWindows = 0; ///< training windows for a static activation range (0: dynamic ranges)
     int latencyRepeats = 50;            ///< timed forward passes per batch size
+    Int8Serving serving;                ///< kernel choice and the gate (a refused copy is not kept)
 };
 
 /// Linear warmup to `peak` over `warmup` steps, then cosine to peak * minRatio at `total`.

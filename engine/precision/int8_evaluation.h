@@ -7,6 +7,10 @@
 #include <vector>
 #include <string>
 
+namespace foxhunt::models::precision {
+class KernelTimingCache;
+}
+
 namespace foxhunt {
 
 /// Which weights answer a model's inference: the FP32 model being trained, or its INT8 inference
@@ -22,6 +26,40 @@ struct LatencyPercentiles {
     double p95 = 0.0;      ///< 95th percentile
     double p99 = 0.0;      ///< 99th percentile
     std::size_t count = 0; ///< timed passes behind the percentiles
+};
+
+/// One int8 kernel measured at one layer shape.
+struct Int8KernelTime {
+    std::string backend;        ///< "fp32", "dequantize", "onednn", "static", "cuda-int-mm"
+    double micros = 0.0;        ///< median microseconds per call
+    double relativeError = 0.0; ///< ||y - y_fp32|| / ||y_fp32|| on the timing input
+};
+
+/// The kernel one int8 layer serves one of its input shapes with, and what it was chosen from.
+struct Int8LayerKernel {
+    std::string layer;                  ///< the layer's path in the model ("blocks.0.in_proj")
+    std::string shape;                  ///< "in x out @ rows" (" static" with a calibrated range)
+    std::string backend;                ///< the backend served
+    bool cached = false;                ///< the timings came from the store (measured in an earlier run)
+    std::vector<Int8KernelTime> timings; ///< every candidate's measurement (empty for a choice by hand)
+};
+
+/// Serving an INT8 copy needs it to stay within this relative loss degradation of FP32 (seed 003: < 5 %).
+inline constexpr double kDefaultInt8MaxDegradation = 0.05;
+/// In `auto`, an INT8 copy slower than this multiple of FP32 at the serving batch is not served.
+inline constexpr double kInt8MaxSlowdown = 1.05;
+
+/// How an INT8 copy picks its kernels and when it may answer inference: shared by the forecasters'
+/// and the agents' INT8 options.
+struct Int8Serving {
+    /// "auto": time each layer shape's candidate kernels on this machine and serve the fastest
+    /// accurate one; or one backend by hand for every layer ("fp32", "dequantize", "onednn",
+    /// "static", "cuda-int-mm").
+    std::string backend = "auto";
+    /// A copy whose loss degrades by more than this share against FP32 is not served.
+    double maxDegradation = kDefaultInt8MaxDegradation;
+    /// Where kernel timings persist between runs (null: kept for this process only).
+    models::precision::KernelTimingCache* cache = nullptr;
 };
 
 /// The INT8 inference copy against the FP32 model on a fixed set of inputs.
@@ -44,6 +82,22 @@ struct Int8Evaluation {
     LatencyPercentiles int8Batch1;  ///< INT8 forward, batch 1
     LatencyPercentiles fp32Batch32; ///< FP32 forward, batch 32
     LatencyPercentiles int8Batch32; ///< INT8 forward, batch 32
+    std::size_t servingBatch = 32;  ///< the larger serving batch the figures above were taken at
+    std::size_t fp32ServingBytes = 0; ///< FP32 weights plus the peak activation bytes of one forward at servingBatch
+    std::size_t int8ServingBytes = 0; ///< same for the INT8 copy (0 without the counting allocator)
+    std::string kernelMode = "auto";  ///< "auto" (measured per layer) or the backend chosen by hand
+    std::vector<Int8LayerKernel> kernels; ///< per layer and serving shape, in module order
+    int measuredShapes = 0;           ///< distinct layer shapes timed for this copy
+    int cachedShapes = 0;             ///< distinct layer shapes whose timings came from the store
+    double maxDegradation = kDefaultInt8MaxDegradation; ///< the gate (int8_max_degradation)
+    bool served = true;               ///< the gate let the copy answer inference
+    std::string verdict;              ///< why it is or is not served, with the figures
+
+    /// Inferences per second at servingBatch from a P50 latency in microseconds (0 without one).
+    static double throughput(const LatencyPercentiles& l, std::size_t batch)
+    {
+        return l.p50 > 0.0 ? static_cast<double>(batch) * 1e6 / l.p50 : 0.0;
+    }
 
     /// Records both losses and derives degradation (0 when the FP32 loss is 0), meetsGoal and flagged.
     void setLosses(double fp32, double int8)

@@ -14,6 +14,13 @@ nlohmann::json toJson(const LatencyPercentiles& latency)
 
 nlohmann::json toJson(const Int8Evaluation& e)
 {
+    nlohmann::json kernels = nlohmann::json::array();
+    for (const Int8LayerKernel& k : e.kernels) {
+        nlohmann::json timings = nlohmann::json::object();
+        for (const Int8KernelTime& t : k.timings) timings[t.backend] = {{"us", t.micros}, {"error", t.relativeError}};
+        kernels.push_back({{"layer", k.layer}, {"shape", k.shape}, {"backend", k.backend}, {"cached", k.cached},
+                           {"timings", timings}});
+    }
     nlohmann::json j = {{"fp32_loss", e.fp32Loss},
                         {"int8_loss", e.int8Loss},
                         {"degradation", e.degradation},
@@ -24,6 +31,20 @@ nlohmann::json toJson(const Int8Evaluation& e)
                         {"backend", e.backend},
                         {"static_activations", e.staticActivations},
                         {"calibration_bars", e.calibrationSamples},
+                        {"validation_samples", e.evaluatedSamples},
+                        {"serving_batch", e.servingBatch},
+                        {"fp32_serving_bytes", e.fp32ServingBytes},
+                        {"int8_serving_bytes", e.int8ServingBytes},
+                        {"throughput",
+                         {{"fp32_b32", Int8Evaluation::throughput(e.fp32Batch32, e.servingBatch)},
+                          {"int8_b32", Int8Evaluation::throughput(e.int8Batch32, e.servingBatch)}}},
+                        {"max_degradation", e.maxDegradation},
+                        {"served", e.served},
+                        {"verdict", e.verdict},
+                        {"kernel_mode", e.kernelMode},
+                        {"measured_shapes", e.measuredShapes},
+                        {"cached_shapes", e.cachedShapes},
+                        {"kernels", kernels},
                         {"latency",
                          {{"fp32_b1", toJson(e.fp32Batch1)},
                           {"int8_b1", toJson(e.int8Batch1)},

@@ -1,16 +1,41 @@
 #include "engine/session/devices.h"
 
+#include "engine/session/session_json.h"
+#include "models/hardware/machine_probe.h"
 #include "models/precision/mixed_precision.h"
 #include "models/runtime.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
-#include <fstream>
 
 namespace foxhunt {
 
 namespace mp = models::precision;
 
 std::vector<std::string> computeDevices() { return models::computeDevices(); }
+
+std::string machineSummary() { return models::hardware::this_machine().summary(); }
+
+std::string machineJsonText()
+{
+    const auto& machine = models::hardware::this_machine();
+    nlohmann::json j = machineJson(machine);
+    nlohmann::json devices = nlohmann::json::array();
+    for (const std::string& device : computeDevices()) {
+        const bool cuda = device.rfind("cuda:", 0) == 0;
+        const auto caps = mp::capabilities_of(machine, cuda ? mp::ComputeDevice::Cuda : mp::ComputeDevice::Cpu,
+                                              cuda ? std::stoi(device.substr(5)) : 0);
+        const mp::AmpCandidate candidate = mp::auto_amp_candidate(caps);
+        devices.push_back({{"device", device},
+                           {"amp_auto", candidate.config.enabled ? mp::to_string(candidate.config.dtype) : "fp32"},
+                           {"amp_reason", candidate.reason},
+                           {"bf16_native", cuda ? caps.cuda_major >= 8 : machine.cpu.native_bf16()},
+                           {"int8_dot_product", machine.cpu.int8_dot_product()}});
+    }
+    j["devices"] = devices;
+    return j.dump();
+}
 
 mp::MixedPrecisionConfig ampPreset(AmpPreset preset)
 {
@@ -52,12 +77,6 @@ std::optional<std::string> preflightProblem(const SessionConfig& config)
     return std::nullopt;
 }
 
-std::string cpuModel()
-{
-    std::ifstream in("/proc/cpuinfo");
-    for (std::string line; std::getline(in, line);)
-        if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos) return line.substr(line.find(':') + 2);
-    return "unknown CPU";
-}
+std::string cpuModel() { return models::hardware::this_machine().cpu_model; }
 
 } // namespace foxhunt

@@ -16,6 +16,14 @@ std::vector<std::string> computeDevices();
 /// The CPU's model name from /proc/cpuinfo ("unknown CPU" when it cannot be read).
 std::string cpuModel();
 
+/// This machine for people: "AMD EPYC, 2 cores / 2 threads; AVX2, AVX-512, AVX512-BF16, AVX512-VNNI; no GPU".
+std::string machineSummary();
+
+/// This machine as a JSON text: the probe (CPU model, cores, ISA features, GPUs, LibTorch) and, for each
+/// compute device, what `auto` precision starts from there and why ({"devices": [{"device", "amp_auto",
+/// "amp_reason", "bf16_native", "int8_dot_product"}]}).
+std::string machineJsonText();
+
 /// The AMP presets a user can pick.
 enum class AmpPreset { Disabled, Ampere, VoltaTuring };
 

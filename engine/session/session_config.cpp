@@ -2,11 +2,13 @@
 // list serves writing and reading, so the two can never disagree.
 
 #include "engine/session/training_session.h"
+#include "models/precision/int8_backend.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <stdexcept>
 
 namespace foxhunt {
@@ -119,9 +121,12 @@ void visit(PrecisionSettings& o, F&& f)
     f("backoff_factor", o.amp.backoff_factor);
     f("growth_interval", o.amp.growth_interval);
     f("int8", o.int8);
+    f("int8_backend", o.int8Backend);
+    f("int8_max_degradation", o.int8MaxDegradation);
     f("int8_static_activations", o.int8StaticActivations);
     f("calibration_bars", o.calibrationBars);
     f("int8_refresh_every", o.int8RefreshEvery);
+    f("memory_budget_mb", o.memoryBudgetMb);
 }
 
 template <class T>
@@ -157,6 +162,8 @@ nlohmann::json precisionJson(const PrecisionSettings& p)
 {
     nlohmann::json j = write(p);
     j["amp_dtype"] = models::precision::to_string(p.amp.dtype);
+    if (p.ampAuto) j["amp"] = "auto";
+    j["memory_budget_action"] = p.memoryBudgetAction == MemoryBudgetAction::Warn ? "warn" : "refuse";
     return j;
 }
 
@@ -164,6 +171,25 @@ void readPrecision(const nlohmann::json& j, PrecisionSettings& p)
 {
     if (!j.is_object()) throw std::invalid_argument("config: 'precision' must be an object");
     nlohmann::json rest = j;
+    if (rest.contains("amp") && rest.at("amp").is_string()) {
+        if (rest.at("amp").get<std::string>() != "auto")
+            throw std::invalid_argument("config: precision.amp must be true, false or \"auto\"");
+        p.ampAuto = true;
+        p.amp.enabled = false;
+        rest.erase("amp");
+    } else if (rest.contains("amp")) {
+        p.ampAuto = false;
+    }
+    if (rest.contains("memory_budget_action")) {
+        const auto& a = rest.at("memory_budget_action");
+        if (!a.is_string() || (a.get<std::string>() != "refuse" && a.get<std::string>() != "warn"))
+            throw std::invalid_argument("config: precision.memory_budget_action must be \"refuse\" or \"warn\"");
+        p.memoryBudgetAction = a.get<std::string>() == "warn" ? MemoryBudgetAction::Warn : MemoryBudgetAction::Refuse;
+        rest.erase("memory_budget_action");
+    }
+    // BF16 chosen by hand gets the seed's BF16 scaler (scale 1, static: BF16 has FP32's exponent
+    // range) unless the config sets the scaling itself.
+    const bool setsScaling = rest.contains("loss_scale") || rest.contains("dynamic_loss_scale");
     if (rest.contains("amp_dtype")) {
         try {
             p.amp.dtype = models::precision::half_type_from_string(rest.at("amp_dtype").get<std::string>());
@@ -173,6 +199,17 @@ void readPrecision(const nlohmann::json& j, PrecisionSettings& p)
         rest.erase("amp_dtype");
     }
     read(nlohmann::json{{"precision", rest}}, "precision", p);
+    if (p.amp.enabled && p.amp.dtype == models::precision::HalfType::BF16 && !setsScaling) {
+        p.amp.loss_scale = 1.0;
+        p.amp.dynamic_loss_scale = false;
+    }
+    if (!models::precision::int8_backend_from_string(p.int8Backend))
+        throw std::invalid_argument("config: precision.int8_backend '" + p.int8Backend +
+                                    "' is not one of auto, fp32, dequantize, onednn, static, cuda-int-mm");
+    if (!(p.int8MaxDegradation >= 0.0) || !std::isfinite(p.int8MaxDegradation))
+        throw std::invalid_argument("config: precision.int8_max_degradation must be a non-negative number");
+    if (!(p.memoryBudgetMb >= 0.0) || !std::isfinite(p.memoryBudgetMb))
+        throw std::invalid_argument("config: precision.memory_budget_mb must be a non-negative number of MiB (0: none)");
 }
 
 } // namespace

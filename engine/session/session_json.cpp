@@ -62,14 +62,26 @@ nlohmann::json toJson(const ForecastEvaluation& e)
             {"windows", e.windows}};
 }
 
-nlohmann::json toJson(const Int8Evaluation& e, bool staticActivations, int calibrationBars, int latencyRepeats)
+nlohmann::json toJson(const Int8Evaluation& e, int latencyRepeats)
 {
-    // The shared document, with the run's own calibration setting (bars, not windows) and repeat count.
     nlohmann::json j = toJson(e);
-    j["static_activations"] = staticActivations;
-    j["calibration_bars"] = staticActivations ? calibrationBars : 0;
     for (auto& [name, latency] : j["latency"].items()) latency["count"] = latencyRepeats;
     return j;
+}
+
+nlohmann::json machineJson(const models::hardware::MachineInfo& machine)
+{
+    nlohmann::json gpus = nlohmann::json::array();
+    for (const auto& g : machine.gpus)
+        gpus.push_back({{"index", g.index}, {"name", g.name}, {"capability", g.capability()}, {"memory_bytes", g.memory_bytes}});
+    return {{"summary", machine.summary()},
+            {"cpu", machine.cpu_model},
+            {"logical_cpus", machine.logical_cpus},
+            {"physical_cores", machine.physical_cores},
+            {"cpu_features", machine.cpu.names()},
+            {"gpus", gpus},
+            {"torch", machine.torch_version},
+            {"fingerprint", machine.fingerprint()}};
 }
 
 nlohmann::json toJson(const TftInterpretation& i)

@@ -4,6 +4,7 @@
 #include "engine/env/evaluation.h"
 #include "engine/forecast/forecast_metrics.h"
 #include "engine/forecast/forecaster_trainer.h"
+#include "models/hardware/machine_probe.h"
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -17,10 +18,12 @@ nlohmann::json toJson(const EvaluationReport& report);
 nlohmann::json toJson(const ForecastMetrics& metrics);
 /// {"model","zero_return","persistence","windows"}
 nlohmann::json toJson(const ForecastEvaluation& evaluation);
-/// The validation document's "int8" object: {"fp32_loss","int8_loss","degradation","fp32_bytes","int8_bytes",
-/// "bytes_ratio","quantized_layers","backend","static_activations","calibration_bars","latency"}; latency holds
-/// "fp32_b1","int8_b1","fp32_b32","int8_b32", each {"p50_ms","p95_ms","p99_ms","count"} over `latencyRepeats` passes.
-nlohmann::json toJson(const Int8Evaluation& evaluation, bool staticActivations, int calibrationBars, int latencyRepeats);
+/// The validation document's "int8" object: the shared Int8Evaluation document (int8_evaluation_json.h) with
+/// every latency's "count" set to `latencyRepeats` passes.
+nlohmann::json toJson(const Int8Evaluation& evaluation, int latencyRepeats);
+/// The machine a run trained on: {"summary","cpu","logical_cpus","physical_cores","cpu_features","gpus",
+/// "fingerprint"}; gpus holds {"index","name","capability","memory_bytes"}.
+nlohmann::json machineJson(const models::hardware::MachineInfo& machine);
 /// The TFT validation document's "interpretation" object: {"encoder_variables","encoder_importance",
 /// "decoder_variables","decoder_importance","static_variables","static_importance","attention","windows"}.
 nlohmann::json toJson(const TftInterpretation& interpretation);

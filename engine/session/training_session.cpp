@@ -2,15 +2,19 @@
 
 #include "engine/agents/agent_runner.h"
 #include "engine/data/market_time.h"
+#include "engine/precision/int8_serving.h"
 #include "engine/replay/bar_clock.h"
 #include "engine/replay/features.h"
 #include "engine/replay/split.h"
+#include "engine/session/amp_auto.h"
 #include "engine/session/devices.h"
 #include "engine/session/session_json.h"
 #include "engine/store/bar_store.h"
+#include "engine/store/kernel_timings.h"
 #include "engine/store/run_store.h"
 
 #include "models/distributed/communicator.h"
+#include "models/hardware/machine_probe.h"
 #include "models/memory/memory_tracker.h"
 #include "models/runtime.h"
 
@@ -172,6 +176,8 @@ struct ModelSlot {
     std::vector<double> latenciesMs;
     std::map<std::string, double> last; ///< last value of each metric
     double paramBytes = 0;
+    models::precision::MixedPrecisionConfig amp; ///< the precision this model trains with
+    nlohmann::json ampChoice;      ///< with "amp": "auto", what was measured and why this precision
     double blockSamples = 0;       ///< multi-process: samples (env steps / windows) in this control block
     double blockAllreduceMs = 0;   ///< multi-process: gradient all-reduce wait in this block
     double blockUpdates = 0;       ///< multi-process: optimizer steps in this block
@@ -343,7 +349,8 @@ SessionResult TrainingSession::run()
         // The machine the run trained on, for its report (GPU fields only when CUDA is present).
         versions = {{"foxhunt", FOXHUNT_VERSION}, {"torch", models::torchVersion()},
                     {"cuda", models::cudaAvailable()}, {"cpu", cpuModel()},
-                    {"hardware_threads", std::thread::hardware_concurrency()}, {"device", cfg.device}};
+                    {"hardware_threads", std::thread::hardware_concurrency()}, {"device", cfg.device},
+                    {"machine", machineJson(models::hardware::this_machine())}};
         const int world = m_rendezvous ? m_rendezvous->worldSize : cfg.workers;
         if (world > 1) versions["ranks"] = world;
         const std::string name = cfg.name.empty() ? series->symbol + " " + formatUtc(wallClockNs()).substr(0, 19) : cfg.name;
@@ -451,6 +458,28 @@ SessionResult TrainingSession::run()
                         (kind == ModelKind::Mamba2 ? cfg.mamba2 : cfg.tft).windowing.horizon);
 
         const SessionConfig effective = effectiveConfig(cfg);
+        const auto capabilities = models::precision::capabilities_of(
+            cfg.device.rfind("cuda", 0) == 0 ? models::precision::ComputeDevice::Cuda : models::precision::ComputeDevice::Cpu,
+            cfg.device.rfind("cuda:", 0) == 0 ? std::stoi(cfg.device.substr(5)) : 0);
+        // "amp": "auto": rank 0 times the model's own step both ways and every rank trains as it chose.
+        const auto resolveAmp = [&](ModelSlot& slot, const std::function<double(const models::precision::MixedPrecisionConfig&)>& timeStep) {
+            slot.amp = cfg.precision.amp;
+            if (!cfg.precision.ampAuto) return;
+            nlohmann::json choice;
+            if (owner) {
+                const models::precision::AmpChoice c = detail::chooseAmp(capabilities, timeStep);
+                choice = {{"mode", "auto"}, {"enabled", c.config.enabled}, {"measured", c.measured},
+                          {"fp32_step_ms", c.fp32_ms}, {"amp_step_ms", c.amp_ms}, {"reason", c.reason},
+                          {"dtype", c.config.enabled ? models::precision::to_string(c.config.dtype) : "fp32"},
+                          {"config", {{"loss_scale", c.config.loss_scale}, {"dynamic_loss_scale", c.config.dynamic_loss_scale}}}};
+            }
+            if (comm) choice = nlohmann::json::parse(comm->broadcast_bytes(owner ? choice.dump() : ""));
+            slot.ampChoice = choice;
+            slot.amp = models::precision::MixedPrecisionConfig::disabled();
+            if (choice.value("enabled", false)) {
+                slot.amp = models::precision::auto_amp_candidate(capabilities).config;
+            }
+        };
         std::vector<ModelSlot> slots;
         for (ModelKind kind : cfg.models) {
             ModelSlot slot;
@@ -463,21 +492,26 @@ SessionResult TrainingSession::run()
                 slot.holdEnv = std::make_unique<TradingEnv>(bars, features.values, featureCount, episodes, holdOptions);
                 if (kind == ModelKind::Dqn) {
                     DqnOptions o = effective.dqn;
-                    o.mixedPrecision = cfg.precision.amp;
                     o.device = cfg.device;
+                    resolveAmp(slot, [&](const models::precision::MixedPrecisionConfig& amp) {
+                        return detail::timeDqnUpdate(slot.env->observationSize(), slot.env->actionCount(), o, amp);
+                    });
+                    o.mixedPrecision = slot.amp;
                     slot.agent = std::make_unique<AgentRunner>(*slot.env, trainEpisodes, o);
                     if (comm) slot.agent->dqn()->setCommunicator(comm);
                 } else {
                     PpoOptions o = effective.ppo;
-                    o.mixedPrecision = cfg.precision.amp;
                     o.device = cfg.device;
+                    resolveAmp(slot, [&](const models::precision::MixedPrecisionConfig& amp) {
+                        return detail::timePpoUpdate(slot.env->observationSize(), slot.env->actionCount(), o, amp);
+                    });
+                    o.mixedPrecision = slot.amp;
                     slot.agent = std::make_unique<AgentRunner>(*slot.env, trainEpisodes, o);
                     if (comm) slot.agent->ppo()->setCommunicator(comm);
                 }
                 slot.paramBytes = static_cast<double>(slot.agent->memoryBytes().parameterBytes);
             } else {
                 ForecasterConfig fc = kind == ModelKind::Mamba2 ? effective.mamba2 : effective.tft;
-                fc.mixedPrecision = cfg.precision.amp;
                 fc.device = cfg.device;
                 const IndexRange valid = validAnchors(fdata, fc.windowing);
                 const std::size_t h = fc.windowing.horizon;
@@ -489,6 +523,10 @@ SessionResult TrainingSession::run()
                 if (trainA.size() == 0 || validA.size() == 0)
                     throw std::invalid_argument("too few bars for " + slot.name + "'s windows of " +
                                                 std::to_string(fc.windowing.pastLength) + " bars");
+                resolveAmp(slot, [&](const models::precision::MixedPrecisionConfig& amp) {
+                    return detail::timeForecasterStep(fc, fdata, trainA, validA, amp);
+                });
+                fc.mixedPrecision = slot.amp;
                 slot.forecaster = std::make_unique<ForecasterTrainer>(fc, fdata, trainA, validA);
                 if (comm) slot.forecaster->setCommunicator(comm);
                 slot.paramBytes = static_cast<double>(slot.forecaster->parameterBytes());
@@ -577,14 +615,26 @@ SessionResult TrainingSession::run()
         if (cfg.precision.int8)
             for (ModelSlot& s : slots)
                 if (s.forecaster) s.forecaster->setInferenceWeights(InferenceWeights::Int8);
+        // Kernel timings persist in the store (rank 0), so each layer shape is timed once per machine.
+        std::unique_ptr<KernelTimingTable> kernelTable;
+        std::unique_ptr<detail::StoredKernelTimings> kernelCache;
+        if (owner && cfg.precision.int8) {
+            kernelTable = std::make_unique<KernelTimingTable>(*store);
+            kernelCache = std::make_unique<detail::StoredKernelTimings>(*kernelTable);
+        }
+        const Int8Serving serving{.backend = cfg.precision.int8Backend,
+                                  .maxDegradation = cfg.precision.int8MaxDegradation,
+                                  .cache = kernelCache.get()};
         const Int8RefreshOptions refreshOptions{
             .windows = 64,
-            .calibrationWindows = cfg.precision.int8StaticActivations ? static_cast<std::size_t>(cfg.precision.calibrationBars) : 0};
+            .calibrationWindows = cfg.precision.int8StaticActivations ? static_cast<std::size_t>(cfg.precision.calibrationBars) : 0,
+            .serving = serving};
         // Agents' refreshes: a small fixed sample and few timed passes, so a refresh stays cheap.
         const AgentInt8Options agentRefreshOptions{
             .samples = 256,
             .calibrationSamples = cfg.precision.int8StaticActivations ? static_cast<std::size_t>(cfg.precision.calibrationBars) : 0,
-            .latencyRepeats = 5};
+            .latencyRepeats = 5,
+            .serving = serving};
 
         // Multi-process control: rank 0 releases ticks in blocks; every rank ends a block with one
         // all-reduce of its per-model throughput and all-reduce wait, which rank 0 charts.
@@ -768,9 +818,23 @@ SessionResult TrainingSession::run()
                     if (s.steps >= cfg.steps || !s.int8Error.empty()) continue;
                     if (s.agent && s.lastUpdates == 0) continue; // nothing learned, no rollout to measure on yet
                     try {
-                        const double degradation = s.forecaster ? s.forecaster->refreshInt8(refreshOptions).degradation
-                                                                : s.agent->evaluateInt8(agentRefreshOptions).degradation;
+                        double degradation = 0.0;
+                        bool served = true;
+                        if (s.forecaster) {
+                            const Int8Refresh r = s.forecaster->refreshInt8(refreshOptions);
+                            degradation = r.degradation;
+                            served = r.served;
+                        } else {
+                            // Measured on the validation split as the FP32 greedy policy walks it.
+                            AgentInt8Options o = agentRefreshOptions;
+                            const PolicyTransitions held = s.agent->heldOutTransitions(validationEpisodes, o.samples);
+                            o.heldOut = &held;
+                            const Int8Evaluation e = s.agent->evaluateInt8(o);
+                            degradation = e.degradation;
+                            served = e.served;
+                        }
                         emit(s, "int8_degradation", degradation);
+                        emit(s, "int8_rejected", served ? 0.0 : 1.0);
                     } catch (const std::exception& e) {
                         s.int8Error = e.what();
                     }
@@ -843,13 +907,15 @@ SessionResult TrainingSession::run()
             doc["ticks"] = tick;
         } else {
             // Evaluation on validation and test, beside the baselines.
-            auto ampDocument = [&cfg](const ModelSlot& s, double finalScale, long long skippedSteps) {
-                const auto& amp = cfg.precision.amp;
-                return nlohmann::json{{"enabled", amp.enabled},
-                                      {"dtype", amp.enabled ? models::precision::to_string(amp.dtype) : "fp32"},
-                                      {"final_scale", finalScale},
-                                      {"skipped_steps", skippedSteps},
-                                      {"scale_changes", s.scaleChanges}};
+            auto ampDocument = [](const ModelSlot& s, double finalScale, long long skippedSteps) {
+                const auto& amp = s.amp;
+                nlohmann::json j{{"enabled", amp.enabled},
+                                 {"dtype", amp.enabled ? models::precision::to_string(amp.dtype) : "fp32"},
+                                 {"final_scale", finalScale},
+                                 {"skipped_steps", skippedSteps},
+                                 {"scale_changes", s.scaleChanges}};
+                if (!s.ampChoice.is_null()) j["choice"] = s.ampChoice;
+                return j;
             };
             // The final INT8 check of one model, or why there is none (also emitted as its last int8_degradation).
             auto int8Document = [&](ModelSlot& s, const std::function<Int8Evaluation()>& evaluate, int latencyRepeats) {
@@ -857,7 +923,8 @@ SessionResult TrainingSession::run()
                     if (!s.int8Error.empty()) throw std::invalid_argument(s.int8Error);
                     const Int8Evaluation e = evaluate();
                     emit(s, "int8_degradation", e.degradation);
-                    return toJson(e, cfg.precision.int8StaticActivations, cfg.precision.calibrationBars, latencyRepeats);
+                    emit(s, "int8_rejected", e.served ? 0.0 : 1.0);
+                    return toJson(e, latencyRepeats);
                 } catch (const std::exception& e) {
                     return nlohmann::json{{"error", e.what()}};
                 }
@@ -880,9 +947,12 @@ SessionResult TrainingSession::run()
                         AgentInt8Options o = agentRefreshOptions;
                         o.samples = 1024;
                         o.latencyRepeats = 50;
+                        const PolicyTransitions held = s.agent->heldOutTransitions(validationEpisodes, o.samples);
+                        o.heldOut = &held;
                         m["validation"]["int8"] = int8Document(s, [&] { return s.agent->evaluateInt8(o); }, o.latencyRepeats);
-                        // The greedy policy through the INT8 copy just checked, on the same episodes.
-                        if (!m["validation"]["int8"].contains("error")) {
+                        // The greedy policy through the INT8 copy just checked, on the same episodes;
+                        // a copy the gate refused has no INT8 policy (FP32 acts for it).
+                        if (!m["validation"]["int8"].contains("error") && m["validation"]["int8"].value("served", false)) {
                             m["validation"]["int8_policy"] =
                                 toJson(s.agent->evaluate(validationEpisodes, InferenceWeights::Int8).policy);
                             m["test"]["int8_policy"] = toJson(s.agent->evaluate(testEpisodes, InferenceWeights::Int8).policy);
@@ -901,6 +971,7 @@ SessionResult TrainingSession::run()
                     if (cfg.precision.int8) {
                         Int8EvaluationOptions o;
                         o.calibrationWindows = refreshOptions.calibrationWindows;
+                        o.serving = serving;
                         m["validation"]["int8"] = int8Document(s, [&] { return s.forecaster->evaluateInt8(o); }, o.latencyRepeats);
                     }
                     if (s.kind == ModelKind::Tft) m["validation"]["interpretation"] = toJson(s.forecaster->interpret());

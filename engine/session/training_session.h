@@ -29,13 +29,29 @@ std::string toString(ModelKind kind);
 /// Parses the names above (case-insensitive); nullopt otherwise.
 std::optional<ModelKind> modelKindFromString(std::string name);
 
+/// What a run does when its served copies would not fit memory_budget_mb.
+enum class MemoryBudgetAction { Refuse, Warn };
+
 /// Precision of a run: one switch for all four models.
 struct PrecisionSettings {
     models::precision::MixedPrecisionConfig amp; ///< AMP for DQN, PPO, Mamba-2 and TFT training (default FP32)
+    /// "amp": "auto": each model trains under the device's preset (BF16 on a CPU with native BF16 or
+    /// an Ampere GPU, FP16 on Volta/Turing) only where a short measurement of its own train step shows
+    /// it faster than FP32, else in FP32; the reason is recorded per model. `amp` then holds nothing.
+    bool ampAuto = false;
     bool int8 = false;                  ///< keep an INT8 inference copy of each model, validated against FP32
-    bool int8StaticActivations = false; ///< calibrated static activation ranges instead of dynamic per-batch ones
+    /// INT8 kernels: "auto" (timed per layer shape on this machine, the fastest accurate one served)
+    /// or one backend by hand for every layer ("fp32", "dequantize", "onednn", "static", "cuda-int-mm").
+    std::string int8Backend = "auto";
+    /// An INT8 copy degrading the validation loss by more than this share is not served (FP32 answers).
+    double int8MaxDegradation = kDefaultInt8MaxDegradation;
+    bool int8StaticActivations = true;  ///< calibrated static activation ranges as well as dynamic per-batch ones
     int calibrationBars = 1000;         ///< train-split bars used to calibrate static ranges
     long long int8RefreshEvery = 5'000; ///< ticks between refreshes of the INT8 copy from the FP32 weights (0 = at the end only)
+    /// Memory the served copies of all models may take together (weights plus activations at the
+    /// serving batch), MiB; 0 = no budget. Checked before training starts.
+    double memoryBudgetMb = 0.0;
+    MemoryBudgetAction memoryBudgetAction = MemoryBudgetAction::Refuse; ///< over budget: refuse to start, or warn
 };
 
 /// Everything a run is configured with. Serialised whole into the run store.

@@ -136,6 +136,18 @@ CREATE TABLE checkpoints (
     PRIMARY KEY (run_id, model, step)
 ) WITHOUT ROWID;
 )sql"},
+    {3, R"sql(
+CREATE TABLE kernel_timings (
+    machine TEXT NOT NULL,
+    device TEXT NOT NULL,
+    shape TEXT NOT NULL,
+    backend TEXT NOT NULL,
+    micros REAL NOT NULL,
+    relative_error REAL NOT NULL,
+    measured INTEGER NOT NULL,
+    PRIMARY KEY (machine, device, shape, backend)
+) WITHOUT ROWID;
+)sql"},
 };
 
 static_assert(kApplicationId == 1182287988, "migration 1 writes the application id literally");

@@ -1,23 +1,14 @@
 #include "models/precision/int8_linear.h"
 
 #include "models/compat.h"
+#include "models/hardware/machine_probe.h"
 
 #include <ATen/core/dispatch/Dispatcher.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace foxhunt::models::precision {
-
-std::string to_string(Int8Backend backend)
-{
-    switch (backend) {
-    case Int8Backend::Auto: return "auto";
-    case Int8Backend::OneDnn: return "onednn";
-    case Int8Backend::CudaIntMm: return "cuda-int-mm";
-    case Int8Backend::Dequantize: return "dequantize";
-    }
-    return "unknown";
-}
 
 namespace {
 
@@ -143,12 +134,54 @@ Int8LinearImpl::Int8LinearImpl(const torch::Tensor& weight_, const torch::Tensor
 Int8Backend Int8LinearImpl::resolved_backend(c10::DeviceType device) const
 {
     if (options.backend() != Int8Backend::Auto) return options.backend();
+    if (options.activation_absmax()) return Int8Backend::Static;
     if (device == c10::DeviceType::CUDA) return compat::kHasIntMm ? Int8Backend::CudaIntMm : Int8Backend::Dequantize;
-    // Not OneDnn on the CPU by default. Its products are accurate since forward_onednn reduces the
-    // activation range (without that, 8-19 % error on a CPU without VNNI), but each call costs a
-    // fixed ~50-65 us, which loses to FP32 and to dequantizing at every layer of our models'
-    // default sizes; it only wins from about 512 x 512 (BM_Int8Linear, BM_Int8Forecaster).
+    // Without a measured plan, not OneDnn on the CPU: each call costs a fixed ~30-65 us, which
+    // loses to FP32 on small layers on every CPU measured; on large ones it wins, by 2-6x where
+    // the CPU has VNNI. plan_int8_kernels() measures which applies to each layer here.
     return Int8Backend::Dequantize;
+}
+
+Int8Backend Int8LinearImpl::backend_for(int64_t rows, c10::DeviceType device) const
+{
+    if (m_plan.empty()) return resolved_backend(device);
+    // Nearest by ratio: 40 rows is served like 32, not like 60.
+    const auto distance = [rows](int64_t r) {
+        return std::abs(std::log(static_cast<double>(std::max<int64_t>(r, 1))) -
+                        std::log(static_cast<double>(std::max<int64_t>(rows, 1))));
+    };
+    const RowsBackend* best = &m_plan.front();
+    for (const RowsBackend& e : m_plan)
+        if (distance(e.rows) < distance(best->rows)) best = &e;
+    return best->backend;
+}
+
+void Int8LinearImpl::set_plan(std::vector<RowsBackend> plan)
+{
+    for (const RowsBackend& e : plan) {
+        TORCH_CHECK(e.backend != Int8Backend::Auto, "Int8Linear: a kernel plan names concrete backends");
+        TORCH_CHECK(e.backend != Int8Backend::Static || options.activation_absmax(),
+                    "Int8Linear: the static backend needs a calibrated activation range");
+    }
+    m_plan = std::move(plan);
+}
+
+void Int8LinearImpl::set_recording(bool on)
+{
+    if (on) m_recorded_rows.clear();
+    m_recording = on;
+}
+
+void Int8LinearImpl::note_rows(int64_t rows)
+{
+    if (m_recording && std::find(m_recorded_rows.begin(), m_recorded_rows.end(), rows) == m_recorded_rows.end())
+        m_recorded_rows.push_back(rows);
+}
+
+bool Int8LinearImpl::onednn_reduce_range() const
+{
+    if (options.reduce_range()) return *options.reduce_range();
+    return !hardware::this_machine().cpu.int8_dot_product();
 }
 
 int64_t Int8LinearImpl::weight_bytes() const
@@ -187,31 +220,45 @@ torch::Tensor Int8LinearImpl::forward(const torch::Tensor& x)
     auto sizes = x.sizes().vec();
     sizes.back() = out_features();
     auto x2d = x.reshape({-1, in_features()});
+    const int64_t rows = x2d.size(0);
+    note_rows(rows);
     torch::Tensor y;
-    if (options.activation_absmax()) {
-        y = forward_static(x2d);
-    } else {
-        switch (resolved_backend(x.device().type())) {
-        case Int8Backend::OneDnn: y = forward_onednn(x2d); break;
-        case Int8Backend::CudaIntMm: y = forward_int_mm(x2d); break;
-        default: y = forward_dequantize(x2d); break;
-        }
+    switch (backend_for(rows, x.device().type())) {
+    case Int8Backend::OneDnn: y = forward_onednn(x2d); break;
+    case Int8Backend::CudaIntMm: y = forward_int_mm(x2d); break;
+    case Int8Backend::Float: y = forward_float(x2d); break;
+    case Int8Backend::Static: y = forward_static(x2d); break;
+    default: y = forward_dequantize(x2d); break;
     }
     return y.to(x.scalar_type()).reshape(sizes);
 }
 
 std::function<torch::Tensor(const torch::Tensor&)> Int8LinearImpl::repeated_forward(c10::ScalarType dtype,
-                                                                                  c10::DeviceType device)
+                                                                                  c10::DeviceType device, int64_t rows)
 {
-    if (options.activation_absmax() || resolved_backend(device) != Int8Backend::Dequantize)
+    const Int8Backend backend = backend_for(rows, device);
+    if (backend != Int8Backend::Dequantize && backend != Int8Backend::Float)
         return [this](const torch::Tensor& x) { return forward(x); };
-    auto w = dequantize_per_row(weight.q, cached_scale()).to(dtype);
+    auto w = (backend == Int8Backend::Float ? float_weight() : dequantize_per_row(weight.q, cached_scale())).to(dtype);
     auto b = has_bias() ? cached_bias().to(dtype) : torch::Tensor();
     return [this, w, b](const torch::Tensor& x) {
         TORCH_CHECK(x.dim() >= 1 && x.size(-1) == in_features() && x.scalar_type() == w.scalar_type(),
                     "Int8Linear: repeated input must be [..., ", in_features(), "] of the prepared type");
+        note_rows(x.numel() / in_features());
         return torch::nn::functional::linear(x, w, b);
     };
+}
+
+torch::Tensor Int8LinearImpl::float_weight()
+{
+    return m_float_cache.get({weight.q, weight.scale_code, weight.scale_max}, [this] { return dequantized_weight(); });
+}
+
+torch::Tensor Int8LinearImpl::forward_float(const torch::Tensor& x2d)
+{
+    auto w = float_weight();
+    return torch::nn::functional::linear(x2d, w.to(x2d.scalar_type()),
+                                         has_bias() ? cached_bias().to(x2d.scalar_type()) : torch::Tensor());
 }
 
 torch::Tensor Int8LinearImpl::forward_dequantize(const torch::Tensor& x2d)
@@ -248,8 +295,8 @@ torch::Tensor Int8LinearImpl::forward_onednn(const torch::Tensor& x2d)
     }
     static const auto linear = c10::Dispatcher::singleton().findSchemaOrThrow("quantized::linear_dynamic", "");
     // reduce_range: 7-bit activations, so the pairwise u8 x s8 sums cannot saturate int16 on
-    // CPUs without VNNI.
-    torch::jit::Stack stack{x2d.to(torch::kFloat).contiguous(), m_packed, /*reduce_range=*/true};
+    // CPUs without int8 dot products; with VNNI the full 8 bits halve the error.
+    torch::jit::Stack stack{x2d.to(torch::kFloat).contiguous(), m_packed, onednn_reduce_range()};
     linear.callBoxed(&stack);
     return stack.at(0).toTensor();
 }
@@ -274,6 +321,7 @@ torch::Tensor Int8LinearImpl::forward_int_mm(const torch::Tensor& x2d)
 
 torch::Tensor Int8LinearImpl::forward_static(const torch::Tensor& x2d)
 {
+    TORCH_CHECK(options.activation_absmax(), "Int8Linear: the static backend needs a calibrated activation range");
     const double sx = *options.activation_absmax() / 127.0;
     auto xq = torch::round(x2d.to(torch::kFloat) / sx).clamp(-127, 127);
     if (x2d.is_cuda() && compat::kHasIntMm && in_features() % 8 == 0 && out_features() % 8 == 0) {

@@ -1,6 +1,8 @@
 #pragma once
 // Int8 inference linear layer: symmetric per-output-channel int8 weights, float activations in and out.
 
+#include "models/precision/int8_backend.h"
+
 #include <torch/torch.h>
 
 #include <functional>
@@ -11,22 +13,15 @@
 
 namespace foxhunt::models::precision {
 
-/// How an Int8Linear computes its product.
-enum class Int8Backend {
-    /// CudaIntMm on CUDA where the build has it, else Dequantize (also on the CPU: see OneDnn).
-    Auto,
-    /// LibTorch's quantized CPU engine (oneDNN): quantized::linear_dynamic, int8 x uint8 GEMM
-    /// (7-bit activations). Opt-in: not accurate enough on every CPU (see tst_int8).
-    OneDnn,
-    /// at::_int_mm (CUDA, LibTorch >= 2.1): int8 x int8 -> int32 GEMM with per-row activation scales.
-    CudaIntMm,
-    /// Fallback on any device: weights dequantized on the fly to the activation type, float GEMM.
-    /// Saves weight memory, not time.
-    Dequantize,
+/// One entry of a layer's kernel plan: inputs of about `rows` rows go through `backend`.
+struct RowsBackend {
+    /// Rows (flattened leading dimensions) of the inputs this entry was measured at.
+    int64_t rows = 0;
+    /// The backend to use for them.
+    Int8Backend backend = Int8Backend::Dequantize;
+    /// Field-wise equality.
+    bool operator==(const RowsBackend&) const = default;
 };
-
-/// "auto", "onednn", "cuda-int-mm", "dequantize".
-std::string to_string(Int8Backend backend);
 
 /// Symmetric per-row int8 weights: w ~= q * scale()[row], zero point 0. The row scales are stored in
 /// one byte each, logarithmically below the largest one (double quantization of the scales, as in
@@ -154,6 +149,9 @@ struct Int8LinearOptions {
     TORCH_ARG(Int8Backend, backend) = Int8Backend::Auto;
     /// Calibrated activation absmax for a static input range (nullopt: dynamic, per batch).
     TORCH_ARG(std::optional<double>, activation_absmax) = std::nullopt;
+    /// oneDNN: 7-bit activations. nullopt: only where this machine's CPU lacks int8 dot products
+    /// (VNNI or AMX-INT8), whose 16-bit intermediate sums 8-bit activations could saturate.
+    TORCH_ARG(std::optional<bool>, reduce_range) = std::nullopt;
 };
 
 /// A Linear layer for inference only: per-row int8 weight (see PerRowInt8) and an int8 bias with one
@@ -171,14 +169,32 @@ public:
     int64_t in_features() const { return weight.q.size(1); }
     /// Output features.
     int64_t out_features() const { return weight.q.size(0); }
-    /// The backend forward() uses for tensors on `device` (Auto resolved).
+    /// The backend forward() uses for tensors on `device` without a plan (Auto resolved).
     Int8Backend resolved_backend(c10::DeviceType device) const;
+    /// The backend forward() uses for an input of `rows` rows on `device`: the plan entry nearest
+    /// to `rows` (by ratio), or resolved_backend() without a plan.
+    Int8Backend backend_for(int64_t rows, c10::DeviceType device) const;
+    /// Replaces the kernel plan (see plan_int8_kernels()); an empty plan restores the default.
+    /// Static entries need a calibrated range.
+    void set_plan(std::vector<RowsBackend> plan);
+    /// The kernel plan (empty: none).
+    const std::vector<RowsBackend>& plan() const { return m_plan; }
+    /// Starts (clearing what was seen) or stops recording the row counts forward() sees.
+    void set_recording(bool on);
+    /// Records `rows` while recording, as if forward() had seen such an input (for callers that
+    /// compute with the layer's weights themselves, like a fused LSTM).
+    void note_rows(int64_t rows);
+    /// Distinct row counts forward() saw while recording, in the order first seen.
+    const std::vector<int64_t>& recorded_rows() const { return m_recorded_rows; }
+    /// Whether the oneDNN backend uses 7-bit activations here (options.reduce_range(), or this machine's CPU).
+    bool onednn_reduce_range() const;
     /// Bytes of its buffers: int8 weight, scale codes, int8 bias and their scales. The stored
     /// footprint: the decoded scales and bias forward() caches are not counted (see cache_bytes()).
     int64_t weight_bytes() const;
     /// Bytes of the inference-time cache beside the buffers: the decoded row scales and the
-    /// dequantized bias, float32 each, [out] (8 bytes per output row; 0 before the first forward()).
-    int64_t cache_bytes() const { return m_scale_cache.bytes() + m_bias_cache.bytes(); }
+    /// dequantized bias, float32 each, [out] (8 bytes per output row; 0 before the first forward()),
+    /// and, once the Float backend ran, the float weight [out, in].
+    int64_t cache_bytes() const { return m_scale_cache.bytes() + m_bias_cache.bytes() + m_float_cache.bytes(); }
     /// The float weight these int8 values stand for, [out, in] float32.
     torch::Tensor dequantized_weight() const;
     /// The decoded row scales, [out] float32, decoded afresh (forward() uses a cached copy).
@@ -187,10 +203,15 @@ public:
     torch::Tensor dequantized_bias() const;
     /// Whether it has a bias.
     bool has_bias() const { return bias.q.defined(); }
-    /// forward() for many calls in a row on inputs of type `dtype` (a recurrence's steps): where
-    /// forward() would dequantize the weight on every call, the returned function holds one
-    /// dequantized temporary for as long as it lives. Same results as forward().
-    std::function<torch::Tensor(const torch::Tensor&)> repeated_forward(c10::ScalarType dtype, c10::DeviceType device);
+    /// dequantized_weight(), kept (the Float backend's weight; counted in cache_bytes()).
+    torch::Tensor float_weight();
+    /// dequantized_bias(), kept; undefined without a bias.
+    torch::Tensor float_bias() { return cached_bias(); }
+    /// forward() for many calls in a row on inputs of `rows` rows of type `dtype` (a recurrence's
+    /// steps): where forward() would dequantize the weight on every call, the returned function
+    /// holds one dequantized temporary for as long as it lives. Same results as forward().
+    std::function<torch::Tensor(const torch::Tensor&)> repeated_forward(c10::ScalarType dtype, c10::DeviceType device,
+                                                                        int64_t rows = 1);
 
     /// The options it was built with.
     Int8LinearOptions options;
@@ -204,12 +225,17 @@ private:
     torch::Tensor forward_int_mm(const torch::Tensor& x2d);
     torch::Tensor forward_static(const torch::Tensor& x2d);
     torch::Tensor forward_dequantize(const torch::Tensor& x2d);
+    torch::Tensor forward_float(const torch::Tensor& x2d);
     // The decoded row scales and the float bias, each derived once per change of the buffers.
     torch::Tensor cached_scale();
     torch::Tensor cached_bias();
 
     DerivedTensorCache m_scale_cache;
     DerivedTensorCache m_bias_cache;
+    DerivedTensorCache m_float_cache; // the Float backend's weight
+    std::vector<RowsBackend> m_plan;
+    bool m_recording = false;
+    std::vector<int64_t> m_recorded_rows;
     c10::IValue m_packed;            // oneDNN prepacked weight, built on first CPU use
     SourceStamp m_packed_stamp;      // the buffers m_packed was built from
 };

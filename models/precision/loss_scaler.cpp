@@ -53,6 +53,11 @@ bool LossScaler::step(torch::optim::Optimizer& optimizer)
 
 void LossScaler::update()
 {
+    // As GradScaler: a scaling update() must follow this step's inf check (unscale() or step()),
+    // or the scale would move on gradients nobody looked at.
+    TORCH_CHECK(!m_enabled || m_unscaled,
+                "LossScaler::update: no unscale() or step() since the last update(), so there is no inf check to "
+                "update the scale from");
     m_last_found_inf = m_enabled && m_found_inf;
     if (m_last_found_inf) ++m_skipped;
     if (m_enabled && m_config.dynamic_loss_scale) {

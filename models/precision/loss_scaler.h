@@ -35,7 +35,8 @@ public:
     void unscale(torch::optim::Optimizer& optimizer);
     /// Takes the optimizer step unless this step's gradients overflowed; returns whether it stepped.
     bool step(torch::optim::Optimizer& optimizer);
-    /// Applies the scale rules for the step just finished and readies the next one.
+    /// Applies the scale rules for the step just finished and readies the next one. When scaling,
+    /// throws c10::Error unless unscale() or step() ran since the last update() (GradScaler's rule).
     void update();
 
     /// Current scale (1 when not scaling).

@@ -81,12 +81,36 @@ std::tuple<torch::Tensor, LstmState> QuantizableLstmImpl::forward(const torch::T
     auto x = options.batch_first() ? input : input.transpose(0, 1);            // [B, T, in]
     const int64_t steps = x.size(1);
     std::vector<torch::Tensor> h_n, c_n;
+    const auto is_float_gemm = [](Int8Backend b) { return b == Int8Backend::Float || b == Int8Backend::Dequantize; };
     for (int64_t l = 0; l < layers; ++l) {
-        auto gates_x = m_int8_ih[static_cast<size_t>(l)]->forward(x);         // [B, T, 4H]
+        auto& ih = m_int8_ih[static_cast<size_t>(l)];
+        auto& hh = m_int8_hh[static_cast<size_t>(l)];
         auto h = std::get<0>(*hx)[l];
         auto c = std::get<1>(*hx)[l];
+        const auto device = x.device().type();
+        if (is_float_gemm(ih->backend_for(batch * steps, device)) && is_float_gemm(hh->backend_for(batch, device))) {
+            // Both projections in float: LibTorch's fused LSTM kernel on the dequantized weights,
+            // far quicker than the step loop below (the bias of ih is b_ih + b_hh).
+            ih->note_rows(batch * steps);
+            hh->note_rows(batch);
+            auto w_ih = ih->float_weight().to(x.scalar_type());
+            auto w_hh = hh->float_weight().to(x.scalar_type());
+            std::vector<torch::Tensor> params{w_ih, w_hh};
+            if (ih->has_bias()) {
+                auto b = ih->float_bias().to(x.scalar_type());
+                params.push_back(b);
+                params.push_back(torch::zeros_like(b));
+            }
+            auto [out, h1, c1] = at::lstm(x, {h.unsqueeze(0), c.unsqueeze(0)}, params, ih->has_bias(), /*num_layers=*/1,
+                                          /*dropout=*/0.0, /*train=*/false, /*bidirectional=*/false, /*batch_first=*/true);
+            x = out;
+            h_n.push_back(h1.squeeze(0));
+            c_n.push_back(c1.squeeze(0));
+            continue;
+        }
+        auto gates_x = ih->forward(x);                                      // [B, T, 4H]
         // The hidden projection runs once per step: dequantize its weight once per call, not per step.
-        const auto hidden_proj = m_int8_hh[static_cast<size_t>(l)]->repeated_forward(h.scalar_type(), h.device().type());
+        const auto hidden_proj = hh->repeated_forward(h.scalar_type(), device, batch);
         std::vector<torch::Tensor> outs;
         outs.reserve(static_cast<size_t>(steps));
         for (int64_t t = 0; t < steps; ++t) {

@@ -1,0 +1,121 @@
+#include "engine/precision/int8_serving.h"
+
+#include "engine/store/kernel_timings.h"
+#include "models/memory/memory_tracker.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <stdexcept>
+
+namespace foxhunt::detail {
+
+namespace mp = foxhunt::models::precision;
+
+namespace {
+
+std::string percent(double share)
+{
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.2f %%", 100.0 * share);
+    return buffer;
+}
+
+std::string ratio(double r)
+{
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.2fx", r);
+    return buffer;
+}
+
+} // namespace
+
+std::optional<std::vector<mp::KernelTiming>> StoredKernelTimings::find(const std::string& machine,
+                                                                       const std::string& device,
+                                                                       const mp::KernelShape& shape)
+{
+    const auto stored = m_table.find(machine, device, shape.key());
+    if (!stored) return std::nullopt;
+    std::vector<mp::KernelTiming> timings;
+    for (const StoredKernelTiming& t : *stored)
+        if (const auto backend = mp::int8_backend_from_string(t.backend))
+            timings.push_back({*backend, t.micros, t.relativeError});
+    if (timings.empty()) return std::nullopt;
+    return timings;
+}
+
+void StoredKernelTimings::store(const std::string& machine, const std::string& device, const mp::KernelShape& shape,
+                                const std::vector<mp::KernelTiming>& timings)
+{
+    std::vector<StoredKernelTiming> rows;
+    for (const mp::KernelTiming& t : timings) rows.push_back({mp::to_string(t.backend), t.micros, t.relative_error});
+    m_table.store(machine, device, shape.key(), rows);
+}
+
+mp::KernelPlan planInt8Kernels(torch::nn::Module& int8Model, const std::function<void()>& serve,
+                               const Int8Serving& serving, Int8Evaluation& e, const std::vector<mp::Int8Backend>& exclude)
+{
+    const auto backend = mp::int8_backend_from_string(serving.backend);
+    if (!backend)
+        throw std::invalid_argument("int8 backend '" + serving.backend +
+                                    "' is not one of auto, fp32, dequantize, onednn, static, cuda-int-mm");
+    mp::KernelPlanOptions options;
+    options.backend = *backend;
+    options.cache = serving.cache;
+    options.exclude = exclude;
+    const mp::KernelPlan plan = mp::plan_int8_kernels(int8Model, serve, options);
+
+    e.kernelMode = serving.backend;
+    e.measuredShapes = plan.measured_shapes;
+    e.cachedShapes = plan.cached_shapes;
+    e.kernels.clear();
+    for (const mp::LayerKernel& k : plan.layers) {
+        Int8LayerKernel l{k.layer, k.shape.key(), mp::to_string(k.backend), k.cached, {}};
+        for (const mp::KernelTiming& t : k.timings)
+            l.timings.push_back({mp::to_string(t.backend), t.micros, t.relative_error});
+        e.kernels.push_back(std::move(l));
+    }
+    e.backend = plan.summary();
+    return plan;
+}
+
+bool planUses(const mp::KernelPlan& plan, mp::Int8Backend backend)
+{
+    return std::any_of(plan.layers.begin(), plan.layers.end(),
+                       [backend](const mp::LayerKernel& k) { return k.backend == backend; });
+}
+
+void gateOnAccuracy(Int8Evaluation& e)
+{
+    e.served = e.degradation <= e.maxDegradation;
+    e.verdict = e.served ? "served: degradation " + percent(e.degradation) + " <= " + percent(e.maxDegradation)
+                         : "rejected: degradation " + percent(e.degradation) + " > " + percent(e.maxDegradation) +
+                               ", FP32 serves instead";
+}
+
+void gate(Int8Evaluation& e)
+{
+    gateOnAccuracy(e);
+    if (!e.served || e.kernelMode != "auto") return;
+    const double fp32 = e.fp32Batch32.p50, int8 = e.int8Batch32.p50;
+    if (fp32 > 0.0 && int8 > kInt8MaxSlowdown * fp32) {
+        e.served = false;
+        e.verdict = "not served: INT8 takes " + ratio(int8 / fp32) + " FP32's time at batch " +
+                    std::to_string(e.servingBatch) + " (auto serves it only up to " + ratio(kInt8MaxSlowdown) +
+                    "), FP32 serves instead";
+    } else if (fp32 > 0.0) {
+        e.verdict += "; " + ratio(int8 / fp32) + " FP32's time at batch " + std::to_string(e.servingBatch);
+    }
+}
+
+std::size_t peakBytesOf(const std::function<void()>& run, bool onCuda)
+{
+    if (onCuda ? !models::cudaMemoryStatsAvailable() : !models::countingCpuAllocatorInstalled()) {
+        run();
+        return 0;
+    }
+    models::PeakMemoryScope scope(onCuda ? models::MemoryDevice::Cuda : models::MemoryDevice::Cpu);
+    run();
+    return scope.peakAboveStart();
+}
+
+} // namespace foxhunt::detail

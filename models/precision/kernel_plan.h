@@ -1,0 +1,133 @@
+#pragma once
+// Which int8 kernel each layer of an inference copy uses, chosen by timing the layer's own shapes
+// on this machine (as cuDNN's benchmark mode chooses convolution algorithms), once per machine
+// and shape, with the timings kept in a cache the caller provides.
+
+#include "models/precision/int8_linear.h"
+
+#include <torch/torch.h>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace foxhunt::models::precision {
+
+/// One product an Int8Linear computes: [rows, in] x [in, out].
+struct KernelShape {
+    /// Input features.
+    int64_t in_features = 0;
+    /// Output features.
+    int64_t out_features = 0;
+    /// Rows of the input (leading dimensions flattened).
+    int64_t rows = 0;
+    /// The layer has a calibrated activation range (the Static backend is a candidate).
+    bool static_range = false;
+
+    /// "in x out @ rows" (with " static" when static_range), the cache's key.
+    std::string key() const;
+    /// Field-wise comparison (a map key).
+    auto operator<=>(const KernelShape&) const = default;
+};
+
+/// One backend measured at one shape.
+struct KernelTiming {
+    /// The backend.
+    Int8Backend backend = Int8Backend::Dequantize;
+    /// Median microseconds per call.
+    double micros = 0.0;
+    /// ||y - y_fp32|| / ||y_fp32|| on the timing input (the float weight's own output).
+    double relative_error = 0.0;
+};
+
+/// Timings of this machine's kernels by shape, kept across runs (the engine keeps them in the
+/// store). Implementations need not be thread-safe: a plan is made on one thread.
+class KernelTimingCache {
+public:
+    virtual ~KernelTimingCache() = default;
+    /// The timings stored for `shape` on `device` ("cpu", "cuda:0") of `machine` (a fingerprint).
+    virtual std::optional<std::vector<KernelTiming>> find(const std::string& machine, const std::string& device,
+                                                          const KernelShape& shape) = 0;
+    /// Stores them.
+    virtual void store(const std::string& machine, const std::string& device, const KernelShape& shape,
+                       const std::vector<KernelTiming>& timings) = 0;
+};
+
+/// Times `candidates` at `shape` on `device`. Tests inject their own to decide without a clock.
+using KernelTimer =
+    std::function<std::vector<KernelTiming>(const KernelShape& shape, const torch::Device& device,
+                                            const std::vector<Int8Backend>& candidates)>;
+
+/// The backends worth timing at `shape` on `device`: Float and Dequantize everywhere, OneDnn on a
+/// CPU whose LibTorch has it, CudaIntMm on CUDA where the build has _int_mm, Static for a layer
+/// with a calibrated range.
+std::vector<Int8Backend> candidate_backends(const KernelShape& shape, const torch::Device& device);
+
+/// The real timer: a random weight of the shape (N(0, 1/in)) and input (N(0, 1)), each candidate
+/// called until ~2 ms or 50 calls have been timed after two warm-up calls; the median, and the
+/// output's error against the float product.
+std::vector<KernelTiming> time_kernels(const KernelShape& shape, const torch::Device& device,
+                                       const std::vector<Int8Backend>& candidates);
+
+/// The fastest of `timings` whose relative error is at most `max_error` and which is not in
+/// `exclude`; Float when none qualifies (it has only the weight's rounding).
+Int8Backend choose_backend(const std::vector<KernelTiming>& timings, double max_error,
+                           const std::vector<Int8Backend>& exclude = {});
+
+/// How plan_int8_kernels() chooses.
+struct KernelPlanOptions {
+    /// Auto: measure and choose per layer. Any other: a choice by hand, used by every layer
+    /// (Static only where a layer has a calibrated range), nothing measured.
+    Int8Backend backend = Int8Backend::Auto;
+    /// The timer (empty: time_kernels()).
+    KernelTimer timer;
+    /// Where timings are kept between runs (null: measured every time, kept in this process only).
+    KernelTimingCache* cache = nullptr;
+    /// The machine's fingerprint for the cache ("": hardware::this_machine().fingerprint()).
+    std::string machine;
+    /// A backend whose output error at a layer exceeds this is not used there.
+    double max_layer_error = 0.05;
+    /// Backends not to use (a fallback after a failed accuracy check excludes the least accurate).
+    std::vector<Int8Backend> exclude;
+};
+
+/// The kernel one layer uses at one of its serving shapes.
+struct LayerKernel {
+    /// The Int8Linear's path in the model.
+    std::string layer;
+    /// The shape it serves.
+    KernelShape shape;
+    /// The backend chosen for it.
+    Int8Backend backend = Int8Backend::Dequantize;
+    /// Every candidate's measurement (empty for a choice by hand).
+    std::vector<KernelTiming> timings;
+    /// The timings came from the cache.
+    bool cached = false;
+};
+
+/// What plan_int8_kernels() decided.
+struct KernelPlan {
+    /// One entry per layer and serving shape, in the model's module order.
+    std::vector<LayerKernel> layers;
+    /// Distinct shapes timed now.
+    int measured_shapes = 0;
+    /// Distinct shapes whose timings came from the cache.
+    int cached_shapes = 0;
+    /// Seconds spent timing.
+    double measure_seconds = 0.0;
+    /// Whether the plan was made by hand (KernelPlanOptions::backend not Auto).
+    bool by_hand = false;
+
+    /// "onednn 6, fp32 3" style count of the backends chosen.
+    std::string summary() const;
+};
+
+/// Makes the kernel plan of an int8 inference copy: runs `serve` (which should call the model at
+/// each serving batch size, e.g. 1 and 32) while every Int8Linear records the rows it sees, times
+/// each distinct shape (or takes it from the cache), and gives each layer the fastest backend per
+/// shape within options.max_layer_error.
+KernelPlan plan_int8_kernels(torch::nn::Module& int8_model, const std::function<void()>& serve,
+                             const KernelPlanOptions& options = {});
+
+} // namespace foxhunt::models::precision

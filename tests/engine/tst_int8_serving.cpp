@@ -1,0 +1,207 @@
+// The INT8 gate and kernel choice as the engine applies them: a copy that degrades too much is not
+// served (FP32 answers for it), an automatic plan that is slower than FP32 is not served, a backend
+// chosen by hand is honoured, calibration and validation counts are recorded, kernel timings
+// persist in the store, and hand-set precision options override the defaults.
+
+#include "engine/bench/cyclic_series.h"
+#include "engine/forecast/forecaster_trainer.h"
+#include "engine/precision/int8_evaluation_json.h"
+#include "engine/precision/int8_serving.h"
+#include "engine/session/training_session.h"
+#include "engine/store/bar_store.h"
+#include "engine/store/kernel_timings.h"
+
+#include <QtTest/QtTest>
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+using namespace foxhunt;
+namespace mp = foxhunt::models::precision;
+
+namespace {
+
+ForecasterConfig smallMamba()
+{
+    ForecasterConfig c;
+    c.kind = ForecasterKind::Mamba2;
+    c.windowing = {/*pastLength=*/16, /*horizon=*/3};
+    c.batchSize = 16;
+    c.warmupSteps = 2;
+    c.totalSteps = 20;
+    c.dModel = 16;
+    c.layers = 1;
+    c.dState = 8;
+    c.headDim = 8;
+    c.chunkSize = 8;
+    return c;
+}
+
+constexpr IndexRange kTrain{15, 300};
+constexpr IndexRange kValidation{300, 380};
+
+Int8Evaluation evaluation(double degradation, const std::string& mode, double fp32Us, double int8Us)
+{
+    Int8Evaluation e;
+    e.kernelMode = mode;
+    e.setLosses(1.0, 1.0 + degradation);
+    e.fp32Batch32.p50 = fp32Us;
+    e.int8Batch32.p50 = int8Us;
+    return e;
+}
+
+} // namespace
+
+class TestInt8Serving : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase() { torch::set_num_threads(1); }
+
+    void gate_data()
+    {
+        QTest::addColumn<double>("degradation");
+        QTest::addColumn<QString>("mode");
+        QTest::addColumn<double>("int8Us");
+        QTest::addColumn<bool>("served");
+        QTest::newRow("accurate and faster") << 0.01 << "auto" << 50.0 << true;
+        QTest::newRow("10 % degradation") << 0.10 << "auto" << 50.0 << false;
+        QTest::newRow("just inside the bound") << 0.049 << "auto" << 50.0 << true;
+        QTest::newRow("auto but slower than FP32") << 0.01 << "auto" << 120.0 << false;
+        QTest::newRow("auto within 1.05x") << 0.01 << "auto" << 104.0 << true;
+        QTest::newRow("by hand and slower") << 0.01 << "dequantize" << 300.0 << true;
+        QTest::newRow("by hand but inaccurate") << 0.10 << "onednn" << 50.0 << false;
+    }
+
+    void gate()
+    {
+        QFETCH(double, degradation);
+        QFETCH(QString, mode);
+        QFETCH(double, int8Us);
+        QFETCH(bool, served);
+        Int8Evaluation e = evaluation(degradation, mode.toStdString(), /*fp32Us=*/100.0, int8Us);
+        detail::gate(e);
+        QCOMPARE(e.served, served);
+        QVERIFY(!e.verdict.empty());
+        QCOMPARE(e.verdict.rfind("served", 0) == 0, served);
+    }
+
+    // A copy the gate refuses is not kept: forecasts come from FP32 although INT8 was asked for.
+    void refusedCopyIsNotServed()
+    {
+        ForecasterTrainer t(smallMamba(), cyclicSeries(400), kTrain, kValidation);
+        for (int i = 0; i < 3; ++i) t.trainStep();
+        t.setInferenceWeights(InferenceWeights::Int8);
+
+        Int8EvaluationOptions o;
+        o.latencyRepeats = 3;
+        o.serving.maxDegradation = -1.0; // nothing can pass: the gate must refuse
+        const Int8Evaluation refused = t.evaluateInt8(o);
+        QVERIFY(!refused.served);
+        QVERIFY(refused.verdict.find("rejected") != std::string::npos);
+        QVERIFY(!t.hasInt8Copy());
+        t.predict(kValidation.begin);
+        QCOMPARE(t.lastInferenceWeights(), InferenceWeights::Fp32);
+
+        Int8RefreshOptions r;
+        r.serving.maxDegradation = -1.0;
+        QVERIFY(!t.refreshInt8(r).served);
+        QVERIFY(!t.hasInt8Copy());
+
+        // A generous gate serves it.
+        o.serving.maxDegradation = 10.0;
+        o.serving.backend = "fp32"; // by hand: no latency condition
+        QVERIFY(t.evaluateInt8(o).served);
+        QVERIFY(t.hasInt8Copy());
+        t.predict(kValidation.begin);
+        QCOMPARE(t.lastInferenceWeights(), InferenceWeights::Int8);
+    }
+
+    // Calibration and validation counts, the backend chosen by hand on every layer, and the JSON.
+    void countsAndHandChoice()
+    {
+        ForecasterTrainer t(smallMamba(), cyclicSeries(400), kTrain, kValidation);
+        t.trainStep();
+        Int8EvaluationOptions o;
+        o.latencyRepeats = 3;
+        o.calibrationWindows = 100;
+        o.serving.backend = "dequantize";
+        const Int8Evaluation e = t.evaluateInt8(o);
+        QVERIFY(e.staticActivations);
+        QCOMPARE(e.calibrationSamples, std::size_t{100});
+        QCOMPARE(e.evaluatedSamples, kValidation.size());
+        QCOMPARE(e.kernelMode, std::string("dequantize"));
+        QVERIFY(!e.kernels.empty());
+        for (const Int8LayerKernel& k : e.kernels) {
+            // By hand, static only where a layer has a range; dequantize is asked, so every layer has it.
+            QCOMPARE(k.backend, std::string("dequantize"));
+            QVERIFY(k.timings.empty());
+        }
+        const nlohmann::json j = toJson(e);
+        QCOMPARE(j.at("calibration_bars").get<std::size_t>(), std::size_t{100});
+        QCOMPARE(j.at("validation_samples").get<std::size_t>(), kValidation.size());
+        QCOMPARE(j.at("kernel_mode").get<std::string>(), std::string("dequantize"));
+        QVERIFY(j.contains("verdict") && j.contains("served") && j.contains("throughput"));
+    }
+
+    // Auto measures each shape once; a second plan on the same store finds every timing cached.
+    void timingsPersistInTheStore()
+    {
+        QTemporaryDir dir;
+        BarStore store(dir.filePath("k.db").toStdString());
+        KernelTimingTable table(store);
+        detail::StoredKernelTimings cache(table);
+        ForecasterTrainer t(smallMamba(), cyclicSeries(400), kTrain, kValidation);
+        t.trainStep();
+        Int8EvaluationOptions o;
+        o.latencyRepeats = 3;
+        o.serving.cache = &cache;
+        const Int8Evaluation first = t.evaluateInt8(o);
+        QVERIFY(first.measuredShapes > 0);
+        QCOMPARE(first.cachedShapes, 0);
+        QVERIFY(table.count() > 0);
+        for (const Int8LayerKernel& k : first.kernels) QVERIFY(!k.timings.empty());
+        const Int8Evaluation second = t.evaluateInt8(o);
+        QCOMPARE(second.measuredShapes, 0);
+        QCOMPARE(second.cachedShapes, first.measuredShapes);
+    }
+
+    void handSetPrecisionOverridesDefaults()
+    {
+        // BF16 by hand gets the BF16 scaler (scale 1, static) unless scaling is given.
+        SessionConfig c = sessionConfigFromJson(nlohmann::json::parse(R"({"precision": {"amp": true, "amp_dtype": "bf16"}})"));
+        QVERIFY(c.precision.amp.enabled);
+        QCOMPARE(c.precision.amp.loss_scale, 1.0);
+        QVERIFY(!c.precision.amp.dynamic_loss_scale);
+        c = sessionConfigFromJson(nlohmann::json::parse(
+            R"({"precision": {"amp": true, "amp_dtype": "bf16", "loss_scale": 512, "dynamic_loss_scale": true}})"));
+        QCOMPARE(c.precision.amp.loss_scale, 512.0);
+        QVERIFY(c.precision.amp.dynamic_loss_scale);
+        // "auto", and it round-trips.
+        c = sessionConfigFromJson(nlohmann::json::parse(R"({"precision": {"amp": "auto", "int8": true, "int8_backend": "onednn"}})"));
+        QVERIFY(c.precision.ampAuto);
+        QCOMPARE(c.precision.int8Backend, std::string("onednn"));
+        const SessionConfig again = sessionConfigFromJson(toJson(c));
+        QVERIFY(again.precision.ampAuto);
+        QCOMPARE(again.precision.int8Backend, std::string("onednn"));
+        // Defaults: INT8 kernels auto, calibrated, a 5 % gate.
+        const SessionConfig d = SessionConfig::defaults();
+        QCOMPARE(d.precision.int8Backend, std::string("auto"));
+        QVERIFY(d.precision.int8StaticActivations);
+        QCOMPARE(d.precision.int8MaxDegradation, 0.05);
+        QVERIFY(!d.precision.ampAuto);
+        // Bad values are refused with the key's name.
+        for (const char* bad : {R"({"precision": {"amp": "sometimes"}})", R"({"precision": {"int8_backend": "fast"}})",
+                                R"({"precision": {"int8_max_degradation": -0.1}})"}) {
+            bool threw = false;
+            try {
+                sessionConfigFromJson(nlohmann::json::parse(bad));
+            } catch (const std::invalid_argument& e) {
+                threw = std::string(e.what()).find("precision.") != std::string::npos;
+            }
+            QVERIFY2(threw, bad);
+        }
+    }
+};
+
+QTEST_APPLESS_MAIN(TestInt8Serving)
+#include "tst_int8_serving.moc"
