@@ -535,7 +535,7 @@ Int8Evaluation Dqn::evaluateInt8(const AgentInt8Options& options)
         e.setLosses(tdLoss(q32), tdLoss(q8));
         e.actionAgreement = q32.argmax(1).eq(q8.argmax(1)).to(torch::kFloat64).mean().item<double>();
     };
-    const auto logits = [](const models::QNetwork& net, const torch::Tensor& x) { return net->forward(x); };
+    const auto logits = [](models::QNetwork net, const torch::Tensor& x) { return net->forward(x); };
     d.int8Net = checkAgentInt8(e, d.online, qopts, obs, options, score, logits, dev);
     d.int8Refused = !d.int8Net;
     return e;

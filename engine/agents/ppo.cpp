@@ -407,7 +407,7 @@ Int8Evaluation Ppo::evaluateInt8(std::span<const float> observations, const Agen
         e.setLosses(loss(ref), loss(q));
         e.actionAgreement = ref.logits.argmax(1).eq(q.logits.argmax(1)).to(torch::kFloat64).mean().item<double>();
     };
-    const auto logits = [](const models::ActorCritic& net, const torch::Tensor& x) { return net->forward(x).logits; };
+    const auto logits = [](models::ActorCritic net, const torch::Tensor& x) { return net->forward(x).logits; };
     d.int8Net = checkAgentInt8(e, d.net, qopts, obs, options, score, logits, d.device);
     d.int8Refused = !d.int8Net;
     return e;
