@@ -133,8 +133,9 @@ Int8LinearImpl::Int8LinearImpl(const torch::Tensor& weight_, const torch::Tensor
 
 Int8Backend Int8LinearImpl::resolved_backend(c10::DeviceType device) const
 {
-    if (options.backend() != Int8Backend::Auto) return options.backend();
+    // A calibrated range means static activations unless a kernel plan says otherwise (set_plan()).
     if (options.activation_absmax()) return Int8Backend::Static;
+    if (options.backend() != Int8Backend::Auto) return options.backend();
     if (device == c10::DeviceType::CUDA) return compat::kHasIntMm ? Int8Backend::CudaIntMm : Int8Backend::Dequantize;
     // Without a measured plan, not OneDnn on the CPU: each call costs a fixed ~30-65 us, which
     // loses to FP32 on small layers on every CPU measured; on large ones it wins, by 2-6x where
