@@ -86,8 +86,8 @@ void BM_PrecisionAuto(benchmark::State& state)
             const ForecastData data = cyclicSeries(1600, so);
             const IndexRange train{c.windowing.pastLength, 1200};
             const IndexRange validation{1200, 1600 - c.windowing.horizon};
-            amp = detail::chooseAmp(cpuCapabilities(), [&](const mp::MixedPrecisionConfig& m) {
-                return detail::timeForecasterStep(c, data, train, validation, m);
+            amp = foxhunt::detail::chooseAmp(cpuCapabilities(), [&](const mp::MixedPrecisionConfig& m) {
+                return foxhunt::detail::timeForecasterStep(c, data, train, validation, m);
             });
             ForecasterTrainer t(c, data, train, validation);
             for (int i = 0; i < 3; ++i) t.trainStep();
@@ -116,8 +116,8 @@ void BM_PrecisionAuto(benchmark::State& state)
                     d.hidden = {256, 256};
                     d.batchSize = 256;
                 }
-                amp = detail::chooseAmp(cpuCapabilities(), [&](const mp::MixedPrecisionConfig& m) {
-                    return detail::timeDqnUpdate(kObservation, kActions, d, m);
+                amp = foxhunt::detail::chooseAmp(cpuCapabilities(), [&](const mp::MixedPrecisionConfig& m) {
+                    return foxhunt::detail::timeDqnUpdate(kObservation, kActions, d, m);
                 });
                 d.bufferSize = 4096;
                 d.learningStarts = 1'000'000'000;
@@ -128,8 +128,8 @@ void BM_PrecisionAuto(benchmark::State& state)
             } else {
                 PpoOptions p = defaults.ppo;
                 if (size == kSeed) p.hidden = {256, 256};
-                amp = detail::chooseAmp(cpuCapabilities(), [&](const mp::MixedPrecisionConfig& m) {
-                    return detail::timePpoUpdate(kObservation, kActions, p, m);
+                amp = foxhunt::detail::chooseAmp(cpuCapabilities(), [&](const mp::MixedPrecisionConfig& m) {
+                    return foxhunt::detail::timePpoUpdate(kObservation, kActions, p, m);
                 });
                 Ppo agent(kObservation, kActions, p);
                 std::vector<float> rows;
