@@ -79,7 +79,7 @@ private Q_SLOTS:
         QFETCH(double, int8Us);
         QFETCH(bool, served);
         Int8Evaluation e = evaluation(degradation, mode.toStdString(), /*fp32Us=*/100.0, int8Us);
-        detail::gate(e);
+        foxhunt::detail::gate(e);
         QCOMPARE(e.served, served);
         QVERIFY(!e.verdict.empty());
         QCOMPARE(e.verdict.rfind("served", 0) == 0, served);
@@ -149,7 +149,7 @@ private Q_SLOTS:
         QTemporaryDir dir;
         BarStore store(dir.filePath("k.db").toStdString());
         KernelTimingTable table(store);
-        detail::StoredKernelTimings cache(table);
+        foxhunt::detail::StoredKernelTimings cache(table);
         ForecasterTrainer t(smallMamba(), cyclicSeries(400), kTrain, kValidation);
         t.trainStep();
         Int8EvaluationOptions o;
