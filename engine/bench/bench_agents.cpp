@@ -9,6 +9,7 @@
 #include "engine/agents/dqn.h"
 #include "engine/agents/ppo.h"
 #include "engine/env/trading_env.h"
+#include "engine/session/amp_auto.h"
 #include "models/runtime.h"
 
 #include <benchmark/benchmark.h>
@@ -63,10 +64,7 @@ const BenchSeries& benchSeries()
 
 std::vector<float> randomObservation(std::mt19937_64& rng)
 {
-    std::vector<float> o(kBenchObservation);
-    for (float& x : o)
-        x = static_cast<float>(static_cast<double>(rng() % 2001) / 1000.0 - 1.0);
-    return o;
+    return foxhunt::detail::randomObservation(rng, kBenchObservation);
 }
 
 void BM_EnvStep(benchmark::State& state)
@@ -103,12 +101,7 @@ DqnOptions benchDqnOptions(int batch, bool amp = false)
 
 void fillDqn(Dqn& dqn, std::mt19937_64& rng)
 {
-    for (int i = 0; i < 10'000; ++i) {
-        const std::vector<float> o = randomObservation(rng);
-        const std::vector<float> n = randomObservation(rng);
-        dqn.observe(o, static_cast<int>(rng() % kBenchActions), static_cast<double>(rng() % 3) - 1.0, n,
-                    rng() % 50 == 0, false);
-    }
+    foxhunt::detail::fillReplay(dqn, rng, kBenchObservation, kBenchActions, 10'000);
 }
 
 void BM_DqnUpdate(benchmark::State& state)
@@ -198,15 +191,6 @@ PpoOptions benchPpoOptions(bool amp)
     return o;
 }
 
-void fillRollout(Ppo& ppo, std::mt19937_64& rng, std::vector<float>& obs)
-{
-    for (int i = 0; i < ppo.options().nSteps; ++i) {
-        const PpoAction a = ppo.act(obs);
-        std::vector<float> next = randomObservation(rng);
-        ppo.store(obs, a, static_cast<double>(rng() % 3) - 1.0, rng() % 100 == 0, false, next);
-        obs = std::move(next);
-    }
-}
 
 // One PPO update (2048 steps x 10 epochs x 64 minibatch), BF16 autocast or FP32: arg amp.
 void BM_PpoUpdateAmp(benchmark::State& state)
@@ -219,7 +203,7 @@ void BM_PpoUpdateAmp(benchmark::State& state)
     std::vector<float> obs = randomObservation(rng);
     for (auto _ : state) {
         state.PauseTiming();
-        fillRollout(ppo, rng, obs);
+        foxhunt::detail::fillRollout(ppo, rng, obs);
         state.ResumeTiming();
         benchmark::DoNotOptimize(ppo.update(obs).policyLoss);
     }
@@ -274,12 +258,7 @@ void BM_PpoUpdate(benchmark::State& state)
     for (auto _ : state) {
         state.PauseTiming();
         std::vector<float> obs = randomObservation(rng);
-        for (int i = 0; i < o.nSteps; ++i) {
-            const PpoAction a = ppo.act(obs);
-            std::vector<float> next = randomObservation(rng);
-            ppo.store(obs, a, static_cast<double>(rng() % 3) - 1.0, rng() % 100 == 0, false, next);
-            obs = std::move(next);
-        }
+        foxhunt::detail::fillRollout(ppo, rng, obs);
         state.ResumeTiming();
         updateMs = ppo.update(obs).stepTimeMs;
     }

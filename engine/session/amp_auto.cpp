@@ -9,8 +9,6 @@ namespace foxhunt::detail {
 
 namespace mp = models::precision;
 
-namespace {
-
 std::vector<float> randomObservation(std::mt19937_64& rng, int size)
 {
     std::vector<float> o(static_cast<std::size_t>(size));
@@ -19,7 +17,26 @@ std::vector<float> randomObservation(std::mt19937_64& rng, int size)
     return o;
 }
 
-} // namespace
+void fillReplay(Dqn& dqn, std::mt19937_64& rng, int observationSize, int actionCount, int count)
+{
+    for (int i = 0; i < count; ++i) {
+        const auto o = randomObservation(rng, observationSize);
+        const auto n = randomObservation(rng, observationSize);
+        dqn.observe(o, static_cast<int>(rng() % static_cast<unsigned>(actionCount)), static_cast<double>(rng() % 3) - 1.0,
+                    n, rng() % 50 == 0, false);
+    }
+}
+
+void fillRollout(Ppo& ppo, std::mt19937_64& rng, std::vector<float>& obs)
+{
+    const int size = static_cast<int>(obs.size());
+    for (int i = 0; i < ppo.options().nSteps; ++i) {
+        const PpoAction a = ppo.act(obs);
+        std::vector<float> next = randomObservation(rng, size);
+        ppo.store(obs, a, static_cast<double>(rng() % 3) - 1.0, rng() % 100 == 0, false, next);
+        obs = std::move(next);
+    }
+}
 
 double medianStepMs(const std::function<void()>& step, int warmup, int repeats)
 {
@@ -51,11 +68,7 @@ double timeDqnUpdate(int observationSize, int actionCount, DqnOptions options, c
     options.learningStarts = 1'000'000'000; // observe() only stores; the updates below are timed
     Dqn dqn(observationSize, actionCount, options);
     std::mt19937_64 rng(options.seed + 17);
-    for (int i = 0; i < 2 * options.batchSize + 64; ++i) {
-        const auto o = randomObservation(rng, observationSize);
-        const auto n = randomObservation(rng, observationSize);
-        dqn.observe(o, static_cast<int>(rng() % static_cast<unsigned>(actionCount)), 0.0, n, rng() % 50 == 0, false);
-    }
+    fillReplay(dqn, rng, observationSize, actionCount, 2 * options.batchSize + 64);
     return medianStepMs([&] { dqn.update(); }, /*warmup=*/5, /*repeats=*/21);
 }
 
@@ -70,12 +83,7 @@ double timePpoUpdate(int observationSize, int actionCount, PpoOptions options, c
     std::mt19937_64 rng(options.seed + 17);
     std::vector<float> obs = randomObservation(rng, observationSize);
     const auto oneUpdate = [&] {
-        for (int i = 0; i < options.nSteps; ++i) {
-            const PpoAction a = ppo.act(obs);
-            std::vector<float> next = randomObservation(rng, observationSize);
-            ppo.store(obs, a, static_cast<double>(rng() % 3) - 1.0, rng() % 100 == 0, false, next);
-            obs = std::move(next);
-        }
+        fillRollout(ppo, rng, obs);
         const auto t0 = std::chrono::steady_clock::now();
         ppo.update(obs);
         return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / kMinibatches;

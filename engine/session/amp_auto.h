@@ -10,8 +10,18 @@
 #include "models/precision/mixed_precision.h"
 
 #include <functional>
+#include <random>
+#include <vector>
 
 namespace foxhunt::detail {
+
+/// `size` values drawn uniformly from [-1, 1]: observations for timing scratch agents.
+std::vector<float> randomObservation(std::mt19937_64& rng, int size);
+/// Stores `count` random transitions in `dqn`'s replay (1 in 50 terminal).
+void fillReplay(Dqn& dqn, std::mt19937_64& rng, int observationSize, int actionCount, int count);
+/// Acts and stores one rollout of `ppo.options().nSteps` random steps, starting from `obs`
+/// (which ends as the rollout's last observation).
+void fillRollout(Ppo& ppo, std::mt19937_64& rng, std::vector<float>& obs);
 
 /// Median milliseconds of `step` over `repeats` calls after `warmup` untimed ones.
 double medianStepMs(const std::function<void()>& step, int warmup, int repeats);
