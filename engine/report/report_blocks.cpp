@@ -282,6 +282,16 @@ private:
                  return v.contains("cpu") ? text(v["cpu"])
                                           : text(machine, "cpu") + " (this machine; the run did not record its CPU)";
              })},
+            {"CPU features", perRun([](const json& r) {
+                 const json& m = r.value("versions", json::object()).value("machine", json::object());
+                 if (!m.contains("cpu_features")) return std::string("not recorded");
+                 std::string out;
+                 for (const auto& f : m["cpu_features"]) out += (out.empty() ? "" : " ") + f.get<std::string>();
+                 if (out.empty()) out = "none of those precision cares about";
+                 if (m.contains("physical_cores"))
+                     out += " (" + text(m, "physical_cores") + " cores, " + text(m, "logical_cpus") + " threads)";
+                 return out;
+             })},
             {"GPU", perRun([](const json& r) { return gpuText(r.value("versions", json::object())); })},
             {"GPU driver", perRun([](const json& r) {
                  const json& v = r.value("versions", json::object());
@@ -301,6 +311,18 @@ private:
                                                                 : std::string());
              })},
             {"Seed", perRun([](const json& r) { return text(r.value("config", json::object()), "seed"); })},
+            {"Memory budget", perRun([](const json& r) {
+                 const json& b = r.value("versions", json::object()).value("memory_budget", json::object());
+                 if (!b.contains("budget_mb")) return std::string("none");
+                 std::string out = fixed(number(b["budget_mb"]), 1) + " MiB for the served models at batch " +
+                                   text(b, "serving_batch") + ": " + fixed(number(b["total_mb"]), 2) + " MiB used, ";
+                 const double headroom = number(b["headroom_mb"]);
+                 out += headroom >= 0 ? fixed(headroom, 2) + " MiB headroom" : fixed(-headroom, 2) + " MiB over";
+                 const json models = b.value("models", json::object());
+                 for (const auto& [model, mb] : models.items())
+                     out += "; " + model + " " + fixed(number(mb), 2) + " MiB";
+                 return out;
+             })},
         });
         paragraph("Report generated " + text(m_report, "generated") + " by Foxhunt " + text(m_report, "foxhunt_version") +
                   ".");
@@ -594,10 +616,13 @@ private:
         if (!any) return;
         heading(3, "model-" + model + "-int8", "INT8 vs FP32");
         std::vector<std::string> header{""};
-        std::vector<std::vector<std::string>> rows(8);
-        const char* names[] = {"validation loss", "weight bytes", "latency b1 P50 (ms)", "latency b1 P95 (ms)",
-                               "latency b1 P99 (ms)", "latency b32 P50 (ms)", "latency b32 P95 (ms)", "latency b32 P99 (ms)"};
-        for (int i = 0; i < 8; ++i) rows[static_cast<std::size_t>(i)].push_back(names[i]);
+        const char* names[] = {"validation loss",      "weight bytes",         "bytes at the serving batch",
+                               "latency b1 P50 (ms)",  "latency b1 P95 (ms)",  "latency b1 P99 (ms)",
+                               "latency b32 P50 (ms)", "latency b32 P95 (ms)", "latency b32 P99 (ms)",
+                               "throughput b32 (inferences/s)"};
+        constexpr std::size_t kRows = sizeof(names) / sizeof(names[0]);
+        std::vector<std::vector<std::string>> rows(kRows);
+        for (std::size_t i = 0; i < kRows; ++i) rows[i].push_back(names[i]);
         std::vector<std::pair<std::string, std::vector<std::string>>> facts;
         for (const auto& r : m_runs) {
             const json v = evaluation(r, model, "validation");
@@ -608,8 +633,10 @@ private:
             rows[0].push_back(text(q, "int8_loss"));
             rows[1].push_back(q.contains("fp32_bytes") ? bytes(number(q["fp32_bytes"])) : "n/a");
             rows[1].push_back(q.contains("int8_bytes") ? bytes(number(q["int8_bytes"])) : "n/a");
+            for (const char* key : {"fp32_serving_bytes", "int8_serving_bytes"})
+                rows[2].push_back(q.contains(key) ? bytes(number(q[key])) : "n/a");
             const json& lat = q.value("latency", json::object());
-            std::size_t row = 2;
+            std::size_t row = 3;
             for (const char* batch : {"b1", "b32"})
                 for (const char* p : {"p50_ms", "p95_ms", "p99_ms"}) {
                     for (const char* prec : {"fp32_", "int8_"}) {
@@ -618,6 +645,9 @@ private:
                     }
                     ++row;
                 }
+            const json& tp = q.value("throughput", json::object());
+            for (const char* key : {"fp32_b32", "int8_b32"})
+                rows[row].push_back(tp.contains(key) ? text(tp, key, 0) : "n/a");
         }
         table(std::move(header), std::move(rows));
         auto field = [&](const char* key, bool percent = false) {
@@ -628,14 +658,61 @@ private:
             });
         };
         std::vector<std::pair<std::string, std::vector<std::string>>> rowsKv{
+            {"gate", perRun([&](const json& r) {
+                 const json v = evaluation(r, model, "validation");
+                 if (!v.contains("int8") || !v["int8"].contains("served")) return std::string("n/a");
+                 const json& q = v["int8"];
+                 if (q.contains("verdict")) return text(q, "verdict");
+                 return std::string(q["served"].get<bool>() ? "served" : "not served: FP32 serves instead");
+             })},
             {"loss degradation", field("degradation", true)},
+            {"degradation allowed", field("max_degradation", true)},
             {"bytes ratio (INT8 / FP32)", field("bytes_ratio")},
             {"quantized layers", field("quantized_layers")},
             {"backend", field("backend")},
             {"static activations", field("static_activations")},
-            {"calibration bars", field("calibration_bars")}};
+            {"calibration bars", field("calibration_bars")},
+            {"validation samples", field("validation_samples")},
+            {"serving batch", field("serving_batch")},
+            {"kernel choice", field("kernel_mode")},
+            {"layer shapes timed / from the cache", perRun([&](const json& r) {
+                 const json v = evaluation(r, model, "validation");
+                 if (!v.contains("int8") || !v["int8"].contains("measured_shapes")) return std::string("n/a");
+                 return text(v["int8"], "measured_shapes") + " / " + text(v["int8"], "cached_shapes");
+             })}};
         if (kAgents.count(model)) rowsKv.push_back({"action agreement", field("action_agreement", true)});
         sideBySide(rowsKv);
+        int8Kernels(model);
+    }
+
+    /// The backend each quantized layer serves with, and what each candidate measured for its shape.
+    void int8Kernels(const std::string& model)
+    {
+        std::vector<std::vector<std::string>> rows;
+        std::vector<std::string> backends;
+        for (const auto& r : m_runs) {
+            const json v = evaluation(r, model, "validation");
+            if (!v.contains("int8")) continue;
+            for (const auto& k : v["int8"].value("kernels", json::array()))
+                for (const auto& [name, _] : k.value("timings", json::object()).get<json::object_t>())
+                    if (std::find(backends.begin(), backends.end(), name) == backends.end()) backends.push_back(name);
+        }
+        for (const auto& r : m_runs) {
+            const json v = evaluation(r, model, "validation");
+            if (!v.contains("int8")) continue;
+            for (const auto& k : v["int8"].value("kernels", json::array())) {
+                std::vector<std::string> row{prefix(r) + text(k, "layer"), text(k, "shape"),
+                                             text(k, "backend") + (k.value("cached", false) ? " (cached)" : "")};
+                const json& t = k.value("timings", json::object());
+                for (const std::string& b : backends)
+                    row.push_back(t.contains(b) ? text(t[b], "us", 1) : std::string("n/a"));
+                rows.push_back(std::move(row));
+            }
+        }
+        if (rows.empty()) return;
+        std::vector<std::string> header{"layer", "shape", "serves with"};
+        for (const std::string& b : backends) header.push_back(b + " (us)");
+        table(std::move(header), std::move(rows));
     }
 
     void agentEvaluation(const std::string& model)
