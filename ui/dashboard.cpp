@@ -21,6 +21,7 @@
 #include <QMouseEvent>
 #include <QResizeEvent>
 #include <QStackedWidget>
+#include <QTextDocument>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -444,6 +445,11 @@ void Dashboard::clear()
         delete header;
     }
     m_headers.clear();
+    for (QLabel* summary : std::as_const(m_int8Summaries)) {
+        m_grid->removeWidget(summary);
+        delete summary;
+    }
+    m_int8Summaries.clear();
     m_owned.clear();
     m_charts.clear();
     m_routes.clear();
@@ -522,6 +528,7 @@ void Dashboard::relayout(bool force)
     if (m_order.isEmpty()) m_grid->addWidget(m_hint, row++, 0, 1, columns);
     for (const QString& model : std::as_const(m_order)) {
         m_grid->addWidget(m_headers.value(model), row++, 0, 1, columns);
+        if (QLabel* summary = m_int8Summaries.value(model)) m_grid->addWidget(summary, row++, 0, 1, columns);
         std::vector<Chart*> charts;
         for (const auto& c : m_owned)
             if (c->model == model) charts.push_back(c.get());
@@ -1123,8 +1130,95 @@ bool Dashboard::fromStore(const RunStore& store, std::int64_t runId)
     setModels(models);
     m_live = false;
     addSamples(store.metrics(runId));
+    for (const EvaluationRecord& e : store.evaluations(runId)) {
+        if (e.split != "validation") continue;
+        const QJsonObject v = QJsonDocument::fromJson(QByteArray::fromStdString(e.resultJson)).object();
+        setInt8Summary(QString::fromStdString(e.model), v.value(QStringLiteral("int8")).toObject());
+    }
     setLive(info->status == RunStatus::Running);
     return true;
+}
+
+void Dashboard::setResultDocument(const QByteArray& resultJson)
+{
+    const QJsonObject models = QJsonDocument::fromJson(resultJson).object().value(QStringLiteral("models")).toObject();
+    for (auto it = models.begin(); it != models.end(); ++it)
+        setInt8Summary(it.key(), it.value().toObject().value(QStringLiteral("validation")).toObject()
+                                     .value(QStringLiteral("int8")).toObject());
+}
+
+namespace {
+
+QString milliseconds(const QJsonObject& latency, const QString& key, const char* percentile)
+{
+    const QJsonValue v = latency.value(key).toObject().value(QLatin1String(percentile));
+    return v.isDouble() ? QString::number(v.toDouble(), 'f', 3) : QStringLiteral("n/a");
+}
+
+QString megabytes(const QJsonValue& v)
+{
+    return v.isDouble() ? QString::number(v.toDouble() / (1024.0 * 1024.0), 'f', 2) + QStringLiteral(" MiB")
+                        : QStringLiteral("n/a");
+}
+
+/// The seed-style INT8 summary of one model as an HTML table plus one line of verdict.
+QString int8SummaryHtml(const QJsonObject& q)
+{
+    if (q.contains(QStringLiteral("error")))
+        return Dashboard::tr("INT8: %1").arg(q.value(QStringLiteral("error")).toString().toHtmlEscaped());
+    const QJsonObject latency = q.value(QStringLiteral("latency")).toObject();
+    const QJsonObject throughput = q.value(QStringLiteral("throughput")).toObject();
+    QString html = QStringLiteral("<table cellspacing=\"0\" cellpadding=\"2\" border=\"1\"><tr><th></th>"
+                                  "<th>P50 b1</th><th>P95 b1</th><th>P99 b1</th><th>P50 b32</th><th>P95 b32</th>"
+                                  "<th>P99 b32</th><th>inferences/s b32</th><th>weights</th><th>at serving batch</th></tr>");
+    for (const char* prec : {"fp32", "int8"}) {
+        const QString p = QLatin1String(prec);
+        html += QStringLiteral("<tr><td><b>%1</b></td>").arg(p.toUpper());
+        for (const char* batch : {"_b1", "_b32"})
+            for (const char* pct : {"p50_ms", "p95_ms", "p99_ms"})
+                html += QStringLiteral("<td>%1 ms</td>").arg(milliseconds(latency, p + QLatin1String(batch), pct));
+        const QJsonValue tp = throughput.value(p + QStringLiteral("_b32"));
+        html += QStringLiteral("<td>%1</td><td>%2</td><td>%3</td></tr>")
+                    .arg(tp.isDouble() ? QString::number(tp.toDouble(), 'f', 0) : QStringLiteral("n/a"),
+                         megabytes(q.value(p + QStringLiteral("_bytes"))),
+                         megabytes(q.value(p + QStringLiteral("_serving_bytes"))));
+    }
+    html += QStringLiteral("</table>");
+    const QJsonValue degradation = q.value(QStringLiteral("degradation"));
+    QString verdict = q.value(QStringLiteral("verdict")).toString();
+    if (verdict.isEmpty()) verdict = q.value(QStringLiteral("served")).toBool(true) ? Dashboard::tr("served")
+                                                                                    : Dashboard::tr("not served");
+    html += Dashboard::tr("INT8 degradation %1, backend %2: %3")
+                .arg(degradation.isDouble() ? QString::number(100.0 * degradation.toDouble(), 'f', 2) + QStringLiteral(" %")
+                                            : QStringLiteral("n/a"),
+                     q.value(QStringLiteral("backend")).toString().toHtmlEscaped(), verdict.toHtmlEscaped());
+    return html;
+}
+
+} // namespace
+
+void Dashboard::setInt8Summary(const QString& model, const QJsonObject& int8)
+{
+    if (int8.isEmpty() || !m_order.contains(model)) return;
+    QLabel* label = m_int8Summaries.value(model);
+    if (!label) {
+        label = new QLabel;
+        label->setObjectName(QStringLiteral("int8Summary"));
+        label->setTextFormat(Qt::RichText);
+        label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        m_int8Summaries.insert(model, label);
+        relayout(true);
+    }
+    label->setText(int8SummaryHtml(int8));
+}
+
+QString Dashboard::int8Summary(const QString& model) const
+{
+    const QLabel* label = m_int8Summaries.value(model);
+    if (!label) return {};
+    QTextDocument doc;
+    doc.setHtml(label->text());
+    return doc.toPlainText();
 }
 
 } // namespace foxhunt

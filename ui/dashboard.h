@@ -31,6 +31,7 @@ class QCheckBox;
 class QChartView;
 class QDoubleSpinBox;
 class QGridLayout;
+class QJsonObject;
 class QLabel;
 class QResizeEvent;
 class QLineSeries;
@@ -124,8 +125,17 @@ public:
     void addSamples(const MetricBatch& batch);
     /// Forgets every chart (a new run starts).
     void clear();
-    /// Draws stored run `runId` (its configured models, every stored metric). False if the run is unknown.
+    /// Draws stored run `runId` (its configured models, every stored metric, and each model's INT8
+    /// summary from its validation evaluation). False if the run is unknown.
     bool fromStore(const RunStore& store, std::int64_t runId);
+    /// Shows, under each model's title, the INT8 summary of a session's result document (its
+    /// models.<m>.validation.int8 objects): latency P50/P95/P99 FP32 vs INT8 at batch 1 and 32,
+    /// throughput, bytes, degradation, the gate's verdict and the backend. Models without one show none.
+    void setResultDocument(const QByteArray& resultJson);
+    /// One model's INT8 summary from its "int8" object (nothing shown for an empty object).
+    void setInt8Summary(const QString& model, const QJsonObject& int8);
+    /// The INT8 summary shown for a model, as plain text ("" when none).
+    QString int8Summary(const QString& model) const;
 
     /// Smoothing weight 0..0.99 (TensorBoard's debiased EMA); the raw line stays, faint.
     void setSmoothing(double weight);
@@ -208,6 +218,7 @@ private:
     QGridLayout* m_grid = nullptr;
     QLabel* m_hint = nullptr;
     QHash<QString, QLabel*> m_headers;         ///< model -> its section title
+    QHash<QString, QLabel*> m_int8Summaries;   ///< model -> its INT8 summary (only models that have one)
     QWidget* m_watchedParent = nullptr;        ///< the viewport whose resizes re-flow the grid
     int m_columns = 0;
     bool m_redecimatePending = false;

@@ -50,6 +50,7 @@ private Q_SLOTS:
     void doubleClickExpandsAChart();
     void chartsWrapToTheVisibleWidth_data();
     void chartsWrapToTheVisibleWidth();
+    void int8SummaryFromStoreAndResult();
 
 private:
     static MetricSample sample(const char* model, const char* metric, long long step, double value)
@@ -582,6 +583,47 @@ void TestDashboard::chartsWrapToTheVisibleWidth()
         }
     }
     QVERIFY(d->chartsOf(QStringLiteral("dqn")).contains(QStringLiteral("throughput")));
+}
+
+void TestDashboard::int8SummaryFromStoreAndResult()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    foxhunt::BarStore store(dir.filePath(QStringLiteral("int8.db")).toStdString());
+    QVERIFY(foxhunt::ensureDefaultData(store));
+    foxhunt::RunStore runs(store);
+    const foxhunt::SeriesInfo series = store.series().front();
+    const std::int64_t id = runs.createRun("int8", R"({"models":["dqn","tft"],"steps":10})", series, series.firstTs,
+                                           series.lastTs, "{}");
+    // A copy the gate refused: the summary says so, with its figures and the backend.
+    const std::string rejected = R"({"int8":{"degradation":0.1,"backend":"onednn","served":false,
+        "verdict":"rejected: degradation 10.00 % > 5.00 %, FP32 serves instead",
+        "fp32_bytes":4194304,"int8_bytes":1048576,"fp32_serving_bytes":5242880,"int8_serving_bytes":2097152,
+        "throughput":{"fp32_b32":1200.0,"int8_b32":4100.0},
+        "latency":{"fp32_b1":{"p50_ms":0.5,"p95_ms":0.75,"p99_ms":0.9},"int8_b1":{"p50_ms":0.125,"p95_ms":0.25,"p99_ms":0.3},
+                   "fp32_b32":{"p50_ms":26.5,"p95_ms":27.0,"p99_ms":28.0},"int8_b32":{"p50_ms":7.5,"p95_ms":7.75,"p99_ms":8.0}}}})";
+    runs.saveEvaluation(id, "tft", "validation", rejected);
+    runs.saveEvaluation(id, "dqn", "validation", R"({"policy":{}})");
+    runs.setStatus(id, foxhunt::RunStatus::Finished);
+
+    Dashboard d;
+    QVERIFY(d.fromStore(runs, id));
+    const QString tft = d.int8Summary(QStringLiteral("tft"));
+    QVERIFY2(tft.contains(QStringLiteral("rejected: degradation 10.00 %")), qPrintable(tft));
+    QVERIFY2(tft.contains(QStringLiteral("10.00 %, backend onednn")), qPrintable(tft));
+    QVERIFY(tft.contains(QStringLiteral("27.000 ms")) && tft.contains(QStringLiteral("7.750 ms")));
+    QVERIFY(tft.contains(QStringLiteral("4100")) && tft.contains(QStringLiteral("4.00 MiB")));
+    QVERIFY(tft.contains(QStringLiteral("2.00 MiB")));
+    QVERIFY(d.int8Summary(QStringLiteral("dqn")).isEmpty()); // no INT8 check, no summary
+
+    // A live run's result document fills the same summary when the run ends.
+    Dashboard live;
+    live.setModels({QStringLiteral("dqn")});
+    live.setResultDocument(R"({"models":{"dqn":{"validation":{"int8":{"degradation":0.01,"backend":"auto",
+        "served":true,"verdict":"served: degradation 1.00 % <= 5.00 %"}}}}})");
+    QVERIFY(live.int8Summary(QStringLiteral("dqn")).contains(QStringLiteral("served: degradation 1.00 %")));
+    live.clear();
+    QVERIFY(live.int8Summary(QStringLiteral("dqn")).isEmpty());
 }
 
 QTEST_MAIN(TestDashboard)
