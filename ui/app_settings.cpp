@@ -6,6 +6,7 @@
 #include <QSettings>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <type_traits>
 
@@ -51,7 +52,8 @@ bool AppSettings::operator==(const AppSettings& o) const
            workerTimeoutSeconds == o.workerTimeoutSeconds && p.amp == q.amp && p.ampAuto == q.ampAuto && p.int8 == q.int8 &&
            p.int8Backend == q.int8Backend && p.int8MaxDegradation == q.int8MaxDegradation &&
            p.int8StaticActivations == q.int8StaticActivations && p.calibrationBars == q.calibrationBars &&
-           p.int8RefreshEvery == q.int8RefreshEvery && ensemble == o.ensemble && refreshHz == o.refreshHz &&
+           p.int8RefreshEvery == q.int8RefreshEvery && p.memoryBudgetMb == q.memoryBudgetMb &&
+           p.memoryBudgetAction == q.memoryBudgetAction && ensemble == o.ensemble && refreshHz == o.refreshHz &&
            dataDir == o.dataDir && palette == o.palette;
 }
 
@@ -106,6 +108,13 @@ AppSettings AppSettings::load(const QSettings& s)
     readBool("int8/static_activations", a.precision.int8StaticActivations);
     readInt("int8/calibration_bars", a.precision.calibrationBars, 0, std::numeric_limits<int>::max());
     readInt("int8/refresh_every", a.precision.int8RefreshEvery, 0, std::numeric_limits<int>::max());
+    {
+        bool ok = false;
+        const double v = get("memory_budget_mb").toDouble(&ok);
+        if (ok && v >= 0.0 && std::isfinite(v)) a.precision.memoryBudgetMb = v;
+    }
+    if (get("memory_budget_action").toString() == QLatin1String("warn"))
+        a.precision.memoryBudgetAction = MemoryBudgetAction::Warn;
     readBool("ensemble", a.ensemble);
     readInt("refresh_hz", a.refreshHz, 1, kMaxRefreshHz);
     a.dataDir = get("data_dir").toString();
@@ -137,6 +146,9 @@ void AppSettings::save(QSettings& s) const
     s.setValue(QStringLiteral("int8/static_activations"), precision.int8StaticActivations);
     s.setValue(QStringLiteral("int8/calibration_bars"), precision.calibrationBars);
     s.setValue(QStringLiteral("int8/refresh_every"), precision.int8RefreshEvery);
+    s.setValue(QStringLiteral("memory_budget_mb"), precision.memoryBudgetMb);
+    s.setValue(QStringLiteral("memory_budget_action"),
+               precision.memoryBudgetAction == MemoryBudgetAction::Warn ? QStringLiteral("warn") : QStringLiteral("refuse"));
     s.setValue(QStringLiteral("ensemble"), ensemble);
     s.setValue(QStringLiteral("refresh_hz"), refreshHz);
     s.setValue(QStringLiteral("data_dir"), dataDir);

@@ -157,6 +157,14 @@ SettingsDialog::SettingsDialog(const AppSettings& current, QWidget* parent) : QD
     m_int8Refresh->setSpecialValueText(tr("at the end only"));
     m_int8Refresh->setSuffix(tr(" bars"));
     int8Form->addRow(tr("Refresh every"), m_int8Refresh);
+    m_memoryBudget = doubleBox("memoryBudget", 0.0, 1.0e7, 1);
+    m_memoryBudget->setSpecialValueText(tr("none"));
+    m_memoryBudget->setSuffix(tr(" MiB"));
+    m_memoryBudget->setToolTip(tr("Memory all served models may take together (weights plus activations at batch 32), "
+                                  "measured before the first step; the report shows the headroom"));
+    int8Form->addRow(tr("Memory budget"), m_memoryBudget);
+    m_memoryBudgetWarn = named(new QCheckBox(tr("Only warn when over (else refuse to start)")), "memoryBudgetWarn");
+    int8Form->addRow(QString(), m_memoryBudgetWarn);
     layout->addWidget(int8);
 
     auto* app = new QGroupBox(tr("Run and display"));
@@ -236,6 +244,8 @@ void SettingsDialog::load(const AppSettings& s)
     m_int8Static->setChecked(s.precision.int8StaticActivations);
     m_calibration->setValue(std::max(1, s.precision.calibrationBars));
     m_int8Refresh->setValue(static_cast<int>(std::min<long long>(s.precision.int8RefreshEvery, std::numeric_limits<int>::max())));
+    m_memoryBudget->setValue(s.precision.memoryBudgetMb);
+    m_memoryBudgetWarn->setChecked(s.precision.memoryBudgetAction == MemoryBudgetAction::Warn);
     m_ensemble->setChecked(s.ensemble);
     m_refreshHz->setValue(s.refreshHz);
     m_dataDir->setText(s.dataDir);
@@ -266,6 +276,8 @@ AppSettings SettingsDialog::settings() const
     s.precision.int8StaticActivations = m_int8Static->isChecked();
     s.precision.calibrationBars = m_calibration->value();
     s.precision.int8RefreshEvery = m_int8Refresh->value();
+    s.precision.memoryBudgetMb = m_memoryBudget->value();
+    s.precision.memoryBudgetAction = m_memoryBudgetWarn->isChecked() ? MemoryBudgetAction::Warn : MemoryBudgetAction::Refuse;
     s.ensemble = m_ensemble->isChecked();
     s.refreshHz = m_refreshHz->value();
     s.dataDir = m_dataDir->text().trimmed();

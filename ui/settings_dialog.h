@@ -20,7 +20,7 @@ namespace foxhunt {
 
 /// Edits an AppSettings. Widgets carry object names (machineSummary, device, threads, workers, workerTimeout,
 /// ampAuto, ampEnabled, ampDtype, ampPreset, lossScale, dynamicScale, growthFactor, backoffFactor, growthInterval,
-/// int8Enabled, int8Backend, int8MaxDegradation, int8Static, calibrationBars, int8Refresh, ensemble, refreshHz,
+/// int8Enabled, int8Backend, int8MaxDegradation, int8Static, calibrationBars, int8Refresh, memoryBudget, memoryBudgetWarn, ensemble, refreshHz,
 /// dataDir, palette) so tests can drive them.
 class SettingsDialog : public QDialog {
     Q_OBJECT
@@ -58,6 +58,8 @@ private:
     QCheckBox* m_int8 = nullptr;
     QComboBox* m_int8Backend = nullptr;
     QDoubleSpinBox* m_int8Gate = nullptr;
+    QDoubleSpinBox* m_memoryBudget = nullptr;
+    QCheckBox* m_memoryBudgetWarn = nullptr;
     QCheckBox* m_int8Static = nullptr;
     QSpinBox* m_calibration = nullptr;
     QSpinBox* m_int8Refresh = nullptr;

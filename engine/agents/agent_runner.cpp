@@ -96,6 +96,11 @@ AgentMemoryBytes AgentRunner::memoryBytes() const
     return m_dqn ? m_dqn->memoryBytes() : m_ppo->memoryBytes();
 }
 
+std::size_t AgentRunner::servingBytes(int batch) const
+{
+    return m_dqn ? m_dqn->servingBytes(batch) : m_ppo->servingBytes(batch);
+}
+
 PolicyTransitions AgentRunner::heldOutTransitions(std::vector<int> episodes, std::size_t maxSamples)
 {
     return collectTransitions(*m_env, [this](std::span<const float> obs) { return greedyAction(obs); },

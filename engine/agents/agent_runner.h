@@ -55,6 +55,8 @@ public:
     PolicyTransitions heldOutTransitions(std::vector<int> episodes, std::size_t maxSamples);
     /// Exact bytes of the agent's parameters, gradients and optimizer state.
     AgentMemoryBytes memoryBytes() const;
+    /// Bytes the FP32 policy needs to serve `batch` observations (Dqn::servingBytes, Ppo::servingBytes).
+    std::size_t servingBytes(int batch) const;
     /// Evaluates the greedy policy beside the baselines (the env's training position is kept).
     /// With InferenceWeights::Int8 the policy acts through the INT8 copy the last evaluateInt8() kept
     /// (int8GreedyAction()); training always acts with FP32.

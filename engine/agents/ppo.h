@@ -118,6 +118,10 @@ public:
     /// Most probable action through the INT8 copy (built with dynamic ranges if evaluateInt8() has not
     /// run); the FP32 one when the last evaluateInt8()'s gate refused the copy.
     int int8GreedyAction(std::span<const float> observation);
+    /// Bytes the FP32 policy needs to serve a batch of `batch` observations: the actor-critic's
+    /// weights plus the peak activation bytes of one inference forward (exact with the counting
+    /// CPU allocator; the CUDA allocator's peak on a GPU; activations 0 without either).
+    std::size_t servingBytes(int batch) const;
     /// Exact bytes of parameters, gradients and Adam state.
     AgentMemoryBytes memoryBytes() const;
     /// Current loss scale (1 without loss scaling).

@@ -581,6 +581,26 @@ std::size_t ForecasterTrainer::parameterBytes() const
     return n;
 }
 
+std::size_t ForecasterTrainer::servingBytes(std::size_t batch)
+{
+    Impl& d = *m_impl;
+    const std::size_t b = std::max<std::size_t>(1, std::min(batch, d.validation.size()));
+    auto idx = torch::arange(static_cast<int64_t>(d.validation.begin), static_cast<int64_t>(d.validation.begin + b),
+                             torch::kLong);
+    auto [pastBatch, knownBatch, targetBatch] = d.batch(idx);
+    (void)targetBatch;
+    torch::NoGradGuard guard;
+    d.module->eval();
+    const auto run = [&] {
+        d.forward(pastBatch, knownBatch);
+        models::synchronize(d.device);
+    };
+    run(); // first-use packing and allocations are not the steady state
+    const std::size_t activations = detail::peakBytesOf(run, d.device.is_cuda());
+    d.module->train();
+    return static_cast<std::size_t>(mp::module_bytes(*d.module)) + activations;
+}
+
 const ForecasterConfig& ForecasterTrainer::config() const { return m_impl->config; }
 
 ModelMemory ForecasterTrainer::memory() const

@@ -128,6 +128,10 @@ public:
     std::size_t parameterCount() const;
     /// Bytes of trainable parameters.
     std::size_t parameterBytes() const;
+    /// Bytes the FP32 model needs to serve `batch` windows: its weights plus the peak activation
+    /// bytes of one inference forward over the first validation windows (exact with the counting
+    /// CPU allocator; the CUDA allocator's peak on a GPU; activations 0 without either).
+    std::size_t servingBytes(std::size_t batch);
     /// The configuration in use.
     const ForecasterConfig& config() const;
     /// Parameter, gradient and optimizer-state bytes now; activation peak of the most recent

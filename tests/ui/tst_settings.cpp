@@ -97,6 +97,8 @@ void TestSettings::settingsRoundTrip()
     a.precision.int8StaticActivations = true;
     a.precision.calibrationBars = 321;
     a.precision.int8RefreshEvery = 0;
+    a.precision.memoryBudgetMb = 880.0;
+    a.precision.memoryBudgetAction = foxhunt::MemoryBudgetAction::Warn;
     a.ensemble = true;
     a.refreshHz = 4;
     a.dataDir = QStringLiteral("/tmp/somewhere");
@@ -193,6 +195,7 @@ void TestSettings::dialogChoicesReachStoredRun()
     d->findChild<QCheckBox*>(QStringLiteral("int8Enabled"))->setChecked(true);
     d->findChild<QCheckBox*>(QStringLiteral("int8Static"))->setChecked(true);
     d->findChild<QSpinBox*>(QStringLiteral("calibrationBars"))->setValue(200);
+    d->findChild<QDoubleSpinBox*>(QStringLiteral("memoryBudget"))->setValue(4096.0);
     QVERIFY2(d->precisionProblem().isEmpty(), qPrintable(d->precisionProblem()));
     d->grab().save(QStringLiteral(FOXHUNT_SCREENSHOT_DIR "/settings.png"));
     d->accept();
@@ -222,6 +225,8 @@ void TestSettings::dialogChoicesReachStoredRun()
     QCOMPARE(precision.value(QStringLiteral("int8")).toBool(), true);
     QCOMPARE(precision.value(QStringLiteral("int8_static_activations")).toBool(), true);
     QCOMPARE(precision.value(QStringLiteral("calibration_bars")).toInt(), 200);
+    QCOMPARE(precision.value(QStringLiteral("memory_budget_mb")).toDouble(), 4096.0);
+    QCOMPARE(precision.value(QStringLiteral("memory_budget_action")).toString(), QStringLiteral("refuse"));
     QCOMPARE(config.value(QStringLiteral("device")).toString(), QStringLiteral("cpu"));
     // The data folder from Settings took the run's checkpoints.
     QVERIFY(QDir(m_dir.filePath(QStringLiteral("data/checkpoints"))).exists());
