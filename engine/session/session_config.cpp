@@ -256,6 +256,74 @@ SessionConfig SessionConfig::defaults()
     return c;
 }
 
+std::string toString(ModelPreset preset)
+{
+    switch (preset) {
+    case ModelPreset::Small: return "small";
+    case ModelPreset::Seed: return "seed";
+    case ModelPreset::Default: break;
+    }
+    return "default";
+}
+
+std::optional<ModelPreset> modelPresetFromString(const std::string& name)
+{
+    for (ModelPreset p : {ModelPreset::Default, ModelPreset::Small, ModelPreset::Seed})
+        if (toString(p) == name) return p;
+    return std::nullopt;
+}
+
+void applyModelPreset(SessionConfig& c, ModelPreset preset)
+{
+    const SessionConfig d = SessionConfig::defaults();
+    c.dqn.hidden = d.dqn.hidden;
+    c.dqn.batchSize = d.dqn.batchSize;
+    c.dqn.learningStarts = d.dqn.learningStarts;
+    c.ppo.hidden = d.ppo.hidden;
+    c.ppo.nSteps = d.ppo.nSteps;
+    for (auto [f, base] : {std::pair{&c.mamba2, &d.mamba2}, std::pair{&c.tft, &d.tft}}) {
+        f->dModel = base->dModel;
+        f->headDim = base->headDim;
+        f->layers = base->layers;
+        f->dState = base->dState;
+        f->expand = base->expand;
+        f->hiddenSize = base->hiddenSize;
+        f->heads = base->heads;
+        f->batchSize = base->batchSize;
+        f->windowing.pastLength = base->windowing.pastLength;
+    }
+    switch (preset) {
+    case ModelPreset::Default: break;
+    case ModelPreset::Small:
+        c.dqn.hidden = {32, 32};
+        c.dqn.batchSize = 32;
+        c.dqn.learningStarts = 200; // a quick look should show the agent learning
+        c.ppo.hidden = {32, 32};
+        c.ppo.nSteps = 256;
+        c.mamba2.dModel = 16;
+        c.mamba2.layers = 1;
+        c.tft.hiddenSize = 8;
+        for (ForecasterConfig* f : {&c.mamba2, &c.tft}) f->windowing.pastLength = 32;
+        break;
+    case ModelPreset::Seed:
+        c.dqn.hidden = {256, 256};
+        c.dqn.batchSize = 256;
+        c.ppo.hidden = {256, 256};
+        c.mamba2.dModel = 512;
+        c.mamba2.headDim = 64;
+        c.mamba2.layers = 2;
+        c.mamba2.dState = 16;
+        c.mamba2.expand = 2;
+        c.mamba2.batchSize = 8;
+        c.mamba2.windowing.pastLength = 60;
+        c.tft.hiddenSize = 32;
+        c.tft.heads = 4;
+        c.tft.batchSize = 32;
+        c.tft.windowing.pastLength = 100;
+        break;
+    }
+}
+
 SessionConfig effectiveConfig(SessionConfig c)
 {
     c.dqn.totalTimesteps = c.steps;

@@ -7,6 +7,7 @@
 #include "engine/replay/features.h"
 #include "engine/replay/split.h"
 #include "engine/session/amp_auto.h"
+#include "engine/session/memory_budget.h"
 #include "engine/session/devices.h"
 #include "engine/session/session_json.h"
 #include "engine/store/bar_store.h"
@@ -466,7 +467,18 @@ SessionResult TrainingSession::run()
             slot.amp = cfg.precision.amp;
             if (!cfg.precision.ampAuto) return;
             nlohmann::json choice;
-            if (owner) {
+            // A resumed run trains on as it chose at its start (its checkpoints and loss scale are that
+            // precision's); only a run that never recorded a choice measures again.
+            nlohmann::json kept;
+            if (owner && resumed) {
+                const auto stored = nlohmann::json::parse(resumed->versionsJson, nullptr, false);
+                if (stored.is_object() && stored.contains("amp_choice") && stored["amp_choice"].contains(slot.name))
+                    kept = stored["amp_choice"][slot.name];
+            }
+            if (owner && kept.is_object()) {
+                choice = kept;
+                choice["kept_from_start"] = true;
+            } else if (owner) {
                 const models::precision::AmpChoice c = detail::chooseAmp(capabilities, timeStep);
                 choice = {{"mode", "auto"}, {"enabled", c.config.enabled}, {"measured", c.measured},
                           {"fp32_step_ms", c.fp32_ms}, {"amp_step_ms", c.amp_ms}, {"reason", c.reason},
@@ -475,6 +487,10 @@ SessionResult TrainingSession::run()
             }
             if (comm) choice = nlohmann::json::parse(comm->broadcast_bytes(owner ? choice.dump() : ""));
             slot.ampChoice = choice;
+            if (owner && !resumed) { // a resumed run keeps the record of where it started
+                versions["amp_choice"][slot.name] = choice;
+                runs->setVersions(runId, versions.dump());
+            }
             slot.amp = models::precision::MixedPrecisionConfig::disabled();
             if (choice.value("enabled", false)) {
                 slot.amp = models::precision::auto_amp_candidate(capabilities).config;
@@ -563,6 +579,28 @@ SessionResult TrainingSession::run()
         }
         doc["resumed"] = resumed.has_value();
 
+        // The served copies against the memory budget, before the first step: rank 0 measures
+        // (weights plus activations at the serving batch) and every rank refuses or goes on alike.
+        nlohmann::json budget;
+        if (cfg.precision.memoryBudgetMb > 0.0) {
+            if (owner) {
+                budget = memoryBudgetJson(cfg.precision, [&] {
+                    std::vector<std::pair<std::string, std::size_t>> bytes;
+                    for (ModelSlot& s : slots)
+                        bytes.emplace_back(s.name, s.agent ? s.agent->servingBytes(kServingBatch)
+                                                           : s.forecaster->servingBytes(kServingBatch));
+                    return bytes;
+                }());
+                if (!resumed) { // a resumed run keeps the record of where it started
+                    versions["memory_budget"] = budget;
+                    runs->setVersions(runId, versions.dump());
+                }
+            }
+            if (comm) budget = nlohmann::json::parse(comm->broadcast_bytes(owner ? budget.dump() : ""));
+            if (budget.value("refused", false)) throw std::invalid_argument(budget.value("message", std::string()));
+            doc["memory_budget"] = budget;
+        }
+
         // The replay of the train split paces training: every replayed bar is
         // one step of each model that still has steps to take.
         const std::vector<Bar> trainBars(bars.begin() + static_cast<std::ptrdiff_t>(split.trainIndex.begin),
@@ -634,7 +672,9 @@ SessionResult TrainingSession::run()
             .samples = 256,
             .calibrationSamples = cfg.precision.int8StaticActivations ? static_cast<std::size_t>(cfg.precision.calibrationBars) : 0,
             .latencyRepeats = 5,
-            .serving = serving};
+            .serving = serving,
+            .heldOut = nullptr,
+            .calibrationObservations = {}};
 
         // Multi-process control: rank 0 releases ticks in blocks; every rank ends a block with one
         // all-reduce of its per-model throughput and all-reduce wait, which rank 0 charts.

@@ -91,6 +91,18 @@ struct SessionConfig {
     static SessionConfig defaults();
 };
 
+/// Network sizes a run starts from: the defaults; "small" (half-width networks, short windows and
+/// an agent that learns early: a quick look); "seed" (the seeds' layer sizes, where precision pays:
+/// Mamba-2 d_model 512 / head_dim 64 / 2 layers on 60 bars, batch 8; TFT hidden 32 / 4 heads on 100
+/// bars, batch 32; DQN and PPO 256x256, DQN batch 256).
+enum class ModelPreset { Default, Small, Seed };
+/// "default", "small", "seed".
+std::string toString(ModelPreset preset);
+/// Parses the names above; nullopt otherwise.
+std::optional<ModelPreset> modelPresetFromString(const std::string& name);
+/// Sets the preset's sizes in `config` (Default: those of SessionConfig::defaults()).
+void applyModelPreset(SessionConfig& config, ModelPreset preset);
+
 /// Full config as JSON (every hyperparameter).
 nlohmann::json toJson(const SessionConfig& config);
 /// Applies the keys present in `json` over `base`; throws std::invalid_argument on unknown models or bad values.

@@ -3,6 +3,7 @@
 // refreshes and the "int8" object, the TFT's "interpretation", equity and
 // forecast series, and the forecasters' medians in the agents' observations.
 
+#include "engine/session/memory_budget.h"
 #include "engine/session/training_session.h"
 #include "engine/store/bar_store.h"
 #include "engine/store/run_store.h"
@@ -28,6 +29,10 @@ private Q_SLOTS:
     void liveDashboardSeries();
     void ensembleFeedsForecastsToAgents();
     void ensembleWithoutForecasterIsRejected();
+    void ampAutoIsRecordedAndKeptOnResume();
+    void int8GateFallsBackToFp32();
+    void memoryBudgetFigures();
+    void memoryBudgetRefusesOrWarnsBeforeTraining();
 
 private:
     static SessionConfig smallConfig(std::vector<ModelKind> models, long long steps);
@@ -144,6 +149,10 @@ void TestSessionPrecision::agentsAmpAndInt8()
     c.precision.amp = models::precision::MixedPrecisionConfig::for_ampere();
     c.precision.int8 = true;
     c.precision.int8RefreshEvery = 40;
+    // Kernels by hand and a lenient gate, so the INT8 policy acts (auto would not serve a copy of
+    // these small MLPs that is slower than FP32; int8GateFallsBackToFp32 covers that path).
+    c.precision.int8Backend = "dequantize";
+    c.precision.int8MaxDegradation = 10.0;
     TrainingSession session(db("agents.db"), c);
     const SessionResult r = session.run();
     QVERIFY2(r.status == "finished", r.error.c_str());
@@ -169,6 +178,8 @@ void TestSessionPrecision::agentsAmpAndInt8()
         QCOMPARE(v["amp"]["final_scale"].get<double>(), 1.0);
         QCOMPARE(v["amp"]["skipped_steps"].get<long long>(), 0LL);
         QVERIFY2(v.contains("int8") && !v["int8"].contains("error"), v.dump().c_str());
+        QVERIFY2(v["int8"]["served"].get<bool>(), v["int8"].dump().c_str());
+        QCOMPARE(v["int8"]["kernel_mode"].get<std::string>(), std::string("dequantize"));
         const double agreement = v["int8"]["action_agreement"].get<double>();
         QVERIFY(agreement >= 0.0 && agreement <= 1.0);
         QVERIFY(v["int8"]["int8_bytes"].get<double>() < v["int8"]["fp32_bytes"].get<double>());
@@ -344,6 +355,142 @@ void TestSessionPrecision::ensembleWithoutForecasterIsRejected()
     QCOMPARE(r.status, std::string("failed"));
     QVERIFY2(r.error.find("ensemble") != std::string::npos, r.error.c_str());
     QVERIFY2(r.error.find("forecaster") != std::string::npos, r.error.c_str());
+}
+
+void TestSessionPrecision::ampAutoIsRecordedAndKeptOnResume()
+{
+    SessionConfig c = smallConfig({ModelKind::Dqn}, 120);
+    c.checkpointEvery = 40;
+    c.checkpointDir = m_dir.filePath(QStringLiteral("ckpt-auto")).toStdString();
+    c.precision.ampAuto = true;
+    std::int64_t runId = 0;
+    {
+        TrainingSession first(db("auto.db"), c);
+        first.setSamplesReadyCallback([&] {
+            MetricBatch drained;
+            first.samples().drain(drained);
+            if (first.progress().tick >= 60) first.stop();
+        });
+        const SessionResult r = first.run();
+        QCOMPARE(r.status, std::string("stopped"));
+        runId = r.runId;
+    }
+    // The choice is stored with the run's machine record as soon as it is made, with its reason.
+    nlohmann::json versions;
+    {
+        BarStore store(db("auto.db"));
+        RunStore runs(store);
+        versions = nlohmann::json::parse(runs.run(runId)->versionsJson);
+        QVERIFY2(versions.contains("amp_choice") && versions["amp_choice"].contains("dqn"), versions.dump().c_str());
+        const nlohmann::json& choice = versions["amp_choice"]["dqn"];
+        QCOMPARE(choice["mode"].get<std::string>(), std::string("auto"));
+        QVERIFY(!choice["reason"].get<std::string>().empty());
+        // Plant a different decision: a resume must train on with the stored one, not measure again.
+        versions["amp_choice"]["dqn"] = {{"mode", "auto"}, {"enabled", false}, {"measured", true},
+                                         {"reason", "planted by the test"}};
+        runs.setVersions(runId, versions.dump());
+    }
+    TrainingSession second(db("auto.db"), c);
+    second.resumeRun(runId);
+    const SessionResult r = second.run();
+    QVERIFY2(r.status == "finished", r.error.c_str());
+    const nlohmann::json amp = nlohmann::json::parse(r.json)["models"]["dqn"]["validation"]["amp"];
+    QCOMPARE(amp["enabled"].get<bool>(), false);
+    QCOMPARE(amp["choice"]["reason"].get<std::string>(), std::string("planted by the test"));
+    QVERIFY(amp["choice"]["kept_from_start"].get<bool>());
+    // The record of the start is not rewritten by the resume.
+    BarStore store(db("auto.db"));
+    QCOMPARE(nlohmann::json::parse(RunStore(store).run(runId)->versionsJson)["amp_choice"].dump(),
+             versions["amp_choice"].dump());
+}
+
+void TestSessionPrecision::memoryBudgetFigures()
+{
+    PrecisionSettings p;
+    p.memoryBudgetMb = 880.0;
+    const std::size_t mib = 1024 * 1024;
+    const nlohmann::json fits = memoryBudgetJson(p, {{"tft", 300 * mib}, {"mamba2", 500 * mib}});
+    QCOMPARE(fits["total_mb"].get<double>(), 800.0);
+    QCOMPARE(fits["headroom_mb"].get<double>(), 80.0);
+    QVERIFY(!fits["over"].get<bool>() && !fits["refused"].get<bool>() && !fits.contains("message"));
+    QCOMPARE(fits["models"]["tft"].get<double>(), 300.0);
+
+    const nlohmann::json over = memoryBudgetJson(p, {{"tft", 300 * mib}, {"mamba2", 600 * mib}});
+    QVERIFY(over["over"].get<bool>() && over["refused"].get<bool>());
+    QCOMPARE(over["headroom_mb"].get<double>(), -20.0);
+    const std::string message = over["message"].get<std::string>();
+    for (const char* part : {"880.00 MiB", "900.00 MiB", "tft 300.00 MiB", "mamba2 600.00 MiB", "20.00 MiB over"})
+        QVERIFY2(message.find(part) != std::string::npos, message.c_str());
+
+    p.memoryBudgetAction = MemoryBudgetAction::Warn;
+    const nlohmann::json warned = memoryBudgetJson(p, {{"tft", 300 * mib}, {"mamba2", 600 * mib}});
+    QVERIFY(warned["over"].get<bool>() && !warned["refused"].get<bool>());
+    QCOMPARE(warned["action"].get<std::string>(), std::string("warn"));
+}
+
+void TestSessionPrecision::memoryBudgetRefusesOrWarnsBeforeTraining()
+{
+    SessionConfig c = smallConfig({ModelKind::Dqn, ModelKind::Tft}, 20);
+    c.checkpointDir = m_dir.filePath(QStringLiteral("ckpt-budget")).toStdString();
+    c.precision.memoryBudgetMb = 0.001; // 1 KiB: no model serves in that
+    {
+        TrainingSession refused(db("budget.db"), c);
+        const SessionResult r = refused.run();
+        QCOMPARE(r.status, std::string("failed"));
+        QVERIFY2(r.error.find("memory budget") != std::string::npos && r.error.find("dqn") != std::string::npos &&
+                     r.error.find("tft") != std::string::npos,
+                 r.error.c_str());
+        BarStore store(db("budget.db"));
+        RunStore runs(store);
+        // Refused before the first step: nothing trained, the reason is on the run.
+        QVERIFY(runs.metrics(r.runId, "dqn", "loss").empty());
+        QVERIFY(runs.run(r.runId)->error.find("memory budget") != std::string::npos);
+    }
+    c.precision.memoryBudgetAction = MemoryBudgetAction::Warn;
+    TrainingSession warned(db("budget.db"), c);
+    const SessionResult w = warned.run();
+    QVERIFY2(w.status == "finished", w.error.c_str());
+    const nlohmann::json budget = nlohmann::json::parse(w.json)["memory_budget"];
+    QVERIFY(budget["over"].get<bool>());
+    // Measured: weights plus activations, so every model needs more than nothing.
+    QVERIFY(budget["models"]["dqn"].get<double>() > 0.0 && budget["models"]["tft"].get<double>() > 0.0);
+    BarStore store(db("budget.db"));
+    const nlohmann::json versions = nlohmann::json::parse(RunStore(store).run(w.runId)->versionsJson);
+    QCOMPARE(versions["memory_budget"]["total_mb"].get<double>(), budget["total_mb"].get<double>());
+
+    c.precision.memoryBudgetMb = 4096.0;
+    TrainingSession fits(db("budget.db"), c);
+    const SessionResult f = fits.run();
+    QVERIFY2(f.status == "finished", f.error.c_str());
+    QVERIFY(nlohmann::json::parse(f.json)["memory_budget"]["headroom_mb"].get<double>() > 4000.0);
+}
+
+void TestSessionPrecision::int8GateFallsBackToFp32()
+{
+    // A gate no copy can pass: every model's INT8 copy is refused, and the run says so everywhere.
+    SessionConfig c = smallConfig({ModelKind::Dqn, ModelKind::Tft}, 40);
+    c.checkpointDir = m_dir.filePath(QStringLiteral("ckpt-gate")).toStdString();
+    c.precision.int8 = true;
+    c.precision.int8RefreshEvery = 20;
+    c.precision.calibrationBars = 50;
+    c.precision.int8MaxDegradation = -1.0; // validate() refuses it from a config; set here to force refusal
+    TrainingSession session(db("gate.db"), c);
+    const SessionResult r = session.run();
+    QVERIFY2(r.status == "finished", r.error.c_str());
+    const nlohmann::json doc = nlohmann::json::parse(r.json)["models"];
+    BarStore store(db("gate.db"));
+    RunStore runs(store);
+    for (const std::string model : {"dqn", "tft"}) {
+        const nlohmann::json q = storedValidation("gate.db", r.runId, model)["int8"];
+        QVERIFY2(!q["served"].get<bool>(), q.dump().c_str());
+        QVERIFY2(q["verdict"].get<std::string>().find("FP32 serves instead") != std::string::npos, q.dump().c_str());
+        const MetricBatch rejected = runs.metrics(r.runId, model, "int8_rejected");
+        QVERIFY(!rejected.empty());
+        QCOMPARE(rejected.back().value, 1.0);
+    }
+    // No INT8 policy acts for a refused agent copy, and the forecaster serves FP32 forecasts only.
+    QVERIFY(!doc["dqn"]["validation"].contains("int8_policy"));
+    QCOMPARE(doc["tft"]["training"]["forecasts_served"]["int8"].get<long long>(), 0LL);
 }
 
 QTEST_APPLESS_MAIN(TestSessionPrecision)
