@@ -72,6 +72,10 @@ public:
     bool startTraining();
     /// The configuration the Training tab and Settings give the next run (what startTraining() starts).
     SessionConfig nextRunConfig() const;
+    /// The model preset chosen in the Training panel (Default, Small and fast, Seed scale).
+    ModelPreset selectedPreset() const;
+    /// SessionConfig::defaults() with the chosen preset's sizes.
+    SessionConfig presetConfig() const;
     /// Run configuration controls, for tests: "whole series" box, from/to dates, preset,
     /// agent and forecaster learning rates, forecaster window length.
     QCheckBox* wholeSeriesBox() const { return m_wholeSeries; }

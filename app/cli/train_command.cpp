@@ -26,6 +26,7 @@ namespace {
 struct TrainArgs {
     std::string db;
     std::string models = "dqn";
+    std::string preset = "default";
     std::string series;
     std::string from, to;
     long long steps = 0;
@@ -58,6 +59,7 @@ int run(const TrainArgs& a)
 {
     SessionConfig config = SessionConfig::defaults();
     try {
+        applyModelPreset(config, *modelPresetFromString(a.preset)); // --config's keys go on top
         if (!a.config.empty()) {
             std::ifstream in(a.config);
             if (!in) throw std::invalid_argument("cannot read config file " + a.config);
@@ -202,6 +204,11 @@ Runner addTrainCommand(CLI::App& app)
     CLI::App* cmd = app.add_subcommand("train", "Train models on a replayed series and evaluate them beside baselines");
     addDbOption(*cmd, args->db);
     cmd->add_option("--models", args->models, "Comma-separated: dqn, ppo, mamba2, tft")->capture_default_str();
+    cmd->add_option("--preset", args->preset,
+                    "Model sizes: default, small (a quick look) or seed (the seeds' layer sizes, where BF16 "
+                    "and INT8 can pay)")
+        ->check(CLI::IsMember({"default", "small", "seed"}))
+        ->capture_default_str();
     cmd->add_option("--series", args->series, "Series id or symbol (default: first real series, else synthetic)");
     cmd->add_option("--from", args->from, "First ES trading day, YYYY-MM-DD");
     cmd->add_option("--to", args->to, "Last ES trading day (inclusive), YYYY-MM-DD");

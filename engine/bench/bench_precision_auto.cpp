@@ -22,29 +22,18 @@ namespace mp = foxhunt::models::precision;
 enum Model { kMamba2, kTft, kDqn, kPpo };
 enum Size { kDefault, kSeed };
 
-// The forecasters at the session's defaults or the seeds' sizes (Mamba-2: d_model 512, head_dim 64,
-// batch 8, 60 bars; TFT: hidden 32, 4 heads, batch 32, 100 bars), on 16 observed + 2 known features.
+// Every model at the session's defaults or at the seeds' sizes (the "seed" model preset).
+SessionConfig sizedConfig(Size size)
+{
+    SessionConfig c = SessionConfig::defaults();
+    applyModelPreset(c, size == kSeed ? ModelPreset::Seed : ModelPreset::Default);
+    return effectiveConfig(c);
+}
+
 ForecasterConfig forecasterConfig(Model model, Size size)
 {
-    const SessionConfig defaults = effectiveConfig(SessionConfig::defaults());
-    ForecasterConfig c = model == kMamba2 ? defaults.mamba2 : defaults.tft;
-    if (size == kSeed) {
-        if (model == kMamba2) {
-            c.dModel = 512;
-            c.headDim = 64;
-            c.layers = 2;
-            c.dState = 16;
-            c.expand = 2;
-            c.batchSize = 8;
-            c.windowing.pastLength = 60;
-        } else {
-            c.hiddenSize = 32;
-            c.heads = 4;
-            c.batchSize = 32;
-            c.windowing.pastLength = 100;
-        }
-    }
-    return c;
+    const SessionConfig c = sizedConfig(size);
+    return model == kMamba2 ? c.mamba2 : c.tft;
 }
 
 void report(benchmark::State& state, const mp::AmpChoice& amp, const Int8Evaluation& e)
@@ -97,7 +86,7 @@ void BM_PrecisionAuto(benchmark::State& state)
             o.serving = serving;
             e = t.evaluateInt8(o);
         } else {
-            const SessionConfig defaults = effectiveConfig(SessionConfig::defaults());
+            const SessionConfig defaults = sizedConfig(size);
             constexpr int kObservation = 16, kActions = 3;
             std::mt19937_64 rng(3);
             std::uniform_real_distribution<float> u(-1.0f, 1.0f);
@@ -112,10 +101,6 @@ void BM_PrecisionAuto(benchmark::State& state)
             o.serving = serving;
             if (model == kDqn) {
                 DqnOptions d = defaults.dqn;
-                if (size == kSeed) {
-                    d.hidden = {256, 256};
-                    d.batchSize = 256;
-                }
                 amp = foxhunt::detail::chooseAmp(cpuCapabilities(), [&](const mp::MixedPrecisionConfig& m) {
                     return foxhunt::detail::timeDqnUpdate(kObservation, kActions, d, m);
                 });
@@ -127,7 +112,6 @@ void BM_PrecisionAuto(benchmark::State& state)
                 e = agent.evaluateInt8(o);
             } else {
                 PpoOptions p = defaults.ppo;
-                if (size == kSeed) p.hidden = {256, 256};
                 amp = foxhunt::detail::chooseAmp(cpuCapabilities(), [&](const mp::MixedPrecisionConfig& m) {
                     return foxhunt::detail::timePpoUpdate(kObservation, kActions, p, m);
                 });

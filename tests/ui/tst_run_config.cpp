@@ -60,8 +60,12 @@ void TestRunConfig::formReachesConfig_data()
     QTest::addColumn<int>("dqnWidth");
     QTest::addColumn<int>("pastLength");
     QTest::addColumn<int>("learningStarts");
-    QTest::newRow("default") << "default" << 64 << 60 << 1000;
-    QTest::newRow("small") << "small" << 32 << 32 << 200;
+    QTest::addColumn<int>("tftPastLength");
+    QTest::addColumn<int>("mambaWidth");
+    QTest::newRow("default") << "default" << 64 << 60 << 1000 << 60 << 32;
+    QTest::newRow("small") << "small" << 32 << 32 << 200 << 32 << 16;
+    // The seeds' layer sizes; each forecaster keeps its own window unless the box is changed.
+    QTest::newRow("seed") << "seed" << 256 << 60 << 1000 << 100 << 512;
 }
 
 void TestRunConfig::formReachesConfig()
@@ -70,6 +74,8 @@ void TestRunConfig::formReachesConfig()
     QFETCH(int, dqnWidth);
     QFETCH(int, pastLength);
     QFETCH(int, learningStarts);
+    QFETCH(int, tftPastLength);
+    QFETCH(int, mambaWidth);
     MainWindow w(db("form.db"));
     w.wholeSeriesBox()->setChecked(false);
     QVERIFY(w.fromDateEdit()->isEnabled());
@@ -88,8 +94,20 @@ void TestRunConfig::formReachesConfig()
     QCOMPARE(c.tft.learningRate, 0.0005);
     QCOMPARE(c.dqn.hidden.front(), dqnWidth);
     QCOMPARE(static_cast<int>(c.mamba2.windowing.pastLength), pastLength);
-    QCOMPARE(static_cast<int>(c.tft.windowing.pastLength), pastLength);
+    QCOMPARE(static_cast<int>(c.tft.windowing.pastLength), tftPastLength);
     QCOMPARE(static_cast<int>(c.dqn.learningStarts), learningStarts);
+    QCOMPARE(c.mamba2.dModel, mambaWidth);
+    // The same sizes as the engine's preset (what the benchmarks and the CLI use).
+    SessionConfig engine = SessionConfig::defaults();
+    foxhunt::applyModelPreset(engine, *foxhunt::modelPresetFromString(preset.toStdString()));
+    QCOMPARE(c.tft.hiddenSize, engine.tft.hiddenSize);
+    QCOMPARE(c.ppo.hidden, engine.ppo.hidden);
+    QCOMPARE(c.dqn.batchSize, engine.dqn.batchSize);
+    // A window set by hand is both forecasters' window.
+    w.pastLengthBox()->setValue(48);
+    const SessionConfig byHand = w.nextRunConfig();
+    QCOMPARE(static_cast<int>(byHand.mamba2.windowing.pastLength), 48);
+    QCOMPARE(static_cast<int>(byHand.tft.windowing.pastLength), 48);
 }
 
 void TestRunConfig::reversedDateRangeIsRefused()
