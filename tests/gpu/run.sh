@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The GPU machine's one prepared script. Prints one JSON document on stdout (build logs and the
 # programs' own messages go to stderr):
-#   {"device": ..., "modelcheck": {...}, "engine": {"sessions": {"fp32": {...}, "amp_bf16_int8": {...},
+#   {"device": ..., "modelcheck": {...}, "engine": {"sessions": {"fp32": {...}, "amp_bf16_int8": {...}, "auto": {...},
 #                                                                "dist2_fp32": {...}}}}
 #
 # 1. modelcheck: builds only foxhunt-modelcheck (models + precision layer, no Qt, no engine) against
@@ -209,6 +209,10 @@ elif engine_build; then
     ensure_zoneinfo
     session fp32 '{"amp": false, "int8": false}'
     session amp_bf16_int8 '{"amp": true, "amp_dtype": "bf16", "loss_scale": 1, "dynamic_loss_scale": false, "int8": true}'
+    # What a user gets by default choice: AMP timed per model on the GPU, INT8 kernels timed per layer
+    # (including _int_mm), the gate deciding; each model's validation "amp.choice" and "int8" say why.
+    session auto '{"amp": "auto", "int8": true, "int8_backend": "auto"}'
+    run_cli machine --json >"$work/machine.json" 2>>"$work/engine.log"
     # Two processes on the one device: NCCL refuses two ranks on one GPU, so the ranks agree on Gloo
     # through host copies (modelcheck's collectives_one_rank runs the NCCL group itself).
     session dist2_fp32 '{"amp": false, "int8": false}' '"workers": 2, "distributed_timeout_s": 60,'
@@ -341,7 +345,8 @@ elif text("engine.error"):
 else:
     engine["build_done_at_s"] = number("engine.build_seconds")
     engine["tzdata"] = text("tzdata")
-    engine["sessions"] = {name: session(name) for name in ("fp32", "amp_bf16_int8", "dist2_fp32")}
+    engine["sessions"] = {name: session(name) for name in ("fp32", "amp_bf16_int8", "auto", "dist2_fp32")}
+    engine["machine"], _ = load("machine.json")
 resolved = text("engine.resolved")
 if resolved:
     engine["resolved"] = dict(line.split("=", 1) for line in resolved.splitlines() if "=" in line)
