@@ -96,14 +96,17 @@ void gate(Int8Evaluation& e)
 {
     gateOnAccuracy(e);
     if (!e.served || e.kernelMode != "auto") return;
-    const double fp32 = e.fp32Batch32.p50, int8 = e.int8Batch32.p50;
-    if (fp32 > 0.0 && int8 > kInt8MaxSlowdown * fp32) {
+    // Both the typical call (P50) and the tail (P95) at the serving batch: a copy that is faster
+    // on most calls but slower on its slow ones would still lose where latency targets are set.
+    const double p50 = e.fp32Batch32.p50 > 0.0 ? e.int8Batch32.p50 / e.fp32Batch32.p50 : 0.0;
+    const double p95 = e.fp32Batch32.p95 > 0.0 ? e.int8Batch32.p95 / e.fp32Batch32.p95 : 0.0;
+    const std::string batch = std::to_string(e.servingBatch);
+    if (p50 > kInt8MaxSlowdown || p95 > kInt8MaxSlowdown) {
         e.served = false;
-        e.verdict = "not served: INT8 takes " + ratio(int8 / fp32) + " FP32's time at batch " +
-                    std::to_string(e.servingBatch) + " (auto serves it only up to " + ratio(kInt8MaxSlowdown) +
-                    "), FP32 serves instead";
-    } else if (fp32 > 0.0) {
-        e.verdict += "; " + ratio(int8 / fp32) + " FP32's time at batch " + std::to_string(e.servingBatch);
+        e.verdict = "not served: INT8 takes " + ratio(p50) + " FP32's time at batch " + batch + " (P50; " + ratio(p95) +
+                    " at P95; auto serves it only up to " + ratio(kInt8MaxSlowdown) + "), FP32 serves instead";
+    } else if (p50 > 0.0) {
+        e.verdict += "; " + ratio(p50) + " FP32's time at batch " + batch + " (P50; " + ratio(p95) + " at P95)";
     }
 }
 

@@ -46,7 +46,7 @@ bool planUses(const models::precision::KernelPlan& plan, models::precision::Int8
 void gateOnAccuracy(Int8Evaluation& e);
 
 /// The whole gate (the final check): accuracy as above and, when the kernels were chosen by
-/// measurement, speed: a copy slower than kInt8MaxSlowdown x FP32 (P50 at the serving batch) is not
+/// measurement, speed: a copy slower than kInt8MaxSlowdown x FP32 (P50 or P95 at the serving batch) is not
 /// served, so `auto` never loses to FP32. A backend chosen by hand is served when accurate enough.
 void gate(Int8Evaluation& e);
 
