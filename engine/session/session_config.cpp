@@ -9,7 +9,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <iterator>
+#include <limits>
 #include <stdexcept>
+#include <type_traits>
 
 namespace foxhunt {
 
@@ -137,6 +140,51 @@ nlohmann::json write(T options)
     return j;
 }
 
+/// `value` as T, refusing what would be silently converted: a fraction or an out-of-range number
+/// for an integer, a negative one for an unsigned field, a non-number for a number.
+template <class T>
+T checkedGet(const nlohmann::json& value, const std::string& what)
+{
+    if constexpr (std::is_same_v<T, bool>) {
+        if (!value.is_boolean()) throw std::invalid_argument("config: " + what + " must be true or false, not " + value.dump());
+        return value.get<bool>();
+    } else if constexpr (std::is_integral_v<T>) {
+        const auto lo = static_cast<long double>(std::numeric_limits<T>::lowest());
+        const auto hi = static_cast<long double>(std::numeric_limits<T>::max());
+        const auto bad = [&] {
+            return std::invalid_argument("config: " + what + " must be a whole number from " +
+                                         std::to_string(std::numeric_limits<T>::lowest()) + " to " +
+                                         std::to_string(std::numeric_limits<T>::max()) + ", not " + value.dump());
+        };
+        if (value.is_number_unsigned()) {
+            if (static_cast<long double>(value.get<std::uint64_t>()) > hi) throw bad();
+            return static_cast<T>(value.get<std::uint64_t>());
+        }
+        if (value.is_number_integer()) {
+            const std::int64_t v = value.get<std::int64_t>();
+            if (static_cast<long double>(v) < lo || static_cast<long double>(v) > hi) throw bad();
+            return static_cast<T>(v);
+        }
+        if (value.is_number_float()) {
+            const double v = value.get<double>();
+            if (!std::isfinite(v) || v != std::trunc(v) || static_cast<long double>(v) < lo ||
+                static_cast<long double>(v) > hi)
+                throw bad();
+            return static_cast<T>(v);
+        }
+        throw bad();
+    } else if constexpr (std::is_floating_point_v<T>) {
+        if (!value.is_number()) throw std::invalid_argument("config: " + what + " must be a number, not " + value.dump());
+        return value.get<T>();
+    } else {
+        try {
+            return value.get<T>();
+        } catch (const nlohmann::json::exception&) {
+            throw std::invalid_argument("config: " + what + " has the wrong type");
+        }
+    }
+}
+
 template <class T>
 void read(const nlohmann::json& j, const char* section, T& options)
 {
@@ -148,11 +196,7 @@ void read(const nlohmann::json& j, const char* section, T& options)
         visit(options, [&](const char* name, auto& field) {
             if (key != name) return;
             known = true;
-            try {
-                field = value.template get<std::decay_t<decltype(field)>>();
-            } catch (const nlohmann::json::exception&) {
-                throw std::invalid_argument(std::string("config: ") + section + "." + key + " has the wrong type");
-            }
+            field = checkedGet<std::decay_t<decltype(field)>>(value, std::string(section) + "." + key);
         });
         if (!known) throw std::invalid_argument(std::string("config: unknown key ") + section + "." + key);
     }
@@ -373,33 +417,42 @@ nlohmann::json toJson(const SessionConfig& c)
 SessionConfig sessionConfigFromJson(const nlohmann::json& j, SessionConfig c)
 {
     if (!j.is_object()) throw std::invalid_argument("config: the top level must be a JSON object");
-    try {
-        if (j.contains("name")) c.name = j.at("name").get<std::string>();
-        if (j.contains("models")) {
-            c.models.clear();
-            for (const auto& m : j.at("models")) {
-                const auto kind = modelKindFromString(m.get<std::string>());
-                if (!kind) throw std::invalid_argument("config: unknown model '" + m.get<std::string>() + "'");
-                c.models.push_back(*kind);
-            }
+    static const char* const kTopLevel[] = {"name", "models", "series", "from_day", "to_day", "steps", "seed", "speed",
+                                            "threads", "device", "workers", "distributed_timeout_s", "ensemble",
+                                            "precision", "train_fraction", "validation_fraction", "checkpoint_every",
+                                            "env", "dqn", "ppo", "mamba2", "tft"};
+    for (const auto& [key, _] : j.items())
+        if (std::find_if(std::begin(kTopLevel), std::end(kTopLevel), [&](const char* k) { return key == k; }) ==
+            std::end(kTopLevel))
+            throw std::invalid_argument("config: unknown key " + key);
+    const auto top = [&]<class T>(const char* key, T& field) {
+        if (j.contains(key)) field = checkedGet<T>(j.at(key), key);
+    };
+    top("name", c.name);
+    if (j.contains("models")) {
+        if (!j.at("models").is_array()) throw std::invalid_argument("config: models must be a list of names");
+        c.models.clear();
+        for (const auto& m : j.at("models")) {
+            const std::string name = checkedGet<std::string>(m, "models[]");
+            const auto kind = modelKindFromString(name);
+            if (!kind) throw std::invalid_argument("config: unknown model '" + name + "' (dqn, ppo, mamba2, tft)");
+            c.models.push_back(*kind);
         }
-        if (j.contains("series")) c.series = j.at("series").get<std::string>();
-        if (j.contains("from_day") && !j.at("from_day").is_null()) c.fromDay = j.at("from_day").get<std::int64_t>();
-        if (j.contains("to_day") && !j.at("to_day").is_null()) c.toDay = j.at("to_day").get<std::int64_t>();
-        if (j.contains("steps")) c.steps = j.at("steps").get<long long>();
-        if (j.contains("seed")) c.seed = j.at("seed").get<std::uint64_t>();
-        if (j.contains("speed")) c.speed = j.at("speed").get<double>();
-        if (j.contains("threads")) c.threads = j.at("threads").get<int>();
-        if (j.contains("device")) c.device = j.at("device").get<std::string>();
-        if (j.contains("workers")) c.workers = j.at("workers").get<int>();
-        if (j.contains("distributed_timeout_s")) c.distributedTimeoutSeconds = j.at("distributed_timeout_s").get<double>();
-        if (j.contains("ensemble")) c.ensemble = j.at("ensemble").get<bool>();
-        if (j.contains("train_fraction")) c.trainFraction = j.at("train_fraction").get<double>();
-        if (j.contains("validation_fraction")) c.validationFraction = j.at("validation_fraction").get<double>();
-        if (j.contains("checkpoint_every")) c.checkpointEvery = j.at("checkpoint_every").get<long long>();
-    } catch (const nlohmann::json::exception& e) {
-        throw std::invalid_argument(std::string("config: ") + e.what());
     }
+    top("series", c.series);
+    for (auto [key, day] : {std::pair{"from_day", &c.fromDay}, std::pair{"to_day", &c.toDay}})
+        if (j.contains(key) && !j.at(key).is_null()) *day = checkedGet<std::int64_t>(j.at(key), key);
+    top("steps", c.steps);
+    top("seed", c.seed);
+    top("speed", c.speed);
+    top("threads", c.threads);
+    top("device", c.device);
+    top("workers", c.workers);
+    top("distributed_timeout_s", c.distributedTimeoutSeconds);
+    top("ensemble", c.ensemble);
+    top("train_fraction", c.trainFraction);
+    top("validation_fraction", c.validationFraction);
+    top("checkpoint_every", c.checkpointEvery);
     if (j.contains("env")) {
         nlohmann::json env = j.at("env");
         if (env.contains("fill_timing")) {
@@ -422,16 +475,86 @@ SessionConfig sessionConfigFromJson(const nlohmann::json& j, SessionConfig c)
     read(j, "ppo", c.ppo);
     read(j, "mamba2", c.mamba2);
     read(j, "tft", c.tft);
-    if (c.steps <= 0) throw std::invalid_argument("config: steps must be positive");
-    if (c.device != "cpu" && c.device.rfind("cuda", 0) != 0)
-        throw std::invalid_argument("config: device is \"cpu\" or \"cuda:N\", not \"" + c.device + "\"");
-    if (c.precision.calibrationBars < 0 || c.precision.int8RefreshEvery < 0)
-        throw std::invalid_argument("config: precision.calibration_bars and precision.int8_refresh_every must not be negative");
-    if (c.models.empty()) throw std::invalid_argument("config: no models to train");
-    if (c.workers < 1 || c.workers > 256) throw std::invalid_argument("config: workers must be between 1 and 256");
-    if (!(c.distributedTimeoutSeconds > 0.0))
-        throw std::invalid_argument("config: distributed_timeout_s must be positive");
+    validate(c);
     return c;
+}
+
+std::vector<std::string> configProblems(const SessionConfig& c)
+{
+    std::vector<std::string> p;
+    const auto need = [&](bool ok, const std::string& what) {
+        if (!ok) p.push_back(what);
+    };
+    need(c.steps >= 1 && c.steps <= kMaxSteps, "steps must be from 1 to " + std::to_string(kMaxSteps) + ", not " +
+                                                    std::to_string(c.steps));
+    need(c.seed <= kMaxSeed, "seed must be from 0 to 2^63 - 1");
+    need(c.device == "cpu" || c.device.rfind("cuda", 0) == 0, "device is \"cpu\" or \"cuda:N\", not \"" + c.device + "\"");
+    need(!c.models.empty(), "no models to train");
+    need(c.threads >= 1, "threads must be at least 1, not " + std::to_string(c.threads));
+    need(c.workers >= 1 && c.workers <= 256, "workers must be from 1 to 256, not " + std::to_string(c.workers));
+    need(c.distributedTimeoutSeconds > 0.0 && std::isfinite(c.distributedTimeoutSeconds),
+         "distributed_timeout_s must be a positive number of seconds");
+    need(c.speed >= 0.0 && std::isfinite(c.speed), "speed must be 0 (as fast as possible) or a positive multiple of real time");
+    need(c.trainFraction > 0.0 && c.validationFraction > 0.0 && c.trainFraction + c.validationFraction < 1.0,
+         "train_fraction and validation_fraction must be positive and leave a test part (sum below 1)");
+    need(c.checkpointEvery >= 0, "checkpoint_every must not be negative");
+    need(c.precision.calibrationBars >= 0 && c.precision.int8RefreshEvery >= 0,
+         "precision.calibration_bars and precision.int8_refresh_every must not be negative");
+    need(c.env.maxContracts >= 1, "env.max_contracts must be at least 1");
+    need(c.env.window >= 1, "env.window must be at least 1");
+    const auto widths = [&](const std::vector<int>& hidden, const std::string& what) {
+        need(!hidden.empty() && std::all_of(hidden.begin(), hidden.end(), [](int w) { return w >= 1; }),
+             what + " must list one or more positive layer widths");
+    };
+    widths(c.dqn.hidden, "dqn.hidden");
+    need(c.dqn.batchSize >= 1, "dqn.batch_size must be at least 1");
+    need(c.dqn.bufferSize >= static_cast<std::size_t>(std::max(1, c.dqn.batchSize)),
+         "dqn.buffer_size must hold at least one batch");
+    need(c.dqn.trainFreq >= 1 && c.dqn.gradientSteps >= 1 && c.dqn.nSteps >= 1,
+         "dqn.train_freq, dqn.gradient_steps and dqn.n_steps must be at least 1");
+    need(c.dqn.gamma >= 0.0 && c.dqn.gamma <= 1.0, "dqn.gamma must be in [0, 1]");
+    need(c.dqn.learningRate >= 0.0, "dqn.learning_rate must not be negative");
+    widths(c.ppo.hidden, "ppo.hidden");
+    need(c.ppo.nSteps >= 1 && c.ppo.batchSize >= 1 && c.ppo.nEpochs >= 1,
+         "ppo.n_steps, ppo.batch_size and ppo.n_epochs must be at least 1");
+    need(c.ppo.gamma >= 0.0 && c.ppo.gamma <= 1.0, "ppo.gamma must be in [0, 1]");
+    need(c.ppo.learningRate >= 0.0, "ppo.learning_rate must not be negative");
+    for (const auto& [f, name] : {std::pair{&c.mamba2, std::string("mamba2")}, std::pair{&c.tft, std::string("tft")}}) {
+        need(f->windowing.pastLength >= 1 && f->windowing.horizon >= 1, name + ".past_length and .horizon must be at least 1");
+        need(f->batchSize >= 1 && f->evalBatchSize >= 1, name + ".batch_size and .eval_batch_size must be at least 1");
+        need(f->learningRate >= 0.0, name + ".learning_rate must not be negative");
+        need(!f->quantiles.empty() && std::is_sorted(f->quantiles.begin(), f->quantiles.end()) &&
+                 std::all_of(f->quantiles.begin(), f->quantiles.end(), [](double q) { return q > 0.0 && q < 1.0; }),
+             name + ".quantiles must be ascending levels in (0, 1)");
+    }
+    const ForecasterConfig& m = c.mamba2;
+    need(m.dModel >= 1 && m.layers >= 1 && m.dState >= 1 && m.expand >= 1 && m.chunkSize >= 1 && m.ngroups >= 1,
+         "mamba2.d_model, layers, d_state, expand, chunk_size and ngroups must be at least 1");
+    if (m.headDim < 1)
+        p.push_back("mamba2.head_dim must be at least 1, not " + std::to_string(m.headDim));
+    else if (m.dModel >= 1 && m.expand >= 1 && (m.dModel * m.expand) % m.headDim != 0)
+        p.push_back("mamba2.head_dim (" + std::to_string(m.headDim) + ") must divide d_model x expand (" +
+                    std::to_string(m.dModel * m.expand) + ")");
+    else if (m.dModel >= 1 && m.expand >= 1 && m.ngroups >= 1 && (m.dModel * m.expand / m.headDim) % m.ngroups != 0)
+        p.push_back("mamba2.ngroups (" + std::to_string(m.ngroups) + ") must divide the number of heads (" +
+                    std::to_string(m.dModel * m.expand / m.headDim) + ")");
+    const ForecasterConfig& t = c.tft;
+    need(t.hiddenSize >= 1 && t.embeddingSize >= 1 && t.lstmLayers >= 1, "tft.hidden_size, embedding_size and lstm_layers must be at least 1");
+    if (t.heads < 1)
+        p.push_back("tft.heads must be at least 1, not " + std::to_string(t.heads));
+    else if (t.hiddenSize >= 1 && t.hiddenSize % t.heads != 0)
+        p.push_back("tft.heads (" + std::to_string(t.heads) + ") must divide hidden_size (" + std::to_string(t.hiddenSize) + ")");
+    need(t.dropout >= 0.0 && t.dropout < 1.0, "tft.dropout must be in [0, 1)");
+    return p;
+}
+
+void validate(const SessionConfig& c)
+{
+    const std::vector<std::string> problems = configProblems(c);
+    if (problems.empty()) return;
+    std::string text = "config: " + problems.front();
+    for (std::size_t i = 1; i < problems.size(); ++i) text += "; " + problems[i];
+    throw std::invalid_argument(text);
 }
 
 } // namespace foxhunt

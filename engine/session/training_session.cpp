@@ -306,6 +306,7 @@ SessionResult TrainingSession::run()
             m_config = std::move(stored);
         }
         const SessionConfig& cfg = m_config;
+        validate(cfg); // sizes that cannot build a model fail here, before a run is recorded
         models::setThreads(cfg.threads);
         models::installCountingCpuAllocator(); // exact activation_bytes; process-wide, once
         if (cfg.device != "cpu") {

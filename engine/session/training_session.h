@@ -16,6 +16,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -107,6 +108,15 @@ void applyModelPreset(SessionConfig& config, ModelPreset preset);
 nlohmann::json toJson(const SessionConfig& config);
 /// Applies the keys present in `json` over `base`; throws std::invalid_argument on unknown models or bad values.
 SessionConfig sessionConfigFromJson(const nlohmann::json& json, SessionConfig base = SessionConfig::defaults());
+/// Most steps a run may take (beyond this a run is a typo, not a plan: 10^12).
+inline constexpr long long kMaxSteps = 1'000'000'000'000LL;
+/// Largest seed (seeds are stored as signed 64-bit integers in JSON and SQLite).
+inline constexpr std::uint64_t kMaxSeed = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+/// Every problem with `config`'s values (sizes that cannot build a model, ranges), in plain words;
+/// empty when it can run. Checked before a run touches the store.
+std::vector<std::string> configProblems(const SessionConfig& config);
+/// Throws std::invalid_argument listing configProblems(), if any.
+void validate(const SessionConfig& config);
 /// The config as the models train with it, which is what a run stores and its report shows: the
 /// run's seed in every model, its step count as DQN's exploration horizon and as the forecasters'
 /// schedule length, with their warmup at most a tenth of it. Applying it twice changes nothing.

@@ -24,6 +24,7 @@ private Q_SLOTS:
     void stopEndsAsStopped();
     void sameSeedSameLosses();
     void badConfigFailsReadably();
+    void impossibleSizesFailBeforeARunIsRecorded();
     void resumesFromCheckpoint();
 
 private:
@@ -211,6 +212,33 @@ void TestTrainingSession::resumesFromCheckpoint()
     TrainingSession again(db("resume.db"), c);
     again.resumeRun(runId);
     QCOMPARE(again.run().status, std::string("failed"));
+}
+
+void TestTrainingSession::impossibleSizesFailBeforeARunIsRecorded()
+{
+    // head_dim 0 divided by zero inside the Mamba-2 block (SIGFPE) and left the run "running".
+    SessionConfig c = smallConfig({ModelKind::Mamba2, ModelKind::Tft}, 10);
+    c.mamba2.headDim = 0;
+    c.tft.heads = 3; // does not divide hidden_size 16
+    c.dqn.hidden = {64, 0};
+    TrainingSession session(db("sizes.db"), c);
+    const SessionResult r = session.run();
+    QCOMPARE(r.status, std::string("failed"));
+    for (const char* part : {"mamba2.head_dim must be at least 1", "tft.heads (3) must divide hidden_size (16)",
+                             "dqn.hidden must list one or more positive layer widths"})
+        QVERIFY2(r.error.find(part) != std::string::npos, r.error.c_str());
+    BarStore store(db("sizes.db"));
+    QVERIFY(RunStore(store).runs().empty());
+
+    QVERIFY(configProblems(SessionConfig::defaults()).empty());
+    SessionConfig seed = SessionConfig::defaults();
+    applyModelPreset(seed, ModelPreset::Seed);
+    QVERIFY(configProblems(seed).empty());
+    // Whole numbers only, and no key the config does not know, at any level.
+    for (const char* text : {R"({"steps": 1e300})", R"({"steps": 2.5})", R"({"seed": -1})", R"({"stepz": 1})",
+                             R"({"mamba2": {"d_model": "big"}})", R"({"steps": 0})", R"({"models": []})"})
+        QVERIFY_EXCEPTION_THROWN(sessionConfigFromJson(nlohmann::json::parse(text)), std::invalid_argument);
+    QCOMPARE(sessionConfigFromJson(nlohmann::json::parse(R"({"steps": 1e3})")).steps, 1000LL);
 }
 
 QTEST_APPLESS_MAIN(TestTrainingSession)
