@@ -34,7 +34,9 @@ int main(int argc, char** argv)
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        return app.exit(e);
+        // CLI11 prints the message (or the help); its own codes (105, 106, ...) are not ours: a
+        // usage error exits 1 as the README documents, --help and --version 0.
+        return app.exit(e) == 0 ? foxhunt::cli::kExitOk : foxhunt::cli::kExitError;
     }
     for (auto& [sub, run] : runners)
         if (sub->parsed()) return run();

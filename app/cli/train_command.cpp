@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <csignal>
 #include <cstdlib>
 #include <fstream>
@@ -66,6 +67,7 @@ int run(const TrainArgs& a)
             config = sessionConfigFromJson(nlohmann::json::parse(in), config);
         }
         config.models.clear();
+        if (a.models.empty()) throw std::invalid_argument("--models is empty: name one or more of dqn, ppo, mamba2, tft");
         std::stringstream list(a.models);
         for (std::string name; std::getline(list, name, ',');) {
             const auto kind = modelKindFromString(name);
@@ -80,12 +82,26 @@ int run(const TrainArgs& a)
         if (a.nproc > 0) config.workers = a.nproc;
         if (a.timeout > 0.0) config.distributedTimeoutSeconds = a.timeout;
         if (!a.series.empty()) config.series = a.series;
-        if (a.speed != "max") config.speed = std::stod(a.speed);
+        if (a.speed != "max") {
+            // The whole text must be a number: std::stod alone takes "2x" as 2 and says "stod" for "abc".
+            std::size_t used = 0;
+            double speed = 0.0;
+            try {
+                speed = std::stod(a.speed, &used);
+            } catch (const std::exception&) {
+                used = 0;
+            }
+            if (used != a.speed.size() || !(speed > 0.0) || !std::isfinite(speed))
+                throw std::invalid_argument("--speed is max or a positive multiple of real time (e.g. 60), not '" +
+                                            a.speed + "'");
+            config.speed = speed;
+        }
         for (auto [text, out] : {std::pair{&a.from, &config.fromDay}, std::pair{&a.to, &config.toDay}}) {
             if (text->empty()) continue;
             *out = parseDate(*text);
             if (!*out) throw std::invalid_argument("dates are YYYY-MM-DD ES trading days, not '" + *text + "'");
         }
+        if (a.resume == 0) validate(config); // a resumed run's stored config is checked when it loads
     } catch (const std::exception& e) {
         printError(e.what());
         return kExitError;
@@ -213,18 +229,23 @@ Runner addTrainCommand(CLI::App& app)
     cmd->add_option("--from", args->from, "First ES trading day, YYYY-MM-DD");
     cmd->add_option("--to", args->to, "Last ES trading day (inclusive), YYYY-MM-DD");
     cmd->add_option("--steps", args->steps,
-                    "Steps per model: environment steps (agents), optimizer steps (forecasters)");
-    cmd->add_option("--seed", args->seed, "Seed of every model");
-    cmd->add_option("--threads", args->threads, "LibTorch intra-op threads (default 1)");
+                    "Steps per model: environment steps (agents), optimizer steps (forecasters)")
+        ->check(CLI::Range(1LL, kMaxSteps));
+    cmd->add_option("--seed", args->seed, "Seed of every model")
+        ->check(CLI::Range(0LL, static_cast<long long>(kMaxSeed)));
+    cmd->add_option("--threads", args->threads, "LibTorch intra-op threads (default 1)")->check(CLI::PositiveNumber);
     cmd->add_option("--device", args->device, "cpu or cuda:N (default cpu; a resumed run may change it)");
     cmd->add_option("--speed", args->speed, "Replay pace: max, or N x real time")->capture_default_str();
     cmd->add_option("--config", args->config, "JSON file with any SessionConfig keys (see README)");
     cmd->add_option("--report", args->report, "Write the run report at the end (.html, .json, .csv, .pdf)");
-    cmd->add_option("--resume", args->resume, "Continue a stopped, failed or interrupted run from its last checkpoints");
+    cmd->add_option("--resume", args->resume, "Continue a stopped, failed or interrupted run from its last checkpoints")
+        ->check(CLI::PositiveNumber);
     cmd->add_option("--nproc", args->nproc,
                     "Processes training the run together, data parallel (like torchrun --nproc-per-node); "
-                    "with WORLD_SIZE/RANK set, this machine's share");
-    cmd->add_option("--timeout", args->timeout, "Seconds a silent process may take before the run fails (default 60)");
+                    "with WORLD_SIZE/RANK set, this machine's share")
+        ->check(CLI::Range(1, 256));
+    cmd->add_option("--timeout", args->timeout, "Seconds a silent process may take before the run fails (default 60)")
+        ->check(CLI::PositiveNumber);
     cmd->add_option("--master-addr", args->masterAddr, "Several machines: host of rank 0 (MASTER_ADDR)");
     cmd->add_option("--master-port", args->masterPort, "Several machines: rank 0's store port (MASTER_PORT, default 29500)");
     cmd->add_option("--world-size", args->worldSize, "Several machines: processes in the run (WORLD_SIZE)");

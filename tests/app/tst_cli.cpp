@@ -26,6 +26,9 @@ private Q_SLOTS:
     void replayReportsFeatures();
     void trainsAgentsAndWritesReports();
     void killedRunIsInterruptedAndResumes();
+    void badTrainSettingsAreRefused_data();
+    void badTrainSettingsAreRefused();
+    void usageErrorsExitWithTheDocumentedCode();
 
 private:
     struct Result {
@@ -271,6 +274,62 @@ void TestCli::killedRunIsInterruptedAndResumes()
     QVERIFY2(resumed.exitCode == 0, resumed.err.constData());
     QCOMPARE(resumed.json().value(QStringLiteral("status")).toString(), QStringLiteral("finished"));
     QVERIFY(resumed.json().value(QStringLiteral("resumed")).toBool());
+}
+
+void TestCli::badTrainSettingsAreRefused_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QByteArray>("config"); // written to a file and passed with --config when not empty
+    QTest::addColumn<QString>("message");
+    const QByteArray none;
+    QTest::newRow("steps 0") << QStringList{"--steps", "0"} << none << "--steps";
+    QTest::newRow("steps -5") << QStringList{"--steps", "-5"} << none << "--steps";
+    QTest::newRow("steps beyond int64") << QStringList{"--steps", "99999999999999999999"} << none << "--steps";
+    QTest::newRow("no models") << QStringList{"--models", ""} << none << "--models is empty";
+    QTest::newRow("seed -5") << QStringList{"--seed", "-5"} << none << "--seed";
+    QTest::newRow("threads -3") << QStringList{"--threads", "-3"} << none << "--threads";
+    QTest::newRow("nproc 0") << QStringList{"--nproc", "0"} << none << "--nproc";
+    QTest::newRow("timeout -1") << QStringList{"--timeout", "-1"} << none << "--timeout";
+    QTest::newRow("resume -1") << QStringList{"--resume", "-1"} << none << "--resume";
+    QTest::newRow("speed abc") << QStringList{"--speed", "abc"} << none << "--speed is max or a positive";
+    QTest::newRow("config seed -1") << QStringList{} << QByteArray(R"({"seed": -1})") << "seed must be a whole number";
+    QTest::newRow("config steps 1e300") << QStringList{} << QByteArray(R"({"steps": 1e300})") << "steps must be a whole number";
+    QTest::newRow("config unknown top-level key") << QStringList{} << QByteArray(R"({"stepz": 10})") << "unknown key stepz";
+    QTest::newRow("config head_dim 0") << QStringList{"--models", "mamba2"} << QByteArray(R"({"mamba2": {"head_dim": 0}})")
+                                       << "mamba2.head_dim must be at least 1";
+    QTest::newRow("config head_dim not dividing") << QStringList{"--models", "mamba2"}
+                                                  << QByteArray(R"({"mamba2": {"head_dim": 7}})") << "must divide d_model";
+    QTest::newRow("config tft heads 0") << QStringList{"--models", "tft"} << QByteArray(R"({"tft": {"heads": 0}})")
+                                        << "tft.heads must be at least 1";
+}
+
+void TestCli::badTrainSettingsAreRefused()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QByteArray, config);
+    QFETCH(QString, message);
+    QString tag = QString::fromLatin1(QTest::currentDataTag());
+    tag.replace(QLatin1Char(' '), QLatin1Char('-'));
+    const QString store = db(QStringLiteral("refused-%1.db").arg(tag));
+    QStringList all{QStringLiteral("train"), QStringLiteral("--db"), store};
+    all << args;
+    if (!config.isEmpty()) all << QStringLiteral("--config") << writeFile(QStringLiteral("refused.json"), config);
+    const Result r = cli(all);
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(QString::fromUtf8(r.err).contains(message), r.err.constData());
+    QVERIFY2(!r.err.contains("stod"), r.err.constData());
+    QVERIFY2(!QFile::exists(store), "refused before the store is opened: no run, nothing left running");
+}
+
+void TestCli::usageErrorsExitWithTheDocumentedCode()
+{
+    // CLI11's own codes (105 for a failed check, 109 for an unknown option) are not the README's.
+    const Result missing = cli({QStringLiteral("import"), m_dir.filePath(QStringLiteral("not-there.csv")),
+                                QStringLiteral("--db"), db(QStringLiteral("missing.db"))});
+    QCOMPARE(missing.exitCode, 1);
+    QVERIFY2(missing.err.contains("not-there.csv"), missing.err.constData());
+    QCOMPARE(cli({QStringLiteral("train"), QStringLiteral("--no-such-option")}).exitCode, 1);
+    QCOMPARE(cli({QStringLiteral("train"), QStringLiteral("--help")}).exitCode, 0);
 }
 
 QTEST_GUILESS_MAIN(TestCli)
