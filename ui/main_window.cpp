@@ -1,5 +1,7 @@
 #include "ui/main_window.h"
 
+#include "ui/about_dialog.h"
+
 #include "ui/bars_chart_view.h"
 #include "ui/settings_dialog.h"
 #include "ui/dashboard.h"
@@ -546,10 +548,10 @@ void MainWindow::closeEvent(QCloseEvent* event)
 
 void MainWindow::showAbout()
 {
-    QMessageBox::about(this, tr("About Foxhunt"),
-                       tr("<h3>Foxhunt %1</h3><p>A workbench for training and watching trading models on "
-                          "E-mini S&amp;P 500 futures bars.</p><p>Store: %2</p>")
-                           .arg(QStringLiteral(FOXHUNT_VERSION), m_databasePath.toHtmlEscaped()));
+    // Non-modal and reused, so tests (and users) can look at it beside the window.
+    if (!m_about) m_about = new AboutDialog(m_databasePath, this);
+    m_about->show();
+    m_about->raise();
 }
 
 // The Runs tab and File -> Export report: kept apart from the rest of the window's wiring.

@@ -35,6 +35,7 @@ class BarStore;
 class BarsChartView;
 class Dashboard;
 class ImportController;
+class AboutDialog;
 class RunHistory;
 class SettingsDialog;
 class TrainingController;
@@ -72,6 +73,9 @@ public:
     bool startTraining();
     /// The configuration the Training tab and Settings give the next run (what startTraining() starts).
     SessionConfig nextRunConfig() const;
+    /// Help -> About Foxhunt: version, licence and third-party notices (non-modal, reused).
+    void showAbout();
+    AboutDialog* aboutDialog() const { return m_about; }
     /// The model preset chosen in the Training panel (Default, Small and fast, Seed scale).
     ModelPreset selectedPreset() const;
     /// SessionConfig::defaults() with the chosen preset's sizes.
@@ -130,7 +134,6 @@ private:
     void openImportDialog();
     void showSelectedSeries();
     void onImportFinished();
-    void showAbout();
     QWidget* buildTrainingTab();
     void updateTrainingActions();
     void onTrainingFinished(const QString& status, const QString& error);
@@ -171,6 +174,7 @@ private:
     QLabel* m_statusRun = nullptr;
     qint64 m_runId = 0;
     RunHistory* m_history = nullptr;
+    AboutDialog* m_about = nullptr;
     QAction* m_exportReportAction = nullptr;
 
     // Settings, speed, run status, palette and layout (main_window_settings.cpp).

@@ -1,6 +1,7 @@
 // The real main window under the offscreen platform: first start on an empty
 // store, importing real files with progress, rejection of a bad file, drops.
 
+#include "ui/about_dialog.h"
 #include "ui/bars_chart_view.h"
 #include "ui/dashboard.h"
 #include "ui/training_controller.h"
@@ -15,6 +16,8 @@
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSignalSpy>
+#include <QTableWidget>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUrl>
@@ -34,6 +37,7 @@ private Q_SLOTS:
     void decimationKeepsExtremes();
     void trainsAndChartsLive();
     void boundedSeriesStaysBounded();
+    void aboutShowsLicenceAndThirdParties();
 
 private:
     static QString realFile(const char* name) { return QStringLiteral(FOXHUNT_REAL_DATA_DIR "/") + QLatin1String(name); }
@@ -186,6 +190,33 @@ void TestMainWindow::boundedSeriesStaysBounded()
     QVERIFY(points.size() <= 200);
     QCOMPARE(points.back().x(), 199999.0);
     QCOMPARE(s.decimated(1000).front().x(), 0.0); // the whole span is kept, thinned
+}
+
+void TestMainWindow::aboutShowsLicenceAndThirdParties()
+{
+    MainWindow w(m_dir.filePath(QStringLiteral("about.db")));
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.showAbout();
+    foxhunt::AboutDialog* about = w.aboutDialog();
+    QVERIFY(about && about->isVisible());
+    // The whole GPL-3 text, built in (the package ships it too).
+    QVERIFY(about->licenceText().contains(QStringLiteral("GNU GENERAL PUBLIC LICENSE")));
+    QVERIFY(about->licenceText().contains(QStringLiteral("Version 3, 29 June 2007")));
+    QStringList names, licences;
+    const QTableWidget* table = about->componentTable();
+    for (int r = 0; r < table->rowCount(); ++r) {
+        names << table->item(r, 0)->text();
+        licences << table->item(r, 2)->text();
+        QVERIFY(!table->item(r, 1)->text().isEmpty());
+    }
+    for (const char* name : {"Qt Charts", "LibTorch", "SQLite", "zstd", "date", "nlohmann-json", "CLI11", "OpenBLAS"})
+        QVERIFY2(names.filter(QLatin1String(name)).size() == 1, name);
+    QCOMPARE(licences.at(names.indexOf(QStringLiteral("Qt Charts"))), QStringLiteral("GPL-3.0-only"));
+    about->tabs()->setCurrentIndex(2);
+    QVERIFY(about->grab().save(QStringLiteral(FOXHUNT_SCREENSHOT_DIR "/about.png")));
+    w.showAbout(); // shown again, not a second dialog
+    QCOMPARE(w.findChildren<foxhunt::AboutDialog*>().size(), 1);
 }
 
 QTEST_MAIN(TestMainWindow)
