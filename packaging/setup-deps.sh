@@ -24,7 +24,7 @@ packages=(
   # GUI tests and screenshots
   xvfb xauth
   # the .deb: dependency scan, icon sizes, man pages, metadata checks
-  dpkg-dev librsvg2-bin help2man appstream desktop-file-utils
+  dpkg-dev librsvg2-bin help2man appstream desktop-file-utils lintian
   # report tests: PDF page count and text
   poppler-utils
   # reference measurements (PyTorch's Python API at the same version)

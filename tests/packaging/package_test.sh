@@ -45,6 +45,37 @@ for path in "${expected[@]}"; do
   echo "$contents" | grep -qxF "$path" || fail "package lacks $path"
 done
 echo "$contents" | grep -q '^\./home\|^\./root\|\.db$' && fail "package ships user data"
+echo "$contents" | grep -qxF ./usr/share/doc/foxhunt/changelog.Debian.gz || fail "package lacks changelog.Debian.gz"
+grep -q '^License: GPL-3+' <(dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/share/doc/foxhunt/copyright) \
+  || fail "copyright does not license the package GPL-3+"
+if [ "$gui" = 1 ]; then
+  echo "$contents" | grep -q '^\./usr/share/mime/packages/.*\.xml$' || fail "no shared-mime-info entry for .dbn"
+fi
+
+echo "== debug symbols"
+ddebs=("$work"/out/foxhunt-dbgsym_*.ddeb)
+[ -f "${ddebs[0]}" ] || fail "no foxhunt-dbgsym_*.ddeb beside the package"
+ddeb=${ddebs[0]}
+ddeb_contents=$(dpkg-deb -c "$ddeb")
+ddeb_info=$(dpkg-deb -I "$ddeb")
+grep -q '\./usr/lib/debug/\.build-id/../.*\.debug$' <<< "$ddeb_contents" || fail "the dbgsym package has no build-id debug files"
+grep -q "^ Depends: foxhunt (= $version-" <<< "$ddeb_info" || fail "the dbgsym package does not depend on this version"
+
+echo "== lintian"
+# No errors; each warning the README lists (Packaging) with its reason.
+allowed_warnings=(initial-upload-closes-no-bugs)
+if command -v lintian > /dev/null; then
+  tags=$(lintian --tag-display-limit 0 "$deb" "$ddeb" 2>&1 | grep -E '^[EW]: ' || true)
+  echo "${tags:-no errors or warnings}"
+  if echo "$tags" | grep -q '^E: '; then fail "lintian errors"; fi
+  while read -r line; do
+    [ -z "$line" ] && continue
+    tag=$(echo "$line" | awk '{print $3}')
+    [[ " ${allowed_warnings[*]} " == *" $tag "* ]] || fail "lintian warning not listed in the README: $line"
+  done <<< "$(echo "$tags" | grep '^W: ' || true)"
+else
+  fail "lintian is not installed (packaging/setup-deps.sh installs it)"
+fi
 
 echo "== unpack"
 root=$work/root
