@@ -87,6 +87,10 @@ endif()
 
 install(FILES ${foxhunt_pkg_src}/copyright
   DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT Runtime)
+# The manual Help -> Foxhunt manual (F1) opens.
+install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/docs/about.png ${PROJECT_SOURCE_DIR}/docs/training.png
+              ${PROJECT_SOURCE_DIR}/docs/settings.png ${PROJECT_SOURCE_DIR}/docs/main_window.png
+  DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT Runtime)
 
 # Debian wants the changelog compressed with gzip -9n (no name, no time stamp: reproducible).
 find_program(FOXHUNT_GZIP gzip REQUIRED)

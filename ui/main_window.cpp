@@ -30,6 +30,9 @@
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
+#include <QSettings>
+#include <QFileInfo>
+#include <QDesktopServices>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QIcon>
@@ -117,6 +120,10 @@ void MainWindow::buildMenus()
     QMenu* file = menuBar()->addMenu(tr("&File"));
     QAction* importAction = file->addAction(tr("&Import bars..."), this, &MainWindow::openImportDialog);
     importAction->setShortcut(QKeySequence(QStringLiteral("Ctrl+I")));
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    m_recentMenu->setObjectName(QStringLiteral("recentMenu"));
+    connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::fillRecentMenu);
+    fillRecentMenu();
     file->addAction(createSettingsAction());
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
@@ -129,11 +136,17 @@ void MainWindow::buildMenus()
         if (m_training->paused()) m_training->resume(); else m_training->pause();
         updateTrainingActions();
     });
-    m_pauseAction->setShortcut(QKeySequence(QStringLiteral("Ctrl+P")));
+    // Ctrl+P and Ctrl+T are Print and New tab everywhere else; these do not take them.
+    m_pauseAction->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+P")));
     m_stepAction = training->addAction(tr("S&tep"), this, [this] { m_training->step(); });
-    m_stepAction->setShortcut(QKeySequence(QStringLiteral("Ctrl+T")));
+    m_stepAction->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+T")));
     m_stopAction = training->addAction(tr("St&op"), this, [this] { m_training->stop(); });
     m_stopAction->setShortcut(QKeySequence(QStringLiteral("Ctrl+.")));
+    for (auto [action, what] : {std::pair{m_startAction, tr("Start a run with the Training tab's settings")},
+                                std::pair{m_pauseAction, tr("Pause or resume the replay")},
+                                std::pair{m_stepAction, tr("Replay one bar while paused")},
+                                std::pair{m_stopAction, tr("Stop the run (it can be resumed later)")}})
+        action->setToolTip(QStringLiteral("%1 (%2)").arg(what, action->shortcut().toString(QKeySequence::NativeText)));
     QToolBar* bar = addToolBar(tr("Training"));
     bar->setObjectName(QStringLiteral("trainingToolBar"));
     bar->addActions({m_startAction, m_pauseAction, m_stepAction, m_stopAction});
@@ -142,6 +155,9 @@ void MainWindow::buildMenus()
     buildSpeedControl(bar);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    QAction* manual = help->addAction(tr("Foxhunt &manual"), this, [this] { QDesktopServices::openUrl(manualUrl()); });
+    manual->setObjectName(QStringLiteral("manualAction"));
+    manual->setShortcut(QKeySequence::HelpContents);
     help->addAction(tr("&About Foxhunt"), this, &MainWindow::showAbout);
     help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
 }
@@ -494,6 +510,7 @@ bool MainWindow::importFiles(const QStringList& files)
         statusBar()->showMessage(tr("An import is already running"), 5000);
         return false;
     }
+    rememberImported(files);
     m_progress->setValue(0);
     m_progress->setVisible(true);
     return true;
@@ -502,9 +519,57 @@ bool MainWindow::importFiles(const QStringList& files)
 void MainWindow::openImportDialog()
 {
     const QStringList files = QFileDialog::getOpenFileNames(
-        this, tr("Import bars"), QString(),
+        this, tr("Import bars"), QSettings().value(QStringLiteral("import/last_folder")).toString(),
         tr("Bar files (*.dbn *.zst *.csv *.txt);;Databento DBN (*.dbn *.dbn.zst);;CSV (*.csv *.txt);;All files (*)"));
     importFiles(files);
+}
+
+QStringList MainWindow::recentFiles() const
+{
+    return QSettings().value(QStringLiteral("import/recent")).toStringList();
+}
+
+void MainWindow::rememberImported(const QStringList& files)
+{
+    QSettings s;
+    QStringList recent = recentFiles();
+    for (const QString& f : files) {
+        const QString path = QFileInfo(f).absoluteFilePath();
+        recent.removeAll(path);
+        recent.prepend(path);
+    }
+    while (recent.size() > kMaxRecentFiles) recent.removeLast();
+    s.setValue(QStringLiteral("import/recent"), recent);
+    if (!files.isEmpty()) s.setValue(QStringLiteral("import/last_folder"), QFileInfo(files.last()).absolutePath());
+}
+
+void MainWindow::fillRecentMenu()
+{
+    m_recentMenu->clear();
+    const QStringList recent = recentFiles();
+    for (int i = 0; i < recent.size(); ++i) {
+        const QString path = recent[i];
+        QAction* a = m_recentMenu->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(path).fileName()),
+                                             this, [this, path] { importFiles({path}); });
+        a->setToolTip(path);
+        a->setEnabled(QFileInfo::exists(path));
+    }
+    if (recent.isEmpty()) m_recentMenu->addAction(tr("No recent files"))->setEnabled(false);
+    m_recentMenu->addSeparator();
+    m_recentMenu->addAction(tr("Clear the list"), this, [this] {
+        QSettings().remove(QStringLiteral("import/recent"));
+        fillRecentMenu();
+    })->setEnabled(!recent.isEmpty());
+}
+
+QUrl MainWindow::manualUrl()
+{
+    // The installed README (the package ships it), else the one beside a build, else the web site.
+    for (const QString& candidate : {QStringLiteral(FOXHUNT_DOC_DIR "/README.md"),
+                                     QCoreApplication::applicationDirPath() + QStringLiteral("/../README.md"),
+                                     QStringLiteral(FOXHUNT_SOURCE_DIR "/README.md")})
+        if (QFileInfo::exists(candidate)) return QUrl::fromLocalFile(QFileInfo(candidate).canonicalFilePath());
+    return QUrl(QStringLiteral(FOXHUNT_HOMEPAGE_URL));
 }
 
 void MainWindow::onImportFinished()

@@ -8,7 +8,9 @@
 #include <QElapsedTimer>
 #include <QMainWindow>
 #include <QString>
+#include <QStringList>
 #include <QTimer>
+#include <QUrl>
 
 #include <memory>
 
@@ -19,6 +21,7 @@ class QComboBox;
 class QSpinBox;
 class QTabWidget;
 class QLabel;
+class QMenu;
 class QDoubleSpinBox;
 class QDateEdit;
 class QToolBar;
@@ -76,6 +79,11 @@ public:
     /// Help -> About Foxhunt: version, licence and third-party notices (non-modal, reused).
     void showAbout();
     AboutDialog* aboutDialog() const { return m_about; }
+    /// Files imported before, newest first (File -> Open Recent; at most kMaxRecentFiles).
+    QStringList recentFiles() const;
+    static constexpr int kMaxRecentFiles = 10;
+    /// What Help -> Foxhunt manual (F1) opens: the installed README, else the source tree's, else the web site.
+    static QUrl manualUrl();
     /// The model preset chosen in the Training panel (Default, Small and fast, Seed scale).
     ModelPreset selectedPreset() const;
     /// SessionConfig::defaults() with the chosen preset's sizes.
@@ -133,6 +141,8 @@ private:
     void buildCentral();
     void openImportDialog();
     void showSelectedSeries();
+    void rememberImported(const QStringList& files);
+    void fillRecentMenu();
     void onImportFinished();
     QWidget* buildTrainingTab();
     void updateTrainingActions();
@@ -175,6 +185,7 @@ private:
     qint64 m_runId = 0;
     RunHistory* m_history = nullptr;
     AboutDialog* m_about = nullptr;
+    QMenu* m_recentMenu = nullptr;
     QAction* m_exportReportAction = nullptr;
 
     // Settings, speed, run status, palette and layout (main_window_settings.cpp).

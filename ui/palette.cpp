@@ -69,9 +69,12 @@ QPalette paletteFor(PaletteChoice choice)
 
 void applyPalette(PaletteChoice choice)
 {
-    // Fusion draws every palette role, so light and dark look the same on any desktop.
-    if (QApplication::style()->name().compare(QLatin1String("fusion"), Qt::CaseInsensitive) != 0)
-        QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
+    // Fusion draws every palette role, so our light and dark palettes look the same on any desktop;
+    // "System" keeps (or returns to) the desktop's own widget style and colours.
+    static const QString desktopStyle = QApplication::style()->name();
+    const QString wanted = choice == PaletteChoice::System ? desktopStyle : QStringLiteral("Fusion");
+    if (QApplication::style()->name().compare(wanted, Qt::CaseInsensitive) != 0)
+        if (QStyle* style = QStyleFactory::create(wanted)) QApplication::setStyle(style);
     g_current = choice;
     // An empty palette resolves every role from the style and platform: the system's colours.
     QApplication::setPalette(choice == PaletteChoice::System ? QPalette() : paletteFor(choice));

@@ -30,6 +30,7 @@
 #include <QMessageBox>
 #include <QProgressDialog>
 #include <QPushButton>
+#include <QShortcut>
 #include <QScrollArea>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
@@ -204,6 +205,12 @@ void RunHistory::buildUi()
     });
     connect(m_overlayButton, &QPushButton::clicked, this, &RunHistory::overlaySelected);
     connect(m_deleteButton, &QPushButton::clicked, this, [this] { deleteRuns(selectedRunIds(), Confirm::Ask); });
+    // The Delete key on the table does what the button does (asking first).
+    auto* deleteKey = new QShortcut(QKeySequence::Delete, m_table, nullptr, nullptr, Qt::WidgetWithChildrenShortcut);
+    connect(deleteKey, &QShortcut::activated, this, [this] {
+        if (!selectedRunIds().isEmpty()) deleteRuns(selectedRunIds(), Confirm::Ask);
+    });
+    m_deleteButton->setToolTip(tr("Delete the selected runs with their checkpoints (Delete)"));
     connect(m_resumeButton, &QPushButton::clicked, this, [this] {
         if (const auto id = currentRunId()) requestResume(*id);
     });

@@ -10,10 +10,15 @@
 
 #include <QComboBox>
 #include <QDropEvent>
+#include <QAction>
 #include <QFile>
+#include <QFileInfo>
+#include <QMenu>
 #include <QMenuBar>
 #include <QMimeData>
 #include <QScrollArea>
+#include <QSettings>
+#include <QShortcut>
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QTableWidget>
@@ -38,6 +43,7 @@ private Q_SLOTS:
     void trainsAndChartsLive();
     void boundedSeriesStaysBounded();
     void aboutShowsLicenceAndThirdParties();
+    void desktopHabits();
 
 private:
     static QString realFile(const char* name) { return QStringLiteral(FOXHUNT_REAL_DATA_DIR "/") + QLatin1String(name); }
@@ -49,6 +55,11 @@ void TestMainWindow::initTestCase()
 {
     qputenv("FOXHUNT_NO_DIALOGS", "1");
     QVERIFY(m_dir.isValid());
+    // Recent files and folders are remembered in QSettings: keep the user's real ones out of reach.
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, m_dir.filePath(QStringLiteral("config")));
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.filePath(QStringLiteral("config")));
+    QCoreApplication::setOrganizationName(QStringLiteral("foxhunt-test"));
+    QCoreApplication::setApplicationName(QStringLiteral("tst_main_window"));
     QVERIFY2(QFile::exists(realFile("ES_1min_sample.csv")), "real data missing: ../shared/data/real");
 }
 
@@ -217,6 +228,44 @@ void TestMainWindow::aboutShowsLicenceAndThirdParties()
     QVERIFY(about->grab().save(QStringLiteral(FOXHUNT_SCREENSHOT_DIR "/about.png")));
     w.showAbout(); // shown again, not a second dialog
     QCOMPARE(w.findChildren<foxhunt::AboutDialog*>().size(), 1);
+}
+
+void TestMainWindow::desktopHabits()
+{
+    QSettings().remove(QStringLiteral("import"));
+    MainWindow w(m_dir.filePath(QStringLiteral("habits.db")));
+    w.show();
+    // Pause and Step leave Ctrl+P (Print) and Ctrl+T (New tab) alone and say their keys in tooltips.
+    for (QAction* a : w.findChildren<QAction*>()) {
+        QVERIFY2(a->shortcut() != QKeySequence(QStringLiteral("Ctrl+P")), qPrintable(a->text()));
+        QVERIFY2(a->shortcut() != QKeySequence(QStringLiteral("Ctrl+T")), qPrintable(a->text()));
+        if (a->text().contains(QStringLiteral("Pause")) || a->text().contains(QStringLiteral("S&tep")))
+            QVERIFY2(a->toolTip().contains(a->shortcut().toString(QKeySequence::NativeText)), qPrintable(a->toolTip()));
+    }
+    // F1 opens the manual, which exists.
+    auto* manual = w.findChild<QAction*>(QStringLiteral("manualAction"));
+    QVERIFY(manual);
+    QCOMPARE(manual->shortcut(), QKeySequence(QKeySequence::HelpContents));
+    QVERIFY2(MainWindow::manualUrl().isLocalFile() && QFileInfo::exists(MainWindow::manualUrl().toLocalFile()),
+             qPrintable(MainWindow::manualUrl().toString()));
+    // Imports are remembered: newest first, and the folder for the next file dialog.
+    QVERIFY(w.importFiles({realFile("test_data.ohlcv-1m.dbn.zst")}));
+    QVERIFY(waitForImport(w));
+    QVERIFY(w.importFiles({realFile("ES_1min_sample.csv")}));
+    QVERIFY(waitForImport(w));
+    const QStringList recent = w.recentFiles();
+    QCOMPARE(recent.size(), 2);
+    QVERIFY(recent.first().endsWith(QStringLiteral("ES_1min_sample.csv")));
+    QCOMPARE(QSettings().value(QStringLiteral("import/last_folder")).toString(),
+             QFileInfo(realFile("ES_1min_sample.csv")).absolutePath());
+    auto* menu = w.findChild<QMenu*>(QStringLiteral("recentMenu"));
+    QVERIFY(menu);
+    Q_EMIT menu->aboutToShow();
+    QVERIFY(menu->actions().first()->text().contains(QStringLiteral("ES_1min_sample.csv")));
+    // The runs table deletes with the Delete key.
+    bool deleteKey = false;
+    for (const QShortcut* sc : w.findChildren<QShortcut*>()) deleteKey |= sc->key() == QKeySequence(QKeySequence::Delete);
+    QVERIFY(deleteKey);
 }
 
 QTEST_MAIN(TestMainWindow)

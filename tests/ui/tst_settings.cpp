@@ -63,12 +63,17 @@ private:
     QString db(const char* name) const { return m_dir.filePath(QLatin1String(name)); }
     AppSettings quietSettings() const;
     QTemporaryDir m_dir;
+    QString m_desktopStyle; ///< the widget style the application started with (the "System" one)
 };
 
 void TestSettings::initTestCase()
 {
     qputenv("FOXHUNT_NO_DIALOGS", "1");
     QVERIFY(m_dir.isValid());
+    // A desktop whose style is not Fusion (Qt's built-in Windows style stands in for Breeze or Adwaita).
+    QApplication::setStyle(QStringLiteral("Windows"));
+    m_desktopStyle = QApplication::style()->name().toLower();
+    QCOMPARE(m_desktopStyle, QStringLiteral("windows"));
     // Keep the user's real settings out of reach: every QSettings() below writes under m_dir.
     QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, m_dir.filePath(QStringLiteral("config")));
     QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.filePath(QStringLiteral("config")));
@@ -400,7 +405,9 @@ void TestSettings::paletteSwitch()
     w.applySettings(s);
     const QColor window = QApplication::palette().color(QPalette::Window);
     QCOMPARE(window.lightness() < 128, dark);
-    QCOMPARE(QApplication::style()->name().toLower(), QStringLiteral("fusion"));
+    // Our light and dark palettes need Fusion; "System" is the desktop's own style and colours.
+    QCOMPARE(QApplication::style()->name().toLower(),
+             choice == int(PaletteChoice::System) ? m_desktopStyle : QStringLiteral("fusion"));
     QCOMPARE(w.chartView()->chart()->theme(), dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
     QVERIFY(AppSettings::load().palette == s.palette);
 }
