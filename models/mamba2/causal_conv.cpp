@@ -1,7 +1,6 @@
 #include "models/mamba2/causal_conv.h"
 
 #include <ATen/Parallel.h>
-#include <ATen/autocast_mode.h>
 
 #include <algorithm>
 
@@ -156,10 +155,12 @@ torch::Tensor causal_depthwise_conv1d(const torch::Tensor& x, const torch::Tenso
                 "causal_depthwise_conv1d: weight must be [C, K] with C = ", x.size(2), ", got ", weight.sizes());
     TORCH_CHECK(bias.dim() == 1 && bias.size(0) == x.size(2), "causal_depthwise_conv1d: bias must be [",
                 x.size(2), "], got ", bias.sizes());
+    // Also under CPU autocast: the loop is not an autocast op, so it stays in float. A depthwise
+    // convolution is memory-bound, so BF16 would gain nothing here, and 1.13's oneDNN BF16 kernel
+    // and BF16 SiLU after it (forward and backward) cost more than the whole FP32 path.
     const bool direct = x.is_cpu() && weight.is_cpu() && bias.is_cpu() &&
                         (x.scalar_type() == torch::kFloat || x.scalar_type() == torch::kDouble) &&
-                        weight.scalar_type() == x.scalar_type() && bias.scalar_type() == x.scalar_type() &&
-                        !at::autocast::is_cpu_enabled();
+                        weight.scalar_type() == x.scalar_type() && bias.scalar_type() == x.scalar_type();
     if (direct) return CausalConvFunction::apply(x, weight, bias);
     const int64_t taps = weight.size(1);
     return torch::conv1d(x.transpose(1, 2), weight.unsqueeze(1), bias, /*stride=*/1, /*padding=*/taps - 1,

@@ -8,8 +8,8 @@ namespace foxhunt::models::mamba2 {
 
 /// y[b, t, c] = bias[c] + sum_k weight[c, k] x[b, t - K + 1 + k, c], with x = 0 before t = 0: what
 /// torch::conv1d with groups = C and padding K - 1 gives on x^T, cut to the first L steps.
-/// float and double CPU tensors outside autocast use a direct loop with its own backward; anything
-/// else (CUDA, half types, autocast) runs torch::conv1d.
+/// float and double CPU tensors use a direct loop with its own backward, in their own type also
+/// under CPU autocast; anything else (CUDA, half types) runs torch::conv1d.
 /// x: [B, L, C], weight: [C, K], bias: [C] -> [B, L, C]
 torch::Tensor causal_depthwise_conv1d(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias);
 
