@@ -3,6 +3,7 @@
 #include <ATen/Parallel.h>
 
 #include <algorithm>
+#include <type_traits>
 
 namespace foxhunt::models::mamba2 {
 namespace {
@@ -16,66 +17,78 @@ struct ConvShape {
 
 // Every loop below runs over one block of channels, innermost over the contiguous channel axis
 // so that it vectorises; a block owns its channels' weight and bias gradients outright, so tasks
-// need no reduction.
+// need no reduction. Width is the block's channel count when known at compile time (full blocks)
+// and 0 for the ragged last one: GCC's -O2 cost model vectorises only loops whose trip count
+// needs no scalar epilogue, so a fixed width is what makes the full blocks vectorise.
+
+template <int64_t Width>
+int64_t block_width(int64_t c0, int64_t c1)
+{
+    return Width > 0 ? Width : c1 - c0;
+}
 
 // y[b, t, c] = bias[c] + sum_k wt[k, c] x[b, t - K + 1 + k, c]; x rows at (b * x_batch + t * x_step).
-template <typename T>
+template <typename T, int64_t Width>
 void forward_block(const T* __restrict x, int64_t x_batch, int64_t x_step, const T* __restrict wt,
                    const T* __restrict bias, T* __restrict y, const ConvShape& s, int64_t c0, int64_t c1)
 {
+    const int64_t w = block_width<Width>(c0, c1);
     for (int64_t b = 0; b < s.batch; ++b) {
         for (int64_t t = 0; t < s.length; ++t) {
-            T* __restrict out = y + (b * s.length + t) * s.channels;
-            for (int64_t c = c0; c < c1; ++c) out[c] = bias[c];
+            T* __restrict out = y + (b * s.length + t) * s.channels + c0;
+            for (int64_t c = 0; c < w; ++c) out[c] = bias[c0 + c];
             for (int64_t k = 0; k < s.taps; ++k) {
                 const int64_t src = t - (s.taps - 1) + k;
                 if (src < 0) continue;
-                const T* __restrict in = x + b * x_batch + src * x_step;
-                const T* __restrict w = wt + k * s.channels;
-                for (int64_t c = c0; c < c1; ++c) out[c] += w[c] * in[c];
+                const T* __restrict in = x + b * x_batch + src * x_step + c0;
+                const T* __restrict wk = wt + k * s.channels + c0;
+                for (int64_t c = 0; c < w; ++c) out[c] += wk[c] * in[c];
             }
         }
     }
 }
 
 // gx[b, s, c] = sum_k wt[k, c] g[b, s + K - 1 - k, c] over the outputs that step s feeds.
-template <typename T>
+template <typename T, int64_t Width>
 void input_grad_block(const T* __restrict g, const T* __restrict wt, T* __restrict gx, const ConvShape& s, int64_t c0,
                       int64_t c1)
 {
+    const int64_t w = block_width<Width>(c0, c1);
     for (int64_t b = 0; b < s.batch; ++b) {
         for (int64_t src = 0; src < s.length; ++src) {
-            T* __restrict out = gx + (b * s.length + src) * s.channels;
-            for (int64_t c = c0; c < c1; ++c) out[c] = T(0);
+            T* __restrict out = gx + (b * s.length + src) * s.channels + c0;
+            for (int64_t c = 0; c < w; ++c) out[c] = T(0);
             for (int64_t k = 0; k < s.taps; ++k) {
                 const int64_t t = src + (s.taps - 1) - k;
                 if (t >= s.length) continue;
-                const T* __restrict go = g + (b * s.length + t) * s.channels;
-                const T* __restrict w = wt + k * s.channels;
-                for (int64_t c = c0; c < c1; ++c) out[c] += w[c] * go[c];
+                const T* __restrict go = g + (b * s.length + t) * s.channels + c0;
+                const T* __restrict wk = wt + k * s.channels + c0;
+                for (int64_t c = 0; c < w; ++c) out[c] += wk[c] * go[c];
             }
         }
     }
 }
 
 // gwt[k, c] = sum_{b,t} g[b, t, c] x[b, t - K + 1 + k, c]; gb[c] = sum_{b,t} g[b, t, c].
-template <typename T>
+template <typename T, int64_t Width>
 void param_grad_block(const T* __restrict g, const T* __restrict x, int64_t x_batch, int64_t x_step,
                       T* __restrict gwt, T* __restrict gb, const ConvShape& s, int64_t c0, int64_t c1)
 {
+    const int64_t w = block_width<Width>(c0, c1);
+    T* __restrict gbc = gb + c0;
     for (int64_t k = 0; k < s.taps; ++k)
-        for (int64_t c = c0; c < c1; ++c) gwt[k * s.channels + c] = T(0);
-    for (int64_t c = c0; c < c1; ++c) gb[c] = T(0);
+        for (int64_t c = 0; c < w; ++c) gwt[k * s.channels + c0 + c] = T(0);
+    for (int64_t c = 0; c < w; ++c) gbc[c] = T(0);
     for (int64_t b = 0; b < s.batch; ++b) {
         for (int64_t t = 0; t < s.length; ++t) {
-            const T* __restrict go = g + (b * s.length + t) * s.channels;
-            for (int64_t c = c0; c < c1; ++c) gb[c] += go[c];
+            const T* __restrict go = g + (b * s.length + t) * s.channels + c0;
+            for (int64_t c = 0; c < w; ++c) gbc[c] += go[c];
             for (int64_t k = 0; k < s.taps; ++k) {
                 const int64_t src = t - (s.taps - 1) + k;
                 if (src < 0) continue;
-                const T* __restrict in = x + b * x_batch + src * x_step;
-                T* __restrict gw = gwt + k * s.channels;
-                for (int64_t c = c0; c < c1; ++c) gw[c] += go[c] * in[c];
+                const T* __restrict in = x + b * x_batch + src * x_step + c0;
+                T* __restrict gw = gwt + k * s.channels + c0;
+                for (int64_t c = 0; c < w; ++c) gw[c] += go[c] * in[c];
             }
         }
     }
@@ -86,12 +99,20 @@ ConvShape shape_of(const torch::Tensor& x, const torch::Tensor& weight)
     return {x.size(0), x.size(1), x.size(2), weight.size(1)};
 }
 
-// Runs `block(c0, c1)` over the channels in blocks, in parallel when intra-op threads allow.
+// Runs `block(width, c0, c1)` over the channels in blocks, in parallel when intra-op threads
+// allow; `width` is std::integral_constant<int64_t, kChannelBlock> for a full block, of 0 otherwise.
 template <class Block>
 void for_channel_blocks(int64_t channels, Block&& block)
 {
     at::parallel_for(0, (channels + kChannelBlock - 1) / kChannelBlock, 1, [&](int64_t first, int64_t last) {
-        for (int64_t i = first; i < last; ++i) block(i * kChannelBlock, std::min(channels, (i + 1) * kChannelBlock));
+        for (int64_t i = first; i < last; ++i) {
+            const int64_t c0 = i * kChannelBlock;
+            const int64_t c1 = std::min(channels, c0 + kChannelBlock);
+            if (c1 - c0 == kChannelBlock)
+                block(std::integral_constant<int64_t, kChannelBlock>{}, c0, c1);
+            else
+                block(std::integral_constant<int64_t, 0>{}, c0, c1);
+        }
     });
 }
 
@@ -107,8 +128,8 @@ public:
         auto b = bias.contiguous();
         auto y = torch::empty({s.batch, s.length, s.channels}, x.options());
         AT_DISPATCH_FLOATING_TYPES(x.scalar_type(), "causal_depthwise_conv1d", [&] {
-            for_channel_blocks(s.channels, [&](int64_t c0, int64_t c1) {
-                forward_block<scalar_t>(x.data_ptr<scalar_t>(), x.stride(0), x.stride(1), wt.data_ptr<scalar_t>(),
+            for_channel_blocks(s.channels, [&](auto width, int64_t c0, int64_t c1) {
+                forward_block<scalar_t, decltype(width)::value>(x.data_ptr<scalar_t>(), x.stride(0), x.stride(1), wt.data_ptr<scalar_t>(),
                                         b.data_ptr<scalar_t>(), y.data_ptr<scalar_t>(), s, c0, c1);
             });
         });
@@ -132,12 +153,12 @@ public:
             gb = torch::empty({s.channels}, x.options());
         }
         AT_DISPATCH_FLOATING_TYPES(x.scalar_type(), "causal_depthwise_conv1d_backward", [&] {
-            for_channel_blocks(s.channels, [&](int64_t c0, int64_t c1) {
+            for_channel_blocks(s.channels, [&](auto width, int64_t c0, int64_t c1) {
                 if (gx.defined())
-                    input_grad_block<scalar_t>(g.data_ptr<scalar_t>(), wt.data_ptr<scalar_t>(),
+                    input_grad_block<scalar_t, decltype(width)::value>(g.data_ptr<scalar_t>(), wt.data_ptr<scalar_t>(),
                                                gx.data_ptr<scalar_t>(), s, c0, c1);
                 if (params)
-                    param_grad_block<scalar_t>(g.data_ptr<scalar_t>(), x.data_ptr<scalar_t>(), x.stride(0),
+                    param_grad_block<scalar_t, decltype(width)::value>(g.data_ptr<scalar_t>(), x.data_ptr<scalar_t>(), x.stride(0),
                                                x.stride(1), gwt.data_ptr<scalar_t>(), gb.data_ptr<scalar_t>(), s,
                                                c0, c1);
             });
