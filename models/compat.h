@@ -6,6 +6,7 @@
 #include <ATen/ATen.h>
 #include <ATen/autocast_mode.h>
 #include <c10/core/Allocator.h>
+#include <c10/core/impl/LocalDispatchKeySet.h>
 
 #if defined(FOXHUNT_TORCH_CUDA)
 #include <c10/cuda/CUDACachingAllocator.h>
@@ -70,6 +71,20 @@ inline void set_autocast_dtype(c10::DeviceType device, at::ScalarType dtype)
         at::autocast::set_autocast_gpu_dtype(dtype);
 #endif
 }
+
+// Excluding the Autocast dispatch keys is how autocast's own wrappers call the real kernels; the
+// key set has this name in 1.13 and 2.x (2.x adds devices to it).
+/// Autocast off on every device for a scope, like a nested torch.autocast(enabled=False): ops
+/// inside run in their inputs' types. For the few precision-critical ops inside an AMP forward.
+class autocast_excluded {
+public:
+    autocast_excluded() = default;
+    autocast_excluded(const autocast_excluded&) = delete;
+    autocast_excluded& operator=(const autocast_excluded&) = delete;
+
+private:
+    c10::impl::ExcludeDispatchKeyGuard m_guard{c10::autocast_dispatch_keyset};
+};
 
 /// CPU autocast accepts FP16 only from 2.5 on; 1.13 supports BF16 only on the CPU.
 inline constexpr bool kCpuAutocastSupportsHalf = FOXHUNT_TORCH_AT_LEAST(2, 5);

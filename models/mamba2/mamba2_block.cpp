@@ -78,8 +78,9 @@ torch::Tensor Mamba2BlockImpl::forward_with_state(const torch::Tensor& u, Mamba2
     const int64_t batch = u.size(0);
     const int64_t length = u.size(1);
 
-    // Under autocast in_proj returns the half type; the scan runs in the parameters' type because
-    // cumulative sums of log decays over a chunk lose too many bits in FP16/BF16.
+    // Under autocast in_proj returns the half type; the conv and the scan take the parameters' type
+    // because cumulative sums of log decays over a chunk lose too many bits in FP16/BF16 (the
+    // scan's matmuls may still run in the half type; its log-decay sums never do).
     auto zxbcdt = in_proj(u).to(A_log.scalar_type());
     auto parts = zxbcdt.split_with_sizes({m_d_inner, m_conv_dim, m_heads}, /*dim=*/-1);
     auto z = parts[0];

@@ -1,5 +1,7 @@
 #include "models/mamba2/ssd.h"
 
+#include "models/compat.h"
+
 #include <limits>
 
 namespace foxhunt::models::mamba2 {
@@ -112,8 +114,14 @@ SsdResult ssd_chunked(const torch::Tensor& x, const torch::Tensor& dt, const tor
     auto Bg = Bp.reshape({b, c, l, g, n}).transpose(2, 3);                       // [b c g l n]
     auto Cg = Cp.reshape({b, c, l, g, n}).transpose(2, 3);
 
-    // Segment sums and prefix sums of dt A within each chunk, all from one small matmul.
-    auto sums = torch::matmul(dth * A.view({1, 1, h, 1}), chunk_sum_matrix(l, x.options()));
+    // Segment sums and prefix sums of dt A within each chunk, all from one small matmul. Outside
+    // autocast: these are log decays, and in BF16 their exponentials lose more than the inputs'
+    // own rounding (the products below may run in the half type).
+    torch::Tensor sums;
+    {
+        compat::autocast_excluded full_precision;
+        sums = torch::matmul(dth * A.view({1, 1, h, 1}), chunk_sum_matrix(l, x.options()));
+    }
     auto seg = sums.narrow(-1, 0, l * l).view({b, c, g, hg, l, l});               // [b c g hg l s]
     auto prefix = sums.narrow(-1, l * l, l);                                      // [b c h l]
 
@@ -166,7 +174,11 @@ torch::Tensor ssd_final_state(const torch::Tensor& x, const torch::Tensor& dt, c
     auto suffix = torch::cat({k.view({L, 1}) > k.view({1, L}), torch::ones({L, 1}, k.options().dtype(torch::kBool))},
                              /*dim=*/1)
                       .to(x.scalar_type());
-    auto sums = torch::matmul((dt * A.view({1, 1, h})).transpose(1, 2), suffix);   // [b h L+1]
+    torch::Tensor sums;                                                             // [b h L+1]
+    {
+        compat::autocast_excluded full_precision; // log decays, as in ssd_chunked()
+        sums = torch::matmul((dt * A.view({1, 1, h})).transpose(1, 2), suffix);
+    }
     auto w = torch::exp(sums.narrow(-1, 0, L)) * dt.transpose(1, 2);               // [b h L]
     auto xw = x * w.transpose(1, 2).unsqueeze(-1);                                  // [b L h p]
     auto state = torch::matmul(xw.reshape({b, L, g, (h / g) * p}).permute({0, 2, 3, 1}), B.transpose(1, 2))

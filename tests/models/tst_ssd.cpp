@@ -1,6 +1,7 @@
 // The chunked SSD scan and the final-state shortcut against the sequential recurrence: values and gradients.
 
 #include "models/mamba2/ssd.h"
+#include "models/precision/autocast.h"
 
 #include <QtTest/QtTest>
 #include <torch/torch.h>
@@ -169,6 +170,34 @@ private Q_SLOTS:
         QVERIFY(std::abs(r.y.flatten()[0].item<float>() - (h1a - h1b)) < 1e-5f);
         auto c = ssd_chunked(x, dt, A, B, C, 4, h0);
         QVERIFY(relative_error(c.y, r.y) <= 1e-5);
+    }
+
+    void decaysStayFp32UnderAutocast()
+    {
+        // With x = 0 the state after the scan is h0 decayed alone, exp(sum_t dt_t A) h0: under BF16
+        // autocast the log-decay sums must still be float (in BF16 the decay is off by ~|sum| / 256).
+        torch::manual_seed(11);
+        const int64_t batch = 2, length = 40, heads = 4, head_dim = 3, state = 5;
+        auto x = torch::zeros({batch, length, heads, head_dim});
+        auto dt = torch::nn::functional::softplus(torch::randn({batch, length, heads}) - 2.0);
+        auto A = -torch::empty({heads}).uniform_(1.0, 16.0);
+        auto B = torch::randn({batch, length, 1, state});
+        auto C = torch::randn({batch, length, 1, state});
+        auto h0 = torch::randn({batch, heads, head_dim, state});
+        auto total = (dt.to(torch::kDouble) * A.to(torch::kDouble)).sum(1);           // [B, H]
+        auto expected = torch::exp(total).view({batch, heads, 1, 1}) * h0.to(torch::kDouble);
+        QVERIFY(total.max().item<double>() < -1.0); // decays large enough for BF16 sums to miss
+        foxhunt::models::precision::MixedPrecisionConfig bf16;
+        bf16.enabled = true;
+        bf16.dtype = foxhunt::models::precision::HalfType::BF16;
+        foxhunt::models::precision::AutocastGuard autocast(bf16, c10::DeviceType::CPU);
+        QVERIFY(autocast.active());
+        const auto chunked = ssd_chunked(x, dt, A, B, C, /*chunk_size=*/16, h0).final_state;
+        const auto shortcut = ssd_final_state(x, dt, A, B, h0);
+        QVERIFY2(relative_error(chunked.to(torch::kDouble), expected) <= 1e-5,
+                 std::to_string(relative_error(chunked.to(torch::kDouble), expected)).c_str());
+        QVERIFY2(relative_error(shortcut.to(torch::kDouble), expected) <= 1e-5,
+                 std::to_string(relative_error(shortcut.to(torch::kDouble), expected)).c_str());
     }
 
     void rejectsBadShapes()
