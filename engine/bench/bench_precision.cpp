@@ -15,13 +15,17 @@
 #include "models/precision/autocast.h"
 #include "models/precision/loss_scaler.h"
 #include "models/precision/quantize.h"
+#include "models/runtime.h"
 #include "models/quantile_loss.h"
 #include "models/tft/tft.h"
 
 #include <benchmark/benchmark.h>
 #include <torch/torch.h>
 
+#include <algorithm>
+#include <cmath>
 #include <functional>
+#include <vector>
 
 namespace {
 
@@ -103,6 +107,51 @@ BENCHMARK(BM_PrecisionTrainStep)
     ->Args({1, 1})
     ->Unit(benchmark::kMillisecond)
     ->MinTime(0.3);
+
+// The Mamba-2 forecaster's train step at the seed sizes (the model preset and data of
+// BM_PrecisionAuto/model:0/size:1), FP32 and BF16 autocast ForecasterTrainers stepped in turn, so
+// that both see the same machine load: one iteration is one FP32 step and one BF16 step. Counters:
+// median step times, the median of the per-pair ratios (bf16_over_fp32), and the largest loss gap
+// |BF16 - FP32| over the pairs (both start from the same weights and draw the same batches).
+void BM_Mamba2AmpStepPair(benchmark::State& state)
+{
+    foxhunt::models::setThreads(1);
+    foxhunt::SessionConfig sc = foxhunt::SessionConfig::defaults();
+    foxhunt::applyModelPreset(sc, foxhunt::ModelPreset::Seed);
+    foxhunt::ForecasterConfig c = foxhunt::effectiveConfig(sc).mamba2;
+    foxhunt::CyclicSeriesOptions so;
+    so.scaledReturns = 16;
+    const foxhunt::ForecastData data = foxhunt::cyclicSeries(1600, so);
+    const foxhunt::IndexRange train{c.windowing.pastLength, 1200};
+    const foxhunt::IndexRange validation{1200, 1600 - c.windowing.horizon};
+    c.mixedPrecision = mp::MixedPrecisionConfig::disabled();
+    foxhunt::ForecasterTrainer fp32(c, data, train, validation);
+    c.mixedPrecision = mp::MixedPrecisionConfig::for_ampere();
+    foxhunt::ForecasterTrainer bf16(c, data, train, validation);
+    for (int i = 0; i < 2; ++i) {
+        fp32.trainStep();
+        bf16.trainStep();
+    }
+    std::vector<double> fp32Ms, bf16Ms, ratios;
+    double lossGap = 0.0;
+    for (auto _ : state) {
+        const auto a = fp32.trainStep();
+        const auto b = bf16.trainStep();
+        fp32Ms.push_back(a.stepSeconds * 1e3);
+        bf16Ms.push_back(b.stepSeconds * 1e3);
+        ratios.push_back(b.stepSeconds / a.stepSeconds);
+        lossGap = std::max(lossGap, std::abs(b.loss - a.loss));
+    }
+    const auto median = [](std::vector<double> v) {
+        std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+        return v[v.size() / 2];
+    };
+    state.counters["fp32_step_ms"] = median(fp32Ms);
+    state.counters["bf16_step_ms"] = median(bf16Ms);
+    state.counters["bf16_over_fp32"] = median(ratios);
+    state.counters["max_loss_gap"] = lossGap;
+}
+BENCHMARK(BM_Mamba2AmpStepPair)->Iterations(15)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // Args: model, int8 (0 FP32, 1 INT8), batch.
 void BM_PrecisionInference(benchmark::State& state)
