@@ -1,10 +1,12 @@
 // foxhunt-cli bench : the same benchmark set as tests/bench/foxhunt-bench.
 
+#include "app/cli/cli_util.h"
 #include "app/cli/commands.h"
 
 #include "engine/bench/bench_suite.h"
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <memory>
 #include <string>
@@ -34,7 +36,16 @@ int run(const BenchArgs& a)
     std::vector<char*> argv;
     for (std::string& s : args) argv.push_back(s.data());
     argv.push_back(nullptr);
-    return bench::runAll(static_cast<int>(args.size()), argv.data());
+    const int rc = bench::runAll(static_cast<int>(args.size()), argv.data());
+    if (rc == bench::kNoBenchmarkMatched) {
+        // Google Benchmark says so on stderr only; stdout must stay what --json promises.
+        const std::string message = "no benchmark matches --filter '" + a.filter +
+                                    "' (foxhunt-bench --benchmark_list_tests lists them)";
+        if (a.json) printJson(nlohmann::json{{"error", message}});
+        else printError(message);
+        return kExitError;
+    }
+    return rc == 0 ? kExitOk : kExitError;
 }
 
 } // namespace

@@ -4,6 +4,9 @@
 #include "app/cli/commands.h"
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
 
 #include <iostream>
 #include <memory>
@@ -17,15 +20,25 @@ struct ReportArgs {
     std::vector<std::int64_t> runs;
     std::string out;
     std::string paper = "a4";
+    bool json = false;
 };
 
 int run(const ReportArgs& a)
 {
     try {
         exportReport(resolveDbPath(a.db), a.runs, a.out, a.paper == "letter");
-        std::cout << a.out << '\n';
+        if (a.json) {
+            const std::filesystem::path out(a.out);
+            printJson({{"out", std::filesystem::absolute(out).string()},
+                       {"format", out.extension().string().substr(out.has_extension() ? 1 : 0)},
+                       {"bytes", std::filesystem::file_size(out)},
+                       {"runs", a.runs}});
+        } else {
+            std::cout << a.out << '\n';
+        }
         return kExitOk;
     } catch (const std::exception& e) {
+        if (a.json) printJson({{"error", e.what()}, {"out", a.out}, {"runs", a.runs}});
         printError(e.what());
         return kExitError;
     }
@@ -43,6 +56,7 @@ Runner addReportCommand(CLI::App& app)
     cmd->add_option("--paper", args->paper, "PDF paper size: a4 or letter")
         ->check(CLI::IsMember({"a4", "letter"}))
         ->capture_default_str();
+    cmd->add_flag("--json", args->json, "Print what was written (path, format, bytes, runs) as JSON");
     return [args] { return run(*args); };
 }
 

@@ -38,8 +38,11 @@ private:
 
 /// Sets threads (FOXHUNT_THREADS, default 1) and adds machine facts to the JSON context.
 void prepare();
+/// runAll()'s exit code when --benchmark_filter matched no benchmark.
+inline constexpr int kNoBenchmarkMatched = 3;
 /// Runs the registered benchmarks with Google Benchmark's command-line flags
-/// (e.g. --benchmark_format=json --benchmark_repetitions=5). Returns an exit code.
+/// (e.g. --benchmark_format=json --benchmark_repetitions=5). Returns an exit code: 0, 1 for an
+/// unknown flag, kNoBenchmarkMatched when the filter matched nothing.
 int runAll(int argc, char** argv);
 
 } // namespace foxhunt::bench

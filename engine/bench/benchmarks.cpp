@@ -30,9 +30,9 @@ int runAll(int argc, char** argv)
     prepare();
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-    benchmark::RunSpecifiedBenchmarks();
+    const std::size_t ran = benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();
-    return 0;
+    return ran == 0 ? kNoBenchmarkMatched : 0;
 }
 
 } // namespace foxhunt::bench

@@ -6,6 +6,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QFileInfo>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
@@ -330,6 +331,28 @@ void TestCli::usageErrorsExitWithTheDocumentedCode()
     QVERIFY2(missing.err.contains("not-there.csv"), missing.err.constData());
     QCOMPARE(cli({QStringLiteral("train"), QStringLiteral("--no-such-option")}).exitCode, 1);
     QCOMPARE(cli({QStringLiteral("train"), QStringLiteral("--help")}).exitCode, 0);
+    // A filter that matches no benchmark: JSON on stdout as --json promises, and a failure.
+    const Result bench = cli({QStringLiteral("bench"), QStringLiteral("--json"), QStringLiteral("--filter"),
+                              QStringLiteral("NoSuchBenchmark")});
+    QCOMPARE(bench.exitCode, 1);
+    QVERIFY2(bench.json().value(QStringLiteral("error")).toString().contains(QStringLiteral("NoSuchBenchmark")),
+             bench.out.constData());
+    // report --json says what it wrote; a run that is not there is a JSON error.
+    const QString store = db(QStringLiteral("report-json.db"));
+    const Result trained = cli({QStringLiteral("train"), QStringLiteral("--db"), store, QStringLiteral("--steps"),
+                                QStringLiteral("50"), QStringLiteral("--json")});
+    QVERIFY2(trained.exitCode == 0, trained.err.constData());
+    const QString id = QString::number(trained.json().value(QStringLiteral("run_id")).toInt());
+    const QString out = m_dir.filePath(QStringLiteral("report-json.html"));
+    const Result report = cli({QStringLiteral("report"), id, QStringLiteral("--db"), store, QStringLiteral("--out"), out,
+                               QStringLiteral("--json")});
+    QVERIFY2(report.exitCode == 0, report.err.constData());
+    QCOMPARE(report.json().value(QStringLiteral("format")).toString(), QStringLiteral("html"));
+    QCOMPARE(report.json().value(QStringLiteral("bytes")).toInteger(), QFileInfo(out).size());
+    const Result missingRun = cli({QStringLiteral("report"), QStringLiteral("999"), QStringLiteral("--db"), store,
+                                   QStringLiteral("--out"), out, QStringLiteral("--json")});
+    QCOMPARE(missingRun.exitCode, 1);
+    QVERIFY(missingRun.json().contains(QStringLiteral("error")));
 }
 
 QTEST_GUILESS_MAIN(TestCli)
