@@ -93,6 +93,36 @@ std::string escapeXml(const std::string& text)
     return out;
 }
 
+std::vector<std::string> timeTickLabels(const std::vector<double>& seconds)
+{
+    // formatUtc gives "YYYY-MM-DD HH:MM:SS..."; keep the fewest characters that tell every tick
+    // apart: the date, then hours and minutes, then seconds.
+    std::vector<std::string> full;
+    for (double s : seconds) {
+        std::string t = formatUtc(static_cast<std::int64_t>(s) * 1'000'000'000);
+        if (t.size() > 10 && t[10] == 'T') t[10] = ' ';
+        full.push_back(std::move(t));
+    }
+    const auto distinct = [&](std::size_t length) {
+        for (std::size_t i = 1; i < full.size(); ++i)
+            if (full[i].substr(0, length) == full[i - 1].substr(0, length)) return false;
+        return true;
+    };
+    std::size_t length = 10;
+    for (std::size_t candidate : {std::size_t(10), std::size_t(16), std::size_t(19)}) {
+        length = candidate;
+        if (distinct(candidate)) break;
+    }
+    std::vector<std::string> labels;
+    for (std::size_t i = 0; i < full.size(); ++i) {
+        std::string l = full[i].substr(0, length);
+        // With times shown, a tick on the same day as the one before it needs no date.
+        if (length > 10 && i > 0 && full[i].substr(0, 10) == full[i - 1].substr(0, 10)) l = l.substr(11);
+        labels.push_back(std::move(l));
+    }
+    return labels;
+}
+
 std::string renderSvgLineChart(const std::vector<SvgSeries>& series, const SvgChartOptions& o)
 {
     const double left = 64, right = 12, top = o.title.empty() ? 12 : 30, bottom = 40;
@@ -147,8 +177,10 @@ std::string renderSvgLineChart(const std::vector<SvgSeries>& series, const SvgCh
         const double xstep = niceStep(xmax - xmin, 6);
         for (double x = std::ceil(xmin / xstep) * xstep; x <= xmax + xstep * 1e-9; x += xstep) xticks.push_back(x);
     }
-    for (double x : xticks) {
-        std::string label = o.timeAxis ? formatUtc(static_cast<std::int64_t>(x) * 1'000'000'000).substr(0, 10) : number(x);
+    const std::vector<std::string> timeLabels = o.timeAxis ? timeTickLabels(xticks) : std::vector<std::string>{};
+    for (std::size_t i = 0; i < xticks.size(); ++i) {
+        const double x = xticks[i];
+        const std::string label = o.timeAxis ? timeLabels[i] : number(x);
         svg << "<text x=\"" << px(x) << "\" y=\"" << top + plotH + 14 << "\" text-anchor=\"middle\">" << label
             << "</text>";
     }

@@ -38,6 +38,10 @@ double svgBarChartHeight(std::size_t bars, const SvgChartOptions& options);
 std::string renderSvgHeatmap(const std::vector<std::vector<double>>& cells, const std::string& rowLabel,
                              const std::string& columnLabel, const SvgChartOptions& options);
 
+/// Tick labels for UTC times (seconds since epoch): dates where they tell the ticks apart, else
+/// "YYYY-MM-DD HH:MM" on a tick that starts a day and "HH:MM" (or with seconds) on the others.
+std::vector<std::string> timeTickLabels(const std::vector<double>& seconds);
+
 /// Escapes &, <, >, " and ' for HTML/XML text and attributes.
 std::string escapeXml(const std::string& text);
 

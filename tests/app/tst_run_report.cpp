@@ -4,6 +4,7 @@
 
 #include "engine/report/report_blocks.h"
 #include "engine/report/run_report.h"
+#include "engine/report/svg_chart.h"
 #include "engine/store/bar_store.h"
 #include "engine/store/run_store.h"
 #include "tests/app/report_fixture.h"
@@ -40,6 +41,7 @@ private Q_SLOTS:
     void csvRoundTripsStoredMetrics();
     void rejectsBadRequests();
     void realRunExportsEveryFormat();
+    void timeAxisLabelsTellTicksApart();
 
 private:
     /// Parses `html` as XML; returns the error ("" when well-formed) and collects every id attribute.
@@ -331,6 +333,29 @@ void TestRunReport::realRunExportsEveryFormat()
                                 QByteArray("Page 1 of ") + QByteArray::number(pages),
                                 QByteArray("Page ") + QByteArray::number(pages) + " of " + QByteArray::number(pages)})
         QVERIFY2(text.out.contains(s), s.constData());
+}
+
+void TestRunReport::timeAxisLabelsTellTicksApart()
+{
+    using foxhunt::timeTickLabels;
+    // An intraday run: six ticks inside one session used to print the same date six times.
+    const double open = 1704205800; // 2024-01-02 14:30:00 UTC
+    std::vector<double> intraday;
+    for (int k = 0; k <= 5; ++k) intraday.push_back(open + k * 4680.0); // every 78 minutes
+    const std::vector<std::string> l = timeTickLabels(intraday);
+    QCOMPARE(l.front(), std::string("2024-01-02 14:30"));
+    QCOMPARE(l[1], std::string("15:48"));
+    for (std::size_t i = 1; i < l.size(); ++i) QVERIFY(l[i] != l[i - 1]);
+    // Across midnight the new day gets its date back.
+    const std::vector<std::string> night = timeTickLabels({open + 8 * 3600.0, open + 10 * 3600.0, open + 12 * 3600.0});
+    QCOMPARE(night[0], std::string("2024-01-02 22:30"));
+    QCOMPARE(night[1], std::string("2024-01-03 00:30"));
+    QCOMPARE(night[2], std::string("02:30"));
+    // A run over weeks keeps plain dates.
+    const std::vector<std::string> weeks = timeTickLabels({open, open + 7 * 86400.0, open + 14 * 86400.0});
+    QCOMPARE(weeks[1], std::string("2024-01-09"));
+    // Ticks seconds apart show seconds.
+    QCOMPARE(timeTickLabels({open, open + 20.0})[1], std::string("14:30:20"));
 }
 
 QTEST_GUILESS_MAIN(TestRunReport)
