@@ -17,6 +17,24 @@ inline constexpr std::int64_t kNsPerSecond = 1'000'000'000;
 inline constexpr std::int64_t kNsPerMinute = 60 * kNsPerSecond;
 inline constexpr std::int64_t kNsPerDay = 86'400 * kNsPerSecond;
 
+/// The bar timestamps an import accepts: kMinBarTs <= tsEvent < kMaxBarTs.
+/// 1970-01-02T00:00:00Z: epoch 0 and the day after it are what a missing or zeroed
+/// time becomes, never a real bar. 2262-04-01T00:00:00Z: int64 nanoseconds end on
+/// 2262-04-11, and the margin keeps zone and interval arithmetic clear of it.
+inline constexpr std::int64_t kMinBarTs = kNsPerDay;
+inline constexpr std::int64_t kMaxBarTs = 106'741 * kNsPerDay;
+/// kMinBarTs .. kMaxBarTs as a user reads it in a message.
+inline constexpr const char* kBarTimeRangeText = "1970-01-02 to 2262-03-31 UTC";
+/// The highest price an import accepts, 1e9 index points in fixed point: no market
+/// trades near it, and it leaves int64 room for spreads, roll gaps and back-adjustment.
+inline constexpr std::int64_t kMaxBarPrice = 1'000'000'000 * kPriceScale;
+/// Databento's undefined price (INT64_MAX), written where a record has no value.
+inline constexpr std::int64_t kUndefinedPrice = INT64_MAX;
+/// Databento's undefined timestamp (UINT64_MAX).
+inline constexpr std::uint64_t kUndefinedTimestamp = UINT64_MAX;
+/// The largest volume the store holds (its columns are signed 64-bit).
+inline constexpr std::uint64_t kMaxBarVolume = static_cast<std::uint64_t>(INT64_MAX);
+
 /// One OHLCV bar in Databento's convention: converted once, at the reader.
 struct Bar {
     std::int64_t tsEvent = 0;       ///< bar start, UNIX nanoseconds, UTC

@@ -35,6 +35,24 @@ constexpr std::int64_t civilDays(std::int64_t y, unsigned m, unsigned d)
     return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
 }
 
+// Nanoseconds at the start of a day, saturated at the int64 limits: a date past
+// 2262 (or before 1677) must reach the range check as such, not wrap around.
+constexpr std::int64_t dayStartNs(std::int64_t days)
+{
+    constexpr std::int64_t kMaxDays = std::numeric_limits<std::int64_t>::max() / kNsPerDay;
+    if (days > kMaxDays) return std::numeric_limits<std::int64_t>::max();
+    if (days < -kMaxDays) return std::numeric_limits<std::int64_t>::min();
+    return days * kNsPerDay;
+}
+
+inline std::int64_t addSaturated(std::int64_t a, std::int64_t b)
+{
+    std::int64_t sum = 0;
+    if (__builtin_add_overflow(a, b, &sum))
+        return b > 0 ? std::numeric_limits<std::int64_t>::max() : std::numeric_limits<std::int64_t>::min();
+    return sum;
+}
+
 constexpr unsigned daysInMonth(std::int64_t y, unsigned m)
 {
     constexpr unsigned kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
@@ -247,12 +265,13 @@ std::optional<TextTimestamp> parseTimestampImpl(const char* p, const char* e)
         if (!parseInt(p, e, v)) return std::nullopt;
         const auto n = e - p;
         const std::uint64_t scale = n <= 10 ? 1'000'000'000ULL : n <= 13 ? 1'000'000ULL : n <= 16 ? 1000ULL : 1ULL;
-        if (v > std::uint64_t(std::numeric_limits<std::int64_t>::max()) / scale) return std::nullopt;
+        if (v > std::uint64_t(std::numeric_limits<std::int64_t>::max()) / scale)
+            return TextTimestamp{std::numeric_limits<std::int64_t>::max(), true};
         return TextTimestamp{std::int64_t(v * scale), true};
     }
     std::int64_t days = 0;
     if (!parseDatePart(p, e, days)) return std::nullopt;
-    TextTimestamp ts{days * kNsPerDay, false};
+    TextTimestamp ts{dayStartNs(days), false};
     if (p == e) return ts;
     if (*p == 'T' || *p == 't') ++p;
     else {
@@ -262,7 +281,7 @@ std::optional<TextTimestamp> parseTimestampImpl(const char* p, const char* e)
     std::int64_t tod = 0, off = 0;
     bool hasOff = false;
     if (!parseTimePart(p, e, tod, hasOff, off) || p != e) return std::nullopt;
-    ts.ns += tod - off;
+    ts.ns = addSaturated(ts.ns, tod - off);
     ts.exact = hasOff;
     return ts;
 }
@@ -379,6 +398,8 @@ private:
     std::int64_t rowTimestamp(std::uint64_t line);
     std::int64_t price(int column, std::uint64_t line);
     [[noreturn]] __attribute__((noinline, cold)) void badPrice(int column, std::uint64_t line) const;
+    [[noreturn]] __attribute__((noinline, cold)) void badVolume(std::uint64_t line) const;
+    [[noreturn]] __attribute__((noinline, cold)) void outOfRange(std::uint64_t line) const;
     std::uint32_t instrumentFor(std::string_view symbol, std::uint64_t line);
     std::string_view field(int column) const { return m_fields[std::size_t(column)]; }
 
@@ -463,7 +484,7 @@ std::int64_t CsvParser::rowTimestamp(std::uint64_t line)
         while (e > p && e[-1] == ' ') --e;
         std::int64_t days = 0;
         if (parseDatePart(p, e, days) && p == e) {
-            ts = TextTimestamp{days * kNsPerDay, false};
+            ts = TextTimestamp{dayStartNs(days), false};
             if (m_cols.time >= 0) {
                 const std::string_view t = field(m_cols.time);
                 const char* tp = t.data();
@@ -473,7 +494,7 @@ std::int64_t CsvParser::rowTimestamp(std::uint64_t line)
                 std::int64_t tod = 0, off = 0;
                 bool hasOff = false;
                 if (parseTimePart(tp, te, tod, hasOff, off) && tp == te) {
-                    ts->ns += tod - off;
+                    ts->ns = addSaturated(ts->ns, tod - off);
                     ts->exact = hasOff;
                 } else {
                     fail(line, "bad time '" + std::string(t) + "'");
@@ -482,7 +503,14 @@ std::int64_t CsvParser::rowTimestamp(std::uint64_t line)
         }
     }
     if (!ts) fail(line, "bad timestamp '" + std::string(shown) + "'");
-    if (ts->exact || m_dialect == Dialect::Databento) return ts->ns;
+    if (ts->exact || m_dialect == Dialect::Databento) {
+        if (ts->ns < kMinBarTs || ts->ns >= kMaxBarTs) [[unlikely]]
+            outOfRange(line);
+        return ts->ns;
+    }
+    // A day either side covers every zone offset and keeps the conversion clear of int64's ends.
+    if (ts->ns < kMinBarTs - kNsPerDay || ts->ns >= kMaxBarTs + kNsPerDay) [[unlikely]]
+        outOfRange(line);
 
     // Naive local time: the earliest offset of an ambiguous hour, unless that would
     // not move past the previous bar (the repeated hour after a fall-back).
@@ -494,6 +522,8 @@ std::int64_t CsvParser::rowTimestamp(std::uint64_t line)
         const std::optional<std::int64_t> later = m_zone->localToUtc(ts->ns, AmbiguousTime::Latest);
         if (later && *later > m_prevUtc) utc = later;
     }
+    if (*utc < kMinBarTs || *utc >= kMaxBarTs) [[unlikely]]
+        outOfRange(line);
     return *utc;
 }
 
@@ -510,6 +540,24 @@ inline std::int64_t CsvParser::price(int column, std::uint64_t line)
     if (!ok) [[unlikely]]
         badPrice(column, line);
     return v;
+}
+
+void CsvParser::outOfRange(std::uint64_t line) const
+{
+    std::string shown(field(m_cols.ts >= 0 ? m_cols.ts : m_cols.date));
+    if (m_cols.ts < 0 && m_cols.time >= 0) shown += ' ' + std::string(field(m_cols.time));
+    fail(line, "timestamp '" + shown + "' is outside the accepted range (" + kBarTimeRangeText + ")");
+}
+
+void CsvParser::badVolume(std::uint64_t line) const
+{
+    const std::string_view vol = field(m_cols.volume);
+    const std::string_view whole = vol.substr(0, vol.find('.'));
+    const bool number = !whole.empty() && std::all_of(whole.begin(), whole.end(), isDigit);
+    if (number && whole.size() >= 19)
+        fail(line, "volume '" + std::string(vol) + "' cannot be real (the most a bar can hold is "
+                       + std::to_string(kMaxBarVolume) + ")");
+    fail(line, "bad volume '" + std::string(vol) + "'");
 }
 
 void CsvParser::badPrice(int column, std::uint64_t line) const
@@ -631,8 +679,8 @@ ParsedFile CsvParser::run()
         bar.low = price(m_cols.low, line);
         bar.close = price(m_cols.close, line);
         const std::string_view vol = field(m_cols.volume);
-        if (!parseVolume(vol.data(), vol.data() + vol.size(), bar.volume))
-            fail(line, "bad volume '" + std::string(vol) + "'");
+        if (!parseVolume(vol.data(), vol.data() + vol.size(), bar.volume) || bar.volume > kMaxBarVolume) [[unlikely]]
+            badVolume(line);
         if (m_dialect == Dialect::Databento) {
             if (m_cols.instrument >= 0) {
                 const std::string_view id = field(m_cols.instrument);
@@ -754,8 +802,8 @@ std::optional<TextTimestamp> parseTextTimestamp(std::string_view text, std::stri
     if (p != e || h > 23 || mi > 59 || s > 60) return std::nullopt;
     std::int64_t days = 0;
     if (!makeDays(y, mo, d, days)) return std::nullopt;
-    return TextTimestamp{days * kNsPerDay + std::int64_t(h) * kNsPerHour + std::int64_t(mi) * kNsPerMinute
-                             + std::int64_t(s) * kNsPerSecond + std::int64_t(frac) - off,
+    return TextTimestamp{addSaturated(dayStartNs(days), std::int64_t(h) * kNsPerHour + std::int64_t(mi) * kNsPerMinute
+                                                            + std::int64_t(s) * kNsPerSecond + std::int64_t(frac) - off),
                          exact};
 }
 

@@ -23,11 +23,14 @@ struct TextTimestamp {
 
 /// Parses the timestamp layouts the readers accept: ISO-8601 (T or spaces, optional
 /// fraction, Z or +-HH:MM), `YYYYMMDD  HH:MM:SS`, `MM/DD/YYYY[ HH:MM[:SS]]`, a bare
-/// date, and integer epochs (s, ms, us or ns by magnitude).
+/// date, and integer epochs (s, ms, us or ns by magnitude). A well-formed time beyond
+/// int64 nanoseconds (after 2262-04-11, before 1677-09-21) saturates to INT64_MAX or
+/// INT64_MIN rather than wrapping, so that a range check refuses it as what it is.
 std::optional<TextTimestamp> parseTextTimestamp(std::string_view text);
 
 /// Parses with a strptime-like format (%Y %y %m %d %H %M %S %z %%; a space matches
-/// one or more spaces; %S accepts a fraction). nullopt when the text does not match.
+/// one or more spaces; %S accepts a fraction). nullopt when the text does not match;
+/// saturates like the overload above.
 std::optional<TextTimestamp> parseTextTimestamp(std::string_view text, std::string_view format);
 
 /// True when a header line names Databento's CSV columns (ts_event + instrument_id).

@@ -230,6 +230,12 @@ ParsedFile readDbn(std::string_view name, std::string_view bytes)
                 throw ImportError(file, recordNo, "OHLCV record of " + std::to_string(length) + " bytes (56 expected)");
             OhlcvRecord r;
             std::memcpy(&r, base + pos, sizeof r);
+            // Past INT64_MAX the conversion below would wrap to a date before 1970.
+            if (r.tsEvent > static_cast<std::uint64_t>(INT64_MAX)) [[unlikely]]
+                throw ImportError(file, recordNo, r.tsEvent == kUndefinedTimestamp
+                                                      ? "undefined ts_event (Databento's null timestamp, UINT64_MAX)"
+                                                      : "ts_event " + std::to_string(r.tsEvent)
+                                                            + " ns lies after 2262, beyond what the store holds");
             Bar bar;
             bar.tsEvent = static_cast<std::int64_t>(r.tsEvent);
             bar.open = r.open;

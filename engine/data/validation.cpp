@@ -4,6 +4,7 @@
 #include "engine/data/market_time.h"
 
 #include <algorithm>
+#include <chrono>
 #include <limits>
 #include <optional>
 #include <string>
@@ -22,21 +23,6 @@ std::int64_t floorDiv(std::int64_t a, std::int64_t b)
     return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 
-// Fixed point as plain decimal text ("3702.75"), exact.
-std::string formatPrice(std::int64_t fixed)
-{
-    std::string out = fixed < 0 ? "-" : "";
-    const std::uint64_t mag = fixed < 0 ? 0 - static_cast<std::uint64_t>(fixed) : static_cast<std::uint64_t>(fixed);
-    out += std::to_string(mag / 1'000'000'000ULL);
-    std::uint64_t frac = mag % 1'000'000'000ULL;
-    if (frac != 0) {
-        std::string digits = std::to_string(frac);
-        digits.insert(0, 9 - digits.size(), '0');
-        while (digits.back() == '0') digits.pop_back();
-        out += '.' + digits;
-    }
-    return out;
-}
 
 std::string formatInterval(std::int64_t ns)
 {
@@ -53,11 +39,39 @@ struct InstrumentState {
     std::vector<std::uint32_t> kept;
 };
 
+// A timestamp for a message: as a date where formatUtc can show it, else as raw nanoseconds.
+std::string describeTs(std::int64_t ts)
+{
+    constexpr std::int64_t kShowable = 106'750 * kNsPerDay; // inside int64 either side of 1970
+    return ts > -kShowable && ts < kShowable ? formatUtc(ts) : std::to_string(ts) + " ns since 1970";
+}
+
+[[noreturn]] __attribute__((noinline, cold)) void badPrice(const std::string& file, std::uint64_t line, const Bar& b)
+{
+    const std::pair<const char*, std::int64_t> prices[] = {{"open", b.open}, {"high", b.high}, {"low", b.low}, {"close", b.close}};
+    for (const auto& [name, value] : prices)
+        if (value == kUndefinedPrice)
+            throw ImportError(file, line, std::string("undefined ") + name + " price (Databento's null price, "
+                                              "INT64_MAX): the bar has no value to store");
+    for (const auto& [name, value] : prices)
+        if (value > kMaxBarPrice)
+            throw ImportError(file, line, std::string(name) + " price " + formatPrice(value) + " cannot be real (the most "
+                                              "an import accepts is " + formatPrice(kMaxBarPrice) + ")");
+    throw ImportError(file, line, "non-positive price (open " + formatPrice(b.open) + ", high " + formatPrice(b.high)
+                                      + ", low " + formatPrice(b.low) + ", close " + formatPrice(b.close) + ")");
+}
+
 void checkBar(const std::string& file, std::uint64_t line, const Bar& b)
 {
-    if (b.open <= 0 || b.high <= 0 || b.low <= 0 || b.close <= 0)
-        throw ImportError(file, line, "non-positive price (open " + formatPrice(b.open) + ", high " + formatPrice(b.high)
-                                          + ", low " + formatPrice(b.low) + ", close " + formatPrice(b.close) + ")");
+    if (b.tsEvent < kMinBarTs || b.tsEvent >= kMaxBarTs) [[unlikely]]
+        throw ImportError(file, line, "timestamp " + describeTs(b.tsEvent) + " is outside the accepted range ("
+                                          + kBarTimeRangeText + ")");
+    if (b.volume > kMaxBarVolume) [[unlikely]]
+        throw ImportError(file, line, "volume " + std::to_string(b.volume) + " cannot be real (the most a bar can hold is "
+                                          + std::to_string(kMaxBarVolume) + ")");
+    if (b.open <= 0 || b.high <= 0 || b.low <= 0 || b.close <= 0 || b.open > kMaxBarPrice || b.high > kMaxBarPrice
+        || b.low > kMaxBarPrice || b.close > kMaxBarPrice) [[unlikely]]
+        badPrice(file, line, b);
     if (b.low > b.high)
         throw ImportError(file, line, "low " + formatPrice(b.low) + " is above high " + formatPrice(b.high));
     if (b.high < std::max(b.open, b.close))
@@ -133,6 +147,21 @@ Gap::Kind classify(ZoneConverter& ny, std::int64_t lastBarEnd, std::int64_t next
 
 } // namespace
 
+std::string formatPrice(std::int64_t fixed)
+{
+    std::string out = fixed < 0 ? "-" : "";
+    const std::uint64_t mag = fixed < 0 ? 0 - static_cast<std::uint64_t>(fixed) : static_cast<std::uint64_t>(fixed);
+    out += std::to_string(mag / 1'000'000'000ULL);
+    std::uint64_t frac = mag % 1'000'000'000ULL;
+    if (frac != 0) {
+        std::string digits = std::to_string(frac);
+        digits.insert(0, 9 - digits.size(), '0');
+        while (digits.back() == '0') digits.pop_back();
+        out += '.' + digits;
+    }
+    return out;
+}
+
 std::int64_t inferIntervalNs(const std::vector<Bar>& bars)
 {
     std::unordered_map<std::int64_t, std::uint64_t> counts;
@@ -172,6 +201,10 @@ ValidationReport validateBars(ParsedFile& file)
     InstrumentState* cached = nullptr;
     bool previousDropped = false;
     std::size_t kept = 0;
+    // A day of slack: a bar stamped at its end, or in a zone ahead of UTC, is not "in the future".
+    const std::int64_t futureTs =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count()
+        + kNsPerDay;
 
     states.reserve(16);
     for (std::size_t i = 0; i < bars.size(); ++i) {
@@ -201,6 +234,13 @@ ValidationReport validateBars(ParsedFile& file)
             if (offGrid(bar)) {
                 if (report.offGridPrices == 0) report.offGridFirstLine = line;
                 ++report.offGridPrices;
+            }
+            if (bar.tsEvent < kPlausibleFromTs) [[unlikely]] {
+                if (report.earlyBars == 0) report.earlyFirstLine = line;
+                ++report.earlyBars;
+            } else if (bar.tsEvent > futureTs) [[unlikely]] {
+                if (report.futureBars == 0) report.futureFirstLine = line;
+                ++report.futureBars;
             }
             continue;
         }
@@ -271,6 +311,13 @@ ValidationReport validateBars(ParsedFile& file)
         report.warnings.push_back(std::to_string(report.offGridPrices) + " bar" + (report.offGridPrices == 1 ? "" : "s")
                                   + " with prices off the 0.25 tick grid (first at line " + std::to_string(report.offGridFirstLine)
                                   + ")");
+    if (report.earlyBars > 0)
+        report.warnings.push_back(std::to_string(report.earlyBars) + " bar" + (report.earlyBars == 1 ? "" : "s")
+                                  + " dated before 1982, when S&P 500 futures began trading (first at line "
+                                  + std::to_string(report.earlyFirstLine) + ")");
+    if (report.futureBars > 0)
+        report.warnings.push_back(std::to_string(report.futureBars) + " bar" + (report.futureBars == 1 ? "" : "s")
+                                  + " dated in the future (first at line " + std::to_string(report.futureFirstLine) + ")");
     if (!report.gaps.empty())
         report.warnings.push_back(std::to_string(report.gaps.size()) + " gaps longer than the "
                                   + formatInterval(report.intervalNs) + " interval (not filled): "

@@ -33,14 +33,24 @@ struct ValidationReport {
     std::vector<DuplicateRun> duplicateRuns;
     std::uint64_t offGridPrices = 0;   ///< bars with a price off the 0.25 tick grid (warning)
     std::uint64_t offGridFirstLine = 0; ///< file line of the first such bar (0 = none)
+    std::uint64_t earlyBars = 0;       ///< bars dated before kPlausibleFromTs (warning)
+    std::uint64_t earlyFirstLine = 0;  ///< file line of the first such bar (0 = none)
+    std::uint64_t futureBars = 0;      ///< bars dated more than a day after the import (warning)
+    std::uint64_t futureFirstLine = 0; ///< file line of the first such bar (0 = none)
     std::int64_t intervalNs = 0;       ///< the bar interval (from the file, else the most common step)
     std::vector<Gap> gaps;
     std::uint64_t dailyBreaks = 0, weekends = 0, otherGaps = 0;
     std::vector<std::string> warnings;  ///< readable, ready for a report
 };
 
-/// Checks OHLC consistency, positive prices, per-instrument increasing timestamps;
-/// drops exact duplicates (counted, with their file lines); classifies gaps.
+/// 1982-01-01T00:00:00Z: S&P 500 futures began trading in 1982, so an earlier bar is
+/// accepted (when inside kMinBarTs .. kMaxBarTs) but flagged.
+inline constexpr std::int64_t kPlausibleFromTs = 4383 * kNsPerDay;
+
+/// Checks OHLC consistency, prices in (0, kMaxBarPrice] and not Databento's undefined
+/// price, volumes that fit the store, timestamps in kMinBarTs .. kMaxBarTs and
+/// increasing per instrument; drops exact duplicates (counted, with their file
+/// lines); classifies gaps; warns of bars dated before 1982 or in the future.
 /// Throws ImportError (`file:line: reason`) when the file must be rejected whole.
 ValidationReport validateBars(ParsedFile& file);
 
@@ -50,6 +60,9 @@ ValidationReport validateBars(ParsedFile& file);
 /// side; Weekend covers the Friday 17:00 to Sunday 18:00 ET closure and ends
 /// before Monday's 17:00 close; anything else is Other.
 std::vector<Gap> findGaps(const std::vector<Bar>& bars, std::int64_t intervalNs);
+
+/// Fixed point as exact decimal text: 3702750000000 -> "3702.75".
+std::string formatPrice(std::int64_t fixed);
 
 /// Gaps counted by kind.
 struct GapCounts {

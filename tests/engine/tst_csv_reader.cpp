@@ -4,9 +4,11 @@
 #include "engine/data/import_error.h"
 #include "engine/data/market_time.h"
 #include "engine/data/reader.h"
+#include "engine/data/validation.h"
 
 #include <QtTest/QtTest>
 
+#include <limits>
 #include <string>
 
 using namespace foxhunt;
@@ -41,6 +43,8 @@ private Q_SLOTS:
     void lineEndingsAndExtras();
     void symbolColumn();
     void overrides();
+    void outOfRangeWithFormatAndColumns();
+    void databentoCsvUndefinedPrice();
     void databentoCsv_data();
     void databentoCsv();
     void detection();
@@ -221,6 +225,24 @@ void TestCsvReader::malformed_data()
     QTest::newRow("bad volume") << header + "2021-01-04 09:30:00,1,2,0.5,1.5,ten\n" << quint64(2) << "bad volume 'ten'";
     QTest::newRow("fractional volume") << header + "2021-01-04 09:30:00,1,2,0.5,1.5,1.5\n" << quint64(2)
                                        << "bad volume '1.5'";
+    // Issue 18.5 and 18.12: values past what int64 holds used to wrap (2300 became 1715, 9999
+    // "1816-03-30 ... out of order"), epoch 0 and 1700 were stored, volumes past int64 went negative.
+    const QString range = "is outside the accepted range (1970-01-02 to 2262-03-31 UTC)";
+    QTest::newRow("year 2300") << header + good + "2300-01-04 09:31:00,1,2,0.5,1.5,10\n" << quint64(3)
+                               << "timestamp '2300-01-04 09:31:00' " + range;
+    QTest::newRow("year 9999") << header + good + "9999-12-31 23:59:00,1,2,0.5,1.5,10\n" << quint64(3)
+                               << "timestamp '9999-12-31 23:59:00' " + range;
+    QTest::newRow("year 9999 UTC") << header + good + "9999-12-31T23:59:00Z,1,2,0.5,1.5,10\n" << quint64(3) << range;
+    QTest::newRow("2262-04-11, naive") << header + good + "2262-04-11 20:00:00,1,2,0.5,1.5,10\n" << quint64(3) << range;
+    QTest::newRow("epoch 0 ISO") << header + "1970-01-01T00:00:00Z,1,2,0.5,1.5,10\n" << quint64(2) << range;
+    QTest::newRow("epoch 0 seconds") << header + "0000000000,1,2,0.5,1.5,10\n" << quint64(2) << range;
+    QTest::newRow("epoch ms after 2262") << header + "9999999999999,1,2,0.5,1.5,10\n" << quint64(2) << range;
+    QTest::newRow("year 1700") << header + "1700-01-04 09:30:00,1,2,0.5,1.5,10\n" << quint64(2)
+                               << "timestamp '1700-01-04 09:30:00' " + range;
+    QTest::newRow("volume 2^63") << header + good + "2021-01-04 09:31:00,1,2,0.5,1.5,9223372036854775808\n" << quint64(3)
+                                 << "volume '9223372036854775808' cannot be real";
+    QTest::newRow("volume of 20 digits") << header + "2021-01-04 09:30:00,1,2,0.5,1.5,99999999999999999999\n"
+                                         << quint64(2) << "volume '99999999999999999999' cannot be real";
     QTest::newRow("no close column") << "timestamp,open,high,low,volume\n" + good << quint64(1) << "no close column";
     QTest::newRow("no time column") << "when,open,high,low,close,volume\n" + good << quint64(1) << "no timestamp column";
 }
@@ -306,6 +328,44 @@ void TestCsvReader::overrides()
 
     opts.csv.closeColumn = "Nope";
     QVERIFY_THROWS_EXCEPTION(ImportError, readBarBuffer("de.csv", "Zeit|Eroeffnung|Hoch|Tief|Schluss|Umsatz\n", opts));
+}
+
+void TestCsvReader::outOfRangeWithFormatAndColumns()
+{
+    ReadOptions opts;
+    opts.csv.timestampFormat = "%Y%m%d %H:%M:%S";
+    try {
+        readBarBuffer("f.csv", "timestamp,open,high,low,close,volume\n23000104 09:30:00,1,2,0.5,1.5,10\n", opts);
+        QFAIL("a year-2300 row must be refused");
+    } catch (const ImportError& e) {
+        QCOMPARE(e.line(), std::uint64_t(2));
+        QVERIFY2(e.reason().find("'23000104 09:30:00' is outside the accepted range") != std::string::npos, e.what());
+    }
+    try {
+        readBarBuffer("dt.csv", "Date,Time,Open,High,Low,Close,Volume\n01/04/2021,09:30,1,2,1,2,5\n01/04/2300,09:31,1,2,1,2,5\n");
+        QFAIL("a year-2300 row must be refused");
+    } catch (const ImportError& e) {
+        QCOMPARE(e.line(), std::uint64_t(3));
+        QVERIFY2(e.reason().find("'01/04/2300 09:31' is outside the accepted range") != std::string::npos, e.what());
+    }
+    // The public parser saturates instead of wrapping.
+    QCOMPARE(parseTextTimestamp("2300-01-01T00:00:00Z")->ns, std::numeric_limits<std::int64_t>::max());
+    QCOMPARE(parseTextTimestamp("1000-01-01 00:00")->ns, std::numeric_limits<std::int64_t>::min());
+}
+
+void TestCsvReader::databentoCsvUndefinedPrice()
+{
+    // Databento writes its undefined price as INT64_MAX in raw CSV; validation names it.
+    ParsedFile f = readBarBuffer("u.csv", "ts_event,rtype,publisher_id,instrument_id,open,high,low,close,volume,symbol\n"
+                                          "1609113600000000000,33,1,5482,3702750000000,9223372036854775807,"
+                                          "3702500000000,3704750000000,306,ESH1\n");
+    try {
+        validateBars(f);
+        QFAIL("Databento's undefined price must be refused");
+    } catch (const ImportError& e) {
+        QCOMPARE(e.line(), std::uint64_t(2));
+        QVERIFY2(e.reason().find("undefined high price") != std::string::npos, e.what());
+    }
 }
 
 void TestCsvReader::databentoCsv_data()

@@ -3,6 +3,7 @@
 #include "engine/data/dbn_reader.h"
 #include "engine/data/import_error.h"
 #include "engine/data/reader.h"
+#include "engine/data/validation.h"
 
 #include <QtTest/QtTest>
 
@@ -139,6 +140,8 @@ private Q_SLOTS:
     void truncatedMetadata();
     void corruptZstd();
     void detection();
+    void unrealValues_data();
+    void unrealValues();
 };
 
 void TestDbnReader::realFixture()
@@ -315,6 +318,46 @@ void TestDbnReader::detection()
     ReadOptions forced;
     forced.format = FileFormat::Dbn;
     QVERIFY_THROWS_EXCEPTION(ImportError, readBarBuffer("text.csv", "timestamp,open\n", forced));
+}
+
+
+// Issue 18.5: Databento's undefined values and timestamps past int64 used to be stored.
+void TestDbnReader::unrealValues_data()
+{
+    QTest::addColumn<int>("field"); // 0 ts, 1 close, 2 volume
+    QTest::addColumn<quint64>("value");
+    QTest::addColumn<QString>("reason");
+    QTest::newRow("undefined ts_event") << 0 << quint64(UINT64_MAX) << "undefined ts_event";
+    QTest::newRow("ts_event past int64") << 0 << quint64((1ULL << 63) + 5) << "lies after 2262";
+    QTest::newRow("ts_event 2300") << 0 << quint64(10'413'792'000ULL * 1'000'000'000ULL) << "lies after 2262";
+    QTest::newRow("ts_event 2262-04-05") << 0 << quint64(106'745ULL * 86'400'000'000'000ULL)
+                                         << "2262-04-05T00:00:00Z is outside the accepted range";
+    QTest::newRow("ts_event 0") << 0 << quint64(0) << "1970-01-01T00:00:00Z is outside the accepted range";
+    QTest::newRow("undefined price") << 1 << quint64(INT64_MAX) << "undefined close price";
+    QTest::newRow("volume 2^63") << 2 << quint64(1ULL << 63) << "volume 9223372036854775808 cannot be real";
+    QTest::newRow("volume UINT64_MAX") << 2 << quint64(UINT64_MAX) << "cannot be real";
+}
+
+void TestDbnReader::unrealValues()
+{
+    QFETCH(int, field);
+    QFETCH(quint64, value);
+    QFETCH(QString, reason);
+    std::vector<TestRecord> recs = sampleRecords(kRtypeOhlcv1m);
+    TestRecord& r = recs[3];
+    if (field == 0) r.ts = value;
+    if (field == 1) r.close = static_cast<std::int64_t>(value);
+    if (field == 2) r.volume = value;
+    const std::string bytes = writeDbn(3, 6, false, recs, /*withUnknownRecord=*/false);
+    try {
+        ParsedFile f = readBarBuffer("u.dbn", bytes);
+        validateBars(f);
+        QFAIL("the record must be refused");
+    } catch (const ImportError& e) {
+        QCOMPARE(e.line(), std::uint64_t(4));
+        QVERIFY2(e.reason().find(reason.toStdString()) != std::string::npos, e.what());
+        QVERIFY2(std::string(e.what()).rfind("u.dbn:4: ", 0) == 0, e.what());
+    }
 }
 
 QTEST_APPLESS_MAIN(TestDbnReader)

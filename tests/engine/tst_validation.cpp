@@ -8,6 +8,7 @@
 
 #include <QtTest/QtTest>
 
+#include <algorithm>
 #include <set>
 #include <string>
 
@@ -44,6 +45,9 @@ private Q_SLOTS:
     void duplicateRuns();
     void instrumentsInterleave();
     void offGridIsWarning();
+    void refusesUnrealValues_data();
+    void refusesUnrealValues();
+    void implausibleDatesWarn();
     void gapKinds_data();
     void gapKinds();
     void inferInterval();
@@ -201,6 +205,73 @@ void TestValidation::offGridIsWarning()
     QCOMPARE(r.offGridFirstLine, std::uint64_t(3));
     QCOMPARE(r.warnings.size(), std::size_t(1));
     QVERIFY(r.warnings[0].find("first at line 3") != std::string::npos);
+}
+
+// Issue 18.5: each of these used to be stored with exit 0.
+void TestValidation::refusesUnrealValues_data()
+{
+    QTest::addColumn<qint64>("ts");
+    QTest::addColumn<qint64>("price");   // replaces the high (and the close, for undefined)
+    QTest::addColumn<quint64>("volume");
+    QTest::addColumn<QString>("reason");
+    const qint64 t = qint64(utc("2021-01-04T14:31:00Z"));
+    const qint64 p = fromPoints(11);
+    QTest::newRow("Databento undefined price") << t << qint64(kUndefinedPrice) << quint64(5) << "undefined high price";
+    QTest::newRow("price of 9.2 billion points") << t << qint64(kUndefinedPrice - 1) << quint64(5) << "cannot be real";
+    QTest::newRow("price above 1e9 points") << t << qint64(kMaxBarPrice + 1) << quint64(5) << "cannot be real";
+    QTest::newRow("volume 2^63") << t << p << quint64(1ULL << 63) << "volume 9223372036854775808 cannot be real";
+    QTest::newRow("volume UINT64_MAX") << t << p << quint64(UINT64_MAX) << "cannot be real";
+    QTest::newRow("epoch 0") << qint64(0) << p << quint64(5) << "1970-01-01T00:00:00Z is outside the accepted range";
+    QTest::newRow("epoch plus an hour") << qint64(3600 * kNsPerSecond) << p << quint64(5) << "outside the accepted range";
+    QTest::newRow("year 1700") << qint64(utc("1700-06-01T00:00:00Z")) << p << quint64(5) << "1700-06-01T00:00:00Z is outside";
+    QTest::newRow("negative") << qint64(INT64_MIN) << p << quint64(5) << "outside the accepted range";
+    QTest::newRow("2262-04-05") << qint64(106'745 * kNsPerDay) << p << quint64(5) << "2262-04-05T00:00:00Z is outside";
+}
+
+void TestValidation::refusesUnrealValues()
+{
+    QFETCH(qint64, ts);
+    QFETCH(qint64, price);
+    QFETCH(quint64, volume);
+    QFETCH(QString, reason);
+    const std::int64_t t0 = utc("2021-01-04T14:30:00Z");
+    Bar odd = bar(t0 + kNsPerMinute, 10, 11, 9, 10, volume);
+    odd.tsEvent = ts;
+    odd.high = price;
+    if (price == kUndefinedPrice) odd.close = price;
+    // A good bar first: the bad one is named by its own line (3).
+    ParsedFile f = fileOf({bar(t0, 10, 11, 9, 10), odd});
+    try {
+        validateBars(f);
+        QFAIL("the bar must be refused");
+    } catch (const ImportError& e) {
+        QCOMPARE(e.line(), std::uint64_t(3));
+        QVERIFY2(e.reason().find(reason.toStdString()) != std::string::npos, e.what());
+    }
+}
+
+void TestValidation::implausibleDatesWarn()
+{
+    // Inside the accepted range, but before S&P 500 futures existed, or ahead of today.
+    const std::int64_t early = utc("1975-03-03T15:00:00Z");
+    const std::int64_t late = utc("2200-03-03T15:00:00Z");
+    ParsedFile f = fileOf({bar(early, 10, 11, 9, 10), bar(early + kNsPerMinute, 10, 11, 9, 10),
+                           bar(utc("2021-01-04T14:30:00Z"), 10, 11, 9, 10), bar(late, 10, 11, 9, 10)});
+    const ValidationReport r = validateBars(f);
+    QCOMPARE(r.rowsKept, std::uint64_t(4));
+    QCOMPARE(r.earlyBars, std::uint64_t(2));
+    QCOMPARE(r.earlyFirstLine, std::uint64_t(2));
+    QCOMPARE(r.futureBars, std::uint64_t(1));
+    QCOMPARE(r.futureFirstLine, std::uint64_t(5));
+    const auto has = [&](const char* text) {
+        return std::any_of(r.warnings.begin(), r.warnings.end(), [&](const std::string& w) { return w.find(text) != std::string::npos; });
+    };
+    QVERIFY(has("2 bars dated before 1982"));
+    QVERIFY(has("1 bar dated in the future (first at line 5)"));
+
+    ParsedFile now = fileOf({bar(utc("2021-01-04T14:30:00Z"), 10, 11, 9, 10)});
+    const ValidationReport plain = validateBars(now);
+    QCOMPARE(plain.earlyBars + plain.futureBars, std::uint64_t(0));
 }
 
 void TestValidation::gapKinds_data()
