@@ -21,6 +21,7 @@
 #include <map>
 #include <string_view>
 #include <thread>
+#include <tuple>
 
 namespace foxhunt {
 
@@ -441,6 +442,71 @@ BarStore::StoredBars BarStore::insertBars(std::int64_t seriesId, const std::vect
     return stored;
 }
 
+/// How a series' planned bars meet the bars already stored in their range.
+struct BarStore::StoredOverlap {
+    std::int64_t fromTs = 0, toTs = 0;  ///< the planned bars' first and last timestamp
+    std::uint64_t storedInRange = 0;    ///< stored bars with fromTs <= ts <= toTs
+    std::uint64_t identical = 0;        ///< planned bars stored with the same values
+    std::uint64_t conflicting = 0;      ///< planned bars stored with other values
+    std::size_t firstConflict = 0;      ///< index of the earliest conflicting planned bar
+    Bar storedAtFirstConflict;          ///< what is stored at that bar's time
+};
+
+BarStore::StoredOverlap BarStore::compareStored(std::int64_t seriesId, const std::vector<Bar>& bars) const
+{
+    StoredOverlap overlap;
+    if (bars.empty()) return overlap;
+    // Planned bars are in time order except in the rare file whose instruments share one
+    // series; an index sorted by time serves both.
+    std::vector<std::uint32_t> order;
+    const auto before = [](const Bar& a, const Bar& b) { return a.tsEvent < b.tsEvent; };
+    const bool sorted = std::is_sorted(bars.begin(), bars.end(), before);
+    if (!sorted) {
+        order.resize(bars.size());
+        for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<std::uint32_t>(i);
+        std::stable_sort(order.begin(), order.end(),
+                         [&](std::uint32_t a, std::uint32_t b) { return bars[a].tsEvent < bars[b].tsEvent; });
+    }
+    const auto at = [&](std::size_t i) -> std::size_t { return sorted ? i : order[i]; };
+    overlap.fromTs = bars[at(0)].tsEvent;
+    overlap.toTs = bars[at(bars.size() - 1)].tsEvent;
+
+    sql::Statement query(m_db, "SELECT ts, open, high, low, close, volume FROM bars "
+                               "WHERE instrument_id = ?1 AND ts >= ?2 AND ts <= ?3 ORDER BY ts");
+    query.bind(1, seriesId).bind(2, overlap.fromTs).bind(3, overlap.toTs);
+    sqlite3_stmt* st = query.get();
+    bool anyConflict = false;
+    std::size_t i = 0;
+    int rc = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        ++overlap.storedInRange;
+        Bar stored;
+        stored.tsEvent = sqlite3_column_int64(st, 0);
+        while (i < bars.size() && bars[at(i)].tsEvent < stored.tsEvent) ++i;
+        if (i == bars.size() || bars[at(i)].tsEvent != stored.tsEvent) continue;
+        stored.open = sqlite3_column_int64(st, 1);
+        stored.high = sqlite3_column_int64(st, 2);
+        stored.low = sqlite3_column_int64(st, 3);
+        stored.close = sqlite3_column_int64(st, 4);
+        stored.volume = static_cast<std::uint64_t>(sqlite3_column_int64(st, 5));
+        const Bar& mine = bars[at(i)];
+        if (mine.open == stored.open && mine.high == stored.high && mine.low == stored.low && mine.close == stored.close
+            && mine.volume == stored.volume) {
+            ++overlap.identical;
+            continue;
+        }
+        ++overlap.conflicting;
+        if (!anyConflict || at(i) < overlap.firstConflict) {
+            overlap.firstConflict = at(i);
+            stored.instrumentId = mine.instrumentId;
+            overlap.storedAtFirstConflict = stored;
+            anyConflict = true;
+        }
+    }
+    if (rc != SQLITE_DONE) sql::fail(m_db, "comparing with stored bars");
+    return overlap;
+}
+
 std::optional<ImportRecord> BarStore::findImport(const std::string& sha256) const
 {
     sql::Statement st(m_db, std::string("SELECT ") + kImportColumns + " FROM imports WHERE sha256 = ?1");
@@ -452,7 +518,7 @@ std::optional<ImportRecord> BarStore::findImport(const std::string& sha256) cons
 ImportResult BarStore::importFile(const std::string& path, const ImportOptions& options, const ProgressFn& progress)
 {
     const std::string digest = sha256File(path);
-    if (findImport(digest)) {
+    if (options.conflicts == StoredConflicts::Reject && findImport(digest)) {
         ParsedFile none;
         none.path = path;
         return importParsed(std::move(none), options, progress, digest);
@@ -475,7 +541,8 @@ ImportResult BarStore::importParsed(ParsedFile&& file, const ImportOptions& opti
     result.format = file.format;
     result.sha256 = sha256.empty() ? contentDigest(file) : sha256;
 
-    if (const auto prior = findImport(result.sha256)) {
+    const auto prior = findImport(result.sha256);
+    if (prior && options.conflicts == StoredConflicts::Reject) {
         result.alreadyImported = true;
         result.format = fileFormatFromString(prior->format);
         result.rowsRead = prior->rows;
@@ -512,6 +579,7 @@ ImportResult BarStore::importParsed(ParsedFile&& file, const ImportOptions& opti
         SeriesKind kind = SeriesKind::Series;
         std::vector<Bar> bars;
         bool continuous = false;
+        std::vector<std::uint64_t> lines; ///< per bar: the file line it came from (0 = unknown)
     };
     std::vector<Planned> planned;
 
@@ -520,10 +588,15 @@ ImportResult BarStore::importParsed(ParsedFile&& file, const ImportOptions& opti
         one.symbol = !file.defaultSymbol.empty() ? file.defaultSymbol : options.read.symbol;
         one.kind = SeriesKind::Series;
         one.bars = std::move(file.bars);
+        one.lines = std::move(file.lines);
         planned.push_back(std::move(one));
     } else {
         std::map<std::uint32_t, std::vector<Bar>> byInstrument;
-        for (const Bar& bar : file.bars) byInstrument[bar.instrumentId].push_back(bar);
+        std::map<std::uint32_t, std::vector<std::uint64_t>> linesByInstrument;
+        for (std::size_t i = 0; i < file.bars.size(); ++i) {
+            byInstrument[file.bars[i].instrumentId].push_back(file.bars[i]);
+            linesByInstrument[file.bars[i].instrumentId].push_back(i < file.lines.size() ? file.lines[i] : 0);
+        }
         auto symbolOf = [&](std::uint32_t id) {
             const auto it = file.symbols.find(id);
             if (it != file.symbols.end()) return it->second;
@@ -559,14 +632,32 @@ ImportResult BarStore::importParsed(ParsedFile&& file, const ImportOptions& opti
                 main.kind = SeriesKind::Continuous;
                 main.bars = std::move(continuous.bars);
                 main.continuous = true;
+                // Each continuous bar is its contract's bar at that time (validation made those
+                // increasing per instrument): its line is a binary search away.
+                main.lines.reserve(main.bars.size());
+                for (const Bar& bar : main.bars) {
+                    const auto source = byInstrument.find(bar.instrumentId);
+                    std::uint64_t line = 0;
+                    if (source != byInstrument.end()) {
+                        const auto& bars = source->second;
+                        const auto it = std::lower_bound(bars.begin(), bars.end(), bar.tsEvent,
+                                                         [](const Bar& b, std::int64_t ts) { return b.tsEvent < ts; });
+                        if (it != bars.end() && it->tsEvent == bar.tsEvent)
+                            line = linesByInstrument[bar.instrumentId][static_cast<std::size_t>(it - bars.begin())];
+                    }
+                    main.lines.push_back(line);
+                }
                 planned.push_back(std::move(main));
                 result.rolls = std::move(continuous.rolls);
             }
         }
-        for (const Group& g : outrights) planned.push_back({g.symbol, SeriesKind::Contract, std::move(byInstrument[g.id]), false});
+        for (const Group& g : outrights)
+            planned.push_back({g.symbol, SeriesKind::Contract, std::move(byInstrument[g.id]), false,
+                               std::move(linesByInstrument[g.id])});
         if (outrights.empty()) {
             for (const Group& g : spreads)
-                planned.push_back({g.symbol, SeriesKind::Contract, std::move(byInstrument[g.id]), false});
+                planned.push_back({g.symbol, SeriesKind::Contract, std::move(byInstrument[g.id]), false,
+                                   std::move(linesByInstrument[g.id])});
         } else if (!spreads.empty()) {
             std::uint64_t spreadBars = 0;
             for (const Group& g : spreads) spreadBars += byInstrument[g.id].size();
@@ -590,14 +681,84 @@ ImportResult BarStore::importParsed(ParsedFile&& file, const ImportOptions& opti
         report(total ? static_cast<double>(done) / static_cast<double>(total) : 1.0, "store");
     };
 
+    const bool replace = options.conflicts == StoredConflicts::Replace;
     sql::Transaction tx(m_db);
+    // Every series is compared with what is stored before anything is written, so that a
+    // rejection names the file's first conflicting line whichever series it falls in.
+    std::vector<std::int64_t> ids;
+    std::vector<StoredOverlap> overlaps;
     for (const Planned& p : planned) {
-        const std::int64_t id = upsertInstrument(p.symbol, dataset, p.kind, intervalNs);
+        ids.push_back(upsertInstrument(p.symbol, dataset, p.kind, intervalNs));
+        overlaps.push_back(compareStored(ids.back(), p.bars));
+    }
+    if (!replace) {
+        std::size_t worst = planned.size();
+        std::uint64_t worstLine = 0;
+        for (std::size_t k = 0; k < planned.size(); ++k) {
+            if (overlaps[k].conflicting == 0) continue;
+            const std::uint64_t line = planned[k].lines.empty() ? 0 : planned[k].lines[overlaps[k].firstConflict];
+            if (worst == planned.size() || (line != 0 && (worstLine == 0 || line < worstLine))) {
+                worst = k;
+                worstLine = line;
+            }
+        }
+        if (worst < planned.size()) {
+            const Planned& p = planned[worst];
+            const StoredOverlap& o = overlaps[worst];
+            const Bar& mine = p.bars[o.firstConflict];
+            const Bar& theirs = o.storedAtFirstConflict;
+            std::string differences;
+            const std::tuple<const char*, std::int64_t, std::int64_t> prices[] = {
+                {"open", theirs.open, mine.open}, {"high", theirs.high, mine.high},
+                {"low", theirs.low, mine.low}, {"close", theirs.close, mine.close}};
+            for (const auto& [name, old, now] : prices)
+                if (old != now)
+                    differences += std::string(differences.empty() ? "" : ", ") + name + " " + formatPrice(old)
+                                   + " stored, " + formatPrice(now) + " in the file";
+            if (theirs.volume != mine.volume)
+                differences += std::string(differences.empty() ? "" : ", ") + "volume " + std::to_string(theirs.volume)
+                               + " stored, " + std::to_string(mine.volume) + " in the file";
+            std::string reason = "the " + p.symbol + " bar at " + formatUtc(mine.tsEvent) + " is already stored with other values ("
+                                 + differences + ")";
+            if (o.conflicting > 1)
+                reason += "; " + std::to_string(o.conflicting) + " of the file's " + std::to_string(p.bars.size()) + " "
+                          + p.symbol + " bars differ from stored ones";
+            reason += "; nothing was stored";
+            throw StoredBarConflict(result.path, worstLine, reason, p.symbol, o.conflicting, o.fromTs, o.toTs);
+        }
+    }
+
+    for (std::size_t k = 0; k < planned.size(); ++k) {
+        const Planned& p = planned[k];
+        const std::int64_t id = ids[k];
+        const StoredOverlap& o = overlaps[k];
+        if (replace && o.storedInRange > 0) {
+            // The file's range of this series is rewritten whole: what it holds replaces what was stored.
+            sql::Statement erase(m_db, "DELETE FROM bars WHERE instrument_id = ?1 AND ts >= ?2 AND ts <= ?3");
+            erase.bind(1, id).bind(2, o.fromTs).bind(3, o.toTs);
+            erase.run();
+            const auto erased = static_cast<std::int64_t>(sqlite3_changes(m_db));
+            sql::Statement count(m_db, "UPDATE instruments SET bar_count = bar_count - ?2 WHERE id = ?1");
+            count.bind(1, id).bind(2, erased);
+            count.run();
+        }
         const StoredBars stored = insertBars(id, p.bars, advance);
-        result.imported += stored.inserted;
-        result.alreadyStored += stored.alreadyStored;
+        if (replace && o.storedInRange > 0) {
+            result.imported += stored.inserted - std::min(stored.inserted, o.identical);
+            result.alreadyStored += stored.alreadyStored + o.identical;
+            result.replaced += o.conflicting;
+            result.removed += o.storedInRange - o.identical - o.conflicting;
+        } else {
+            result.imported += stored.inserted;
+            result.alreadyStored += stored.alreadyStored;
+        }
         result.seriesIds.push_back(id);
         if (p.continuous) {
+            if (replace && !p.bars.empty()) {
+                sql::Statement erase(m_db, "DELETE FROM rolls WHERE instrument_id = ?1 AND ts >= ?2 AND ts <= ?3");
+                erase.bind(1, id).bind(2, o.fromTs).bind(3, o.toTs);
+                erase.run();
+            }
             sql::Statement roll(m_db, "INSERT INTO rolls(instrument_id, ts, trading_day, from_symbol, to_symbol, price_gap) "
                                       "VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT DO NOTHING");
             for (const Roll& r : result.rolls) {
@@ -608,7 +769,18 @@ ImportResult BarStore::importParsed(ParsedFile&& file, const ImportOptions& opti
     }
     if (result.alreadyStored > 0)
         result.warnings.push_back(std::to_string(result.alreadyStored) +
-                                  " bars were already stored for their series at the same timestamp and were skipped");
+                                  " bars were already stored for their series with the same values and were skipped");
+    if (result.replaced > 0)
+        result.warnings.push_back(std::to_string(result.replaced) + " stored bars were replaced by the file's other values");
+    if (result.removed > 0)
+        result.warnings.push_back(std::to_string(result.removed) +
+                                  " stored bars in the replaced range are not in the file and were removed");
+    if (prior) {
+        // Replacing with a file imported before: its record is superseded, not duplicated.
+        sql::Statement forget(m_db, "DELETE FROM imports WHERE id = ?1");
+        forget.bind(1, prior->id);
+        forget.run();
+    }
 
     nlohmann::json summary = {
         {"instrument", result.instrument},
@@ -616,6 +788,8 @@ ImportResult BarStore::importParsed(ParsedFile&& file, const ImportOptions& opti
         {"rowsRead", result.rowsRead},
         {"imported", result.imported},
         {"alreadyStored", result.alreadyStored},
+        {"replaced", result.replaced},
+        {"removed", result.removed},
         {"duplicatesDropped", result.duplicatesDropped},
         {"firstTs", result.firstTs},
         {"lastTs", result.lastTs},

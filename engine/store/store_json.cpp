@@ -30,6 +30,8 @@ nlohmann::json toJson(const ImportResult& r)
     j["rows_read"] = r.rowsRead;
     j["imported"] = r.imported;
     j["already_stored"] = r.alreadyStored;
+    j["replaced"] = r.replaced;
+    j["removed"] = r.removed;
     j["duplicates_dropped"] = r.duplicatesDropped;
     j["warnings"] = r.warnings;
     j["first_ts"] = r.firstTs;

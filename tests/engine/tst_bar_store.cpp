@@ -322,15 +322,16 @@ private Q_SLOTS:
         QCOMPARE(countRows(store, "bars"), std::int64_t{50});
     }
 
-    void overlappingBarsAreSkipped()
+    void identicalOverlapIsSkipped()
     {
         BarStore store(freshPath());
         store.importParsed(vendorFile(makeBars(100)));
-        // Same timestamps for the first 100 bars with other prices, then 50 new ones.
-        std::vector<Bar> later = makeBars(150, 1, 0, 3900.0);
+        // The same first 100 bars, then 50 new ones.
+        const std::vector<Bar> later = makeBars(150);
         const ImportResult r = store.importParsed(vendorFile(later, "later.csv"));
         QCOMPARE(r.imported, std::uint64_t{50});
         QCOMPARE(r.alreadyStored, std::uint64_t{100});
+        QCOMPARE(r.replaced, std::uint64_t{0});
         const auto s = store.findSeries("ES");
         QVERIFY(s);
         QCOMPARE(s->barCount, std::uint64_t{150});
@@ -338,10 +339,163 @@ private Q_SLOTS:
         QCOMPARE(s->firstTs, later.front().tsEvent);
         QCOMPARE(s->lastTs, later.back().tsEvent);
         QCOMPARE(store.loadBars(s->id).size(), std::size_t{150});
-        QCOMPARE(store.loadBars(s->id).front().close, makeBars(1).front().close); // first import kept
-        QCOMPARE(store.loadBars(s->id).at(99).close, makeBars(100).back().close);
-        QCOMPARE(store.loadBars(s->id).at(100).close, later.at(100).close);
         QCOMPARE(store.imports().size(), std::size_t{2});
+    }
+
+    // Issue 18.3: a corrected file used to be "already stored ... skipped" and its SHA-256 recorded.
+    void conflictingBarsRejectTheFile()
+    {
+        BarStore store(freshPath());
+        store.importParsed(vendorFile(makeBars(100)));
+        const std::vector<Bar> before = store.loadBars(store.findSeries("ES")->id);
+        // Bars 0-39 as stored, from bar 40 on other prices; lines are index + 2.
+        std::vector<Bar> corrected = makeBars(150);
+        for (std::size_t i = 40; i < corrected.size(); ++i) {
+            corrected[i].close += kEsTick;
+            corrected[i].high += kEsTick;
+        }
+        corrected[45].volume = 999;
+        try {
+            store.importParsed(vendorFile(corrected, "corrected.csv"));
+            QFAIL("bars that contradict stored ones must reject the file");
+        } catch (const StoredBarConflict& e) {
+            QCOMPARE(e.line(), std::uint64_t{42});
+            QCOMPARE(e.file(), std::string("corrected.csv"));
+            QCOMPARE(QString::fromStdString(e.series()), QString("ES"));
+            QCOMPARE(e.conflicts(), std::uint64_t{60});
+            QCOMPARE(e.fromTs(), corrected.front().tsEvent);
+            QCOMPARE(e.toTs(), corrected.back().tsEvent);
+            const std::string what = e.what();
+            QVERIFY2(what.rfind("corrected.csv:42: ", 0) == 0, e.what());
+            const std::string oldClose = formatPrice(before[40].close), newClose = formatPrice(corrected[40].close);
+            QVERIFY2(what.find("close " + oldClose + " stored, " + newClose + " in the file") != std::string::npos, e.what());
+            QVERIFY2(what.find("high ") != std::string::npos, e.what());
+            QVERIFY2(what.find("open ") == std::string::npos, e.what()); // only what differs
+            QVERIFY2(what.find("nothing was stored") != std::string::npos, e.what());
+        }
+        QCOMPARE(store.loadBars(store.findSeries("ES")->id), before);
+        QCOMPARE(store.findSeries("ES")->barCount, std::uint64_t{100});
+        QCOMPARE(store.imports().size(), std::size_t{1}); // the rejected file is not recorded
+
+        // A volume alone is a conflict too.
+        std::vector<Bar> volumeOnly = makeBars(100);
+        volumeOnly[7].volume += 1;
+        try {
+            store.importParsed(vendorFile(volumeOnly, "volume.csv"));
+            QFAIL("another volume must reject the file");
+        } catch (const StoredBarConflict& e) {
+            QCOMPARE(e.line(), std::uint64_t{9});
+            QVERIFY2(std::string(e.what()).find("volume " + std::to_string(before[7].volume) + " stored") != std::string::npos,
+                     e.what());
+        }
+    }
+
+    void replaceRewritesTheRange()
+    {
+        BarStore store(freshPath());
+        // Stored: 200 bars; the file covers bars 50-149 with other closes and lacks bar 100.
+        store.importParsed(vendorFile(makeBars(200)));
+        const std::vector<Bar> all = makeBars(200);
+        std::vector<Bar> file;
+        for (std::size_t i = 50; i < 150; ++i) {
+            if (i == 100) continue;
+            Bar b = all[i];
+            if (i >= 60) {
+                b.close += kEsTick;
+                b.high += kEsTick;
+            }
+            file.push_back(b);
+        }
+        ImportOptions options;
+        options.conflicts = StoredConflicts::Replace;
+        const ImportResult r = store.importParsed(vendorFile(file, "fix.csv"), options);
+        QCOMPARE(r.replaced, std::uint64_t{89});
+        QCOMPARE(r.alreadyStored, std::uint64_t{10});
+        QCOMPARE(r.removed, std::uint64_t{1});
+        QCOMPARE(r.imported, std::uint64_t{89});
+        const auto s = store.findSeries("ES");
+        QCOMPARE(s->barCount, std::uint64_t{199});
+        QCOMPARE(s->firstTs, all.front().tsEvent);
+        QCOMPARE(s->lastTs, all.back().tsEvent);
+        const std::vector<Bar> stored = store.loadBars(s->id);
+        QCOMPARE(stored.size(), std::size_t{199});
+        for (const Bar& b : stored) {
+            const auto i = static_cast<std::size_t>((b.tsEvent - all.front().tsEvent) / kNsPerMinute);
+            QVERIFY(i != 100);
+            const bool fixedBar = i >= 60 && i < 150;
+            QCOMPARE(b.close, all[i].close + (fixedBar ? kEsTick : 0));
+        }
+        QCOMPARE(store.imports().size(), std::size_t{2});
+
+        // Without replace, a part of that file now agrees with the store: skipped, not rejected.
+        const std::vector<Bar> part(file.begin(), file.end() - 1);
+        const ImportResult again = store.importParsed(vendorFile(part, "fix-part.csv"));
+        QVERIFY(!again.alreadyImported);
+        QCOMPARE(again.alreadyStored, std::uint64_t{98});
+        QCOMPARE(again.imported, std::uint64_t{0});
+    }
+
+    void replaceRollsBackWithTheImport()
+    {
+        BarStore store(freshPath());
+        store.importParsed(vendorFile(makeBars(100)));
+        std::vector<Bar> corrected = makeBars(100);
+        for (Bar& b : corrected) b.volume += 1;
+        ImportOptions options;
+        options.conflicts = StoredConflicts::Replace;
+        const ProgressFn failing = [](double fraction, std::string_view stage) {
+            if (stage == "store" && fraction >= 1.0) throw std::runtime_error("cancelled");
+        };
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error, store.importParsed(vendorFile(corrected, "c.csv"), options, failing));
+        const auto s = store.findSeries("ES");
+        QCOMPARE(s->barCount, std::uint64_t{100});
+        QCOMPARE(store.loadBars(s->id).front().volume, makeBars(1).front().volume);
+        QCOMPARE(store.imports().size(), std::size_t{1});
+    }
+
+    void conflictInContractNamesItsLine()
+    {
+        BarStore store(freshPath());
+        store.importParsed(parentFile());
+        // One ESM1 bar on day three (the continuous series' front then) with another close.
+        ParsedFile corrected = parentFile();
+        corrected.path = "corrected.dbn";
+        std::size_t changed = 0;
+        for (std::size_t i = 0; i < corrected.bars.size(); ++i)
+            if (corrected.bars[i].instrumentId == 22 && corrected.bars[i].tsEvent == utc(2021, 3, 10, 15, 7)) {
+                corrected.bars[i].close += kEsTick;
+                corrected.bars[i].high += kEsTick;
+                changed = i;
+            }
+        QVERIFY(changed > 0);
+        const std::uint64_t line = corrected.lines[changed];
+        try {
+            store.importParsed(std::move(corrected));
+            QFAIL("a corrected contract bar must reject the file");
+        } catch (const StoredBarConflict& e) {
+            QCOMPARE(e.line(), line);
+            QCOMPARE(e.conflicts(), std::uint64_t{1});
+        }
+        QCOMPARE(countRows(store, "imports"), std::int64_t{1});
+
+        ParsedFile again = parentFile();
+        again.path = "corrected.dbn";
+        for (Bar& b : again.bars)
+            if (b.instrumentId == 22 && b.tsEvent == utc(2021, 3, 10, 15, 7)) {
+                b.close += kEsTick;
+                b.high += kEsTick;
+            }
+        ImportOptions options;
+        options.conflicts = StoredConflicts::Replace;
+        const ImportResult r = store.importParsed(std::move(again), options);
+        QCOMPARE(r.replaced, std::uint64_t{2}); // ESM1 and the continuous series
+        const auto main = store.findSeries("ES.c.0");
+        QCOMPARE(main->barCount, std::uint64_t{90});
+        QCOMPARE(store.rolls(main->id).size(), std::size_t{1});
+        const auto m = store.findSeries("ESM1");
+        const auto bars = store.loadBars(m->id, utc(2021, 3, 10, 15, 7), utc(2021, 3, 10, 15, 8));
+        QCOMPARE(bars.size(), std::size_t{1});
+        QCOMPARE(bars.front().close, fromPoints(3790.0 + 7 * 0.25) + kEsTick);
     }
 
     void intervalsAreSeparateSeries()
@@ -482,6 +636,47 @@ private Q_SLOTS:
         QVERIFY(again.alreadyImported);
         QCOMPARE(again.imported, std::uint64_t{0});
         QCOMPARE(store.imports().size(), std::size_t{1});
+    }
+
+    void correctedFileIsRejectedThenReplaced()
+    {
+        BarStore store(freshPath());
+        const QString csv = m_dir.filePath("es-orig.csv");
+        writeFile(csv, kCsv);
+        QCOMPARE(store.importFile(csv.toStdString()).imported, std::uint64_t{4});
+        // Line 5 corrected: volume 89 where 88 was stored.
+        QByteArray fixedBytes(kCsv);
+        fixedBytes.replace("3799.25,88\n", "3799.25,89\n");
+        QVERIFY(fixedBytes != QByteArray(kCsv));
+        const QString fixedPath = m_dir.filePath("es-fixed.csv");
+        writeFile(fixedPath, fixedBytes);
+        try {
+            store.importFile(fixedPath.toStdString());
+            QFAIL("the corrected file must be rejected");
+        } catch (const StoredBarConflict& e) {
+            QCOMPARE(e.line(), std::uint64_t{5});
+            QVERIFY2(QString(e.what()).startsWith(fixedPath + ":5: "), e.what());
+        }
+        QCOMPARE(store.imports().size(), std::size_t{1});
+        // Not recorded, so a second try is still rejected rather than "already imported".
+        QVERIFY_THROWS_EXCEPTION(StoredBarConflict, store.importFile(fixedPath.toStdString()));
+
+        ImportOptions replace;
+        replace.conflicts = StoredConflicts::Replace;
+        const ImportResult r = store.importFile(fixedPath.toStdString(), replace);
+        QVERIFY(!r.alreadyImported);
+        QCOMPARE(r.replaced, std::uint64_t{1});
+        QCOMPARE(r.alreadyStored, std::uint64_t{3});
+        QCOMPARE(store.loadBars(store.findSeries("ES")->id).back().volume, std::uint64_t{89});
+        QCOMPARE(store.imports().size(), std::size_t{2});
+        QVERIFY(store.importFile(fixedPath.toStdString()).alreadyImported);
+
+        // Replace with a file already recorded imports it again, superseding its record.
+        const ImportResult back = store.importFile(csv.toStdString(), replace);
+        QVERIFY(!back.alreadyImported);
+        QCOMPARE(back.replaced, std::uint64_t{1});
+        QCOMPARE(store.imports().size(), std::size_t{2});
+        QCOMPARE(store.loadBars(store.findSeries("ES")->id).back().volume, std::uint64_t{88});
     }
 
     void rejectedFileImportsNothing()
