@@ -25,6 +25,7 @@ struct ImportArgs {
     std::string format = "auto";
     std::string symbol = "ES";
     bool backAdjust = false;
+    bool replace = false;
     bool json = false;
     std::string timestampColumn, dateColumn, timeColumn, openColumn, highColumn, lowColumn, closeColumn,
         volumeColumn, symbolColumn, timestampFormat, delimiter;
@@ -46,6 +47,8 @@ void printText(const ImportResult& r)
     std::cout << r.path << ": " << toString(r.format) << ", " << r.imported << " bars imported into "
               << r.instrument << " (" << v.intervalNs / kNsPerSecond << " s bars)";
     if (r.alreadyStored) std::cout << ", " << r.alreadyStored << " already stored";
+    if (r.replaced) std::cout << ", " << r.replaced << " replaced";
+    if (r.removed) std::cout << ", " << r.removed << " removed";
     std::cout << ", " << r.duplicatesDropped << " duplicates dropped\n";
     if (r.imported + r.alreadyStored > 0)
         std::cout << "  range " << formatUtc(r.firstTs) << " .. " << formatUtc(r.lastTs) << '\n';
@@ -69,6 +72,7 @@ int run(const ImportArgs& a)
     options.read.timeZone = a.tz;
     options.read.symbol = a.symbol;
     options.continuous.backAdjust = a.backAdjust;
+    options.conflicts = a.replace ? StoredConflicts::Replace : StoredConflicts::Reject;
     CsvOverrides& csv = options.read.csv;
     setIfGiven(csv.timestampColumn, a.timestampColumn);
     setIfGiven(csv.dateColumn, a.dateColumn);
@@ -108,9 +112,17 @@ int run(const ImportArgs& a)
                 printText(result);
         } catch (const ImportError& e) {
             std::cerr << e.what() << '\n';
-            if (a.json)
-                files.push_back({{"path", path}, {"status", "rejected"}, {"error", e.what()},
-                                 {"line", e.line()}, {"reason", e.reason()}, {"imported", 0}});
+            const auto* conflict = dynamic_cast<const StoredBarConflict*>(&e);
+            if (conflict)
+                std::cerr << "  to replace the stored " << conflict->series() << " bars from "
+                          << formatUtc(conflict->fromTs()) << " to " << formatUtc(conflict->toTs())
+                          << " with this file's, import it again with --replace\n";
+            if (a.json) {
+                nlohmann::json rejected = {{"path", path}, {"status", "rejected"}, {"error", e.what()},
+                                           {"line", e.line()}, {"reason", e.reason()}, {"imported", 0}};
+                if (conflict) rejected["conflicts"] = conflict->conflicts();
+                files.push_back(std::move(rejected));
+            }
             exitCode = kExitRejected;
         } catch (const std::exception& e) {
             std::cerr << path << ": " << e.what() << '\n';
@@ -135,6 +147,9 @@ Runner addImportCommand(CLI::App& app)
         ->check(CLI::IsMember({"auto", "dbn", "databento-csv", "csv"}));
     cmd->add_option("--symbol", args->symbol, "Symbol for files that name none")->capture_default_str();
     cmd->add_flag("--back-adjust", args->backAdjust, "Back-adjust the continuous series at rolls (difference method)");
+    cmd->add_flag("--replace", args->replace,
+                  "Replace stored bars that the file gives other values: each series' stored bars between the "
+                  "file's first and last time are rewritten (without it such a file is rejected)");
     cmd->add_flag("--json", args->json, "Print a JSON summary");
     auto* g = cmd->add_option_group("CSV overrides", "When auto-detection guesses wrong");
     g->add_option("--timestamp-column", args->timestampColumn, "Column holding date and time");

@@ -23,6 +23,7 @@ private Q_SLOTS:
     void reimportIsNoOp();
     void rejectsBadFiles_data();
     void rejectsBadFiles();
+    void correctedPricesNeedReplace();
     void barsListsSeries();
     void replayReportsFeatures();
     void trainsAgentsAndWritesReports();
@@ -151,6 +152,20 @@ void TestCli::rejectsBadFiles_data()
                     "2024-01-02 09:31:00,4700.25,4701,4699.75,4700.5,10\n"
                     "2024-01-02 09:31:00,4700.25,4702,4699.75,4700.5,10\n"
         << "conflict.csv:4:";
+    QTest::newRow("year 2300") << "y2300.csv"
+                               << header + "2024-01-02 09:30:00,4700.25,4701,4699.75,4700.5,10\n"
+                                           "2300-01-02 09:31:00,4700.25,4701,4699.75,4700.5,10\n"
+                               << "y2300.csv:3: timestamp '2300-01-02 09:31:00' is outside the accepted range";
+    QTest::newRow("year 9999 is not 'out of order'")
+        << "y9999.csv"
+        << header + "2024-01-02 09:30:00,4700.25,4701,4699.75,4700.5,10\n"
+                    "9999-12-31 09:31:00,4700.25,4701,4699.75,4700.5,10\n"
+        << "y9999.csv:3: timestamp '9999-12-31 09:31:00' is outside the accepted range";
+    QTest::newRow("epoch 0") << "epoch0.csv" << header + "1970-01-01T00:00:00Z,4700.25,4701,4699.75,4700.5,10\n"
+                             << "epoch0.csv:2: timestamp";
+    QTest::newRow("volume past int64") << "vol.csv"
+                                       << header + "2024-01-02 09:30:00,4700.25,4701,4699.75,4700.5,9999999999999999999\n"
+                                       << "vol.csv:2: volume '9999999999999999999' cannot be real";
     QFile dbn(realFile(QStringLiteral("test_data.ohlcv-1m.dbn.zst")));
     QVERIFY(dbn.open(QIODevice::ReadOnly));
     const QByteArray whole = dbn.readAll();
@@ -173,6 +188,45 @@ void TestCli::rejectsBadFiles()
     QVERIFY2(r.err.contains(where.toUtf8()), r.err.constData());
     const QByteArray after = cli({QStringLiteral("bars"), QStringLiteral("--db"), store, QStringLiteral("--json")}).out;
     QCOMPARE(after, before);
+}
+
+// Issue 18.3: a corrected file used to exit 0 with "already stored ... skipped" and was then
+// recorded, so it could never be imported.
+void TestCli::correctedPricesNeedReplace()
+{
+    const QString store = db(QStringLiteral("corrected.db"));
+    const QByteArray header = "timestamp,open,high,low,close,volume\n";
+    const QString original = writeFile(QStringLiteral("orig.csv"),
+                                       header + "2024-01-02 09:30:00,4700.25,4701,4699.75,4700.5,10\n"
+                                                "2024-01-02 09:31:00,4700.5,4701.5,4700,4701,12\n"
+                                                "2024-01-02 09:32:00,4701,4701.25,4700.5,4700.75,9\n");
+    const QString fixed = writeFile(QStringLiteral("fixed.csv"),
+                                    header + "2024-01-02 09:30:00,4700.25,4701,4699.75,4700.5,10\n"
+                                             "2024-01-02 09:31:00,4700.5,4701.5,4700,4701.25,12\n"
+                                             "2024-01-02 09:32:00,4701,4701.25,4700.5,4700.75,9\n");
+    QCOMPARE(cli({QStringLiteral("import"), original, QStringLiteral("--db"), store}).exitCode, 0);
+    const QByteArray before = cli({QStringLiteral("bars"), QStringLiteral("--db"), store, QStringLiteral("--json")}).out;
+
+    for (int attempt = 0; attempt < 2; ++attempt) { // rejected, so not recorded: the same answer twice
+        const Result r = cli({QStringLiteral("import"), fixed, QStringLiteral("--db"), store});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains((fixed + QStringLiteral(":3: ")).toUtf8()), r.err.constData());
+        QVERIFY2(r.err.contains("close 4701 stored, 4701.25 in the file"), r.err.constData());
+        QVERIFY2(r.err.contains("--replace"), r.err.constData());
+        QCOMPARE(cli({QStringLiteral("bars"), QStringLiteral("--db"), store, QStringLiteral("--json")}).out, before);
+    }
+
+    const Result replaced = cli({QStringLiteral("import"), fixed, QStringLiteral("--db"), store, QStringLiteral("--replace"),
+                                 QStringLiteral("--json")});
+    QVERIFY2(replaced.exitCode == 0, replaced.err.constData());
+    const QJsonObject f = replaced.json().value(QStringLiteral("files")).toArray().at(0).toObject();
+    QCOMPARE(f.value(QStringLiteral("status")).toString(), QStringLiteral("imported"));
+    QCOMPARE(f.value(QStringLiteral("replaced")).toInt(), 1);
+    QCOMPARE(f.value(QStringLiteral("already_stored")).toInt(), 2);
+    const QJsonArray series = cli({QStringLiteral("bars"), QStringLiteral("--db"), store, QStringLiteral("--json")})
+                                  .json().value(QStringLiteral("series")).toArray();
+    QCOMPARE(series.size(), 1);
+    QCOMPARE(series.at(0).toObject().value(QStringLiteral("bars")).toInt(), 3);
 }
 
 void TestCli::barsListsSeries()
