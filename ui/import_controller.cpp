@@ -55,7 +55,7 @@ void ImportController::run(QStringList files, ImportOptions options)
     try {
         store = std::make_unique<BarStore>(m_databasePath.toStdString());
     } catch (const std::exception& e) {
-        for (const QString& f : files) outcomes.push_back({f, false, QString::fromStdString(e.what()), {}});
+        for (const QString& f : files) outcomes.push_back({f, false, QString::fromStdString(e.what()), false, {}});
     }
 
     const int n = static_cast<int>(files.size());
@@ -71,6 +71,9 @@ void ImportController::run(QStringList files, ImportOptions options)
                        tr("%1: %2").arg(file, QString::fromUtf8(stage.data(), static_cast<int>(stage.size()))), false);
             });
             outcome.ok = true;
+        } catch (const StoredBarConflict& e) {
+            outcome.error = QString::fromStdString(e.what());
+            outcome.storedConflict = true;
         } catch (const ImportCancelled&) {
             outcome.error = tr("%1: import cancelled, nothing stored").arg(file);
         } catch (const std::exception& e) {

@@ -19,6 +19,7 @@ struct ImportOutcome {
     QString path;
     bool ok = false;
     QString error;          ///< `file:line: reason` when rejected
+    bool storedConflict = false; ///< rejected because its bars contradict stored ones
     ImportResult result;    ///< valid when ok
 };
 

@@ -12,6 +12,9 @@ QString formatImportReport(const std::vector<ImportOutcome>& outcomes)
     for (const ImportOutcome& o : outcomes) {
         if (!o.ok) {
             lines << QObject::tr("REJECTED %1").arg(o.error) << QObject::tr("  nothing from this file was stored");
+            if (o.storedConflict)
+                lines << QObject::tr("  to replace the stored bars with this file's: foxhunt-cli import --replace %1")
+                             .arg(o.path);
             continue;
         }
         const ImportResult& r = o.result;

@@ -38,6 +38,7 @@ private Q_SLOTS:
     void firstStartShowsSyntheticDefault();
     void importsRealFilesWithProgress();
     void rejectsBadFileAndKeepsStore();
+    void rejectsCorrectedPricesWithTheirLine();
     void dropStartsImport();
     void decimationKeepsExtremes();
     void trainsAndChartsLive();
@@ -118,6 +119,34 @@ void TestMainWindow::rejectsBadFileAndKeepsStore()
     QVERIFY(w.importFiles({bad}));
     QVERIFY(waitForImport(w));
     QVERIFY2(w.lastImportReport().contains(QStringLiteral("bad.csv:3:")), qPrintable(w.lastImportReport()));
+    QCOMPARE(w.seriesCount(), before);
+}
+
+// Issue 18.3: the GUI path says what the CLI says about bars that contradict stored ones.
+void TestMainWindow::rejectsCorrectedPricesWithTheirLine()
+{
+    const auto write = [&](const char* name, const char* secondClose) {
+        const QString path = m_dir.filePath(QLatin1String(name));
+        QFile f(path);
+        if (!f.open(QIODevice::WriteOnly)) return QString();
+        f.write(QByteArray("timestamp,open,high,low,close,volume\n"
+                           "2024-01-02 09:30:00,4700.25,4701.00,4699.75,4700.50,100\n"
+                           "2024-01-02 09:31:00,4700.50,4701.50,4699.75,")
+                + secondClose + ",100\n");
+        return path;
+    };
+    const QString original = write("orig.csv", "4700.75");
+    const QString fixed = write("fixed.csv", "4701.00");
+    MainWindow w(m_dir.filePath(QStringLiteral("conflict.db")));
+    QVERIFY(w.importFiles({original}));
+    QVERIFY(waitForImport(w));
+    const int before = w.seriesCount();
+    QVERIFY(w.importFiles({fixed}));
+    QVERIFY(waitForImport(w));
+    const QString report = w.lastImportReport();
+    QVERIFY2(report.contains(QStringLiteral("REJECTED ") + fixed + QStringLiteral(":3: ")), qPrintable(report));
+    QVERIFY2(report.contains(QStringLiteral("close 4700.75 stored, 4701 in the file")), qPrintable(report));
+    QVERIFY2(report.contains(QStringLiteral("--replace")), qPrintable(report));
     QCOMPARE(w.seriesCount(), before);
 }
 
