@@ -3,6 +3,7 @@
 #include "engine/data/bulk_memory.h"
 #include "engine/data/import_error.h"
 
+#include <algorithm>
 #include <bit>
 #include <charconv>
 #include <cstring>
@@ -36,10 +37,17 @@ constexpr std::size_t kFixedMetadataSize = 100;
 constexpr std::size_t kRecordHeaderSize = 16;
 constexpr std::size_t kV1SymbolCstrLen = 22;
 
-// Bounds-checked reads over the metadata body; every overrun is a truncated header.
+// Encoders pad the metadata so records start 8-byte aligned.
+constexpr std::size_t kMetadataAlignment = 8;
+
+// Bounds-checked reads over the metadata body of one version's layout; an overrun
+// means the declared length and the version byte disagree (or the file is cut).
 class Cursor {
 public:
-    Cursor(std::string_view name, std::string_view bytes) : m_name(name), m_bytes(bytes) {}
+    Cursor(std::string_view name, std::string_view bytes, std::uint8_t version)
+        : m_name(name), m_bytes(bytes), m_version(version)
+    {
+    }
 
     template <typename T>
     T read()
@@ -50,13 +58,20 @@ public:
         m_pos += sizeof(T);
         return v;
     }
-    std::string cstr(std::size_t width)
+    // A fixed-width, NUL-terminated, zero-padded text field. Anything else is a sign
+    // that the layout is misread (a changed version byte) or the file is corrupt.
+    std::string cstr(std::size_t width, const char* what)
     {
         need(width);
         const char* p = m_bytes.data() + m_pos;
-        const void* nul = std::memchr(p, '\0', width);
+        const auto* nul = static_cast<const char*>(std::memchr(p, '\0', width));
+        const std::size_t len = nul ? std::size_t(nul - p) : width;
+        for (std::size_t i = 0; i < len; ++i)
+            if (static_cast<unsigned char>(p[i]) < 0x20 || static_cast<unsigned char>(p[i]) > 0x7E) insane(what, "holds non-text bytes");
+        for (std::size_t i = len; i < width; ++i)
+            if (p[i] != '\0') insane(what, "has bytes after its terminator");
         m_pos += width;
-        return std::string(p, nul ? static_cast<const char*>(nul) - p : width);
+        return std::string(p, len);
     }
     void skip(std::size_t n)
     {
@@ -68,6 +83,24 @@ public:
         if (pos > m_bytes.size()) fail();
         m_pos = pos;
     }
+    // The layout must use the declared length exactly, up to the alignment padding.
+    void finish() const
+    {
+        const std::size_t left = m_bytes.size() - m_pos;
+        const bool padding = left < kMetadataAlignment
+                             && std::all_of(m_bytes.begin() + std::ptrdiff_t(m_pos), m_bytes.end(), [](char c) { return c == '\0'; });
+        if (!padding)
+            throw ImportError(std::string(m_name), 0,
+                              "DBN metadata length disagrees with the v" + std::to_string(m_version) + " layout ("
+                                  + std::to_string(m_bytes.size()) + " bytes declared, the layout ends after "
+                                  + std::to_string(m_pos) + "): the version byte or the length is wrong");
+    }
+    [[noreturn]] void insane(const char* what, const char* problem) const
+    {
+        throw ImportError(std::string(m_name), 0, "DBN metadata " + std::string(what) + " at byte " + std::to_string(8 + m_pos)
+                                                      + " " + problem + " (read as v" + std::to_string(m_version)
+                                                      + "): the version byte may be wrong or the file corrupt");
+    }
 
 private:
     void need(std::size_t n) const
@@ -76,11 +109,14 @@ private:
     }
     [[noreturn]] void fail() const
     {
-        throw ImportError(std::string(m_name), 0, "truncated DBN metadata");
+        throw ImportError(std::string(m_name), 0, "truncated DBN metadata: the " + std::to_string(m_bytes.size())
+                                                      + " bytes declared end inside the v" + std::to_string(m_version)
+                                                      + " layout (the version byte or the length is wrong)");
     }
 
     std::string_view m_name;
     std::string_view m_bytes;
+    std::uint8_t m_version;
     std::size_t m_pos = 0;
 };
 
@@ -88,7 +124,7 @@ std::vector<std::string> readSymbolList(Cursor& c, std::size_t width)
 {
     const auto count = c.read<std::uint32_t>();
     std::vector<std::string> out;
-    for (std::uint32_t i = 0; i < count; ++i) out.push_back(c.cstr(width));
+    for (std::uint32_t i = 0; i < count; ++i) out.push_back(c.cstr(width, "symbol"));
     return out;
 }
 
@@ -104,8 +140,8 @@ DbnMetadata readMetadata(std::string_view name, std::string_view body, std::uint
 {
     DbnMetadata m;
     m.version = version;
-    Cursor c(name, body);
-    m.dataset = c.cstr(16);
+    Cursor c(name, body, version);
+    m.dataset = c.cstr(16, "dataset");
     m.schema = c.read<std::uint16_t>();
     m.start = c.read<std::uint64_t>();
     m.end = c.read<std::uint64_t>();
@@ -121,7 +157,9 @@ DbnMetadata readMetadata(std::string_view name, std::string_view body, std::uint
         m.stypeOut = c.read<std::uint8_t>();
         m.tsOut = c.read<std::uint8_t>() != 0;
         width = c.read<std::uint16_t>();
-        if (width == 0) throw ImportError(std::string(name), 0, "DBN metadata has symbol_cstr_len 0");
+        if (width == 0)
+            throw ImportError(std::string(name), 0, "DBN metadata has symbol_cstr_len 0 (read as v" + std::to_string(version)
+                                                        + "): the version byte may be wrong");
     }
     c.seek(kFixedMetadataSize);
     c.skip(c.read<std::uint32_t>()); // schema definition, unused
@@ -130,17 +168,18 @@ DbnMetadata readMetadata(std::string_view name, std::string_view body, std::uint
     m.notFound = readSymbolList(c, width);
     const auto mappings = c.read<std::uint32_t>();
     for (std::uint32_t i = 0; i < mappings; ++i) {
-        const std::string raw = c.cstr(width);
+        const std::string raw = c.cstr(width, "raw symbol");
         const auto intervals = c.read<std::uint32_t>();
         for (std::uint32_t j = 0; j < intervals; ++j) {
             SymbolMapping sm;
             sm.rawSymbol = raw;
             sm.startDate = c.read<std::uint32_t>();
             sm.endDate = c.read<std::uint32_t>();
-            sm.symbol = c.cstr(width);
+            sm.symbol = c.cstr(width, "mapped symbol");
             m.mappings.push_back(std::move(sm));
         }
     }
+    c.finish();
     return m;
 }
 
@@ -172,7 +211,10 @@ std::int64_t dbnRtypeIntervalNs(std::uint8_t rtype)
 
 bool isDbnPrelude(std::string_view head)
 {
-    return head.size() >= 4 && head.substr(0, 3) == "DBN" && head[3] >= 1 && head[3] <= 3;
+    // Any binary version byte: an unsupported version is then named as such by readDbn.
+    // A printable one ("DBNx...") is left to the text formats.
+    const auto v = head.size() >= 4 ? static_cast<unsigned char>(head[3]) : 0x20;
+    return head.substr(0, 3) == "DBN" && (v < 0x20 || v > 0x7E);
 }
 
 ParsedFile readDbn(std::string_view name, std::string_view bytes)

@@ -25,7 +25,8 @@ std::int64_t dbnSchemaIntervalNs(std::uint16_t schema);
 /// Bar length in ns for an OHLCV rtype; 0 for others (and for 0x11).
 std::int64_t dbnRtypeIntervalNs(std::uint8_t rtype);
 
-/// True when the bytes start with a DBN prelude ("DBN" + version 1..3).
+/// True when the bytes start with a DBN prelude: "DBN" and a binary version byte
+/// (readDbn accepts 1..3 and names any other).
 bool isDbnPrelude(std::string_view head);
 
 /// Decodes uncompressed DBN. Records of other types are skipped by their length

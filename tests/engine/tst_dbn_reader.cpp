@@ -142,6 +142,11 @@ private Q_SLOTS:
     void detection();
     void unrealValues_data();
     void unrealValues();
+    void versionMustMatchLayout_data();
+    void versionMustMatchLayout();
+    void insaneSymbols_data();
+    void insaneSymbols();
+    void unsupportedVersionNamed();
 };
 
 void TestDbnReader::realFixture()
@@ -358,6 +363,92 @@ void TestDbnReader::unrealValues()
         QVERIFY2(e.reason().find(reason.toStdString()) != std::string::npos, e.what());
         QVERIFY2(std::string(e.what()).rfind("u.dbn:4: ", 0) == 0, e.what());
     }
+}
+
+// Issue 18.6: a changed version byte made the metadata misread, and the bars were stored
+// under a symbol read from the wrong offset.
+void TestDbnReader::versionMustMatchLayout_data()
+{
+    QTest::addColumn<int>("written");
+    QTest::addColumn<int>("claimed");
+    QTest::addColumn<int>("extra"); // bytes appended to the metadata (declared length grows)
+    QTest::newRow("v2 claimed as v1") << 2 << 1 << 0;
+    QTest::newRow("v3 claimed as v1") << 3 << 1 << 0;
+    QTest::newRow("v1 claimed as v2") << 1 << 2 << 0;
+    QTest::newRow("v1 claimed as v3") << 1 << 3 << 0;
+    QTest::newRow("v3 with 16 unread metadata bytes") << 3 << 3 << 16;
+    QTest::newRow("v1 with 8 unread metadata bytes") << 1 << 1 << 8;
+}
+
+void TestDbnReader::versionMustMatchLayout()
+{
+    QFETCH(int, written);
+    QFETCH(int, claimed);
+    QFETCH(int, extra);
+    std::string bytes = writeDbn(static_cast<std::uint8_t>(written), 6, false, sampleRecords(kRtypeOhlcv1m),
+                                 /*withUnknownRecord=*/false);
+    bytes[3] = static_cast<char>(claimed);
+    if (extra > 0) {
+        std::uint32_t metaLen = 0;
+        std::memcpy(&metaLen, bytes.data() + 4, 4);
+        // Non-zero bytes: more than alignment padding.
+        bytes.insert(8 + metaLen, std::string(std::size_t(extra), '\x55'));
+        metaLen += std::uint32_t(extra);
+        std::memcpy(bytes.data() + 4, &metaLen, 4);
+    }
+    try {
+        const ParsedFile f = readBarBuffer("v.dbn", bytes);
+        QFAIL(qPrintable("must be rejected, read " + QString::number(f.bars.size()) + " bars, symbol "
+                         + QString::fromStdString(f.symbols.empty() ? std::string() : f.symbols.begin()->second)));
+    } catch (const ImportError& e) {
+        QCOMPARE(e.line(), std::uint64_t(0));
+        QVERIFY2(e.reason().find("DBN") != std::string::npos, e.what());
+        QVERIFY2(e.reason().find("v" + std::to_string(claimed)) != std::string::npos, e.what());
+    }
+}
+
+void TestDbnReader::insaneSymbols_data()
+{
+    QTest::addColumn<QByteArray>("from");
+    QTest::addColumn<QByteArray>("to");
+    QTest::newRow("control bytes in a symbol") << QByteArray("ESH1", 4) << QByteArray("E\x01\x02", 4);
+    QTest::newRow("garbage after the terminator") << QByteArray("ESZ9\0\0", 6) << QByteArray("ESZ9\0Z", 6);
+    QTest::newRow("control bytes in the dataset") << QByteArray("GLBX.MDP3", 9) << QByteArray("GLBX\x7f\x10" "DP3", 9);
+}
+
+void TestDbnReader::insaneSymbols()
+{
+    QFETCH(QByteArray, from);
+    QFETCH(QByteArray, to);
+    std::string bytes = writeDbn(2, 6, false, sampleRecords(kRtypeOhlcv1m), /*withUnknownRecord=*/false);
+    const std::size_t at = bytes.find(std::string(from.constData(), std::size_t(from.size())));
+    QVERIFY(at != std::string::npos && at < 8 + 200);
+    bytes.replace(at, std::size_t(to.size()), std::string(to.constData(), std::size_t(to.size())));
+    try {
+        readBarBuffer("s.dbn", bytes);
+        QFAIL("a metadata string that is not text must be rejected");
+    } catch (const ImportError& e) {
+        QCOMPARE(e.line(), std::uint64_t(0));
+        QVERIFY2(e.reason().find("DBN metadata") != std::string::npos, e.what());
+    }
+}
+
+// Issue 18.12: version 9 was called an "unrecognised binary file".
+void TestDbnReader::unsupportedVersionNamed()
+{
+    std::string bytes = writeDbn(3, 6, false, sampleRecords(kRtypeOhlcv1m), /*withUnknownRecord=*/false);
+    bytes[3] = '\x09';
+    QCOMPARE(toString(detectFormat("x", bytes)), toString(FileFormat::Dbn));
+    for (const std::string& data : {bytes, compress(bytes)}) {
+        try {
+            readBarBuffer("v9.dbn", data);
+            QFAIL("version 9 must be rejected");
+        } catch (const ImportError& e) {
+            QCOMPARE(e.reason(), std::string("unsupported DBN version 9 (1-3 are supported)"));
+        }
+    }
+    // Text that happens to start with "DBN" is still text.
+    QVERIFY_THROWS_EXCEPTION(ImportError, detectFormat("x", std::string("DBNtimestamp,open\n")));
 }
 
 QTEST_APPLESS_MAIN(TestDbnReader)
