@@ -18,6 +18,22 @@ namespace {
 
 constexpr std::int64_t kNsPerHour = 3600 * kNsPerSecond;
 
+// No bar row comes near this; a longer line is a corrupt or hostile file, refused
+// before any of it is copied (a 10 MB field would otherwise be carried along).
+constexpr std::size_t kMaxLineBytes = 64 * 1024;
+
+// Fields from p to e, counting a delimiter inside double quotes as text.
+std::size_t countFields(const char* p, const char* e, char delim)
+{
+    std::size_t n = 1;
+    bool quoted = false;
+    for (; p < e; ++p) {
+        if (*p == '"') quoted = !quoted;
+        else if (*p == delim && !quoted) ++n;
+    }
+    return n;
+}
+
 constexpr std::array<std::uint64_t, 10> kPow10 = {
     1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL, 100000000ULL, 1000000000ULL};
 
@@ -400,6 +416,7 @@ private:
     [[noreturn]] __attribute__((noinline, cold)) void badPrice(int column, std::uint64_t line) const;
     [[noreturn]] __attribute__((noinline, cold)) void badVolume(std::uint64_t line) const;
     [[noreturn]] __attribute__((noinline, cold)) void outOfRange(std::uint64_t line) const;
+    [[noreturn]] __attribute__((noinline, cold)) void tooLong(std::uint64_t line, std::size_t bytes) const;
     std::uint32_t instrumentFor(std::string_view symbol, std::uint64_t line);
     std::string_view field(int column) const { return m_fields[std::size_t(column)]; }
 
@@ -549,6 +566,12 @@ void CsvParser::outOfRange(std::uint64_t line) const
     fail(line, "timestamp '" + shown + "' is outside the accepted range (" + kBarTimeRangeText + ")");
 }
 
+void CsvParser::tooLong(std::uint64_t line, std::size_t bytes) const
+{
+    fail(line, "line of " + std::to_string(bytes) + " bytes is longer than the " + std::to_string(kMaxLineBytes)
+                   + " allowed");
+}
+
 void CsvParser::badVolume(std::uint64_t line) const
 {
     const std::string_view vol = field(m_cols.volume);
@@ -592,6 +615,7 @@ ParsedFile CsvParser::run()
         text.remove_prefix(3);
     const std::string_view header = firstLine(text);
     if (header.empty()) fail(1, "empty file (no header line)");
+    if (header.size() > kMaxLineBytes) tooLong(1, header.size());
     resolveColumns(header);
     if (m_dialect == Dialect::Generic) {
         try {
@@ -627,9 +651,12 @@ ParsedFile CsvParser::run()
             p = next;
             continue;
         }
+        if (std::size_t(le - p) > kMaxLineBytes) [[unlikely]]
+            tooLong(line, std::size_t(le - p));
         // Split only as far as the last needed column.
         std::size_t n = 0;
         const char* f = p;
+        const char* rest = nullptr; // the first field past the needed ones, if any
         while (n < needed) {
             const char* fe;
             if (f < le && *f == '"') {
@@ -648,10 +675,18 @@ ParsedFile CsvParser::run()
             }
             if (!fe) break;
             f = fe + 1;
+            if (n == needed) rest = f;
         }
         if (n < needed)
             fail(line, "missing column '" + m_cols.nameOf(int(n)) + "' (row has " + std::to_string(n) + " fields, header names "
                            + std::to_string(m_cols.names.size()) + ")");
+        // Columns past the needed ones are not read, but a row may not have more than the header names.
+        if (rest) {
+            const std::size_t total = needed + countFields(rest, le, delim);
+            if (total > m_cols.names.size()) [[unlikely]]
+                fail(line, "row has " + std::to_string(total) + " fields, the header names "
+                               + std::to_string(m_cols.names.size()));
+        }
 
         if (firstRow && m_dialect == Dialect::Databento) {
             const std::string_view o = field(m_cols.open);

@@ -243,6 +243,17 @@ void TestCsvReader::malformed_data()
                                  << "volume '9223372036854775808' cannot be real";
     QTest::newRow("volume of 20 digits") << header + "2021-01-04 09:30:00,1,2,0.5,1.5,99999999999999999999\n"
                                          << quint64(2) << "volume '99999999999999999999' cannot be real";
+    // Issue 18.5: rows with more fields than the header, even a 10 MB seventh one, were accepted.
+    QTest::newRow("extra field") << header + good + "2021-01-04 09:31:00,1,2,0.5,1.5,10,x\n" << quint64(3)
+                                 << "row has 7 fields, the header names 6";
+    QTest::newRow("extra empty fields") << header + good + good + "2021-01-04 09:32:00,1,2,0.5,1.5,10,,\n" << quint64(4)
+                                        << "row has 8 fields, the header names 6";
+    QTest::newRow("10 MB seventh field") << header + good + "2021-01-04 09:31:00,1,2,0.5,1.5,10," + QString(10 << 20, 'x') + "\n"
+                                         << quint64(3) << "line of 10485795 bytes is longer than the 65536 allowed";
+    QTest::newRow("long price field") << header + "2021-01-04 09:30:00,1" + QString(70000, '0') + ",2,0.5,1.5,10\n"
+                                      << quint64(2) << "longer than the 65536 allowed";
+    QTest::newRow("long header") << "timestamp,open,high,low,close,volume," + QString(70000, 'h') + "\n" + good << quint64(1)
+                                 << "longer than the 65536 allowed";
     QTest::newRow("no close column") << "timestamp,open,high,low,volume\n" + good << quint64(1) << "no close column";
     QTest::newRow("no time column") << "when,open,high,low,close,volume\n" + good << quint64(1) << "no timestamp column";
 }
@@ -277,6 +288,12 @@ void TestCsvReader::lineEndingsAndExtras()
     QCOMPARE(f.lines, (std::vector<std::uint64_t>{2, 3}));
     QCOMPARE(f.bars[1].close, px("2155"));
     QCOMPARE(f.bars[1].volume, std::uint64_t(38523));
+
+    // A quoted delimiter in a column the reader does not use is one field, not two.
+    const ParsedFile quoted = readBarBuffer("q.csv", "timestamp,open,high,low,close,volume,note\n"
+                                                     "2021-01-04 09:30:00,1,2,0.5,1.5,10,\"a,b\"\n"
+                                                     "2021-01-04 09:31:00,1,2,0.5,1.5,10,\n");
+    QCOMPARE(quoted.bars.size(), std::size_t(2));
 
     const ParsedFile semi = readBarBuffer("semi.csv", "TIMESTAMP;OPEN;HIGH;LOW;CLOSE;VOLUME\n"
                                                       "2021-01-04 09:30:00;1;2;0.5;1.5;10");
