@@ -36,8 +36,16 @@ std::string formatInterval(std::int64_t ns)
 // Accepted bars of one instrument: positions in the compacted output, time order.
 struct InstrumentState {
     std::int64_t lastTs = std::numeric_limits<std::int64_t>::min();
+    std::int64_t lastClose = 0; ///< 0 until a bar is accepted
     std::vector<std::uint32_t> kept;
 };
+
+// checkBar has put open and close between low and high, so those two suffice.
+inline bool jumps(std::int64_t previousClose, const Bar& b)
+{
+    const double ref = static_cast<double>(previousClose);
+    return static_cast<double>(b.high) > ref * kPriceJumpRatio || static_cast<double>(b.low) * kPriceJumpRatio < ref;
+}
 
 // A timestamp for a message: as a date where formatUtc can show it, else as raw nanoseconds.
 std::string describeTs(std::int64_t ts)
@@ -231,6 +239,11 @@ ValidationReport validateBars(ParsedFile& file)
             lines[kept] = line;
             ++kept;
             previousDropped = false;
+            if (st.lastClose > 0 && jumps(st.lastClose, bar)) [[unlikely]] {
+                if (report.priceJumps == 0) report.priceJumpFirstLine = line;
+                ++report.priceJumps;
+            }
+            st.lastClose = bar.close;
             if (offGrid(bar)) {
                 if (report.offGridPrices == 0) report.offGridFirstLine = line;
                 ++report.offGridPrices;
@@ -311,6 +324,10 @@ ValidationReport validateBars(ParsedFile& file)
         report.warnings.push_back(std::to_string(report.offGridPrices) + " bar" + (report.offGridPrices == 1 ? "" : "s")
                                   + " with prices off the 0.25 tick grid (first at line " + std::to_string(report.offGridFirstLine)
                                   + ")");
+    if (report.priceJumps > 0)
+        report.warnings.push_back(std::to_string(report.priceJumps) + " bar" + (report.priceJumps == 1 ? "" : "s")
+                                  + " with a price more than 1.5x above or below the previous close of their instrument "
+                                    "(first at line " + std::to_string(report.priceJumpFirstLine) + ")");
     if (report.earlyBars > 0)
         report.warnings.push_back(std::to_string(report.earlyBars) + " bar" + (report.earlyBars == 1 ? "" : "s")
                                   + " dated before 1982, when S&P 500 futures began trading (first at line "

@@ -37,6 +37,8 @@ struct ValidationReport {
     std::uint64_t earlyFirstLine = 0;  ///< file line of the first such bar (0 = none)
     std::uint64_t futureBars = 0;      ///< bars dated more than a day after the import (warning)
     std::uint64_t futureFirstLine = 0; ///< file line of the first such bar (0 = none)
+    std::uint64_t priceJumps = 0;      ///< bars with a price kPriceJumpRatio away from the previous close (warning)
+    std::uint64_t priceJumpFirstLine = 0; ///< file line of the first such bar (0 = none)
     std::int64_t intervalNs = 0;       ///< the bar interval (from the file, else the most common step)
     std::vector<Gap> gaps;
     std::uint64_t dailyBreaks = 0, weekends = 0, otherGaps = 0;
@@ -47,10 +49,16 @@ struct ValidationReport {
 /// accepted (when inside kMinBarTs .. kMaxBarTs) but flagged.
 inline constexpr std::int64_t kPlausibleFromTs = 4383 * kNsPerDay;
 
+/// A bar whose high is above, or whose low is below, the previous close of its
+/// instrument by more than this factor (up 50 %, or down by a third) is flagged as implausible.
+/// ES has not moved that far in one bar (its worst day, 1987-10-19, lost about 20 %).
+inline constexpr double kPriceJumpRatio = 1.5;
+
 /// Checks OHLC consistency, prices in (0, kMaxBarPrice] and not Databento's undefined
 /// price, volumes that fit the store, timestamps in kMinBarTs .. kMaxBarTs and
 /// increasing per instrument; drops exact duplicates (counted, with their file
-/// lines); classifies gaps; warns of bars dated before 1982 or in the future.
+/// lines); classifies gaps; warns of bars dated before 1982 or in the future, and
+/// of prices that jump by more than kPriceJumpRatio from the previous close.
 /// Throws ImportError (`file:line: reason`) when the file must be rejected whole.
 ValidationReport validateBars(ParsedFile& file);
 

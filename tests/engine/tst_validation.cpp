@@ -48,6 +48,7 @@ private Q_SLOTS:
     void refusesUnrealValues_data();
     void refusesUnrealValues();
     void implausibleDatesWarn();
+    void priceJumpsWarn();
     void gapKinds_data();
     void gapKinds();
     void inferInterval();
@@ -272,6 +273,31 @@ void TestValidation::implausibleDatesWarn()
     ParsedFile now = fileOf({bar(utc("2021-01-04T14:30:00Z"), 10, 11, 9, 10)});
     const ValidationReport plain = validateBars(now);
     QCOMPARE(plain.earlyBars + plain.futureBars, std::uint64_t(0));
+}
+
+// Issue 18.5: a price far from its neighbours is flagged (not refused), per instrument.
+void TestValidation::priceJumpsWarn()
+{
+    const std::int64_t t0 = utc("2021-01-04T14:30:00Z");
+    const std::int64_t m = kNsPerMinute;
+    // Instrument 1 spikes to 100 at line 4 and falls back at line 5; instrument 2 trades at
+    // 200 all along, interleaved, and must not count as a jump of instrument 1.
+    ParsedFile f = fileOf({bar(t0, 10, 11, 9, 10, 1, 1), bar(t0, 200, 201, 199, 200, 1, 2),
+                           bar(t0 + m, 10, 100, 10, 100, 1, 1), bar(t0 + 2 * m, 100, 100, 10, 10, 1, 1),
+                           bar(t0 + 3 * m, 10, 14, 8, 14, 1, 1), bar(t0 + m, 200, 201, 199, 200, 1, 2)});
+    const ValidationReport r = validateBars(f);
+    QCOMPARE(r.rowsKept, std::uint64_t(6));
+    QCOMPARE(r.priceJumps, std::uint64_t(2));
+    QCOMPARE(r.priceJumpFirstLine, std::uint64_t(4));
+    const bool warned = std::any_of(r.warnings.begin(), r.warnings.end(), [](const std::string& w) {
+        return w.find("2 bars with a price more than 1.5x above or below the previous close of their instrument (first at line 4)")
+               != std::string::npos;
+    });
+    QVERIFY(warned);
+
+    // A 40% move (10 -> 14 in the high) is not flagged.
+    ParsedFile calm = fileOf({bar(t0, 10, 11, 9, 10), bar(t0 + m, 10, 14, 10, 14), bar(t0 + 2 * m, 14, 14, 10, 10)});
+    QCOMPARE(validateBars(calm).priceJumps, std::uint64_t(0));
 }
 
 void TestValidation::gapKinds_data()
