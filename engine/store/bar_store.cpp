@@ -149,6 +149,12 @@ CREATE TABLE kernel_timings (
     PRIMARY KEY (machine, device, shape, backend)
 ) WITHOUT ROWID;
 )sql"},
+    // Each run gets a UUID, written into its checkpoint files, so a file of another database's
+    // run with the same id is recognised and refused.
+    {4, R"sql(
+ALTER TABLE runs ADD COLUMN uuid TEXT NOT NULL DEFAULT '';
+UPDATE runs SET uuid = lower(hex(randomblob(16)));
+)sql"},
 };
 
 static_assert(kApplicationId == 1182287988, "migration 1 writes the application id literally");

@@ -126,7 +126,7 @@ using ProgressFn = std::function<void(double fraction, std::string_view stage)>;
 class BarStore {
 public:
     /// Schema version written to PRAGMA user_version.
-    static constexpr int kSchemaVersion = 3;
+    static constexpr int kSchemaVersion = 4;
 
     /// Opens or creates the database and migrates it. Throws StoreError with a
     /// readable reason for a foreign, corrupt or newer file.

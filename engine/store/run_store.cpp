@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <cerrno>
+#include <filesystem>
 #include <csignal>
 #include <stdexcept>
 
@@ -19,7 +20,7 @@ namespace {
 
 constexpr const char* kRunColumns =
     "id, name, created, COALESCE(finished, 0), status, config, COALESCE(series_id, 0), series, COALESCE(from_ts, 0), "
-    "COALESCE(to_ts, 0), versions, error";
+    "COALESCE(to_ts, 0), versions, error, uuid";
 
 RunInfo readRun(const sql::Statement& q)
 {
@@ -36,7 +37,21 @@ RunInfo readRun(const sql::Statement& q)
     r.toTs = q.int64(9);
     r.versionsJson = q.text(10);
     r.error = q.text(11);
+    r.uuid = q.text(12);
     return r;
+}
+
+/// `file` relative to `folder` when it lies inside it (after resolving both), else nullopt.
+std::optional<std::filesystem::path> relativeInside(const std::filesystem::path& folder, const std::filesystem::path& file)
+{
+    std::error_code ec;
+    const std::filesystem::path f = std::filesystem::weakly_canonical(std::filesystem::absolute(folder, ec), ec);
+    if (ec) return std::nullopt;
+    const std::filesystem::path p = std::filesystem::weakly_canonical(std::filesystem::absolute(file, ec), ec);
+    if (ec) return std::nullopt;
+    const std::filesystem::path rel = p.lexically_relative(f);
+    if (rel.empty() || rel == "." || *rel.begin() == "..") return std::nullopt;
+    return rel;
 }
 
 bool processAlive(std::int64_t pid)
@@ -73,7 +88,7 @@ std::int64_t RunStore::createRun(const std::string& name, const std::string& con
 {
     sql::Statement q(m_store.handle(),
                      "INSERT INTO runs(name, created, status, config, series_id, series, from_ts, to_ts, versions, "
-                     "owner_pid) VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?)");
+                     "owner_pid, uuid) VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, lower(hex(randomblob(16))))");
     q.bind(1, name).bind(2, wallClockNs()).bind(3, configJson);
     if (series.id > 0)
         q.bind(4, series.id);
@@ -162,8 +177,29 @@ void RunStore::addCheckpoint(std::int64_t runId, const std::string& model, std::
 {
     sql::Statement q(m_store.handle(),
                      "INSERT OR REPLACE INTO checkpoints(run_id, model, step, path, created) VALUES (?, ?, ?, ?, ?)");
-    q.bind(1, runId).bind(2, model).bind(3, step).bind(4, path).bind(5, wallClockNs()).run();
+    const std::optional<std::filesystem::path> rel = relativeInside(checkpointFolder(), path);
+    std::error_code ec;
+    const std::string stored = rel ? rel->generic_string() : std::filesystem::absolute(path, ec).string();
+    q.bind(1, runId).bind(2, model).bind(3, step).bind(4, ec ? path : stored).bind(5, wallClockNs()).run();
 }
+
+void RunStore::deleteMetricsAfter(std::int64_t runId, const std::vector<std::pair<std::string, std::int64_t>>& lastKept)
+{
+    sql::Transaction tx(m_store.handle());
+    sql::Statement q(m_store.handle(),
+                     "DELETE FROM metrics WHERE step > ?3 AND series_id IN "
+                     "(SELECT id FROM metric_series WHERE run_id = ?1 AND model = ?2)");
+    for (const auto& [model, step] : lastKept) {
+        q.bind(1, runId).bind(2, model).bind(3, step);
+        q.run();
+        q.reset();
+    }
+    tx.commit();
+}
+
+std::string RunStore::checkpointFolder() const { return m_store.path() + ".checkpoints"; }
+
+std::string RunStore::runFolderName(const RunInfo& run) { return "run-" + std::to_string(run.id) + "-" + run.uuid; }
 
 std::vector<RunInfo> RunStore::runs() const
 {
@@ -218,7 +254,11 @@ std::vector<CheckpointRecord> RunStore::checkpoints(std::int64_t runId) const
                      "SELECT model, step, path, created FROM checkpoints WHERE run_id = ? ORDER BY model, step");
     q.bind(1, runId);
     std::vector<CheckpointRecord> out;
-    while (q.step()) out.push_back({q.text(0), q.int64(1), q.text(2), q.int64(3)});
+    const std::filesystem::path folder = checkpointFolder();
+    while (q.step()) {
+        const std::filesystem::path path = q.text(2);
+        out.push_back({q.text(0), q.int64(1), (path.is_relative() ? folder / path : path).string(), q.int64(3)});
+    }
     return out;
 }
 
@@ -230,11 +270,41 @@ std::optional<CheckpointRecord> RunStore::lastCheckpoint(std::int64_t runId, con
     return last;
 }
 
-void RunStore::deleteRun(std::int64_t runId)
+RunDeletion RunStore::deleteRun(std::int64_t runId)
 {
+    RunDeletion deletion;
+    const std::optional<RunInfo> info = run(runId);
+    if (!info) return deletion;
+    const std::vector<CheckpointRecord> files = checkpoints(runId);
     sql::Statement q(m_store.handle(), "DELETE FROM runs WHERE id = ?");
     q.bind(1, runId).run();
     if (m_cache.runId == runId) m_cache = {};
+
+    // Only this database's files go: a file elsewhere, in a folder not named after this run,
+    // may be another database's run with the same id.
+    const std::string runFolder = info->uuid.empty() ? std::string() : runFolderName(*info);
+    std::vector<std::filesystem::path> folders;
+    for (const CheckpointRecord& c : files) {
+        const std::filesystem::path path = c.path;
+        const bool ours = relativeInside(checkpointFolder(), path) ||
+                          (!runFolder.empty() && path.parent_path().filename() == runFolder);
+        if (!ours) {
+            deletion.kept.push_back(c.path + ": outside this database's checkpoint folder " + checkpointFolder() +
+                                    " and not in a folder of this run; another database may use it");
+            continue;
+        }
+        std::error_code ec;
+        if (std::filesystem::remove(path, ec))
+            deletion.removed.push_back(c.path);
+        else if (ec)
+            deletion.kept.push_back(c.path + ": cannot remove: " + ec.message());
+        if (std::find(folders.begin(), folders.end(), path.parent_path()) == folders.end()) folders.push_back(path.parent_path());
+    }
+    for (const std::filesystem::path& folder : folders) {
+        std::error_code ec;
+        if (folder.filename() == runFolder && std::filesystem::is_empty(folder, ec)) std::filesystem::remove(folder, ec);
+    }
+    return deletion;
 }
 
 int RunStore::markInterruptedRuns()

@@ -32,6 +32,7 @@ struct RunInfo {
     std::int64_t fromTs = 0, toTs = 0;
     std::string versionsJson = "{}";
     std::string error;             ///< readable reason when failed
+    std::string uuid;              ///< unique across databases; written into the run's checkpoint files
 };
 
 /// One stored evaluation (a JSON document per model and split).
@@ -45,8 +46,14 @@ struct EvaluationRecord {
 struct CheckpointRecord {
     std::string model;
     std::int64_t step = 0;
-    std::string path;
+    std::string path;              ///< where the file is (resolved against RunStore::checkpointFolder())
     std::int64_t createdNs = 0;
+};
+
+/// What RunStore::deleteRun() did with the run's checkpoint files.
+struct RunDeletion {
+    std::vector<std::string> removed; ///< checkpoint files removed
+    std::vector<std::string> kept;    ///< "path: why" for each checkpoint file left in place
 };
 
 /// Reads and writes runs through a BarStore's connection (same thread as it).
@@ -68,8 +75,13 @@ public:
     /// Stores (replacing) one evaluation.
     void saveEvaluation(std::int64_t runId, const std::string& model, const std::string& split,
                         const std::string& resultJson);
-    /// Records a checkpoint file written for a model.
+    /// Records a checkpoint file written for a model. A path inside checkpointFolder() is stored
+    /// relative to it, so a database moved or copied together with that folder still finds its files.
     void addCheckpoint(std::int64_t runId, const std::string& model, std::int64_t step, const std::string& path);
+    /// Deletes, in one transaction, the samples of a run recorded after a step: `lastKept` pairs a
+    /// model ("session" too) with the last step it keeps; models not named keep all of theirs. A
+    /// resumed run drops what was recorded after its checkpoint, so no step is stored twice.
+    void deleteMetricsAfter(std::int64_t runId, const std::vector<std::pair<std::string, std::int64_t>>& lastKept);
 
     /// Every run, newest first.
     std::vector<RunInfo> runs() const;
@@ -82,8 +94,16 @@ public:
     std::vector<CheckpointRecord> checkpoints(std::int64_t runId) const;
     /// The newest checkpoint of a model, if any.
     std::optional<CheckpointRecord> lastCheckpoint(std::int64_t runId, const std::string& model) const;
-    /// Deletes a run with its metrics, evaluations and checkpoint records.
-    void deleteRun(std::int64_t runId);
+    /// Deletes a run with its metrics, evaluations and checkpoint records, and removes those of its
+    /// checkpoint files that are this database's own: inside checkpointFolder() or in the folder named
+    /// after the run (runFolderName()). Any other recorded file (a path that another database may
+    /// share, as before runs had UUIDs) is kept and listed.
+    RunDeletion deleteRun(std::int64_t runId);
+
+    /// The folder beside the database that holds its runs' checkpoints: "<database>.checkpoints".
+    std::string checkpointFolder() const;
+    /// The folder of one run's checkpoint files inside a checkpoint folder: "run-<id>-<uuid>".
+    static std::string runFolderName(const RunInfo& run);
 
     /// Marks runs left in status running by processes that no longer exist as
     /// interrupted; returns how many. Call on start.

@@ -10,6 +10,7 @@
 #include <sqlite3.h>
 
 #include <cmath>
+#include <cstdio>
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -25,6 +26,9 @@ private Q_SLOTS:
     void evaluationsAndCheckpoints();
     void deadOwnerIsInterrupted();
     void deleteCascades();
+    void runsHaveDistinctUuids();
+    void deleteMetricsAfterKeepsEarlierSteps();
+    void checkpointPathsFollowTheDatabase();
 
 private:
     QTemporaryDir m_dir;
@@ -140,6 +144,55 @@ void TestRunStore::deleteCascades()
     QVERIFY(!runs.run(id));
     QCOMPARE(runs.metricCount(id), std::uint64_t(0));
     QVERIFY(runs.evaluations(id).empty());
+}
+
+void TestRunStore::runsHaveDistinctUuids()
+{
+    BarStore bars(m_path);
+    RunStore runs(bars);
+    const std::string a = runs.run(runs.createRun("a", "{}", {}, 0, 0, "{}"))->uuid;
+    const std::string b = runs.run(runs.createRun("b", "{}", {}, 0, 0, "{}"))->uuid;
+    QCOMPARE(a.size(), std::size_t{32});
+    QVERIFY(a != b);
+}
+
+void TestRunStore::deleteMetricsAfterKeepsEarlierSteps()
+{
+    BarStore bars(m_path);
+    RunStore runs(bars);
+    const std::int64_t id = runs.createRun("m", "{}", {}, 0, 0, "{}");
+    const std::int64_t other = runs.createRun("o", "{}", {}, 0, 0, "{}");
+    MetricBatch batch;
+    for (int step = 1; step <= 10; ++step)
+        for (const char* model : {"dqn", "tft", "session"}) batch.push_back({model, "loss", step, 0, 1.0 * step});
+    runs.appendMetrics(id, batch);
+    runs.appendMetrics(other, batch);
+    runs.deleteMetricsAfter(id, {{"dqn", 4}, {"session", 6}});
+    QCOMPARE(runs.metrics(id, "dqn").size(), std::size_t{4});
+    QCOMPARE(runs.metrics(id, "dqn").back().step, std::int64_t{4});
+    QCOMPARE(runs.metrics(id, "session").size(), std::size_t{6});
+    QCOMPARE(runs.metrics(id, "tft").size(), std::size_t{10}); // not named: all kept
+    QCOMPARE(runs.metricCount(other), std::uint64_t{30});       // another run: untouched
+}
+
+void TestRunStore::checkpointPathsFollowTheDatabase()
+{
+    std::int64_t id = 0;
+    {
+        BarStore bars(m_path);
+        RunStore runs(bars);
+        id = runs.createRun("c", "{}", {}, 0, 0, "{}");
+        QCOMPARE(runs.checkpointFolder(), m_path + ".checkpoints");
+        runs.addCheckpoint(id, "dqn", 10, runs.checkpointFolder() + "/run-x/dqn-10.pt");
+        runs.addCheckpoint(id, "tft", 10, "/elsewhere/tft-10.pt");
+    }
+    // Moved: files inside the folder are found beside the database's new path, others where they were.
+    const std::string moved = m_dir.filePath(QStringLiteral("moved-%1.db").arg(m_n)).toStdString();
+    QVERIFY(std::rename(m_path.c_str(), moved.c_str()) == 0);
+    BarStore bars(moved);
+    RunStore runs(bars);
+    QCOMPARE(runs.lastCheckpoint(id, "dqn")->path, moved + ".checkpoints/run-x/dqn-10.pt");
+    QCOMPARE(runs.lastCheckpoint(id, "tft")->path, std::string("/elsewhere/tft-10.pt"));
 }
 
 QTEST_APPLESS_MAIN(TestRunStore)
