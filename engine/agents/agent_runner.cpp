@@ -116,7 +116,7 @@ EvaluationReport AgentRunner::evaluate(std::vector<int> episodes, InferenceWeigh
                           std::move(episodes));
 }
 
-void AgentRunner::save(const std::string& path) const
+void AgentRunner::save(const std::string& path, const std::string& identity) const
 {
     const TradingEnvState& s = m_env->state();
     std::ostringstream out;
@@ -125,14 +125,14 @@ void AgentRunner::save(const std::string& path) const
         << s.entryPriceTicks << ' ' << s.equityTicks << ' ' << s.tradePnlTicks << ' ' << s.dsrA << ' ' << s.dsrB
         << ' ' << s.done;
     if (m_dqn)
-        m_dqn->save(path, out.str());
+        m_dqn->save(path, out.str(), identity);
     else
-        m_ppo->save(path, out.str());
+        m_ppo->save(path, out.str(), identity);
 }
 
-void AgentRunner::load(const std::string& path, bool restoreEnvironment)
+void AgentRunner::load(const std::string& path, bool restoreEnvironment, const CheckpointCheck& checkIdentity)
 {
-    const std::string data = m_dqn ? m_dqn->load(path) : m_ppo->load(path);
+    const std::string data = m_dqn ? m_dqn->load(path, checkIdentity) : m_ppo->load(path, checkIdentity);
     if (!restoreEnvironment) return;
     std::istringstream in(data);
     TradingEnvState s;

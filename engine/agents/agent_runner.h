@@ -61,12 +61,13 @@ public:
     /// With InferenceWeights::Int8 the policy acts through the INT8 copy the last evaluateInt8() kept
     /// (int8GreedyAction()); training always acts with FP32.
     EvaluationReport evaluate(std::vector<int> episodes, InferenceWeights weights = InferenceWeights::Fp32);
-    /// Agent checkpoint plus the environment state and episode cursor.
-    void save(const std::string& path) const;
+    /// Agent checkpoint plus the environment state and episode cursor, stamped with `identity`.
+    void save(const std::string& path, const std::string& identity = {}) const;
     /// Restores save()'s checkpoint into this runner (same options and env inputs). Without
     /// `restoreEnvironment` only the agent is restored (weights, optimizer, RNG, buffers) and the
     /// runner keeps its own episodes and position: a data-parallel rank resuming from rank 0's checkpoint.
-    void load(const std::string& path, bool restoreEnvironment = true);
+    /// `checkIdentity` sees the file's identity text before anything is restored and throws to refuse it.
+    void load(const std::string& path, bool restoreEnvironment = true, const CheckpointCheck& checkIdentity = {});
     /// The DQN agent (nullptr for PPO).
     Dqn* dqn() { return m_dqn.get(); }
     /// The PPO agent (nullptr for DQN).

@@ -59,6 +59,19 @@ inline std::string readString(torch::serialize::InputArchive& archive, const std
     return v.toStringRef();
 }
 
+/// Writes a checkpoint's run identity text (nothing when empty).
+inline void writeIdentity(torch::serialize::OutputArchive& archive, const std::string& identity)
+{
+    if (!identity.empty()) archive.write("identity", c10::IValue(identity));
+}
+
+/// A checkpoint's run identity text; "" when the file carries none.
+inline std::string readIdentity(torch::serialize::InputArchive& archive)
+{
+    c10::IValue v;
+    return archive.try_read("identity", v) && v.isString() ? v.toStringRef() : std::string();
+}
+
 /// Flattens a module's parameters.
 inline std::vector<float> flatParameters(const torch::nn::Module& module)
 {

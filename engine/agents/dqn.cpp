@@ -590,7 +590,7 @@ void Dqn::setCommunicator(std::shared_ptr<models::dist::Communicator> communicat
 std::vector<float> Dqn::onlineParameters() const { return flatParameters(*m_impl->online); }
 std::vector<float> Dqn::targetParameters() const { return flatParameters(*m_impl->target); }
 
-void Dqn::save(const std::string& path, const std::string& userData) const
+void Dqn::save(const std::string& path, const std::string& userData, const std::string& identity) const
 {
     const Impl& d = *m_impl;
     torch::serialize::OutputArchive archive;
@@ -606,6 +606,7 @@ void Dqn::save(const std::string& path, const std::string& userData) const
     archive.write("updates", c10::IValue(static_cast<int64_t>(d.updates)));
     archive.write("rng", c10::IValue(rngState(d.rng)));
     archive.write("user_data", c10::IValue(userData));
+    writeIdentity(archive, identity);
     const ReplayStorage& s = d.buffer->storage();
     archive.write("buffer_next", c10::IValue(static_cast<int64_t>(s.next)));
     archive.write("buffer_size", c10::IValue(static_cast<int64_t>(s.size)));
@@ -637,7 +638,7 @@ void Dqn::save(const std::string& path, const std::string& userData) const
     }
 }
 
-std::string Dqn::load(const std::string& path)
+std::string Dqn::load(const std::string& path, const CheckpointCheck& checkIdentity)
 {
     Impl& d = *m_impl;
     models::CudaWorkScope onDevice(d.cuda, d.device.is_cuda());
@@ -647,6 +648,7 @@ std::string Dqn::load(const std::string& path)
     } catch (const std::exception& e) {
         throw std::runtime_error(path + ": cannot read DQN checkpoint: " + e.what());
     }
+    if (checkIdentity) checkIdentity(readIdentity(archive));
     torch::serialize::InputArchive onlineArchive, targetArchive, optimArchive;
     archive.read("online", onlineArchive);
     archive.read("target", targetArchive);

@@ -12,6 +12,7 @@
 // Std-only header (pimpl): LibTorch stays in the .cpp.
 
 #include "engine/agents/agent_precision.h"
+#include "engine/store/checkpoint_identity.h"
 #include "models/precision/mixed_precision.h"
 
 #include <cstddef>
@@ -144,11 +145,12 @@ public:
     std::vector<float> onlineParameters() const;
     std::vector<float> targetParameters() const;
 
-    /// Writes weights, optimizer, loss scaler, counters, RNG, replay contents and `userData` to `path`.
-    /// Throws std::runtime_error naming the path on failure.
-    void save(const std::string& path, const std::string& userData = {}) const;
-    /// Restores everything save() wrote; returns its userData. Options must match.
-    std::string load(const std::string& path);
+    /// Writes weights, optimizer, loss scaler, counters, RNG, replay contents, `userData` and the
+    /// run identity text (CheckpointIdentity) to `path`. Throws std::runtime_error naming the path on failure.
+    void save(const std::string& path, const std::string& userData = {}, const std::string& identity = {}) const;
+    /// Restores everything save() wrote; returns its userData. Options must match. `checkIdentity` sees the
+    /// file's identity text before anything is restored and throws to refuse the file.
+    std::string load(const std::string& path, const CheckpointCheck& checkIdentity = {});
 
 private:
     struct Impl;

@@ -444,7 +444,7 @@ int Ppo::int8GreedyAction(std::span<const float> observation)
 
 std::vector<float> Ppo::parameters() const { return flatParameters(*m_impl->net); }
 
-void Ppo::save(const std::string& path, const std::string& userData) const
+void Ppo::save(const std::string& path, const std::string& userData, const std::string& identity) const
 {
     const Impl& d = *m_impl;
     torch::serialize::OutputArchive archive, netArchive, optimArchive;
@@ -457,6 +457,7 @@ void Ppo::save(const std::string& path, const std::string& userData) const
     archive.write("updates", c10::IValue(static_cast<int64_t>(d.updates)));
     archive.write("rng", c10::IValue(rngState(d.rng)));
     archive.write("user_data", c10::IValue(userData));
+    writeIdentity(archive, identity);
     const RolloutBuffer& r = d.rollout;
     archive.write("rollout_size", c10::IValue(static_cast<int64_t>(r.size())));
     archive.write("rollout_obs", toTensor(r.observations, torch::kFloat32));
@@ -474,7 +475,7 @@ void Ppo::save(const std::string& path, const std::string& userData) const
     }
 }
 
-std::string Ppo::load(const std::string& path)
+std::string Ppo::load(const std::string& path, const CheckpointCheck& checkIdentity)
 {
     Impl& d = *m_impl;
     models::CudaWorkScope onDevice(d.cuda, d.device.is_cuda());
@@ -484,6 +485,7 @@ std::string Ppo::load(const std::string& path)
     } catch (const std::exception& e) {
         throw std::runtime_error(path + ": cannot read PPO checkpoint: " + e.what());
     }
+    if (checkIdentity) checkIdentity(readIdentity(archive));
     archive.read("net", netArchive);
     archive.read("optimizer", optimArchive);
     d.net->load(netArchive);

@@ -8,6 +8,7 @@
 // and an INT8 inference copy. Std-only header.
 
 #include "engine/agents/agent_precision.h"
+#include "engine/store/checkpoint_identity.h"
 #include "models/precision/mixed_precision.h"
 
 #include <cstdint>
@@ -129,10 +130,12 @@ public:
     /// Parameters flattened (tests).
     std::vector<float> parameters() const;
 
-    /// Writes weights, optimizer, counters, RNG, the partial rollout and `userData`.
-    void save(const std::string& path, const std::string& userData = {}) const;
-    /// Restores what save() wrote; returns its userData.
-    std::string load(const std::string& path);
+    /// Writes weights, optimizer, counters, RNG, the partial rollout, `userData` and the run identity
+    /// text (CheckpointIdentity).
+    void save(const std::string& path, const std::string& userData = {}, const std::string& identity = {}) const;
+    /// Restores what save() wrote; returns its userData. `checkIdentity` sees the file's identity text before
+    /// anything is restored and throws to refuse the file.
+    std::string load(const std::string& path, const CheckpointCheck& checkIdentity = {});
 
 private:
     struct Impl;

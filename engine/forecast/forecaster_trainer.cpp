@@ -519,7 +519,7 @@ std::vector<double> ForecasterTrainer::predict(std::size_t anchor)
     return std::vector<double>(pred.data_ptr<double>(), pred.data_ptr<double>() + pred.numel());
 }
 
-void ForecasterTrainer::saveCheckpoint(const std::string& path) const
+void ForecasterTrainer::saveCheckpoint(const std::string& path, const std::string& identity) const
 {
     torch::serialize::OutputArchive archive;
     torch::serialize::OutputArchive modelArchive;
@@ -531,6 +531,7 @@ void ForecasterTrainer::saveCheckpoint(const std::string& path) const
     archive.write("step", torch::tensor(m_impl->steps, torch::kLong));
     archive.write("loss_scaler", m_impl->scaler.state());
     archive.write("kind", torch::tensor(static_cast<int64_t>(m_impl->config.kind), torch::kLong));
+    if (!identity.empty()) archive.write("identity", c10::IValue(identity));
     try {
         archive.save_to(path);
     } catch (const c10::Error& e) {
@@ -538,12 +539,16 @@ void ForecasterTrainer::saveCheckpoint(const std::string& path) const
     }
 }
 
-void ForecasterTrainer::loadCheckpoint(const std::string& path)
+void ForecasterTrainer::loadCheckpoint(const std::string& path, const CheckpointCheck& checkIdentity)
 {
     models::CudaWorkScope onDevice(m_impl->cuda, m_impl->device.is_cuda());
     torch::serialize::InputArchive archive;
     try {
         archive.load_from(path, m_impl->device); // a checkpoint of any device loads onto this one
+        if (checkIdentity) {
+            c10::IValue identity;
+            checkIdentity(archive.try_read("identity", identity) && identity.isString() ? identity.toStringRef() : std::string());
+        }
         torch::Tensor kind;
         archive.read("kind", kind);
         if (kind.item<int64_t>() != static_cast<int64_t>(m_impl->config.kind))

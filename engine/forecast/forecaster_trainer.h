@@ -6,6 +6,7 @@
 #include "engine/forecast/forecast_insight.h"
 #include "engine/forecast/forecast_metrics.h"
 #include "engine/precision/int8_evaluation.h"
+#include "engine/store/checkpoint_identity.h"
 #include "engine/telemetry/model_memory.h"
 #include "models/precision/mixed_precision.h"
 
@@ -116,11 +117,13 @@ public:
     /// Forecast for one anchor: [horizon * quantiles] log returns, row-major.
     std::vector<double> predict(std::size_t anchor);
 
-    /// Writes model, optimizer, loss-scaler state and step count to `path`.
-    void saveCheckpoint(const std::string& path) const;
+    /// Writes model, optimizer, loss-scaler state, step count and the run identity text
+    /// (CheckpointIdentity) to `path`.
+    void saveCheckpoint(const std::string& path, const std::string& identity = {}) const;
     /// Restores a checkpoint written by a trainer with the same config and data; training then
-    /// continues exactly as it would have.
-    void loadCheckpoint(const std::string& path);
+    /// continues exactly as it would have. `checkIdentity` sees the file's identity text before anything
+    /// is restored and throws to refuse the file.
+    void loadCheckpoint(const std::string& path, const CheckpointCheck& checkIdentity = {});
 
     /// Steps taken so far.
     std::int64_t step() const;
