@@ -407,6 +407,7 @@ nlohmann::json toJson(const SessionConfig& c)
             {"train_fraction", c.trainFraction},
             {"validation_fraction", c.validationFraction},
             {"checkpoint_every", c.checkpointEvery},
+            {"checkpoint_seconds", c.checkpointSeconds},
             {"env", env},
             {"dqn", write(c.dqn)},
             {"ppo", write(c.ppo)},
@@ -420,7 +421,7 @@ SessionConfig sessionConfigFromJson(const nlohmann::json& j, SessionConfig c)
     static const char* const kTopLevel[] = {"name", "models", "series", "from_day", "to_day", "steps", "seed", "speed",
                                             "threads", "device", "workers", "distributed_timeout_s", "ensemble",
                                             "precision", "train_fraction", "validation_fraction", "checkpoint_every",
-                                            "env", "dqn", "ppo", "mamba2", "tft"};
+                                            "checkpoint_seconds", "env", "dqn", "ppo", "mamba2", "tft"};
     for (const auto& [key, _] : j.items())
         if (std::find_if(std::begin(kTopLevel), std::end(kTopLevel), [&](const char* k) { return key == k; }) ==
             std::end(kTopLevel))
@@ -453,6 +454,7 @@ SessionConfig sessionConfigFromJson(const nlohmann::json& j, SessionConfig c)
     top("train_fraction", c.trainFraction);
     top("validation_fraction", c.validationFraction);
     top("checkpoint_every", c.checkpointEvery);
+    top("checkpoint_seconds", c.checkpointSeconds);
     if (j.contains("env")) {
         nlohmann::json env = j.at("env");
         if (env.contains("fill_timing")) {
@@ -498,6 +500,8 @@ std::vector<std::string> configProblems(const SessionConfig& c)
     need(c.trainFraction > 0.0 && c.validationFraction > 0.0 && c.trainFraction + c.validationFraction < 1.0,
          "train_fraction and validation_fraction must be positive and leave a test part (sum below 1)");
     need(c.checkpointEvery >= 0, "checkpoint_every must not be negative");
+    need(c.checkpointSeconds >= 0.0 && std::isfinite(c.checkpointSeconds),
+         "checkpoint_seconds must be 0 (off) or a positive number of seconds");
     need(c.precision.calibrationBars >= 0 && c.precision.int8RefreshEvery >= 0,
          "precision.calibration_bars and precision.int8_refresh_every must not be negative");
     need(c.env.maxContracts >= 1, "env.max_contracts must be at least 1");

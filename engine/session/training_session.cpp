@@ -11,8 +11,10 @@
 #include "engine/session/devices.h"
 #include "engine/session/session_json.h"
 #include "engine/store/bar_store.h"
+#include "engine/store/checkpoint_identity.h"
 #include "engine/store/kernel_timings.h"
 #include "engine/store/run_store.h"
+#include "engine/store/sha256.h"
 
 #include "models/distributed/communicator.h"
 #include "models/hardware/machine_probe.h"
@@ -160,6 +162,7 @@ struct ModelSlot {
     ModelKind kind;
     std::string name;
     long long steps = 0;          ///< steps taken
+    long long checkpointedStep = 0; ///< step of the newest checkpoint written or loaded (0 = none)
     long long lastUpdates = 0;    ///< agent updates already reported
     std::unique_ptr<TradingEnv> env;
     std::unique_ptr<AgentRunner> agent;
@@ -323,6 +326,8 @@ SessionResult TrainingSession::run()
         if (cfg.ensemble && std::none_of(cfg.models.begin(), cfg.models.end(), isForecaster))
             throw std::invalid_argument("ensemble needs a forecaster (mamba2 or tft) in the run: the agents receive the "
                                         "forecasters' median forecasts; add one or turn the ensemble off");
+        if (!std::isfinite(cfg.checkpointSeconds) || cfg.checkpointSeconds < 0)
+            throw std::invalid_argument("checkpoint_seconds must be 0 (off) or a number of seconds");
         if (cfg.precision.int8 && cfg.precision.int8StaticActivations && cfg.precision.calibrationBars <= 0)
             throw std::invalid_argument("precision: static INT8 activations need calibration_bars > 0");
 
@@ -347,6 +352,8 @@ SessionResult TrainingSession::run()
         const int featureCount = static_cast<int>(features.cols);
 
         nlohmann::json versions;
+        CheckpointIdentity identity;               // rank 0: the run's, model and step filled per file
+        std::filesystem::path checkpointFolder;    // rank 0: this run's checkpoint files
         if (owner) {
         // The machine the run trained on, for its report (GPU fields only when CUDA is present).
         versions = {{"foxhunt", FOXHUNT_VERSION}, {"torch", models::torchVersion()},
@@ -363,6 +370,16 @@ SessionResult TrainingSession::run()
             // Stored as the models train with it, so the report's hyperparameters are the ones used.
             runId = runs->createRun(name, toJson(effectiveConfig(cfg)).dump(), *series, bars.front().tsEvent, bars.back().tsEvent,
                                     versions.dump());
+        }
+        {
+            // What every checkpoint of this run carries, and a resume checks.
+            const std::optional<RunInfo> info = runs->run(runId);
+            if (!info) throw std::runtime_error("run " + std::to_string(runId) + " vanished from " + store->path());
+            identity.runUuid = info->uuid;
+            identity.configSha256 = sha256Hex(info->configJson);
+            checkpointFolder = (cfg.checkpointDir.empty() ? std::filesystem::path(runs->checkpointFolder())
+                                                          : std::filesystem::path(cfg.checkpointDir)) /
+                               RunStore::runFolderName(*info);
         }
         result.runId = runId;
         m_progress.runId = runId;
@@ -552,25 +569,40 @@ SessionResult TrainingSession::run()
                 // Continue from the newest checkpoint: weights, optimizer, RNG, replay and env state.
                 // Every rank continues from rank 0's; the others keep their own days and position.
                 std::optional<CheckpointRecord> ckpt = owner ? runs->lastCheckpoint(runId, slot.name) : std::nullopt;
-                std::filesystem::path received;
+                if (ckpt) {
+                    // Rank 0 makes sure the file is this run's before it loads it or sends it on.
+                    std::error_code ec;
+                    if (!std::filesystem::is_regular_file(ckpt->path, ec))
+                        throw CheckpointMismatch(ckpt->path + ": the checkpoint of " + slot.name + " at step " +
+                                                 std::to_string(ckpt->step) + " is missing. A database keeps its checkpoints in " +
+                                                 runs->checkpointFolder() +
+                                                 "; one moved or copied without that folder cannot resume its runs");
+                    const CheckpointIdentity expected{identity.runUuid, identity.configSha256, slot.name, ckpt->step};
+                    const CheckpointCheck check = [&](const std::string& stored) {
+                        verifyCheckpointIdentity(ckpt->path, stored, expected);
+                    };
+                    if (slot.agent) slot.agent->load(ckpt->path, /*restoreEnvironment=*/true, check);
+                    else slot.forecaster->loadCheckpoint(ckpt->path, check);
+                }
                 if (comm) {
                     const std::string bytes = comm->broadcast_bytes(ckpt ? readFileBytes(ckpt->path) : std::string());
                     const long long step =
                         std::stoll(comm->broadcast_bytes(std::to_string(ckpt ? static_cast<long long>(ckpt->step) : 0)));
                     if (!owner && !bytes.empty()) {
-                        received = std::filesystem::temp_directory_path() /
-                                   ("foxhunt-run" + std::to_string(runId) + "-rank" + std::to_string(rank) + "-" + slot.name + ".pt");
+                        const std::filesystem::path received =
+                            std::filesystem::temp_directory_path() /
+                            ("foxhunt-run" + std::to_string(runId) + "-rank" + std::to_string(rank) + "-" + slot.name + ".pt");
                         std::ofstream(received, std::ios::binary) << bytes;
+                        if (slot.agent) slot.agent->load(received.string(), /*restoreEnvironment=*/false);
+                        else slot.forecaster->loadCheckpoint(received.string());
+                        std::filesystem::remove(received);
                         ckpt = CheckpointRecord{};
-                        ckpt->path = received.string();
                         ckpt->step = step;
                     }
                 }
                 if (ckpt) {
-                    if (slot.agent) slot.agent->load(ckpt->path, /*restoreEnvironment=*/owner);
-                    else slot.forecaster->loadCheckpoint(ckpt->path);
-                    if (!received.empty()) std::filesystem::remove(received);
                     slot.steps = ckpt->step;
+                    slot.checkpointedStep = ckpt->step;
                     if (slot.agent) slot.episodeEquityTicks = slot.env->state().equityTicks;
                     if (slot.agent)
                         slot.lastUpdates = slot.agent->kind() == AgentKind::Dqn ? slot.agent->dqn()->updates() : slot.agent->ppo()->updates();
@@ -602,6 +634,19 @@ SessionResult TrainingSession::run()
             doc["memory_budget"] = budget;
         }
 
+        // A resumed run goes on from its checkpoints' step: what was recorded after it (by a run
+        // killed before its next checkpoint) is replaced, not stored twice. Every model took one
+        // step per tick, so the newest checkpoint's step is also the tick the run continues from.
+        long long tick = 0;
+        for (const ModelSlot& s : slots) tick = std::max(tick, s.steps);
+        const long long firstTick = tick;
+        if (owner && resumed) {
+            std::vector<std::pair<std::string, std::int64_t>> lastKept{{"session", firstTick}};
+            for (const ModelSlot& s : slots) lastKept.emplace_back(s.name, s.steps);
+            runs->deleteMetricsAfter(runId, lastKept);
+        }
+        doc["first_tick"] = firstTick;
+
         // The replay of the train split paces training: every replayed bar is
         // one step of each model that still has steps to take.
         const std::vector<Bar> trainBars(bars.begin() + static_cast<std::ptrdiff_t>(split.trainIndex.begin),
@@ -613,21 +658,30 @@ SessionResult TrainingSession::run()
             for (int k = m_impl->pendingSteps.exchange(0); k > 0; --k) clock.step();
             if (m_impl->stop) clock.stop();
         }
-        m_progress.totalTicks = cfg.steps;
+        m_progress.totalTicks = std::max(0LL, cfg.steps - firstTick);
 
-        const std::filesystem::path checkpointDir =
-            (cfg.checkpointDir.empty() ? std::filesystem::path(defaultDataDir()) / "checkpoints" : std::filesystem::path(cfg.checkpointDir)) /
-            ("run-" + std::to_string(runId));
+        // Rank 0 writes each model that moved since its last checkpoint (a model's weights are the
+        // same on every rank), to a temporary name renamed into place, and records it.
         auto checkpoint = [&] {
             if (!owner) return;
-            std::filesystem::create_directories(checkpointDir);
+            flush(true); // the store holds every sample up to the checkpoint, which a resume keeps
             for (ModelSlot& s : slots) {
-                const std::string path = (checkpointDir / (s.name + "-" + std::to_string(s.steps) + ".pt")).string();
-                if (s.agent) s.agent->save(path);
-                else s.forecaster->saveCheckpoint(path);
-                runs->addCheckpoint(runId, s.name, s.steps, path);
+                if (s.steps == s.checkpointedStep) continue;
+                std::filesystem::create_directories(checkpointFolder);
+                const std::filesystem::path path = checkpointFolder / (s.name + "-" + std::to_string(s.steps) + ".pt");
+                const std::filesystem::path partial = path.string() + ".partial";
+                CheckpointIdentity stamp = identity;
+                stamp.model = s.name;
+                stamp.step = s.steps;
+                if (s.agent) s.agent->save(partial.string(), toString(stamp));
+                else s.forecaster->saveCheckpoint(partial.string(), toString(stamp));
+                std::filesystem::rename(partial, path);
+                runs->addCheckpoint(runId, s.name, s.steps, path.string());
+                s.checkpointedStep = s.steps;
             }
         };
+        const auto checkpointNow = [this] { return m_checkpointClock ? m_checkpointClock() : Clock::now(); };
+        auto lastCheckpointAt = owner ? checkpointNow() : Clock::time_point{};
 
         MetricBatch tickBatch;
         auto emitAt = [&](ModelSlot& s, const char* metric, long long step, double value) {
@@ -636,7 +690,6 @@ SessionResult TrainingSession::run()
         };
         auto emit = [&](ModelSlot& s, const char* metric, double value) { emitAt(s, metric, s.steps, value); };
         auto lastRss = Clock::now() - std::chrono::seconds(10);
-        long long tick = 0;
 
         EnsembleFeed feed;
         if (cfg.ensemble) {
@@ -896,9 +949,15 @@ SessionResult TrainingSession::run()
                 if (m_samples.append(std::move(tickBatch)) && m_onSamples) m_onSamples();
                 tickBatch.clear();
             }
-            m_progress.tick = tick;
+            m_progress.tick = tick - firstTick;
             flush(false);
-            if (cfg.checkpointEvery > 0 && tick % cfg.checkpointEvery == 0) checkpoint();
+            const auto now = checkpointNow();
+            if ((cfg.checkpointEvery > 0 && tick % cfg.checkpointEvery == 0) ||
+                (cfg.checkpointSeconds > 0 &&
+                 std::chrono::duration<double>(now - lastCheckpointAt).count() >= cfg.checkpointSeconds)) {
+                checkpoint();
+                lastCheckpointAt = now;
+            }
             if (!anyLeft) clock.stop();
         };
 
@@ -945,7 +1004,7 @@ SessionResult TrainingSession::run()
             result.runId = runId;
             result.status = "finished";
             doc["rank"] = rank;
-            doc["ticks"] = tick;
+            doc["ticks"] = tick - firstTick;
         } else {
             // Evaluation on validation and test, beside the baselines.
             auto ampDocument = [](const ModelSlot& s, double finalScale, long long skippedSteps) {
@@ -1031,7 +1090,7 @@ SessionResult TrainingSession::run()
             }
             flush(true);
             doc["models"] = modelsDoc;
-            doc["ticks"] = tick;
+            doc["ticks"] = tick - firstTick;
             result.status = m_impl->stop ? "stopped" : "finished";
             runs->setStatus(runId, m_impl->stop ? RunStatus::Stopped : RunStatus::Finished);
         }

@@ -14,6 +14,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -79,9 +80,15 @@ struct SessionConfig {
     PrecisionSettings precision;
     double trainFraction = 0.7;              ///< walk-forward split by trading day
     double validationFraction = 0.15;
-    long long checkpointEvery = 5'000;       ///< ticks between checkpoints (0 = only at the end)
+    long long checkpointEvery = 5'000;       ///< ticks between checkpoints (0 = by time and at the end only)
+    /// Wall-clock seconds between checkpoints as well (0 = off), so a killed run loses at most this much;
+    /// a run also checkpoints when it stops or ends.
+    double checkpointSeconds = 60.0;
     double flushSeconds = 0.5;               ///< metric batches to SQLite at most this often
-    std::string checkpointDir;               ///< "" = <data dir>/checkpoints
+    /// "" = beside the database (RunStore::checkpointFolder(), "<database>.checkpoints"), which moves
+    /// and copies with it; else a folder of one's choosing. Either way each run's files are in a
+    /// folder named after the run's UUID, and carry that UUID.
+    std::string checkpointDir;
     TradingEnvOptions env;
     DqnOptions dqn;
     PpoOptions ppo;
@@ -161,6 +168,10 @@ public:
     /// torchrun's variables, rank 0): joins that group instead of starting local workers. Call before run().
     void setRendezvous(Rendezvous rendezvous) { m_rendezvous = std::move(rendezvous); }
 
+    /// The clock that times checkpoint_seconds (rank 0 reads it once when training starts and once
+    /// per tick); empty = std::chrono::steady_clock. Tests inject one. Call before run().
+    void setCheckpointClock(std::function<std::chrono::steady_clock::time_point()> now) { m_checkpointClock = std::move(now); }
+
     /// Trains, evaluates, stores. Never throws: failures come back as status "failed".
     SessionResult run();
 
@@ -190,6 +201,7 @@ private:
     std::int64_t m_resumeRunId = 0;
     std::string m_workerProgram;
     std::optional<Rendezvous> m_rendezvous;
+    std::function<std::chrono::steady_clock::time_point()> m_checkpointClock;
     bool m_worker = false; ///< a rank > 0: no store, no telemetry, everything from rank 0
     friend SessionResult runWorker(const Rendezvous& rendezvous);
 };
