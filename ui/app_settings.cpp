@@ -2,7 +2,6 @@
 
 #include "models/precision/int8_backend.h"
 
-#include <QDir>
 #include <QSettings>
 
 #include <algorithm>
@@ -41,7 +40,8 @@ void AppSettings::applyTo(SessionConfig& config) const
     config.distributedTimeoutSeconds = workerTimeoutSeconds;
     config.precision = precision;
     config.ensemble = ensemble;
-    if (!dataDir.isEmpty()) config.checkpointDir = QDir(dataDir).filePath(QStringLiteral("checkpoints")).toStdString();
+    // Checkpoints stay beside the run's database (SessionConfig::checkpointDir ""), so they move and
+    // copy with it; the data folder holds that database from the next launch on.
 }
 
 bool AppSettings::operator==(const AppSettings& o) const

@@ -42,7 +42,7 @@ struct AppSettings {
     /// Milliseconds between drains for refreshHz (clamped to 1..10 Hz).
     int refreshIntervalMs() const;
     /// Writes these settings into a run config (device, threads, workers and their timeout, precision,
-    /// ensemble, checkpoint folder).
+    /// ensemble). Checkpoints go beside the database, wherever the data folder puts it.
     void applyTo(SessionConfig& config) const;
 
     /// Reads the "settings/" group; missing or bad keys keep their defaults.

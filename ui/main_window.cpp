@@ -655,7 +655,7 @@ bool MainWindow::resumeTraining(qint64 runId)
         return false;
     }
     SessionConfig config = SessionConfig::defaults();
-    // This machine's device, threads, workers and checkpoint folder; the run keeps its own models,
+    // This machine's device, threads and workers; the run keeps its own models,
     // hyperparameters and precision (see TrainingSession::resumeRun()).
     m_settings.applyTo(config);
     config.steps = 0; // keep the stored run's step budget

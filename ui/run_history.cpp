@@ -16,7 +16,6 @@
 #include <QComboBox>
 #include <QDateTime>
 #include <QDesktopServices>
-#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -454,14 +453,10 @@ bool RunHistory::deleteRuns(const QList<qint64>& runIds, Confirm confirm)
     QList<qint64> deleted;
     for (const qint64 id : runIds) {
         try {
-            const std::vector<CheckpointRecord> files = m_runs->checkpoints(id);
-            m_runs->deleteRun(id);
+            // The engine removes only this database's files and says which it left in place.
+            const RunDeletion deletion = m_runs->deleteRun(id);
             deleted << id;
-            for (const CheckpointRecord& c : files) {
-                const QString path = QString::fromStdString(c.path);
-                if (QFile::exists(path) && !QFile::remove(path))
-                    problems << tr("%1: cannot remove the checkpoint file").arg(path);
-            }
+            for (const std::string& kept : deletion.kept) problems << tr("Checkpoint file kept: %1").arg(QString::fromStdString(kept));
         } catch (const std::exception& e) {
             problems << tr("run %1: %2").arg(id).arg(QString::fromStdString(e.what()));
         }

@@ -183,7 +183,7 @@ SettingsDialog::SettingsDialog(const AppSettings& current, QWidget* parent) : QD
     connect(browse, &QPushButton::clicked, this, &SettingsDialog::browseDataDir);
     dirLayout->addWidget(m_dataDir, 1);
     dirLayout->addWidget(browse);
-    dirRow->setToolTip(tr("Checkpoints of the next run go here; the store moves here on the next launch"));
+    dirRow->setToolTip(tr("The store moves here on the next launch; its runs' checkpoints are kept beside it"));
     appForm->addRow(tr("Data folder"), dirRow);
     m_palette = named(new QComboBox, "palette");
     m_palette->addItem(tr("System"), toString(PaletteChoice::System));

@@ -11,6 +11,7 @@
 #include <QtCharts/QChart>
 #include <QtCharts/QLineSeries>
 
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QSignalSpy>
@@ -83,7 +84,9 @@ void TestRunHistory::initTestCase()
     }
     m_trained = storedRun("alpha", RunStatus::Finished, 400, 0.0);
 
-    m_checkpoint = m_dir.filePath(QStringLiteral("gamma-dqn.pt"));
+    // In the database's own checkpoint folder, the only place a deletion removes files from.
+    QVERIFY(QDir().mkpath(m_db + QStringLiteral(".checkpoints")));
+    m_checkpoint = m_db + QStringLiteral(".checkpoints/gamma-dqn.pt");
     QFile f(m_checkpoint);
     QVERIFY(f.open(QIODevice::WriteOnly));
     f.write("checkpoint");

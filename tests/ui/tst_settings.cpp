@@ -233,8 +233,10 @@ void TestSettings::dialogChoicesReachStoredRun()
     QCOMPARE(precision.value(QStringLiteral("memory_budget_mb")).toDouble(), 4096.0);
     QCOMPARE(precision.value(QStringLiteral("memory_budget_action")).toString(), QStringLiteral("refuse"));
     QCOMPARE(config.value(QStringLiteral("device")).toString(), QStringLiteral("cpu"));
-    // The data folder from Settings took the run's checkpoints.
-    QVERIFY(QDir(m_dir.filePath(QStringLiteral("data/checkpoints"))).exists());
+    // The run's checkpoints are beside its database, not in the data folder (which moves the store
+    // on the next launch only).
+    QVERIFY(QDir(db("settings.db") + QStringLiteral(".checkpoints")).exists());
+    QVERIFY(!QDir(m_dir.filePath(QStringLiteral("data/checkpoints"))).exists());
 }
 
 void TestSettings::workersReachNextRunConfig_data()
