@@ -1,6 +1,8 @@
 #include "ui/report_pdf.h"
 
-#include <QFile>
+#include "engine/store/atomic_file.h"
+
+#include <QBuffer>
 #include <QFontMetricsF>
 #include <QPageLayout>
 #include <QPageSize>
@@ -326,10 +328,14 @@ int writeReportPdf(const ReportDocument& document, const std::string& path, Repo
                    const ReportProgress& progress)
 {
     checkReportProgress(progress, 0.0);
-    const QString target = qs(path), partial = target + QStringLiteral(".part");
+    // QPdfWriter ignores failed writes to its own file: a full disk gave a truncated PDF and no error.
+    // The PDF is made in memory and written all or nothing, like every other report format.
+    QByteArray pdf;
     int pages = 0;
-    try {
-        QPdfWriter writer(partial);
+    {
+        QBuffer buffer(&pdf);
+        buffer.open(QIODevice::WriteOnly);
+        QPdfWriter writer(&buffer);
         // Points as device units: font sizes and layout constants read as print sizes.
         writer.setResolution(72);
         writer.setPageSize(QPageSize(pageSize == ReportPageSize::Letter ? QPageSize::Letter : QPageSize::A4));
@@ -340,7 +346,7 @@ int writeReportPdf(const ReportDocument& document, const std::string& path, Repo
         report.layout();
         pages = report.pageCount();
         QPainter painter;
-        if (!painter.begin(&writer)) throw std::runtime_error("cannot write " + path);
+        if (!painter.begin(&writer)) throw std::runtime_error("cannot write " + path + ": the PDF could not be started");
         painter.setRenderHint(QPainter::Antialiasing);
         try {
             report.paint(painter, [&](double f) { return !progress || progress(0.05 + 0.9 * f); });
@@ -348,16 +354,10 @@ int writeReportPdf(const ReportDocument& document, const std::string& path, Repo
             painter.end();
             throw;
         }
-        if (!painter.end()) throw std::runtime_error("cannot write " + path);
-    } catch (...) {
-        QFile::remove(partial);
-        throw;
+        if (!painter.end()) throw std::runtime_error("cannot write " + path + ": the PDF could not be finished");
     }
-    QFile::remove(target);
-    if (!QFile::rename(partial, target)) {
-        QFile::remove(partial);
-        throw std::runtime_error("cannot write " + path);
-    }
+    checkReportProgress(progress, 0.97);
+    writeFileAtomically(path, std::string_view(pdf.constData(), static_cast<std::size_t>(pdf.size())));
     if (progress) progress(1.0);
     return pages;
 }

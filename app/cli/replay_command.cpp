@@ -9,6 +9,7 @@
 #include "engine/replay/features.h"
 #include "engine/replay/split.h"
 #include "engine/report/data_report.h"
+#include "engine/report/run_report.h"
 #include "engine/store/bar_store.h"
 
 #include "models/runtime.h"
@@ -17,7 +18,6 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
-#include <fstream>
 #include <iostream>
 #include <limits>
 #include <memory>
@@ -121,13 +121,9 @@ int run(const ReplayArgs& a)
         report.bars = bars;
 
         if (!a.report.empty()) {
-            std::ofstream out(a.report, std::ios::binary);
             const bool html = !(a.report.size() >= 5 && a.report.substr(a.report.size() - 5) == ".json");
-            out << (html ? renderDataReportHtml(report) : dataReportJson(report).dump(2) + "\n");
-            if (!out) {
-                printError("cannot write " + a.report);
-                return kExitError;
-            }
+            // Throws with the reason (a full disk included) and leaves no partial file.
+            writeTextFile(a.report, html ? renderDataReportHtml(report) : dataReportJson(report).dump(2) + "\n");
         }
         if (a.json) {
             nlohmann::json j = dataReportJson(report);

@@ -5,16 +5,14 @@
 #include "engine/report/report_blocks.h"
 #include "engine/session/devices.h"
 #include "engine/store/bar_store.h"
+#include "engine/store/atomic_file.h"
 #include "engine/store/run_store.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -158,23 +156,8 @@ void checkReportProgress(const ReportProgress& progress, double fraction)
 
 void writeTextFile(const std::string& path, const std::string& text)
 {
-    // Written beside the target and renamed, so a failed or cancelled export never leaves half a file.
-    const std::string partial = path + ".part";
-    {
-        std::ofstream out(partial, std::ios::binary | std::ios::trunc);
-        if (!out) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
-        out << text;
-        out.close();
-        if (!out) {
-            std::remove(partial.c_str());
-            throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
-        }
-    }
-    if (std::rename(partial.c_str(), path.c_str()) != 0) {
-        const std::string reason = std::strerror(errno);
-        std::remove(partial.c_str());
-        throw std::runtime_error("cannot write " + path + ": " + reason);
-    }
+    // All or nothing, so a full disk or a cancelled export never leaves half a file.
+    writeFileAtomically(path, text);
 }
 
 void writeRunReport(const std::string& databasePath, const std::vector<std::int64_t>& runIds, const std::string& path,

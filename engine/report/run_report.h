@@ -40,8 +40,8 @@ public:
 /// Calls `progress` (if set) and throws ReportCancelled when it returns false.
 void checkReportProgress(const ReportProgress& progress, double fraction);
 
-/// Writes `text` to `path` through a temporary file renamed into place; throws
-/// std::runtime_error with the reason when it cannot.
+/// Writes `text` to `path` all or nothing (writeFileAtomically in engine/store/atomic_file.h);
+/// throws std::runtime_error with the reason when it cannot.
 void writeTextFile(const std::string& path, const std::string& text);
 
 /// Writes the report of `runIds` to `path`; the format follows the extension

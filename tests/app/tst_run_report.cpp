@@ -8,8 +8,11 @@
 #include "engine/store/bar_store.h"
 #include "engine/store/run_store.h"
 #include "tests/app/report_fixture.h"
+#include "tests/engine/file_size_limit.h"
 
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -21,9 +24,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cerrno>
 #include <charconv>
-#include <cstring>
 #include <cmath>
+#include <cstring>
 #include <random>
 
 using foxhunt::testing::handBuiltReport;
@@ -42,6 +47,8 @@ private Q_SLOTS:
     void rejectsBadRequests();
     void realRunExportsEveryFormat();
     void timeAxisLabelsTellTicksApart();
+    void fullDiskFailsEveryFormat_data();
+    void fullDiskFailsEveryFormat();
 
 private:
     /// Parses `html` as XML; returns the error ("" when well-formed) and collects every id attribute.
@@ -50,7 +57,7 @@ private:
         int exitCode = -1;
         QByteArray out, err;
     };
-    static Result run(const QString& program, const QStringList& args);
+    static Result run(const QString& program, const QStringList& args, long fileSizeLimit = 0);
     static Result cli(const QStringList& args) { return run(QStringLiteral(FOXHUNT_CLI_PATH), args); }
     static QByteArray readAll(const QString& path);
     QTemporaryDir m_dir;
@@ -73,9 +80,11 @@ QString TestRunReport::parseXml(const QByteArray& html, QSet<QString>* ids)
     return elements > 0 ? QString() : QStringLiteral("no elements");
 }
 
-TestRunReport::Result TestRunReport::run(const QString& program, const QStringList& args)
+TestRunReport::Result TestRunReport::run(const QString& program, const QStringList& args, long fileSizeLimit)
 {
     QProcess p;
+    if (fileSizeLimit > 0)
+        p.setChildProcessModifier([fileSizeLimit] { foxhunt::testing::FileSizeLimit::applyInChild(fileSizeLimit); });
     p.start(program, args);
     Result r;
     if (!p.waitForFinished(300000)) return r;
@@ -356,6 +365,66 @@ void TestRunReport::timeAxisLabelsTellTicksApart()
     QCOMPARE(weeks[1], std::string("2024-01-09"));
     // Ticks seconds apart show seconds.
     QCOMPARE(timeTickLabels({open, open + 20.0})[1], std::string("14:30:20"));
+void TestRunReport::fullDiskFailsEveryFormat_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<bool>("existing");
+    for (const char* ext : {"html", "json", "csv", "pdf"}) {
+        QTest::addRow("%s", ext) << QStringLiteral("full.%1").arg(QLatin1String(ext)) << false;
+        QTest::addRow("%s over an old report", ext) << QStringLiteral("old.%1").arg(QLatin1String(ext)) << true;
+    }
+}
+
+void TestRunReport::fullDiskFailsEveryFormat()
+{
+    QFETCH(QString, file);
+    QFETCH(bool, existing);
+    // A run with enough metrics that every format is well over the limit below.
+    const QString db = m_dir.filePath(QStringLiteral("full.db"));
+    if (!QFile::exists(db)) {
+        foxhunt::BarStore store(db.toStdString());
+        foxhunt::RunStore runs(store);
+        const std::int64_t id = runs.createRun("full disk", "{}", foxhunt::SeriesInfo{}, 0, 0, "{}");
+        QCOMPARE(id, std::int64_t{1});
+        foxhunt::MetricBatch batch;
+        for (const char* model : {"dqn", "ppo", "tft"})
+            for (const char* metric : {"loss", "grad_norm", "latency_ms"})
+                for (std::int64_t step = 1; step <= 4000; ++step)
+                    batch.push_back({model, metric, step, 1'700'000'000'000'000'000 + step,
+                                     std::sin(0.01 * static_cast<double>(step)) + 1e-3 * static_cast<double>(step % 97)});
+        runs.appendMetrics(id, batch);
+    }
+    // One folder per row, so "nothing left behind" is a listing.
+    const QDir folder(m_dir.filePath(QStringLiteral("out-") + file));
+    QVERIFY(folder.mkpath(QStringLiteral(".")));
+    const QString out = folder.filePath(file);
+
+    // Written once without a limit, for its size.
+    Result r = cli({QStringLiteral("report"), QStringLiteral("1"), QStringLiteral("--db"), db, QStringLiteral("--out"), out});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const qint64 size = QFileInfo(out).size();
+    // SQLite's shared-memory file needs 32 KiB, so the "disk" fills at half the report, but no lower than 64 KiB.
+    const long limit = std::max<long>(64 * 1024, static_cast<long>(size / 2));
+    QVERIFY2(size > limit, qPrintable(QStringLiteral("the fixture's %1 is only %2 bytes").arg(file).arg(size)));
+
+    const QByteArray old("an older report that must survive\n");
+    QFile::remove(out);
+    if (existing) {
+        QFile f(out);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(old);
+    }
+    r = run(QStringLiteral(FOXHUNT_CLI_PATH),
+            {QStringLiteral("report"), QStringLiteral("1"), QStringLiteral("--db"), db, QStringLiteral("--out"), out}, limit);
+    QVERIFY2(r.exitCode != 0, "a report cut short by a full disk was reported as written");
+    QVERIFY2(r.err.contains(std::strerror(EFBIG)), r.err.constData());
+    const QStringList left = folder.entryList(QDir::Files | QDir::Hidden);
+    if (existing) {
+        QCOMPARE(left, QStringList{file});
+        QCOMPARE(readAll(out), old);
+    } else {
+        QCOMPARE(left, QStringList{});
+    }
 }
 
 QTEST_GUILESS_MAIN(TestRunReport)

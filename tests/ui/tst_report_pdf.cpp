@@ -5,16 +5,21 @@
 #include "engine/store/bar_store.h"
 #include "engine/store/run_store.h"
 #include "tests/app/report_fixture.h"
+#include "tests/engine/file_size_limit.h"
 #include "ui/report_export.h"
 #include "ui/report_pdf.h"
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include <nlohmann/json.hpp>
+
+#include <cerrno>
+#include <cstring>
 
 class TestReportPdf : public QObject {
     Q_OBJECT
@@ -26,6 +31,7 @@ private Q_SLOTS:
     void exportDispatchesOnExtension_data();
     void exportDispatchesOnExtension();
     void exportRejectsBadRequests();
+    void fullDiskLeavesNoTruncatedPdf();
 
 private:
     static QByteArray tool(const QString& program, const QStringList& args);
@@ -177,6 +183,40 @@ void TestReportPdf::exportRejectsBadRequests()
                                                       [](double f) { return f < 0.6; }));
     QVERIFY(!QFile::exists(m_dir.filePath(QStringLiteral("x.pdf"))));
     QVERIFY(!QFile::exists(m_dir.filePath(QStringLiteral("c.pdf"))));
+}
+
+void TestReportPdf::fullDiskLeavesNoTruncatedPdf()
+{
+    const foxhunt::ReportDocument doc = foxhunt::buildRunReport(foxhunt::testing::handBuiltReport(2, true));
+    QDir folder(m_dir.filePath(QStringLiteral("full-disk")));
+    QVERIFY(folder.mkpath(QStringLiteral(".")));
+    const QString path = folder.filePath(QStringLiteral("r.pdf"));
+    foxhunt::writeReportPdf(doc, path.toStdString());
+    const qint64 size = QFileInfo(path).size();
+    QVERIFY(size > 4096);
+    const QByteArray old = QByteArray("%PDF-1.4 an older report that must survive\n");
+    {
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        f.write(old);
+    }
+    // The disk fills half way through the report; QPdfWriter alone never noticed.
+    QString error;
+    {
+        const foxhunt::testing::FileSizeLimit limit(static_cast<rlim_t>(size / 2));
+        QVERIFY(limit.active());
+        try {
+            foxhunt::writeReportPdf(doc, path.toStdString());
+        } catch (const std::runtime_error& e) {
+            error = QString::fromStdString(e.what());
+        }
+    }
+    QVERIFY2(!error.isEmpty(), "a PDF cut short by a full disk was reported as written");
+    QVERIFY2(error.contains(QString::fromLatin1(std::strerror(EFBIG))), qPrintable(error));
+    QCOMPARE(folder.entryList(QDir::Files | QDir::Hidden), QStringList{QStringLiteral("r.pdf")});
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QCOMPARE(f.readAll(), old);
 }
 
 QTEST_MAIN(TestReportPdf)
