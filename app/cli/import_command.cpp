@@ -27,6 +27,7 @@ struct ImportArgs {
     bool backAdjust = false;
     bool replace = false;
     bool json = false;
+    std::uint64_t maxDecompressedMib = 0;
     std::string timestampColumn, dateColumn, timeColumn, openColumn, highColumn, lowColumn, closeColumn,
         volumeColumn, symbolColumn, timestampFormat, delimiter;
 };
@@ -73,6 +74,10 @@ int run(const ImportArgs& a)
     options.read.symbol = a.symbol;
     options.continuous.backAdjust = a.backAdjust;
     options.conflicts = a.replace ? StoredConflicts::Replace : StoredConflicts::Reject;
+    if (a.maxDecompressedMib > 0) {
+        // An explicit limit replaces the ratio rule: exactly this much, whatever the file's size.
+        options.read.limits.minDecompressedBytes = options.read.limits.maxDecompressedBytes = a.maxDecompressedMib << 20;
+    }
     CsvOverrides& csv = options.read.csv;
     setIfGiven(csv.timestampColumn, a.timestampColumn);
     setIfGiven(csv.dateColumn, a.dateColumn);
@@ -151,6 +156,10 @@ Runner addImportCommand(CLI::App& app)
                   "Replace stored bars that the file gives other values: each series' stored bars between the "
                   "file's first and last time are rewritten (without it such a file is rejected)");
     cmd->add_flag("--json", args->json, "Print a JSON summary");
+    cmd->add_option("--max-decompressed", args->maxDecompressedMib,
+                    "Largest size a .zst file may decompress to, in MiB (default: 200x the file, at least 64 MiB, "
+                    "at most 4 GiB)")
+        ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 30));
     auto* g = cmd->add_option_group("CSV overrides", "When auto-detection guesses wrong");
     g->add_option("--timestamp-column", args->timestampColumn, "Column holding date and time");
     g->add_option("--date-column", args->dateColumn, "Column holding the date");

@@ -1,6 +1,7 @@
 #include "engine/store/bar_store.h"
 
 #include "engine/data/import_error.h"
+#include "engine/data/input_file.h"
 #include "engine/data/market_time.h"
 #include "engine/data/synthetic.h"
 #include "engine/store/sha256.h"
@@ -523,14 +524,17 @@ std::optional<ImportRecord> BarStore::findImport(const std::string& sha256) cons
 
 ImportResult BarStore::importFile(const std::string& path, const ImportOptions& options, const ProgressFn& progress)
 {
-    const std::string digest = sha256File(path);
+    // One read, hashed on the way: a pipe (/dev/stdin, <(...)) has no second reading to parse.
+    if (progress) progress(0.0, "read");
+    Sha256 hash;
+    const std::string bytes = readInputFile(path, options.read.limits, [&](std::string_view chunk) { hash.update(chunk); });
+    const std::string digest = hash.hex();
     if (options.conflicts == StoredConflicts::Reject && findImport(digest)) {
         ParsedFile none;
         none.path = path;
         return importParsed(std::move(none), options, progress, digest);
     }
-    if (progress) progress(0.0, "read");
-    ParsedFile file = readBarFile(path, options.read);
+    ParsedFile file = readBarBuffer(path, bytes, options.read);
     if (progress) progress(1.0, "read");
     return importParsed(std::move(file), options, progress, digest);
 }

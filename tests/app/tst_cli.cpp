@@ -31,6 +31,9 @@ private Q_SLOTS:
     void badTrainSettingsAreRefused_data();
     void badTrainSettingsAreRefused();
     void usageErrorsExitWithTheDocumentedCode();
+    void importReadsAPipeOnce();
+    void importRefusesADevice();
+    void importLimitsDecompression();
 
 private:
     struct Result {
@@ -38,17 +41,20 @@ private:
         QByteArray out, err;
         QJsonObject json() const { return QJsonDocument::fromJson(out).object(); }
     };
-    Result cli(const QStringList& args);
+    Result cli(const QStringList& args, const QByteArray& input = {});
     QString db(const QString& name) const { return m_dir.filePath(name); }
     static QString realFile(const QString& name) { return QStringLiteral(FOXHUNT_REAL_DATA_DIR "/") + name; }
     QString writeFile(const QString& name, const QByteArray& bytes);
     QTemporaryDir m_dir;
 };
 
-TestCli::Result TestCli::cli(const QStringList& args)
+TestCli::Result TestCli::cli(const QStringList& args, const QByteArray& input)
 {
     QProcess p;
     p.start(QStringLiteral(FOXHUNT_CLI_PATH), args);
+    // Standard input is a pipe: what the command gets for /dev/stdin.
+    if (!input.isEmpty()) p.write(input);
+    p.closeWriteChannel();
     Result r;
     if (!p.waitForFinished(300000)) return r;
     r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
@@ -407,6 +413,51 @@ void TestCli::usageErrorsExitWithTheDocumentedCode()
                                    QStringLiteral("--out"), out, QStringLiteral("--json")});
     QCOMPARE(missingRun.exitCode, 1);
     QVERIFY(missingRun.json().contains(QStringLiteral("error")));
+void TestCli::importReadsAPipeOnce()
+{
+    // `import /dev/stdin` (and `import <(cat f)`) read the pipe to hash it, then found it empty.
+    QFile real(realFile(QStringLiteral("ES_1min_sample.csv")));
+    QVERIFY(real.open(QIODevice::ReadOnly));
+    const QByteArray csv = real.readAll();
+    const QString store = db(QStringLiteral("stdin.db"));
+    const Result r = cli({QStringLiteral("import"), QStringLiteral("/dev/stdin"), QStringLiteral("--db"), store,
+                          QStringLiteral("--json")},
+                         csv);
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const QJsonObject f = r.json().value(QStringLiteral("files")).toArray().at(0).toObject();
+    QCOMPARE(f.value(QStringLiteral("imported")).toInt(), 15214);
+    // The same bytes from the file itself are known by their hash, taken while the pipe was read.
+    const Result again = cli({QStringLiteral("import"), real.fileName(), QStringLiteral("--db"), store, QStringLiteral("--json")});
+    QVERIFY2(again.exitCode == 0, again.err.constData());
+    QCOMPARE(again.json().value(QStringLiteral("files")).toArray().at(0).toObject().value(QStringLiteral("status")).toString(),
+             QStringLiteral("already_imported"));
+}
+
+void TestCli::importRefusesADevice()
+{
+    // /dev/zero never ends: refused by its type, before it is opened.
+    const Result r = cli({QStringLiteral("import"), QStringLiteral("/dev/zero"), QStringLiteral("--db"),
+                          db(QStringLiteral("device.db"))});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("/dev/zero: is a character device, not a regular file"), r.err.constData());
+}
+
+void TestCli::importLimitsDecompression()
+{
+    // A hand-made zstd frame: a header claiming 2 MiB (single segment) and sixteen 128 KiB RLE blocks of zeros.
+    QByteArray frame = QByteArray::fromHex("28b52ffd" "a0" "00002000");
+    for (int block = 0; block < 16; ++block) frame += QByteArray::fromHex(block == 15 ? "03001000" : "02001000");
+    const QString file = writeFile(QStringLiteral("zeros.dbn.zst"), frame);
+    const QString store = db(QStringLiteral("zstd.db"));
+    // Within the default limit it decompresses, and the zeros are then no known format.
+    Result r = cli({QStringLiteral("import"), file, QStringLiteral("--db"), store});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("unrecognised"), r.err.constData());
+    // With a 1 MiB limit the claim alone is refused.
+    r = cli({QStringLiteral("import"), file, QStringLiteral("--db"), store, QStringLiteral("--max-decompressed"),
+             QStringLiteral("1")});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("the zstd frames claim 2 MiB uncompressed, more than the limit of 1 MiB"), r.err.constData());
 }
 
 QTEST_GUILESS_MAIN(TestCli)
