@@ -5,6 +5,7 @@
 #include "app/cli/commands.h"
 
 #include "engine/data/market_time.h"
+#include "engine/session/devices.h"
 #include "engine/session/training_session.h"
 #include "engine/store/bar_store.h"
 
@@ -105,6 +106,11 @@ int run(const TrainArgs& a)
     } catch (const std::exception& e) {
         printError(e.what());
         return kExitError;
+    }
+    // From --threads or the config file alike: no more intra-op threads than the machine has.
+    if (const ThreadCap cap = capThreads(config.threads); !cap.note.empty()) {
+        printError("note: " + cap.note);
+        config.threads = cap.threads;
     }
 
     // Started by torchrun or by hand on several machines: WORLD_SIZE and RANK in the environment.
@@ -233,7 +239,7 @@ Runner addTrainCommand(CLI::App& app)
         ->check(CLI::Range(1LL, kMaxSteps));
     cmd->add_option("--seed", args->seed, "Seed of every model")
         ->check(CLI::Range(0LL, static_cast<long long>(kMaxSeed)));
-    cmd->add_option("--threads", args->threads, "LibTorch intra-op threads (default 1)")->check(CLI::PositiveNumber);
+    cmd->add_option("--threads", args->threads, "LibTorch intra-op threads (default 1; at most the hardware threads)")->check(CLI::PositiveNumber);
     cmd->add_option("--device", args->device, "cpu or cuda:N (default cpu; a resumed run may change it)");
     cmd->add_option("--speed", args->speed, "Replay pace: max, or N x real time")->capture_default_str();
     cmd->add_option("--config", args->config, "JSON file with any SessionConfig keys (see README)");

@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <limits>
+#include <thread>
 
 namespace foxhunt {
 
@@ -75,6 +77,15 @@ std::optional<std::string> preflightProblem(const SessionConfig& config)
                (check.suggestion.empty() ? std::string() : "; " + check.suggestion);
     if (config.threads < 1) return "threads must be at least 1";
     return std::nullopt;
+}
+
+ThreadCap capThreads(int requested, unsigned hardwareThreads)
+{
+    if (hardwareThreads == 0) hardwareThreads = std::max(1u, std::thread::hardware_concurrency());
+    const int most = static_cast<int>(std::min<unsigned>(hardwareThreads, std::numeric_limits<int>::max()));
+    if (requested <= most) return {requested, {}};
+    return {most, std::to_string(requested) + " threads asked for, but this machine has " + std::to_string(most) +
+                      " hardware thread" + (most == 1 ? "" : "s") + "; using " + std::to_string(most)};
 }
 
 std::string cpuModel() { return models::hardware::this_machine().cpu_model; }

@@ -44,6 +44,18 @@ struct DeviceCheck {
 /// FP16 autocast needs CUDA, scales and factors must be positive.
 DeviceCheck checkPrecision(const models::precision::MixedPrecisionConfig& config, const std::string& device);
 
+/// A thread count held to what the machine has.
+struct ThreadCap {
+    int threads = 1;  ///< the count to use
+    std::string note; ///< why it differs from the one asked for; empty when it does not
+};
+
+/// `requested` intra-op threads, capped at `hardwareThreads` (std::thread::hardware_concurrency()
+/// when 0, and 1 when even that is unknown): more threads than the machine has only contend, and
+/// a count like 100000 never finished creating them. Counts below 1 are returned unchanged, for
+/// preflightProblem to refuse.
+ThreadCap capThreads(int requested, unsigned hardwareThreads = 0);
+
 /// Checks what can be checked before a run starts (device present in this build, precision on it).
 /// Returns the first problem as a readable sentence, or nullopt when the config may start.
 std::optional<std::string> preflightProblem(const SessionConfig& config);

@@ -310,7 +310,8 @@ SessionResult TrainingSession::run()
         }
         const SessionConfig& cfg = m_config;
         validate(cfg); // sizes that cannot build a model fail here, before a run is recorded
-        models::setThreads(cfg.threads);
+        // Capped here too for configs from files and the GUI; the CLI says so when it caps.
+        models::setThreads(capThreads(cfg.threads).threads);
         models::installCountingCpuAllocator(); // exact activation_bytes; process-wide, once
         if (cfg.device != "cpu") {
             const std::vector<std::string> devices = models::computeDevices();

@@ -12,6 +12,7 @@
 #include <QTest>
 
 #include <csignal>
+#include <thread>
 
 class TestCli : public QObject {
     Q_OBJECT
@@ -34,6 +35,7 @@ private Q_SLOTS:
     void importReadsAPipeOnce();
     void importRefusesADevice();
     void importLimitsDecompression();
+    void threadsAreCappedAtTheHardware();
 
 private:
     struct Result {
@@ -458,6 +460,20 @@ void TestCli::importLimitsDecompression()
              QStringLiteral("1")});
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains("the zstd frames claim 2 MiB uncompressed, more than the limit of 1 MiB"), r.err.constData());
+}
+
+void TestCli::threadsAreCappedAtTheHardware()
+{
+    const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+    const Result r = cli({QStringLiteral("train"), QStringLiteral("--db"), db(QStringLiteral("threads.db")),
+                          QStringLiteral("--models"), QStringLiteral("dqn"), QStringLiteral("--steps"), QStringLiteral("50"),
+                          QStringLiteral("--threads"), QStringLiteral("100000"), QStringLiteral("--json")});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const QByteArray note = "100000 threads asked for, but this machine has " + QByteArray::number(hardware) +
+                            " hardware thread";
+    QVERIFY2(r.err.contains(note), r.err.constData());
+    QVERIFY2(r.err.contains("; using " + QByteArray::number(hardware)), r.err.constData());
+    QCOMPARE(r.json().value(QStringLiteral("status")).toString(), QStringLiteral("finished"));
 }
 
 QTEST_GUILESS_MAIN(TestCli)

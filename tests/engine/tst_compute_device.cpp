@@ -6,6 +6,7 @@
 #include "engine/agents/ppo.h"
 #include "engine/bench/cyclic_series.h"
 #include "engine/forecast/forecaster_trainer.h"
+#include "engine/session/devices.h"
 #include "engine/session/training_session.h"
 #include "models/device.h"
 #include "models/runtime.h"
@@ -13,9 +14,11 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <string>
+#include <thread>
 
 using namespace foxhunt;
 
@@ -117,6 +120,8 @@ private Q_SLOTS:
     void sessionOnUnavailableDeviceFailsReadably();
     void explicitCpuTrainsLikeTheDefault();
     void cudaTrainsLikeTheCpu();
+    void threadCapFollowsTheMachine_data();
+    void threadCapFollowsTheMachine();
 };
 
 void TestComputeDevice::namesAreParsed()
@@ -216,6 +221,34 @@ void TestComputeDevice::cudaTrainsLikeTheCpu()
         const ModelMemory m = cuda.memory();
         QVERIFY(m.onCuda && m.cudaPeakBytes > 0 && m.activationPeakBytes > 0);
     }
+}
+
+void TestComputeDevice::threadCapFollowsTheMachine_data()
+{
+    QTest::addColumn<int>("requested");
+    QTest::addColumn<unsigned>("hardware");
+    QTest::addColumn<int>("threads");
+    QTest::addColumn<QString>("note");
+    QTest::newRow("within") << 2 << 2u << 2 << "";
+    QTest::newRow("one of many") << 1 << 64u << 1 << "";
+    QTest::newRow("100000 on 2") << 100000 << 2u << 2
+                                 << "100000 threads asked for, but this machine has 2 hardware threads; using 2";
+    QTest::newRow("3 on 1") << 3 << 1u << 1 << "3 threads asked for, but this machine has 1 hardware thread; using 1";
+    QTest::newRow("below 1 is left to preflight") << -3 << 2u << -3 << "";
+}
+
+void TestComputeDevice::threadCapFollowsTheMachine()
+{
+    QFETCH(int, requested);
+    QFETCH(unsigned, hardware);
+    QFETCH(int, threads);
+    QFETCH(QString, note);
+    const ThreadCap cap = capThreads(requested, hardware);
+    QCOMPARE(cap.threads, threads);
+    QCOMPARE(QString::fromStdString(cap.note), note);
+    // Without a count given, this machine's own.
+    const unsigned here = std::max(1u, std::thread::hardware_concurrency());
+    QCOMPARE(capThreads(1'000'000).threads, static_cast<int>(here));
 }
 
 QTEST_APPLESS_MAIN(TestComputeDevice)
