@@ -415,6 +415,8 @@ void TestCli::usageErrorsExitWithTheDocumentedCode()
                                    QStringLiteral("--out"), out, QStringLiteral("--json")});
     QCOMPARE(missingRun.exitCode, 1);
     QVERIFY(missingRun.json().contains(QStringLiteral("error")));
+}
+
 void TestCli::importReadsAPipeOnce()
 {
     // `import /dev/stdin` (and `import <(cat f)`) read the pipe to hash it, then found it empty.

@@ -365,6 +365,8 @@ void TestRunReport::timeAxisLabelsTellTicksApart()
     QCOMPARE(weeks[1], std::string("2024-01-09"));
     // Ticks seconds apart show seconds.
     QCOMPARE(timeTickLabels({open, open + 20.0})[1], std::string("14:30:20"));
+}
+
 void TestRunReport::fullDiskFailsEveryFormat_data()
 {
     QTest::addColumn<QString>("file");
