@@ -186,6 +186,13 @@ std::uint32_t bigEndian(const unsigned char* p, int bytes)
 // Looks at the 100-byte SQLite header before SQLite touches the file, so that
 // text, random bytes and cut-off copies get a plain answer instead of an
 // obscure one later (or a silently re-initialised file).
+bool hasTable(sqlite3* db, const char* name)
+{
+    sql::Statement st(db, "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?1");
+    st.bind(1, std::string_view(name)); // a literal: outlives the statement
+    return st.step();
+}
+
 void checkFileHeader(const std::string& path)
 {
     std::error_code ec;
@@ -320,6 +327,30 @@ BarStore::BarStore(const std::string& path) : m_path(path)
         if (applicationId != kApplicationId && (applicationId != 0 || objects > 0))
             throw StoreError(path + ": not a Foxhunt database (it belongs to another application); "
                                     "refusing to modify it");
+        // Our mark is written with the first schema in one transaction, so a file that carries it
+        // with tables but without a schema version or the app_meta table is someone else's file.
+        if (objects > 0 && (version == 0 || !hasTable(m_db, "app_meta")))
+            throw StoreError(path + ": carries Foxhunt's application id but has no Foxhunt schema (tables of its own, "
+                                    "no app_meta); refusing to modify it");
+        if (objects > 0) {
+            // A damaged page is found now, before anything is written through it.
+            std::string problems;
+            try {
+                sql::Statement check(m_db, "PRAGMA quick_check(5)");
+                while (check.step()) {
+                    const std::string line = check.text(0);
+                    if (line == "ok") break;
+                    problems += (problems.empty() ? "" : "; ") + line;
+                }
+            } catch (const StoreError&) {
+                // So damaged that the check itself cannot read it (SQLITE_CORRUPT).
+                problems = sqlite3_errmsg(m_db);
+            }
+            if (!problems.empty())
+                throw StoreError(path + ": the database file is damaged (SQLite quick_check: " + problems +
+                                 "). Nothing was changed. Restore it from a backup, or save what is still readable "
+                                 "with: sqlite3 '" + path + "' .recover > recovered.sql");
+        }
         if (version > kSchemaVersion)
             throw StoreError(path + ": made by a newer Foxhunt (schema version " + std::to_string(version) +
                              ", this build knows up to " + std::to_string(kSchemaVersion) + ")");

@@ -215,6 +215,10 @@ private Q_SLOTS:
         QTest::newRow("another application's database") << "foreign" << "another application";
         QTest::newRow("newer schema") << "newer" << "made by a newer Foxhunt";
         QTest::newRow("directory") << "directory" << "directory";
+        // A foreign file that happens to carry our application_id used to get Foxhunt's tables added.
+        QTest::newRow("foreign file with Foxhunt's application_id") << "foreign-id" << "has no Foxhunt schema";
+        // A damaged page used to go unnoticed until an import wrote through it.
+        QTest::newRow("corrupted page") << "corrupt-page" << "is damaged";
     }
     void refusesUnusableFiles()
     {
@@ -244,6 +248,18 @@ private Q_SLOTS:
             rawSql(path, "PRAGMA user_version = 99");
         } else if (kind == "directory") {
             QVERIFY(QDir().mkpath(qpath));
+        } else if (kind == "foreign-id") {
+            rawSql(path, "PRAGMA application_id = 1182287988; CREATE TABLE notes(id INTEGER PRIMARY KEY, text TEXT);");
+        } else if (kind == "corrupt-page") {
+            {
+                BarStore store(path);
+                store.storeSeries("ES", "csv", SeriesKind::Series, kNsPerMinute, makeBars(20000));
+            }
+            QByteArray whole = readAll(qpath);
+            QVERIFY(whole.size() > 100'000);
+            // Scribble over the interior of the bars table's b-tree pages (not the header, not the size).
+            for (qsizetype i = whole.size() / 2; i < whole.size() / 2 + 4 * 8192; i += 7) whole[i] = static_cast<char>(0xA5);
+            writeFile(qpath, whole);
         }
         const QByteArray before = kind == "directory" ? QByteArray() : readAll(qpath);
         bool thrown = false;
