@@ -9,6 +9,7 @@
 #include "engine/session/amp_auto.h"
 #include "engine/session/memory_budget.h"
 #include "engine/session/devices.h"
+#include "engine/session/error_text.h"
 #include "engine/session/session_json.h"
 #include "engine/store/bar_store.h"
 #include "engine/store/checkpoint_identity.h"
@@ -931,7 +932,7 @@ SessionResult TrainingSession::run()
                         emit(s, "int8_degradation", degradation);
                         emit(s, "int8_rejected", served ? 0.0 : 1.0);
                     } catch (const std::exception& e) {
-                        s.int8Error = e.what();
+                        s.int8Error = errorText(e);
                     }
                 }
             if (comm && (--blockLeft == 0 || !anyLeft)) endBlock(owner ? &clock : nullptr);
@@ -1027,7 +1028,7 @@ SessionResult TrainingSession::run()
                     emit(s, "int8_rejected", e.served ? 0.0 : 1.0);
                     return toJson(e, latencyRepeats);
                 } catch (const std::exception& e) {
-                    return nlohmann::json{{"error", e.what()}};
+                    return nlohmann::json{{"error", errorText(e)}};
                 }
             };
             nlohmann::json modelsDoc = nlohmann::json::object();
@@ -1097,7 +1098,7 @@ SessionResult TrainingSession::run()
         }
     } catch (const std::exception& e) {
         result.status = "failed";
-        result.error = e.what();
+        result.error = errorText(e);
         if (localWorkers) {
             // Say what became of the local workers (a killed one explains a collective's failure).
             if (comm) {
@@ -1112,7 +1113,7 @@ SessionResult TrainingSession::run()
         }
         try {
             flush(true);
-            if (runs && runId) runs->setStatus(runId, RunStatus::Failed, e.what());
+            if (runs && runId) runs->setStatus(runId, RunStatus::Failed, result.error);
         } catch (const std::exception&) {
             // The store itself failed: the run stays "running" and is marked
             // interrupted on the next start; the error above is what counts.

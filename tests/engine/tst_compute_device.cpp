@@ -7,9 +7,12 @@
 #include "engine/bench/cyclic_series.h"
 #include "engine/forecast/forecaster_trainer.h"
 #include "engine/session/devices.h"
+#include "engine/session/error_text.h"
 #include "engine/session/training_session.h"
 #include "models/device.h"
 #include "models/runtime.h"
+
+#include <torch/torch.h>
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -118,6 +121,7 @@ private Q_SLOTS:
     void namesAreParsed();
     void unavailableDeviceIsRefusedByEveryTrainer();
     void sessionOnUnavailableDeviceFailsReadably();
+    void torchErrorsReadWithoutStackTrace();
     void explicitCpuTrainsLikeTheDefault();
     void cudaTrainsLikeTheCpu();
     void threadCapFollowsTheMachine_data();
@@ -249,6 +253,28 @@ void TestComputeDevice::threadCapFollowsTheMachine()
     // Without a count given, this machine's own.
     const unsigned here = std::max(1u, std::thread::hardware_concurrency());
     QCOMPARE(capThreads(1'000'000).threads, static_cast<int>(here));
+}
+
+void TestComputeDevice::torchErrorsReadWithoutStackTrace()
+{
+    // A LibTorch error's what() carries "Exception raised from ... frame #0 ..." lines: users got
+    // fifteen of them under a failed run.
+    try {
+        const torch::Tensor a = torch::zeros({2, 3});
+        const torch::Tensor b = torch::zeros({4, 5});
+        (void)torch::matmul(a, b);
+        QFAIL("matmul of mismatched shapes did not throw");
+    } catch (const std::exception& e) {
+        const std::string full = e.what();
+        const std::string text = errorText(e);
+        QVERIFY2(text.find("mat1 and mat2 shapes cannot be multiplied") != std::string::npos ||
+                     text.find("size mismatch") != std::string::npos || text.find("shapes") != std::string::npos,
+                 text.c_str());
+        QVERIFY2(text.find("frame #") == std::string::npos, text.c_str());
+        QVERIFY2(text.find("Exception raised from") == std::string::npos, text.c_str());
+        QVERIFY(text.size() < full.size());
+    }
+    QCOMPARE(errorText(std::runtime_error("plain")), std::string("plain"));
 }
 
 QTEST_APPLESS_MAIN(TestComputeDevice)
