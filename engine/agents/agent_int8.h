@@ -55,6 +55,21 @@ inline void describeInt8(Int8Evaluation& e, const torch::nn::Module& floatModel,
     e.bytesRatio = static_cast<double>(e.int8Bytes) / static_cast<double>(std::max<std::size_t>(1, e.fp32Bytes));
 }
 
+/// Bytes `model` (an agent's FP32 network) needs to serve `batch` observations of `obsSize`
+/// values: its weights plus the peak activation bytes of one inference forward after a warm-up.
+template <class Holder>
+std::size_t servingBytesOf(Holder model, int64_t obsSize, int batch, const torch::Device& device)
+{
+    torch::NoGradGuard guard;
+    const torch::Tensor x = torch::zeros({std::max(1, batch), obsSize}, torch::TensorOptions().device(device));
+    const auto run = [&] {
+        model->forward(x);
+        models::synchronize(device);
+    };
+    run(); // first-use packing and allocations are not the steady state
+    return static_cast<std::size_t>(models::precision::module_bytes(*model)) + peakBytesOf(run, device.is_cuda());
+}
+
 /// The INT8 check both agents run: quantizes `net` (with `qopts`), plans the copy's kernels at
 /// batch 1 and 32 of `obs`, scores it (`score(copy)` sets e's losses and agreement), tries once
 /// more without oneDNN when the gate would refuse an automatic plan that used it, times FP32 and

@@ -439,16 +439,8 @@ double Dqn::lossScale() const { return m_impl->scaler.current_scale(); }
 
 std::size_t Dqn::servingBytes(int batch) const
 {
-    const Impl& d = *m_impl;
-    torch::NoGradGuard guard;
-    const torch::Tensor x = torch::zeros({std::max(1, batch), d.obsSize}, torch::TensorOptions().device(d.device));
-    auto model = d.online; // a holder copy shares the module; forward() is not const
-    const auto run = [&] {
-        model->forward(x);
-        models::synchronize(d.device);
-    };
-    run(); // first-use packing and allocations are not the steady state
-    return static_cast<std::size_t>(mp::module_bytes(*model)) + peakBytesOf(run, d.device.is_cuda());
+    // A holder copy shares the module (forward() is not const).
+    return servingBytesOf(m_impl->online, m_impl->obsSize, batch, m_impl->device);
 }
 
 AgentMemoryBytes Dqn::memoryBytes() const

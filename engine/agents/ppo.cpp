@@ -338,16 +338,8 @@ double Ppo::lossScale() const { return m_impl->scaler.current_scale(); }
 
 std::size_t Ppo::servingBytes(int batch) const
 {
-    const Impl& d = *m_impl;
-    torch::NoGradGuard guard;
-    const torch::Tensor x = torch::zeros({std::max(1, batch), d.obsSize}, torch::TensorOptions().device(d.device));
-    auto model = d.net; // a holder copy shares the module; forward() is not const
-    const auto run = [&] {
-        model->forward(x);
-        models::synchronize(d.device);
-    };
-    run(); // first-use packing and allocations are not the steady state
-    return static_cast<std::size_t>(mp::module_bytes(*model)) + peakBytesOf(run, d.device.is_cuda());
+    // A holder copy shares the module (forward() is not const).
+    return servingBytesOf(m_impl->net, m_impl->obsSize, batch, m_impl->device);
 }
 
 AgentMemoryBytes Ppo::memoryBytes() const
