@@ -20,6 +20,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <mutex>
+#include <set>
 #include <string_view>
 #include <thread>
 #include <tuple>
@@ -186,6 +188,28 @@ std::uint32_t bigEndian(const unsigned char* p, int bytes)
 // Looks at the 100-byte SQLite header before SQLite touches the file, so that
 // text, random bytes and cut-off copies get a plain answer instead of an
 // obscure one later (or a silently re-initialised file).
+std::mutex g_checkedMutex;
+std::set<std::string> g_checked; ///< database files this process has quick_check'ed and found sound
+
+std::string checkKey(const std::string& path)
+{
+    std::error_code ec;
+    const auto canonical = std::filesystem::weakly_canonical(path, ec);
+    return ec ? path : canonical.string();
+}
+
+bool checkedThisProcess(const std::string& path)
+{
+    std::lock_guard lock(g_checkedMutex);
+    return g_checked.count(checkKey(path)) > 0;
+}
+
+void markChecked(const std::string& path)
+{
+    std::lock_guard lock(g_checkedMutex);
+    g_checked.insert(checkKey(path));
+}
+
 bool hasTable(sqlite3* db, const char* name)
 {
     sql::Statement st(db, "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?1");
@@ -332,8 +356,9 @@ BarStore::BarStore(const std::string& path) : m_path(path)
         if (objects > 0 && (version == 0 || !hasTable(m_db, "app_meta")))
             throw StoreError(path + ": carries Foxhunt's application id but has no Foxhunt schema (tables of its own, "
                                     "no app_meta); refusing to modify it");
-        if (objects > 0) {
-            // A damaged page is found now, before anything is written through it.
+        if (objects > 0 && !checkedThisProcess(path)) {
+            // A damaged page is found now, before anything is written through it. The check reads
+            // every page, so each file pays it once per process, not on every connection.
             std::string problems;
             try {
                 sql::Statement check(m_db, "PRAGMA quick_check(5)");
@@ -350,6 +375,7 @@ BarStore::BarStore(const std::string& path) : m_path(path)
                 throw StoreError(path + ": the database file is damaged (SQLite quick_check: " + problems +
                                  "). Nothing was changed. Restore it from a backup, or save what is still readable "
                                  "with: sqlite3 '" + path + "' .recover > recovered.sql");
+            markChecked(path);
         }
         if (version > kSchemaVersion)
             throw StoreError(path + ": made by a newer Foxhunt (schema version " + std::to_string(version) +
