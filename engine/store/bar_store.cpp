@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -217,6 +218,27 @@ bool hasTable(sqlite3* db, const char* name)
     return st.step();
 }
 
+/// Why this user cannot write a database at `path`, or "" when the folder and the
+/// file (if any) are writable. SQLite then reports only "unable to open database
+/// file" or "readonly database", which names neither.
+std::string writeAccessProblem(const std::string& path)
+{
+    std::error_code ec;
+    std::filesystem::path folder = std::filesystem::absolute(path, ec).parent_path();
+    if (folder.empty()) folder = ".";
+    if (::access(folder.c_str(), W_OK | X_OK) != 0) {
+        const int error = errno;
+        if (error == ENOENT) return "the folder " + folder.string() + " does not exist";
+        return "the folder " + folder.string() + " is not writable (" + std::strerror(error) +
+               "): Foxhunt writes the database and its journal files (-wal, -shm) there. "
+               "Choose a folder you can write to, or copy the database into one";
+    }
+    if (std::filesystem::exists(path, ec) && ::access(path.c_str(), W_OK) != 0)
+        return "the database file is not writable (" + std::string(std::strerror(errno)) +
+               "): Foxhunt records imports and runs in it. Make it writable, or copy it";
+    return {};
+}
+
 void checkFileHeader(const std::string& path)
 {
     std::error_code ec;
@@ -328,11 +350,18 @@ BarStore::BarStore(const std::string& path) : m_path(path)
         const std::string message = m_db ? sqlite3_errmsg(m_db) : "out of memory";
         sqlite3_close(m_db);
         m_db = nullptr;
-        throw StoreError(path + ": cannot open the database: " + message);
+        const std::string why = writeAccessProblem(path);
+        throw StoreError(path + ": cannot open the database: " + (why.empty() ? message : why));
     }
     try {
         sqlite3_extended_result_codes(m_db, 1);
         sqlite3_busy_timeout(m_db, 5000);
+        if (sqlite3_db_readonly(m_db, "main") == 1) {
+            // SQLite falls back to reading a file it may not write; the first import would fail.
+            const std::string why = writeAccessProblem(path);
+            throw StoreError(path + ": cannot open the database: " +
+                             (why.empty() ? std::string("SQLite can open it only for reading") : why));
+        }
         std::int64_t applicationId = 0, version = 0, objects = 0;
         try {
             // One read transaction: a consistent snapshot even while another process is creating
@@ -346,6 +375,8 @@ BarStore::BarStore(const std::string& path) : m_path(path)
             }
             sql::exec(m_db, "COMMIT");
         } catch (const StoreError&) {
+            const std::string why = writeAccessProblem(path);
+            if (!why.empty()) throw StoreError(path + ": cannot open the database: " + why);
             throw StoreError(path + ": not a usable Foxhunt database (" + sqlite3_errmsg(m_db) + ")");
         }
         if (applicationId != kApplicationId && (applicationId != 0 || objects > 0))
@@ -404,8 +435,13 @@ BarStore::BarStore(const std::string& path) : m_path(path)
         if (!meta.step() || meta.text(0) != "foxhunt")
             throw StoreError(path + ": not a Foxhunt database (its app_meta table is missing the Foxhunt mark)");
     } catch (const StoreError&) {
+        const int code = sqlite3_extended_errcode(m_db) & 0xff;
         sqlite3_close_v2(m_db);
         m_db = nullptr;
+        if (code == SQLITE_CANTOPEN || code == SQLITE_READONLY) {
+            const std::string why = writeAccessProblem(path);
+            if (!why.empty()) throw StoreError(path + ": cannot open the database: " + why);
+        }
         throw;
     } catch (const std::exception& e) {
         sqlite3_close_v2(m_db);

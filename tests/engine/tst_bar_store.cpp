@@ -18,6 +18,9 @@
 
 #include <filesystem>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 using namespace foxhunt;
 
 namespace {
@@ -771,6 +774,64 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(dir), base + "/foxhunt");
         QVERIFY(QFileInfo(base + "/foxhunt").isDir());
         QCOMPARE(QString::fromStdString(db), base + "/foxhunt/foxhunt.db");
+    }
+
+    void unwritablePlacesAreNamed()
+    {
+        // As a user without write access: root ignores permissions, so a child process
+        // running as root gives itself up to "nobody" first.
+        namespace fs = std::filesystem;
+        const fs::path top = m_dir.filePath("perm").toStdString();
+        const fs::path ro = top / "read-only", rw = top / "writable";
+        fs::create_directories(ro);
+        fs::create_directories(rw);
+        { BarStore existing((ro / "old.db").string()); }
+        { BarStore existing((rw / "locked.db").string()); }
+        using fs::perms;
+        fs::permissions(m_dir.path().toStdString(), perms::owner_all | perms::group_read | perms::group_exec |
+                                                        perms::others_read | perms::others_exec);
+        fs::permissions(top, perms::all);
+        fs::permissions(rw, perms::all);
+        for (const char* name : {"old.db", "old.db-wal", "old.db-shm"})
+            if (fs::exists(ro / name)) fs::permissions(ro / name, perms::all & ~(perms::owner_exec | perms::group_exec | perms::others_exec));
+        fs::permissions(ro, perms::owner_read | perms::owner_exec | perms::group_read | perms::group_exec |
+                                perms::others_read | perms::others_exec);
+        fs::permissions(rw / "locked.db", perms::owner_read | perms::group_read | perms::others_read);
+
+        int fds[2];
+        QCOMPARE(::pipe(fds), 0);
+        const pid_t child = ::fork();
+        if (child == 0) {
+            if (::geteuid() == 0 && (::setgid(65534) != 0 || ::setuid(65534) != 0)) ::_exit(2);
+            std::string said;
+            for (const fs::path& p : {ro / "new.db", ro / "old.db", rw / "locked.db"}) {
+                try {
+                    BarStore store(p.string());
+                    said += "opened\n";
+                } catch (const std::exception& e) {
+                    said += std::string(e.what()) + "\n";
+                }
+            }
+            const bool ok = ::write(fds[1], said.data(), said.size()) == static_cast<ssize_t>(said.size());
+            ::_exit(ok ? 0 : 3);
+        }
+        ::close(fds[1]);
+        std::string said;
+        char buffer[4096];
+        for (ssize_t n; (n = ::read(fds[0], buffer, sizeof buffer)) > 0;) said.append(buffer, static_cast<std::size_t>(n));
+        ::close(fds[0]);
+        int status = 0;
+        ::waitpid(child, &status, 0);
+        fs::permissions(ro, perms::all);
+        QVERIFY(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        const QStringList lines = QString::fromStdString(said).split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 3);
+        for (int i = 0; i < 2; ++i) {
+            QVERIFY2(lines[i].contains(QString::fromStdString("the folder " + ro.string() + " is not writable")),
+                     qPrintable(lines[i]));
+            QVERIFY2(!lines[i].contains(QStringLiteral("not a usable")), qPrintable(lines[i]));
+        }
+        QVERIFY2(lines[2].contains(QStringLiteral("the database file is not writable")), qPrintable(lines[2]));
     }
 };
 
