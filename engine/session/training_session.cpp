@@ -1115,8 +1115,10 @@ SessionResult TrainingSession::run()
             flush(true);
             if (runs && runId) runs->setStatus(runId, RunStatus::Failed, result.error);
         } catch (const std::exception&) {
-            // The store itself failed: the run stays "running" and is marked
-            // interrupted on the next start; the error above is what counts.
+            // The store itself failed (a full disk): the run stays "running", and the
+            // next start records it as failed with the note left in the space set
+            // aside for it (or as interrupted, if even that could not be written).
+            if (runs && runId) runs->leaveNote(runId, result.error);
         }
     }
     {

@@ -1,5 +1,6 @@
 #include "engine/store/run_store.h"
 
+#include "engine/store/run_owner.h"
 #include "engine/store/sqlite_util.h"
 
 #include <sqlite3.h>
@@ -10,8 +11,11 @@
 #include <cerrno>
 #include <filesystem>
 #include <csignal>
+#include <cstring>
+#include <fstream>
 #include <stdexcept>
 
+#include <fcntl.h>
 #include <unistd.h>
 
 namespace foxhunt {
@@ -61,6 +65,19 @@ bool processAlive(std::int64_t pid)
     return errno == EPERM;
 }
 
+/// Bytes set aside for a run's last words (see RunStore::leaveNote).
+constexpr std::size_t kNoteBytes = 4096;
+
+/// The note's text: what was written before the first NUL, or "" for none.
+std::string readNote(const std::filesystem::path& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::string text(kNoteBytes, '\0');
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    text.resize(static_cast<std::size_t>(in.gcount()));
+    return text.substr(0, text.find('\0'));
+}
+
 } // namespace
 
 std::string toString(RunStatus status)
@@ -96,7 +113,72 @@ std::int64_t RunStore::createRun(const std::string& name, const std::string& con
         q.bindNull(4);
     q.bind(5, series.symbol).bind(6, fromTs).bind(7, toTs).bind(8, versionsJson).bind(9, std::int64_t{::getpid()});
     q.run();
-    return sqlite3_last_insert_rowid(m_store.handle());
+    const std::int64_t id = sqlite3_last_insert_rowid(m_store.handle());
+    takeOwnership(id);
+    return id;
+}
+
+void RunStore::takeOwnership(std::int64_t runId)
+{
+    try {
+        if (!run_owner::acquire(m_store.path(), runId))
+            throw std::runtime_error("run " + std::to_string(runId) + " is being run by another process");
+    } catch (const std::runtime_error& e) {
+        // No lock file (a read-only folder beside a writable database): the
+        // process ID recorded with the run is all a later start can go by.
+        if (std::strstr(e.what(), "another process")) throw;
+    }
+    reserveNote(runId);
+}
+
+std::filesystem::path RunStore::notePath(std::int64_t runId) const
+{
+    if (run_owner::lockPath(m_store.path()).empty()) return {};
+    const std::optional<RunInfo> info = run(runId);
+    if (!info || info->uuid.empty()) return {};
+    return std::filesystem::path(checkpointFolder()) / runFolderName(*info) / "last-words";
+}
+
+void RunStore::reserveNote(std::int64_t runId)
+{
+    const std::filesystem::path path = notePath(runId);
+    if (path.empty()) return;
+    std::error_code ec;
+    std::filesystem::create_directories(path.parent_path(), ec);
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    const std::string zeros(kNoteBytes, '\0');
+    out.write(zeros.data(), static_cast<std::streamsize>(zeros.size()));
+    out.close();
+    if (out) m_notes[runId] = path;
+}
+
+bool RunStore::leaveNote(std::int64_t runId, const std::string& text) noexcept
+{
+    const auto it = m_notes.find(runId);
+    if (it == m_notes.end()) return false;
+    const std::string line = text.substr(0, kNoteBytes - 1);
+    const int fd = ::open(it->second.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    // Over bytes written at the run's start, so a full disk has room for it.
+    const bool written = ::pwrite(fd, line.data(), line.size(), 0) == static_cast<ssize_t>(line.size()) &&
+                         ::fdatasync(fd) == 0;
+    ::close(fd);
+    return written;
+}
+
+void RunStore::dropNote(std::int64_t runId)
+{
+    std::filesystem::path path;
+    if (const auto it = m_notes.find(runId); it != m_notes.end()) {
+        path = it->second;
+        m_notes.erase(it);
+    } else {
+        path = notePath(runId);
+    }
+    if (path.empty()) return;
+    std::error_code ec;
+    std::filesystem::remove(path, ec);
+    if (std::filesystem::is_empty(path.parent_path(), ec)) std::filesystem::remove(path.parent_path(), ec);
 }
 
 std::int64_t RunStore::seriesKey(std::int64_t runId, const std::string& model, const std::string& metric)
@@ -146,6 +228,7 @@ void RunStore::reopenRun(std::int64_t runId)
     sql::Statement q(m_store.handle(),
                      "UPDATE runs SET status = 'running', finished = NULL, error = '', owner_pid = ? WHERE id = ?");
     q.bind(1, std::int64_t{::getpid()}).bind(2, runId).run();
+    takeOwnership(runId);
 }
 
 void RunStore::setVersions(std::int64_t runId, const std::string& versionsJson)
@@ -163,6 +246,10 @@ void RunStore::setStatus(std::int64_t runId, RunStatus status, const std::string
     else
         q.bind(2, wallClockNs());
     q.bind(3, error).bind(4, runId).run();
+    if (status != RunStatus::Running) {
+        dropNote(runId);
+        run_owner::release(m_store.path(), runId);
+    }
 }
 
 void RunStore::saveEvaluation(std::int64_t runId, const std::string& model, const std::string& split,
@@ -276,6 +363,7 @@ RunDeletion RunStore::deleteRun(std::int64_t runId)
     const std::optional<RunInfo> info = run(runId);
     if (!info) return deletion;
     const std::vector<CheckpointRecord> files = checkpoints(runId);
+    dropNote(runId);
     sql::Statement q(m_store.handle(), "DELETE FROM runs WHERE id = ?");
     q.bind(1, runId).run();
     if (m_cache.runId == runId) m_cache = {};
@@ -311,9 +399,25 @@ int RunStore::markInterruptedRuns()
 {
     sql::Statement q(m_store.handle(), "SELECT id, COALESCE(owner_pid, 0) FROM runs WHERE status = 'running'");
     std::vector<std::int64_t> dead;
-    while (q.step())
-        if (q.int64(1) != ::getpid() && !processAlive(q.int64(1))) dead.push_back(q.int64(0));
-    for (std::int64_t id : dead) setStatus(id, RunStatus::Interrupted, "the process running it ended unexpectedly");
+    while (q.step()) {
+        const std::int64_t id = q.int64(0);
+        switch (run_owner::probe(m_store.path(), id)) {
+        case run_owner::Owner::Alive: break;
+        case run_owner::Owner::Gone: dead.push_back(id); break;
+        case run_owner::Owner::Unknown:
+            // A run from before the owner locks: its process ID is all there is.
+            if (q.int64(1) != ::getpid() && !processAlive(q.int64(1))) dead.push_back(id);
+            break;
+        }
+    }
+    for (std::int64_t id : dead) {
+        const std::filesystem::path note = notePath(id);
+        const std::string words = note.empty() ? std::string() : readNote(note);
+        if (words.empty())
+            setStatus(id, RunStatus::Interrupted, "the process running it ended unexpectedly");
+        else
+            setStatus(id, RunStatus::Failed, words + " (noted beside the database, which could not be written then)");
+    }
     return static_cast<int>(dead.size());
 }
 

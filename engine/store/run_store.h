@@ -7,6 +7,8 @@
 #include "engine/telemetry/metric_sample.h"
 
 #include <cstdint>
+#include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -105,13 +107,26 @@ public:
     /// The folder of one run's checkpoint files inside a checkpoint folder: "run-<id>-<uuid>".
     static std::string runFolderName(const RunInfo& run);
 
-    /// Marks runs left in status running by processes that no longer exist as
-    /// interrupted; returns how many. Call on start.
+    /// Marks runs left in status running whose owner has gone (run_owner: the
+    /// lock its process held is free, whatever became of its process ID) as
+    /// interrupted, or as failed with the note the owner left (leaveNote);
+    /// returns how many. Call on start.
     int markInterruptedRuns();
+
+    /// Writes why a run ended into space set aside when it started (in its folder
+    /// beside the database), for when the database itself cannot take it: a full
+    /// disk. markInterruptedRuns() records it later. False when it could not be written.
+    bool leaveNote(std::int64_t runId, const std::string& text) noexcept;
 
 private:
     std::int64_t seriesKey(std::int64_t runId, const std::string& model, const std::string& metric);
+    /// Locks the run for this process (run_owner) and sets aside its note.
+    void takeOwnership(std::int64_t runId);
+    std::filesystem::path notePath(std::int64_t runId) const;
+    void reserveNote(std::int64_t runId);
+    void dropNote(std::int64_t runId);
     BarStore& m_store;
+    std::map<std::int64_t, std::filesystem::path> m_notes; ///< runs this store set a note aside for
     struct KeyCache {
         std::int64_t runId = 0;
         std::vector<std::pair<std::string, std::int64_t>> ids; ///< "model\tmetric" -> metric_series id

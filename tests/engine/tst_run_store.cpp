@@ -3,6 +3,7 @@
 
 #include "engine/store/bar_store.h"
 #include "engine/store/run_store.h"
+#include "file_size_limit.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -11,7 +12,9 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,6 +28,9 @@ private Q_SLOTS:
     void metricsRoundTripInOrder();
     void evaluationsAndCheckpoints();
     void deadOwnerIsInterrupted();
+    void reusedPidDoesNotKeepARunRunning();
+    void liveOwnerInAnotherProcessKeepsItsRun();
+    void fullDiskLeavesItsReason();
     void deleteCascades();
     void runsHaveDistinctUuids();
     void deleteMetricsAfterKeepsEarlierSteps();
@@ -102,35 +108,171 @@ void TestRunStore::evaluationsAndCheckpoints()
     QVERIFY(!runs.lastCheckpoint(id, "tft"));
 }
 
-void TestRunStore::deadOwnerIsInterrupted()
+namespace {
+
+/// Runs `body` in a child process that then ends without finishing its run, as a
+/// crashed or killed owner would; returns the child's exit status.
+template <typename Body>
+int inChild(Body body)
 {
-    // A real process that has ended: its pid no longer exists.
     const pid_t child = ::fork();
-    if (child == 0) ::_exit(0);
+    if (child == 0) {
+        int code = 1;
+        try {
+            code = body();
+        } catch (...) {
+            code = 3;
+        }
+        ::_exit(code);
+    }
     int status = 0;
     ::waitpid(child, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
 
-    std::int64_t orphan = 0, mine = 0;
+/// Creates a run in a child process that ends without finishing it; returns its id.
+std::int64_t runOfAVanishedProcess(const std::string& path, const char* name)
+{
+    int fds[2];
+    if (::pipe(fds) != 0) return 0;
+    const int code = inChild([&] {
+        BarStore bars(path);
+        RunStore runs(bars);
+        const std::int64_t id = runs.createRun(name, "{}", {}, 0, 0, "{}");
+        runs.appendMetrics(id, {{"dqn", "loss", 1, 1, 0.25}});
+        return ::write(fds[1], &id, sizeof id) == sizeof id ? 0 : 2;
+    });
+    std::int64_t id = 0;
+    if (code != 0 || ::read(fds[0], &id, sizeof id) != sizeof id) id = 0;
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return id;
+}
+
+} // namespace
+
+void TestRunStore::deadOwnerIsInterrupted()
+{
+    const std::int64_t orphan = runOfAVanishedProcess(m_path, "orphan");
+    QVERIFY(orphan > 0);
+    std::int64_t mine = 0;
     {
+        // A run of this process, whose RunStore has gone: the process still owns it.
         BarStore bars(m_path);
         RunStore runs(bars);
-        orphan = runs.createRun("orphan", "{}", {}, 0, 0, "{}");
         mine = runs.createRun("mine", "{}", {}, 0, 0, "{}");
-        runs.appendMetrics(orphan, {{"dqn", "loss", 1, 1, 0.25}});
-    }
-    {
-        // Rewrite the owner as the dead child, as if that process had crashed.
-        BarStore bars(m_path);
-        const std::string sql = "UPDATE runs SET owner_pid = " + std::to_string(child) + " WHERE id = " + std::to_string(orphan);
-        QCOMPARE(sqlite3_exec(bars.handle(), sql.c_str(), nullptr, nullptr, nullptr), 0);
     }
     BarStore bars(m_path);
     RunStore runs(bars);
     QCOMPARE(runs.markInterruptedRuns(), 1);
     QVERIFY(runs.run(orphan)->status == RunStatus::Interrupted);
+    QCOMPARE(QString::fromStdString(runs.run(orphan)->error), QStringLiteral("the process running it ended unexpectedly"));
     QVERIFY(runs.run(mine)->status == RunStatus::Running);
     QCOMPARE(runs.metricCount(orphan), std::uint64_t(1));
     QCOMPARE(runs.markInterruptedRuns(), 0);
+    runs.setStatus(mine, RunStatus::Finished);
+    QCOMPARE(runs.markInterruptedRuns(), 0);
+}
+
+void TestRunStore::reusedPidDoesNotKeepARunRunning()
+{
+    // Two runs whose owners ended, their process IDs since taken by live processes
+    // (init, and this very process): the IDs are alive, the owners are not.
+    const std::int64_t a = runOfAVanishedProcess(m_path, "a");
+    const std::int64_t b = runOfAVanishedProcess(m_path, "b");
+    QVERIFY(a > 0 && b > 0);
+    BarStore bars(m_path);
+    for (auto [id, pid] : {std::pair{a, std::int64_t{1}}, std::pair{b, std::int64_t{::getpid()}}}) {
+        const std::string sql = "UPDATE runs SET owner_pid = " + std::to_string(pid) + " WHERE id = " + std::to_string(id);
+        QCOMPARE(sqlite3_exec(bars.handle(), sql.c_str(), nullptr, nullptr, nullptr), 0);
+    }
+    RunStore runs(bars);
+    QCOMPARE(runs.markInterruptedRuns(), 2);
+    QVERIFY(runs.run(a)->status == RunStatus::Interrupted);
+    QVERIFY(runs.run(b)->status == RunStatus::Interrupted);
+}
+
+void TestRunStore::liveOwnerInAnotherProcessKeepsItsRun()
+{
+    int ready[2], go[2];
+    QCOMPARE(::pipe(ready), 0);
+    QCOMPARE(::pipe(go), 0);
+    const pid_t child = ::fork();
+    if (child == 0) {
+        // The owner: creates its run, says so, and trains until told to end (without finishing).
+        BarStore bars(m_path);
+        RunStore runs(bars);
+        const std::int64_t id = runs.createRun("elsewhere", "{}", {}, 0, 0, "{}");
+        char c = 0;
+        const bool ok = ::write(ready[1], &id, sizeof id) == sizeof id && ::read(go[0], &c, 1) == 1;
+        ::_exit(ok ? 0 : 2);
+    }
+    std::int64_t id = 0;
+    QCOMPARE(::read(ready[0], &id, sizeof id), ssize_t(sizeof id));
+    {
+        BarStore bars(m_path);
+        RunStore runs(bars);
+        QCOMPARE(runs.markInterruptedRuns(), 0);
+        QVERIFY(runs.run(id)->status == RunStatus::Running);
+        // Nor can this process take the run over while its owner holds it.
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error, runs.reopenRun(id));
+    }
+    QCOMPARE(::write(go[1], "x", 1), ssize_t(1));
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    QVERIFY(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    for (int fd : {ready[0], ready[1], go[0], go[1]}) ::close(fd);
+
+    BarStore bars(m_path);
+    RunStore runs(bars);
+    QCOMPARE(runs.markInterruptedRuns(), 1);
+    QVERIFY(runs.run(id)->status == RunStatus::Interrupted);
+}
+
+void TestRunStore::fullDiskLeavesItsReason()
+{
+    // The owner's disk fills while it records samples: the store can no longer be
+    // written, so the reason goes into the space set aside when the run began.
+    int fds[2];
+    QCOMPARE(::pipe(fds), 0);
+    const int code = inChild([&] {
+        BarStore bars(m_path);
+        RunStore runs(bars);
+        const std::int64_t id = runs.createRun("full", "{}", {}, 0, 0, "{}");
+        if (::write(fds[1], &id, sizeof id) != sizeof id) return 2;
+        struct stat st {};
+        if (::stat(m_path.c_str(), &st) != 0) return 2;
+        testing::FileSizeLimit limit(static_cast<rlim_t>(st.st_size) + 8192);
+        MetricBatch many;
+        for (int i = 0; i < 200'000; ++i) many.push_back({"dqn", "loss", i, i, 0.5});
+        try {
+            runs.appendMetrics(id, many);
+        } catch (const std::exception& e) {
+            try {
+                runs.setStatus(id, RunStatus::Failed, e.what());
+                return 4; // the status was written after all: no full disk to speak of
+            } catch (const std::exception&) {
+                return runs.leaveNote(id, std::string("no space: ") + e.what()) ? 0 : 5;
+            }
+        }
+        return 6;
+    });
+    std::int64_t id = 0;
+    QCOMPARE(::read(fds[0], &id, sizeof id), ssize_t(sizeof id));
+    ::close(fds[0]);
+    ::close(fds[1]);
+    QCOMPARE(code, 0);
+
+    BarStore bars(m_path);
+    RunStore runs(bars);
+    QCOMPARE(runs.markInterruptedRuns(), 1);
+    const RunInfo run = *runs.run(id);
+    QVERIFY(run.status == RunStatus::Failed);
+    QVERIFY2(QString::fromStdString(run.error).startsWith(QStringLiteral("no space: ")), run.error.c_str());
+    QVERIFY(!QString::fromStdString(run.error).contains(QStringLiteral("unexpectedly")));
+    QCOMPARE(runs.metricCount(id), std::uint64_t(0));
+    // The note went with the verdict.
+    QVERIFY(!std::filesystem::exists(std::filesystem::path(runs.checkpointFolder()) / RunStore::runFolderName(run) / "last-words"));
 }
 
 void TestRunStore::deleteCascades()
