@@ -632,7 +632,20 @@ SessionResult TrainingSession::run()
                 }
             }
             if (comm) budget = nlohmann::json::parse(comm->broadcast_bytes(owner ? budget.dump() : ""));
-            if (budget.value("refused", false)) throw std::invalid_argument(budget.value("message", std::string()));
+            if (budget.value("refused", false)) {
+                // Refused before it began: a new run leaves no row behind, a resumed one is as it was.
+                if (owner) {
+                    if (resumed)
+                        runs->setStatus(runId, resumed->status, resumed->error);
+                    else
+                        runs->deleteRun(runId);
+                    runId = 0;
+                    result.runId = 0;
+                    m_progress.runId = 0;
+                    doc.erase("run_id");
+                }
+                throw std::invalid_argument(budget.value("message", std::string()));
+            }
             doc["memory_budget"] = budget;
         }
 
