@@ -1,13 +1,31 @@
 #pragma once
 // Helpers shared by the agents' checkpoints (engine-internal; includes torch).
 
+#include "engine/store/atomic_file.h"
+
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace foxhunt::detail {
+
+/// Writes an archive to `path` through memory. LibTorch's file writer finishes the
+/// file in its destructor, so a full disk there ends the process (std::terminate);
+/// writeFileAtomically reports it as an error and leaves no partial file.
+inline void saveArchive(torch::serialize::OutputArchive& archive, const std::string& path, const std::string& what)
+{
+    std::ostringstream bytes;
+    try {
+        archive.save_to(bytes);
+    } catch (const c10::Error& e) {
+        throw std::runtime_error(path + ": cannot write " + what + ": " + e.what_without_backtrace());
+    }
+    writeFileAtomically(path, bytes.view());
+}
 
 /// Host vector -> owning tensor.
 template <typename T>

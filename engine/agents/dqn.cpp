@@ -623,11 +623,7 @@ void Dqn::save(const std::string& path, const std::string& userData, const std::
     archive.write("pending_obs", toTensor(pendingObs, torch::kFloat32));
     archive.write("pending_actions", toTensor(pendingActions, torch::kInt64));
     archive.write("pending_rewards", toTensor(pendingRewards, torch::kFloat32));
-    try {
-        archive.save_to(path);
-    } catch (const std::exception& e) {
-        throw std::runtime_error(path + ": cannot write DQN checkpoint: " + e.what());
-    }
+    saveArchive(archive, path, "DQN checkpoint");
 }
 
 std::string Dqn::load(const std::string& path, const CheckpointCheck& checkIdentity)

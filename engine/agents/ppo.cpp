@@ -460,11 +460,7 @@ void Ppo::save(const std::string& path, const std::string& userData, const std::
     archive.write("rollout_terminated", toTensor(r.terminated, torch::kUInt8));
     archive.write("rollout_truncated", toTensor(r.truncated, torch::kUInt8));
     archive.write("rollout_bootstrap", toTensor(r.bootstrapValues, torch::kFloat32));
-    try {
-        archive.save_to(path);
-    } catch (const std::exception& e) {
-        throw std::runtime_error(path + ": cannot write PPO checkpoint: " + e.what());
-    }
+    saveArchive(archive, path, "PPO checkpoint");
 }
 
 std::string Ppo::load(const std::string& path, const CheckpointCheck& checkIdentity)

@@ -1,5 +1,6 @@
 #include "engine/forecast/forecaster_trainer.h"
 
+#include "engine/agents/checkpoint_io.h"
 #include "models/agents/grad_utils.h"
 #include "models/device.h"
 #include "models/distributed/gradient_reducer.h"
@@ -532,11 +533,7 @@ void ForecasterTrainer::saveCheckpoint(const std::string& path, const std::strin
     archive.write("loss_scaler", m_impl->scaler.state());
     archive.write("kind", torch::tensor(static_cast<int64_t>(m_impl->config.kind), torch::kLong));
     if (!identity.empty()) archive.write("identity", c10::IValue(identity));
-    try {
-        archive.save_to(path);
-    } catch (const c10::Error& e) {
-        throw std::runtime_error(path + ": cannot write checkpoint: " + e.what_without_backtrace());
-    }
+    detail::saveArchive(archive, path, "checkpoint");
 }
 
 void ForecasterTrainer::loadCheckpoint(const std::string& path, const CheckpointCheck& checkIdentity)

@@ -676,7 +676,7 @@ SessionResult TrainingSession::run()
         m_progress.totalTicks = std::max(0LL, cfg.steps - firstTick);
 
         // Rank 0 writes each model that moved since its last checkpoint (a model's weights are the
-        // same on every rank), to a temporary name renamed into place, and records it.
+        // same on every rank), through a temporary file renamed into place, and records it.
         auto checkpoint = [&] {
             if (!owner) return;
             flush(true); // the store holds every sample up to the checkpoint, which a resume keeps
@@ -684,13 +684,12 @@ SessionResult TrainingSession::run()
                 if (s.steps == s.checkpointedStep) continue;
                 std::filesystem::create_directories(checkpointFolder);
                 const std::filesystem::path path = checkpointFolder / (s.name + "-" + std::to_string(s.steps) + ".pt");
-                const std::filesystem::path partial = path.string() + ".partial";
                 CheckpointIdentity stamp = identity;
                 stamp.model = s.name;
                 stamp.step = s.steps;
-                if (s.agent) s.agent->save(partial.string(), toString(stamp));
-                else s.forecaster->saveCheckpoint(partial.string(), toString(stamp));
-                std::filesystem::rename(partial, path);
+                // Written whole or not at all (writeFileAtomically), so a kill leaves no partial file.
+                if (s.agent) s.agent->save(path.string(), toString(stamp));
+                else s.forecaster->saveCheckpoint(path.string(), toString(stamp));
                 runs->addCheckpoint(runId, s.name, s.steps, path.string());
                 s.checkpointedStep = s.steps;
             }

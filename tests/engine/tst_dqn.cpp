@@ -3,6 +3,7 @@
 #include "engine/agents/agent_runner.h"
 #include "engine/agents/dqn.h"
 #include "models/runtime.h"
+#include "file_size_limit.h"
 #include "planted_edge.h"
 
 #include <QtTest/QtTest>
@@ -52,6 +53,7 @@ private Q_SLOTS:
     void deterministicUnderSeed();
     void checkpointResumesExactly_data();
     void checkpointResumesExactly();
+    void checkpointOnAFullDiskFailsCleanly();
     void learnsPlantedEdge();
     void handWrittenMatchesAutograd_data();
     void handWrittenMatchesAutograd();
@@ -191,6 +193,26 @@ void TestDqn::checkpointResumesExactly()
     QCOMPARE(b.dqn()->onlineParameters(), a.dqn()->onlineParameters());
     QCOMPARE(b.dqn()->targetParameters(), a.dqn()->targetParameters());
     QCOMPARE(envB.state().equityTicks, envA.state().equityTicks);
+}
+
+void TestDqn::checkpointOnAFullDiskFailsCleanly()
+{
+    // LibTorch's file writer ends the archive in a destructor, where a full disk
+    // terminated the process. Now it is an error, and no partial file is left.
+    const PlantedEdge data = makePlantedEdge(4, 6);
+    TradingEnv env(data.bars, data.features, kFeatures, data.days);
+    AgentRunner agent(env, {}, smallOptions());
+    agent.train(150);
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("dqn.pt").toStdString();
+    {
+        FileSizeLimit full(4096);
+        QVERIFY(full.active());
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error, agent.save(path));
+    }
+    QVERIFY(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden).isEmpty());
+    agent.save(path); // with room again, the same checkpoint writes
+    QVERIFY(QFileInfo(QString::fromStdString(path)).size() > 4096);
 }
 
 void TestDqn::learnsPlantedEdge()
