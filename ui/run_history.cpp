@@ -103,10 +103,17 @@ RunHistory::RunHistory(const QString& databasePath, QWidget* parent) : QWidget(p
     try {
         m_store = std::make_unique<BarStore>(databasePath.toStdString());
         m_runs = std::make_unique<RunStore>(*m_store);
-        // Runs whose process died show as interrupted (and resumable) without waiting for the next session.
-        m_runs->markInterruptedRuns();
     } catch (const std::exception& e) {
         m_status->setText(tr("Cannot open the run store: %1").arg(QString::fromStdString(e.what())));
+    }
+    if (m_runs) {
+        try {
+            // Runs whose process died show as interrupted (and resumable) without waiting for the next session.
+            m_runs->markInterruptedRuns();
+        } catch (const std::exception& e) {
+            // A full disk: the runs are still listed, as they stand.
+            m_status->setText(tr("Runs whose process ended still show as running: %1").arg(QString::fromStdString(e.what())));
+        }
     }
     refresh();
 }

@@ -28,7 +28,12 @@ int run(const RunsArgs& a)
     try {
         BarStore store(resolveDbPath(a.db));
         RunStore runs(store);
-        runs.markInterruptedRuns();
+        try {
+            runs.markInterruptedRuns();
+        } catch (const std::exception& e) {
+            // A full disk: the list is still worth showing, as it stands.
+            std::cerr << "foxhunt-cli: runs whose process ended are shown as running: " << e.what() << '\n';
+        }
         nlohmann::json list = nlohmann::json::array();
         for (const RunInfo& r : runs.runs()) {
             const nlohmann::json config = nlohmann::json::parse(r.configJson);
