@@ -22,6 +22,22 @@ endif()
 
 include(GNUInstallDirs)
 
+# The linker. Every test executable links the static engine and models libraries with
+# their debug information: GNU ld took about 5 s for one of them here, lld about 1 s
+# and gold 1.6 s, across some 60 executables. The one global flag: it changes no object file.
+option(FOXHUNT_FAST_LINKER "Link with lld (else gold) when the compiler accepts it" ON)
+if(FOXHUNT_FAST_LINKER AND NOT CMAKE_EXE_LINKER_FLAGS MATCHES "-fuse-ld=")
+  include(CheckLinkerFlag)
+  foreach(linker lld gold)
+    check_linker_flag(CXX "-fuse-ld=${linker}" FOXHUNT_LINKER_${linker})
+    if(FOXHUNT_LINKER_${linker})
+      add_link_options("-fuse-ld=${linker}")
+      message(STATUS "Linking with ${linker}")
+      break()
+    endif()
+  endforeach()
+endif()
+
 # foxhunt_target_defaults(target): C++20, warnings. No global flags.
 function(foxhunt_target_defaults target)
   target_compile_features(${target} PUBLIC cxx_std_20)

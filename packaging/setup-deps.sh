@@ -10,6 +10,8 @@ fi
 packages=(
   # toolchain
   g++ cmake ninja-build ccache pkg-config git file
+  # lld: links the ~60 test executables about 5x faster than GNU ld (README, Build time)
+  lld
   # Qt 6: widgets, charts, SQL (SQLite driver), svg, platform plugins
   qt6-base-dev qt6-base-dev-tools libqt6charts6-dev libqt6svg6-dev
   libqt6opengl6-dev libqt6sql6-sqlite qt6-qpa-plugins libgl-dev libxkbcommon-dev
