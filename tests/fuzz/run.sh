@@ -14,7 +14,8 @@
 #
 # Environment: FUZZ_SECONDS (per target, default 300), CXX (default clang++-14),
 # FOXHUNT_REAL_DATA (default ../shared/data/real), FUZZ_BUILD_DIR (default build-fuzz),
-# FUZZ_TARGETS (default "csv dbn zstd").
+# FUZZ_TARGETS (default "csv dbn zstd"), FUZZ_CORPUS_DIR (keep each corpus in DIR/<target> and
+# grow it on the next run; default: a temporary folder, removed at the end).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -131,7 +132,7 @@ results="$work/results.jsonl"
 : > "$results"
 total_findings=0
 for t in "${targets[@]}"; do
-    corpus="$work/corpus_$t"
+    corpus="${FUZZ_CORPUS_DIR:-$work}/corpus_$t"
     artifacts="$work/artifacts_$t"
     mkdir -p "$corpus" "$artifacts"
     "seed_$t" "$corpus"
