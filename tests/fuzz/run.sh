@@ -14,7 +14,7 @@
 #
 # Environment: FUZZ_SECONDS (per target, default 300), CXX (default clang++-14),
 # FOXHUNT_REAL_DATA (default ../shared/data/real), FUZZ_BUILD_DIR (default build-fuzz),
-# FUZZ_TARGETS (default "csv dbn zstd"), FUZZ_CORPUS_DIR (keep each corpus in DIR/<target> and
+# FUZZ_TARGETS (default "csv dbn zstd"), FUZZ_CORPUS_DIR (keep each corpus in DIR/corpus_<target> and
 # grow it on the next run; default: a temporary folder, removed at the end).
 set -euo pipefail
 
