@@ -1,6 +1,7 @@
 #include "ui/dashboard.h"
 
 #include "engine/store/run_store.h"
+#include "engine/telemetry/metric_registry.h"
 
 #include <QtCharts/QAreaSeries>
 #include <QtCharts/QChart>
@@ -35,24 +36,26 @@ namespace {
 
 enum class ModelRole { Any, Agent, Forecaster };
 
+/// A line of a chart, as the registry (engine/telemetry/metric_registry.h) defines it.
 struct LineSpec {
-    const char* metric;
-    const char* label;
-    bool session = false; ///< fed by the "session" model (rss_bytes), drawn in every model's chart
+    QString metric;
+    QString label;
+    bool session = false;   ///< fed by the "session" model (rss_bytes), drawn in every model's chart
+    bool rightAxis = false; ///< against the right-hand axis (a much larger scale)
     BoundedSeries::Extremes extremes = BoundedSeries::Extremes::Both;
     bool perRank = false; ///< `metric` is a prefix: one line per "<metric><rank>", labelled "<label> <rank>"
-    const char* legend = nullptr; ///< a shorter name for the legend of a crowded chart (the read-out keeps `label`)
+    QString legend;       ///< a shorter name for the legend of a crowded chart (the read-out keeps `label`)
 };
 
 struct ChartSpec {
-    const char* key;
-    const char* title;
-    const char* unit;
-    ModelRole role;
-    bool smoothable;
-    double scale;          ///< applied to values when they are stored (bytes -> MiB)
-    bool zeroLine;         ///< a flat reference at 0 across the x range
-    bool band;             ///< lines 0 and 1 are the lower and upper edge of an area
+    QString key;
+    QString title;
+    QString unit;
+    ModelRole role = ModelRole::Any;
+    bool smoothable = false;
+    double scale = 1.0;      ///< applied to values when they are stored (bytes -> MiB)
+    bool zeroLine = false;   ///< a flat reference at 0 across the x range
+    bool band = false;       ///< lines 0 and 1 are the lower and upper edge of an area
     std::vector<LineSpec> lines;
     /// Made when the model first emits one of its metrics, on the row under the model's charts:
     /// metrics only some runs have (multi-process ones) never leave an empty chart in the others.
@@ -69,99 +72,67 @@ constexpr int kChartMinHeight = 230;
 constexpr double kOutlierShare = 0.02;
 /// Lines with fewer points than this also draw their points: one update is a dot, not nothing.
 constexpr std::size_t kMarkedBelow = 12;
-/// Ranks a per-rank metric may name (the engine runs at most 256 processes).
-constexpr int kMaxRanks = 256;
 
+QString text(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+
+/// The pseudo-model of process-wide samples, and the one it records.
+const QString& sessionModel()
+{
+    static const QString name = text(metrics::kSessionModel);
+    return name;
+}
+const QString& rssMetric()
+{
+    static const QString name = text(metrics::kRssBytes);
+    return name;
+}
+
+/// The charts of a model's section, from the metric registry: bytes are drawn in MiB.
 const std::vector<ChartSpec>& chartSpecs()
 {
-    using E = BoundedSeries::Extremes;
-    static const std::vector<ChartSpec> specs = {
-        {"loss", "loss", "", ModelRole::Any, true, 1.0, false, false, {{"loss", "loss"}}},
-        {"loss_scale", "loss scale", "", ModelRole::Any, false, 1.0, false, false, {{"loss_scale", "loss scale"}}},
-        {"grad_norm", "gradient norm", "", ModelRole::Any, true, 1.0, false, false, {{"grad_norm", "grad norm"}}},
-        {"latency", "inference latency", "ms", ModelRole::Any, true, 1.0, false, false, {{"latency_ms", "latency ms"}}},
-        {"memory",
-         "memory",
-         "MiB",
-         ModelRole::Any,
-         false,
-         kMiB,
-         false,
-         false,
-         // The process RSS is hundreds of MiB and a model's own tensors may be a few KiB: the RSS
-         // gets the right-hand axis so both stay readable.
-         {{"param_bytes", "params", false, E::Both, false, "param"},
-          {"grad_bytes", "grads", false, E::Both, false, "grad"},
-          {"optimizer_bytes", "optimizer", false, E::Both, false, "optim"},
-          {"activation_bytes", "activations", false, E::Both, false, "activ"},
-          {"rss_bytes", "process RSS", true, E::Both, false, "RSS →"}}},
-        {"equity",
-         "equity vs flat and buy-and-hold",
-         "ticks",
-         ModelRole::Agent,
-         false,
-         1.0,
-         true,
-         false,
-         {{"equity_ticks", "equity"}, {"buy_hold_equity_ticks", "buy and hold"}}},
-        {"forecast",
-         "forecast q10..q90, q50 vs realised",
-         "log return",
-         ModelRole::Forecaster,
-         false,
-         1.0,
-         false,
-         true,
-         {{"forecast_q10", "q10", false, E::Min},
-          {"forecast_q90", "q90", false, E::Max},
-          {"forecast_q50", "q50"},
-          {"realised", "realised"}}},
-        {"throughput",
-         "throughput per rank",
-         "samples/s",
-         ModelRole::Any,
-         false,
-         1.0,
-         false,
-         false,
-         {{"throughput_rank", "rank", false, E::Both, /*perRank=*/true}},
-         /*onDemand=*/true},
-        {"allreduce",
-         "gradient all-reduce",
-         "ms",
-         ModelRole::Any,
-         true,
-         1.0,
-         false,
-         false,
-         {{"allreduce_ms", "slowest rank ms"}},
-         /*onDemand=*/true},
-        // Runs on a CUDA device only: the caching allocator's bytes attributed to this model's step.
-        {"cuda_memory",
-         "CUDA memory (caching allocator)",
-         "MiB",
-         ModelRole::Any,
-         false,
-         kMiB,
-         false,
-         false,
-         {{"cuda_allocated_bytes", "allocated after step"}, {"cuda_peak_bytes", "peak during step"}},
-         /*onDemand=*/true},
-    };
+    static const std::vector<ChartSpec> specs = [] {
+        using metrics::Family;
+        std::vector<ChartSpec> out;
+        for (const metrics::Chart& c : metrics::charts()) {
+            ChartSpec spec;
+            spec.key = text(c.key);
+            spec.title = text(c.title);
+            const bool bytes = c.unit == metrics::Unit::Bytes;
+            spec.unit = bytes ? QStringLiteral("MiB") : text(metrics::symbol(c.unit));
+            spec.role = c.family == Family::Agent        ? ModelRole::Agent
+                        : c.family == Family::Forecaster ? ModelRole::Forecaster
+                                                         : ModelRole::Any;
+            spec.smoothable = c.smoothable;
+            spec.scale = bytes ? kMiB : 1.0;
+            spec.zeroLine = c.zeroLine;
+            spec.band = c.band;
+            spec.onDemand = c.onDemand;
+            for (const metrics::Metric* m : metrics::inChart(c.key)) {
+                LineSpec line;
+                line.metric = text(m->name);
+                line.label = text(m->label);
+                line.session = m->family == Family::Session;
+                line.rightAxis = m->rightAxis;
+                line.extremes = m->edge == metrics::Edge::Lower   ? BoundedSeries::Extremes::Min
+                                : m->edge == metrics::Edge::Upper ? BoundedSeries::Extremes::Max
+                                                                  : BoundedSeries::Extremes::Both;
+                line.perRank = m->perRank;
+                line.legend = text(m->legend);
+                spec.lines.push_back(std::move(line));
+            }
+            out.push_back(std::move(spec));
+        }
+        return out;
+    }();
     return specs;
 }
 
 /// The rank a per-rank line's metric names ("throughput_rank3" -> 3), or -1 when it names none.
 int rankOf(const QString& metric, const LineSpec& line)
 {
-    const QLatin1String prefix(line.metric);
-    if (!line.perRank || metric.size() <= prefix.size() || !metric.startsWith(prefix)) return -1;
-    const QString suffix = metric.mid(prefix.size());
-    bool ok = false;
-    const int rank = suffix.toInt(&ok);
-    // Only the canonical spelling, so "rank01" or "rank+1" cannot make a second line for rank 1.
-    if (!ok || rank < 0 || rank >= kMaxRanks || QString::number(rank) != suffix) return -1;
-    return rank;
+    if (!line.perRank) return -1;
+    const metrics::Metric* m = metrics::find(metric.toStdString());
+    return m && text(m->name) == line.metric ? metrics::rankOf(metric.toStdString(), *m) : -1;
 }
 
 ModelRole roleOf(const QString& model)
@@ -185,7 +156,7 @@ bool isChartedMetric(const QString& metric)
 {
     for (const ChartSpec& spec : chartSpecs())
         for (const LineSpec& line : spec.lines)
-            if (line.perRank ? rankOf(metric, line) >= 0 : metric == QLatin1String(line.metric)) return true;
+            if (line.perRank ? rankOf(metric, line) >= 0 : metric == line.metric) return true;
     return false;
 }
 
@@ -386,7 +357,7 @@ const QStringList& Dashboard::chartKeys()
 {
     static const QStringList keys = [] {
         QStringList k;
-        for (const ChartSpec& spec : chartSpecs()) k << QLatin1String(spec.key);
+        for (const ChartSpec& spec : chartSpecs()) k << spec.key;
         return k;
     }();
     return keys;
@@ -499,7 +470,7 @@ void Dashboard::addModel(const QString& model)
     const ModelRole role = roleOf(model);
     for (const ChartSpec& spec : chartSpecs()) {
         if (spec.onDemand || (spec.role != ModelRole::Any && spec.role != role)) continue;
-        makeChart(model, QLatin1String(spec.key));
+        makeChart(model, spec.key);
     }
     m_hint->hide();
     relayout(true);
@@ -637,13 +608,13 @@ void Dashboard::resizeEvent(QResizeEvent* event)
 Dashboard::Chart* Dashboard::makeChart(const QString& model, const QString& key)
 {
     const auto specIt = std::find_if(chartSpecs().begin(), chartSpecs().end(),
-                                     [&](const ChartSpec& s) { return key == QLatin1String(s.key); });
+                                     [&](const ChartSpec& s) { return key == s.key; });
     const ChartSpec& spec = *specIt;
     auto c = std::make_unique<Chart>();
     c->model = model;
     c->key = key;
     c->spec = static_cast<std::size_t>(specIt - chartSpecs().begin());
-    c->title = model + QStringLiteral(" — ") + QLatin1String(spec.title);
+    c->title = model + QStringLiteral(" — ") + spec.title;
     c->chart = new QChart;
     c->chart->setTitle(c->title);
     const bool perRank = std::any_of(spec.lines.begin(), spec.lines.end(), [](const LineSpec& l) { return l.perRank; });
@@ -661,10 +632,10 @@ Dashboard::Chart* Dashboard::makeChart(const QString& model, const QString& key)
     c->y = new QValueAxis;
     c->x->setLabelFormat(QStringLiteral("%.0f"));
     c->x->setTitleText(tr("step"));
-    if (*spec.unit) c->y->setTitleText(QLatin1String(spec.unit));
+    if (!spec.unit.isEmpty()) c->y->setTitleText(spec.unit);
     c->chart->addAxis(c->x, Qt::AlignBottom);
     c->chart->addAxis(c->y, Qt::AlignLeft);
-    if (std::any_of(spec.lines.begin(), spec.lines.end(), [](const LineSpec& l) { return l.session; })) {
+    if (std::any_of(spec.lines.begin(), spec.lines.end(), [](const LineSpec& l) { return l.rightAxis; })) {
         c->y2 = new QValueAxis;
         c->y2->setGridLineVisible(false);
         c->chart->addAxis(c->y2, Qt::AlignRight);
@@ -730,15 +701,15 @@ Dashboard::Line* Dashboard::addLine(Chart& c, std::size_t index, int rank)
 {
     const ChartSpec& spec = chartSpecs()[c.spec];
     const LineSpec& ls = spec.lines[index];
-    QValueAxis* y = ls.session && c.y2 ? c.y2 : c.y;
+    QValueAxis* y = ls.rightAxis && c.y2 ? c.y2 : c.y;
     auto attach = [&c, y](QAbstractSeries* s) {
         c.chart->addSeries(s);
         s->attachAxis(c.x);
         s->attachAxis(y);
     };
     auto line = std::make_unique<Line>();
-    line->metric = QLatin1String(ls.metric);
-    line->label = QLatin1String(ls.label);
+    line->metric = ls.metric;
+    line->label = ls.label;
     if (rank >= 0) {
         line->metric += QString::number(rank);
         line->label += QLatin1Char(' ') + QString::number(rank);
@@ -753,7 +724,7 @@ Dashboard::Line* Dashboard::addLine(Chart& c, std::size_t index, int rank)
     line->owner = &c;
     line->secondary = y == c.y2;
     line->series = new QLineSeries;
-    line->series->setName(ls.legend && rank < 0 ? QString::fromUtf8(ls.legend) : line->label);
+    line->series->setName(!ls.legend.isEmpty() && rank < 0 ? ls.legend : line->label);
     line->series->setMarkerSize(5.0);
     // Ranks may report in any order: keep lines and legend in rank order.
     const auto at = std::find_if(c.lines.begin(), c.lines.end(), [rank](const auto& l) { return rank >= 0 && l->rank > rank; });
@@ -780,7 +751,7 @@ Dashboard::Line* Dashboard::addLine(Chart& c, std::size_t index, int rank)
         line->smoothSeries->setVisible(m_smoothing > 0);
         attach(line->smoothSeries);
     }
-    const QString source = ls.session ? QStringLiteral("session") : c.model;
+    const QString source = ls.session ? sessionModel() : c.model;
     m_routes[key2(source, line->metric)] << line.get();
     if (ls.session)
         for (const QPointF& p : m_sessionRss.points()) line->raw.append(p.x(), p.y() * line->scale);
@@ -795,10 +766,10 @@ QList<Dashboard::Line*> Dashboard::onDemandLines(const QString& model, const QSt
         for (std::size_t i = 0; i < spec.lines.size(); ++i) {
             const LineSpec& ls = spec.lines[i];
             const int rank = rankOf(metric, ls);
-            if (ls.perRank ? rank < 0 : metric != QLatin1String(ls.metric)) continue;
-            Chart* c = chart(model, QLatin1String(spec.key));
+            if (ls.perRank ? rank < 0 : metric != ls.metric) continue;
+            Chart* c = chart(model, spec.key);
             if (!c) {
-                c = makeChart(model, QLatin1String(spec.key));
+                c = makeChart(model, spec.key);
                 relayout(true);
             }
             if (ls.perRank) addLine(*c, i, rank);
@@ -812,7 +783,7 @@ void Dashboard::updatePlaceholder(Chart& c)
 {
     const bool hasData = std::any_of(c.lines.begin(), c.lines.end(), [&](const auto& l) {
         // The process RSS alone says nothing about this model.
-        return !l->raw.empty() && !(c.key == QLatin1String("memory") && l->metric == QLatin1String("rss_bytes"));
+        return !l->raw.empty() && l->metric != rssMetric();
     });
     const QString message = hasData ? QString() : (m_live ? tr("waiting for data") : tr("no samples in this run"));
     if (c.placeholder->text().isEmpty() || c.placeholder->property("message").toString() != message) {
@@ -834,14 +805,14 @@ void Dashboard::addSamples(const MetricBatch& batch)
             lastMetric = s.metric;
             model = QString::fromStdString(s.model);
             metric = QString::fromStdString(s.metric);
-            if (model != QLatin1String("session") && model != QLatin1String("replay") && !m_order.contains(model) &&
+            if (model != sessionModel() && model != QLatin1String("replay") && !m_order.contains(model) &&
                 isChartedMetric(metric))
                 addModel(model);
             lines = m_routes.value(key2(model, metric));
             if (lines.isEmpty() && m_order.contains(model)) lines = onDemandLines(model, metric);
         }
         const double x = static_cast<double>(s.step);
-        if (model == QLatin1String("session") && metric == QLatin1String("rss_bytes")) m_sessionRss.append(x, s.value);
+        if (model == sessionModel() && metric == rssMetric()) m_sessionRss.append(x, s.value);
         for (Line* l : lines) {
             const double v = s.value * l->scale;
             l->raw.append(x, v);
@@ -1006,7 +977,7 @@ Dashboard::Chart* Dashboard::chart(const QString& model, const QString& key) con
 
 Dashboard::Line* Dashboard::lineFor(const QString& model, const QString& metric) const
 {
-    const QString source = metric == QLatin1String("rss_bytes") ? QStringLiteral("session") : model;
+    const QString source = metric == rssMetric() ? sessionModel() : model;
     for (Line* l : m_routes.value(key2(source, metric)))
         if (l->owner->model == model) return l;
     return nullptr;

@@ -7,6 +7,7 @@
 #include "engine/report/run_report.h"
 #include "engine/store/bar_store.h"
 #include "engine/store/run_store.h"
+#include "engine/telemetry/metric_registry.h"
 
 #include <QtCharts/QChart>
 #include <QtCharts/QChartView>
@@ -77,22 +78,22 @@ QStringList modelsIn(const QJsonObject& config)
     return models;
 }
 
-/// Metric names offered for the overlay (COMMON.md's shared contract).
+/// Metric names offered for the overlay: every model metric of the registry
+/// (engine/telemetry/metric_registry.h), the charted ones first. A per-rank one is
+/// offered for rank 0; other ranks' can be typed in (throughput_rank1, ...).
 const QStringList& overlayMetrics()
 {
-    static const QStringList metrics = {
-        QStringLiteral("loss"),           QStringLiteral("grad_norm"),       QStringLiteral("loss_scale"),
-        QStringLiteral("latency_ms"),     QStringLiteral("equity_ticks"),    QStringLiteral("episode_pnl_ticks"),
-        QStringLiteral("learning_rate"),  QStringLiteral("param_bytes"),     QStringLiteral("grad_bytes"),
-        QStringLiteral("optimizer_bytes"), QStringLiteral("activation_bytes"), QStringLiteral("forecast_q50"),
-        QStringLiteral("realised"),       QStringLiteral("td_error"),        QStringLiteral("q_mean"),
-        QStringLiteral("policy_loss"),    QStringLiteral("value_loss"),      QStringLiteral("entropy"),
-        QStringLiteral("approx_kl"),      QStringLiteral("step_ms"),         QStringLiteral("update_ms"),
-        // Multi-process runs only; other ranks' throughput can be typed in (throughput_rank1, ...).
-        QStringLiteral("allreduce_ms"),   QStringLiteral("throughput_rank0"),
-        // Runs on a CUDA device only.
-        QStringLiteral("cuda_allocated_bytes"), QStringLiteral("cuda_peak_bytes")};
-    return metrics;
+    static const QStringList names = [] {
+        QStringList charted, rest;
+        for (const metrics::Metric& m : metrics::all()) {
+            if (m.family == metrics::Family::Session) continue; // not a model's
+            QString name = QString::fromUtf8(m.name.data(), static_cast<qsizetype>(m.name.size()));
+            if (m.perRank) name += QLatin1Char('0');
+            (m.chart.empty() ? rest : charted) << name;
+        }
+        return charted + rest;
+    }();
+    return names;
 }
 
 } // namespace

@@ -112,7 +112,7 @@ void TrainingController::onWorkerDone(SessionResult result)
     if (m_worker.joinable()) m_worker.join();
     m_session.reset();
     m_lastResult = QString::fromStdString(result.json);
-    Q_EMIT finished(QString::fromStdString(result.status), QString::fromStdString(result.error));
+    Q_EMIT finished(QString::fromStdString(toString(result.status)), QString::fromStdString(result.error));
 }
 
 } // namespace foxhunt

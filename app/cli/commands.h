@@ -25,6 +25,7 @@ Runner addReportCommand(CLI::App& app);
 Runner addRunsCommand(CLI::App& app);
 Runner addWorkerCommand(CLI::App& app);
 Runner addMachineCommand(CLI::App& app);
+Runner addMetricsCommand(CLI::App& app);
 
 
 } // namespace foxhunt::cli

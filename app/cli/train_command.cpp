@@ -149,7 +149,7 @@ int run(const TrainArgs& a)
     if (external && rendezvous.rank > 0) {
         // The same command on every rank, as with torchrun: ranks > 0 take the run from rank 0.
         const SessionResult result = runWorker(rendezvous);
-        if (result.status == "failed") {
+        if (result.status == RunStatus::Failed) {
             printError("rank " + std::to_string(rendezvous.rank) + ": " + result.error);
             return kExitError;
         }
@@ -195,7 +195,7 @@ int run(const TrainArgs& a)
     if (a.json) {
         printJson(doc);
     } else {
-        std::cout << "run " << result.runId << ": " << result.status << '\n';
+        std::cout << "run " << result.runId << ": " << toString(result.status) << '\n';
         if (doc.contains("models"))
             for (const auto& [name, m] : doc["models"].items()) {
                 std::cout << "  " << name << ": " << m["training"]["steps"] << " steps";
@@ -211,7 +211,7 @@ int run(const TrainArgs& a)
             }
         if (!a.report.empty()) std::cout << "report: " << a.report << '\n';
     }
-    if (result.status == "failed") {
+    if (result.status == RunStatus::Failed) {
         printError(result.error);
         return kExitError;
     }

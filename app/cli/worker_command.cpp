@@ -58,7 +58,7 @@ int run(const WorkerArgs& a)
     }
     const SessionResult result = runWorker(r);
     if (a.json) printJson(nlohmann::json::parse(result.json.empty() ? "{}" : result.json));
-    if (result.status == "failed") {
+    if (result.status == RunStatus::Failed) {
         printError("rank " + std::to_string(r.rank) + ": " + result.error);
         local.kill();
         return kExitError;

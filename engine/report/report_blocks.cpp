@@ -1,6 +1,7 @@
 #include "engine/report/report_blocks.h"
 
 #include "engine/report/svg_chart.h"
+#include "engine/telemetry/metric_registry.h"
 
 #include <nlohmann/json.hpp>
 
@@ -24,14 +25,55 @@ constexpr double kSkippedStepLimit = 0.10;      ///< share of skipped optimizer 
 constexpr double kExplodingLossFactor = 100.0;  ///< late loss this many times the early loss: diverged
 
 const std::set<std::string> kAgents{"dqn", "ppo"};
-const std::vector<std::string> kMemoryMetrics{"param_bytes",      "grad_bytes",          "optimizer_bytes",
-                                              "activation_bytes", "cuda_allocated_bytes", "cuda_peak_bytes"};
-/// Metrics drawn in their own groups, before every other one.
-const std::vector<std::string> kMainCharts{"loss", "loss_scale", "grad_norm", "latency_ms"};
-const std::set<std::string> kGroupedMetrics{"param_bytes",  "grad_bytes",  "optimizer_bytes", "activation_bytes",
-                                            "cuda_allocated_bytes", "cuda_peak_bytes",
-                                            "equity_ticks", "buy_hold_equity_ticks", "forecast_q10", "forecast_q50",
-                                            "forecast_q90", "realised"};
+/// A model's byte counts (not the session's RSS), in registry order: drawn together.
+const std::vector<std::string>& memoryMetrics()
+{
+    static const std::vector<std::string> names = [] {
+        std::vector<std::string> out;
+        for (const metrics::Metric& m : metrics::all())
+            if (m.unit == metrics::Unit::Bytes && m.family != metrics::Family::Session) out.emplace_back(m.name);
+        return out;
+    }();
+    return names;
+}
+
+/// The headline metrics, each a chart of its own in every model's section, drawn before every other one.
+const std::vector<std::string>& mainCharts()
+{
+    static const std::vector<std::string> names = [] {
+        std::vector<std::string> out;
+        for (const metrics::Chart& c : metrics::charts()) {
+            const auto lines = metrics::inChart(c.key);
+            if (c.family == metrics::Family::Any && !c.onDemand && lines.size() == 1 && lines.front()->unit != metrics::Unit::Bytes)
+                out.emplace_back(lines.front()->name);
+        }
+        return out;
+    }();
+    return names;
+}
+
+/// Metrics drawn in a group (memory, equity, forecast band), not each in a chart of its own.
+bool isGrouped(const std::string& name)
+{
+    const metrics::Metric* m = metrics::find(name);
+    if (!m || m->chart.empty()) return false;
+    const metrics::Chart* c = metrics::chart(m->chart);
+    return m->unit == metrics::Unit::Bytes || (c && c->family != metrics::Family::Any);
+}
+
+bool isMainChart(const std::string& name)
+{
+    return std::find(mainCharts().begin(), mainCharts().end(), name) != mainCharts().end();
+}
+
+bool isBytes(const std::string& name)
+{
+    const metrics::Metric* m = metrics::find(name);
+    return m ? m->unit == metrics::Unit::Bytes : name.ends_with("_bytes");
+}
+
+const std::string kSession(metrics::kSessionModel);
+const std::string kRss(metrics::kRssBytes);
 
 std::string fixed(double v, int decimals)
 {
@@ -96,7 +138,7 @@ std::string modelTitle(const std::string& m)
     if (m == "ppo") return "PPO (agent)";
     if (m == "mamba2") return "Mamba-2 (forecaster)";
     if (m == "tft") return "Temporal Fusion Transformer (forecaster)";
-    if (m == "session") return "Session (process-wide)";
+    if (m == kSession) return "Session (process-wide)";
     return m;
 }
 
@@ -463,13 +505,16 @@ private:
         heading(2, "model-" + model, modelTitle(model));
 
         // Charts: the headline metrics, memory together, then every other metric.
-        for (const std::string& metric : kMainCharts) overlay(model, metric, metric);
+        for (const std::string& metric : mainCharts()) overlay(model, metric, metric);
         memoryChart(model);
         if (kAgents.count(model)) {
             std::vector<SvgSeries> lines;
             std::size_t k = 0;
             for (const auto& r : m_runs)
-                for (const auto& [metric, label] : {std::pair{"equity_ticks", "agent"}, std::pair{"buy_hold_equity_ticks", "buy and hold"}}) {
+                for (const metrics::Metric* m : metrics::inChart("equity")) {
+                    const std::string metric(m->name);
+                    // The agent's own line says "agent" beside its benchmark.
+                    const std::string label = metric == metrics::kEquityTicks ? std::string("agent") : std::string(m->label);
                     Series s = metricSeries(r, model, metric);
                     if (s.empty()) continue;
                     lines.push_back({prefix(r) + label, kPalette[k++ % 8], std::move(s.step), std::move(s.value)});
@@ -479,7 +524,8 @@ private:
             std::vector<SvgSeries> lines;
             std::size_t k = 0;
             for (const auto& r : m_runs)
-                for (const char* metric : {"forecast_q10", "forecast_q50", "forecast_q90", "realised"}) {
+                for (std::string_view name : {metrics::kForecastQ10, metrics::kForecastQ50, metrics::kForecastQ90, metrics::kRealised}) {
+                    const std::string metric(name);
                     Series s = metricSeries(r, model, metric);
                     if (s.empty()) continue;
                     lines.push_back({prefix(r) + metric, kPalette[k++ % 8], std::move(s.step), std::move(s.value)});
@@ -491,8 +537,7 @@ private:
             const auto m = r.at("metrics").find(model);
             if (m == r.at("metrics").end()) continue;
             for (const auto& [metric, _] : m->items())
-                if (!kGroupedMetrics.count(metric) &&
-                    std::find(kMainCharts.begin(), kMainCharts.end(), metric) == kMainCharts.end())
+                if (!isGrouped(metric) && !isMainChart(metric))
                     others.insert(metric);
         }
         for (const std::string& metric : others) overlay(model, metric, metric);
@@ -526,12 +571,12 @@ private:
         std::vector<SvgSeries> lines;
         std::size_t k = 0;
         for (const auto& r : m_runs) {
-            for (const std::string& metric : kMemoryMetrics) {
+            for (const std::string& metric : memoryMetrics()) {
                 Series s = metricSeries(r, model, metric);
                 if (s.empty()) continue;
                 lines.push_back({prefix(r) + metric, kPalette[k++ % 8], std::move(s.step), std::move(s.value)});
             }
-            Series rss = metricSeries(r, "session", "rss_bytes");
+            Series rss = metricSeries(r, kSession, kRss);
             if (!rss.empty() && !lines.empty())
                 lines.push_back({prefix(r) + "session rss_bytes", kPalette[k++ % 8], std::move(rss.step), std::move(rss.value)});
         }
@@ -554,12 +599,12 @@ private:
                                 const Series s = metricSeries(r, model, metric);
                                 if (s.empty()) return std::string("n/a");
                                 const double v = lastFinite(s);
-                                return metric.ends_with("_bytes") ? bytes(v) : general(v);
+                                return isBytes(metric) ? bytes(v) : general(v);
                             })});
-        for (const std::string& metric : kMemoryMetrics)
+        for (const std::string& metric : memoryMetrics())
             if (metrics.count(metric))
                 rows.push_back({"peak " + metric, perRun([&](const json& r) { return bytes(peak(metricSeries(r, model, metric))); })});
-        rows.push_back({"peak session rss_bytes", perRun([&](const json& r) { return bytes(peak(metricSeries(r, "session", "rss_bytes"))); })});
+        rows.push_back({"peak session rss_bytes", perRun([&](const json& r) { return bytes(peak(metricSeries(r, kSession, kRss))); })});
         sideBySide(rows);
     }
 
@@ -578,7 +623,7 @@ private:
                 any = true;
                 continue;
             }
-            const Series s = metricSeries(r, model, "latency_ms");
+            const Series s = metricSeries(r, model, std::string(metrics::kLatencyMs));
             any |= !s.empty();
             p50.push_back(fixed(percentile(s.value, 0.50), 3));
             p95.push_back(fixed(percentile(s.value, 0.95), 3));
@@ -887,7 +932,7 @@ private:
             found.push_back(who + ": INT8 copy degrades the validation loss by " + fixed(100 * degradation, 1) +
                             " % (more than " + fixed(100 * kInt8DegradationLimit, 0) + " %).");
 
-        const Series loss = metricSeries(r, model, "loss");
+        const Series loss = metricSeries(r, model, std::string(metrics::kLoss));
         double skipped = std::nan("");
         if (v.is_object() && v.contains("amp")) skipped = number(v["amp"].value("skipped_steps", json()));
         if (!std::isfinite(skipped)) skipped = lastFinite(metricSeries(r, model, "skipped_steps"));

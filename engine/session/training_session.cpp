@@ -8,6 +8,7 @@
 #include "engine/replay/split.h"
 #include "engine/session/amp_auto.h"
 #include "engine/session/memory_budget.h"
+#include "engine/telemetry/metric_registry.h"
 #include "engine/session/devices.h"
 #include "engine/session/error_text.h"
 #include "engine/session/session_json.h"
@@ -656,7 +657,7 @@ SessionResult TrainingSession::run()
         for (const ModelSlot& s : slots) tick = std::max(tick, s.steps);
         const long long firstTick = tick;
         if (owner && resumed) {
-            std::vector<std::pair<std::string, std::int64_t>> lastKept{{"session", firstTick}};
+            std::vector<std::pair<std::string, std::int64_t>> lastKept{{std::string(metrics::kSessionModel), firstTick}};
             for (const ModelSlot& s : slots) lastKept.emplace_back(s.name, s.steps);
             runs->deleteMetricsAfter(runId, lastKept);
         }
@@ -698,11 +699,12 @@ SessionResult TrainingSession::run()
         auto lastCheckpointAt = owner ? checkpointNow() : Clock::time_point{};
 
         MetricBatch tickBatch;
-        auto emitAt = [&](ModelSlot& s, const char* metric, long long step, double value) {
-            tickBatch.push_back({s.name, metric, step, 0, value});
-            s.last[metric] = value;
+        // Metric names come from the registry (engine/telemetry/metric_registry.h).
+        auto emitAt = [&](ModelSlot& s, std::string_view metric, long long step, double value) {
+            tickBatch.push_back({s.name, std::string(metric), step, 0, value});
+            s.last[std::string(metric)] = value;
         };
-        auto emit = [&](ModelSlot& s, const char* metric, double value) { emitAt(s, metric, s.steps, value); };
+        auto emit = [&](ModelSlot& s, std::string_view metric, double value) { emitAt(s, metric, s.steps, value); };
         auto lastRss = Clock::now() - std::chrono::seconds(10);
 
         EnsembleFeed feed;
@@ -763,10 +765,10 @@ SessionResult TrainingSession::run()
                     double slowest = 0.0;
                     for (int r = 0; r < ranks; ++r) {
                         const std::size_t at = (i * static_cast<std::size_t>(ranks) + static_cast<std::size_t>(r)) * 2;
-                        emit(s, ("throughput_rank" + std::to_string(r)).c_str(), v[at]);
+                        emit(s, std::string(metrics::kThroughputRank) + std::to_string(r), v[at]);
                         slowest = std::max(slowest, v[at + 1]);
                     }
-                    if (s.blockUpdates > 0) emit(s, "allreduce_ms", slowest);
+                    if (s.blockUpdates > 0) emit(s, metrics::kAllreduceMs, slowest);
                 }
                 s.blockSamples = s.blockAllreduceMs = s.blockUpdates = 0;
             }
@@ -815,9 +817,9 @@ SessionResult TrainingSession::run()
                     }
                     s.holdEquityTicks += s.holdEnv->step(s.holdEnv->actionForPosition(1)).pnlTicks;
                     if (s.steps % kLiveEvery == 0) {
-                        emit(s, "equity_ticks", s.equityTicks);
-                        emit(s, "buy_hold_equity_ticks", s.holdEquityTicks);
-                        emit(s, "position", es.position);
+                        emit(s, metrics::kEquityTicks, s.equityTicks);
+                        emit(s, metrics::kBuyHoldEquityTicks, s.holdEquityTicks);
+                        emit(s, metrics::kPosition, es.position);
                     }
                     s.blockSamples += 1;
                     if (st.updates != s.lastUpdates && (st.dqn || st.ppo)) {
@@ -825,42 +827,42 @@ SessionResult TrainingSession::run()
                         s.blockUpdates += 1;
                         s.blockAllreduceMs += st.dqn ? st.dqn->allreduceMs : st.ppo->allreduceMs;
                         if (st.dqn) {
-                            emit(s, "loss", st.dqn->loss);
-                            emit(s, "q_mean", st.dqn->qMean);
-                            emit(s, "grad_norm", st.dqn->gradNorm);
-                            emit(s, "epsilon", st.dqn->epsilon);
-                            emit(s, "learning_rate", st.dqn->learningRate);
-                            emit(s, "td_error", st.dqn->tdErrorMean);
-                            emit(s, "update_ms", st.dqn->stepTimeMs);
+                            emit(s, metrics::kLoss, st.dqn->loss);
+                            emit(s, metrics::kQMean, st.dqn->qMean);
+                            emit(s, metrics::kGradNorm, st.dqn->gradNorm);
+                            emit(s, metrics::kEpsilon, st.dqn->epsilon);
+                            emit(s, metrics::kLearningRate, st.dqn->learningRate);
+                            emit(s, metrics::kTdError, st.dqn->tdErrorMean);
+                            emit(s, metrics::kUpdateMs, st.dqn->stepTimeMs);
                         } else {
                             // The objective PPO minimises, with the run's own coefficients.
-                            emit(s, "loss", st.ppo->policyLoss - cfg.ppo.entCoef * st.ppo->entropy +
+                            emit(s, metrics::kLoss, st.ppo->policyLoss - cfg.ppo.entCoef * st.ppo->entropy +
                                                 cfg.ppo.vfCoef * st.ppo->valueLoss);
-                            emit(s, "policy_loss", st.ppo->policyLoss);
-                            emit(s, "value_loss", st.ppo->valueLoss);
-                            emit(s, "entropy", st.ppo->entropy);
-                            emit(s, "approx_kl", st.ppo->approxKl);
-                            emit(s, "clip_fraction", st.ppo->clipFraction);
-                            emit(s, "explained_variance", st.ppo->explainedVariance);
-                            emit(s, "grad_norm", st.ppo->gradNorm);
-                            emit(s, "learning_rate", st.ppo->learningRate);
-                            emit(s, "update_ms", st.ppo->stepTimeMs);
+                            emit(s, metrics::kPolicyLoss, st.ppo->policyLoss);
+                            emit(s, metrics::kValueLoss, st.ppo->valueLoss);
+                            emit(s, metrics::kEntropy, st.ppo->entropy);
+                            emit(s, metrics::kApproxKl, st.ppo->approxKl);
+                            emit(s, metrics::kClipFraction, st.ppo->clipFraction);
+                            emit(s, metrics::kExplainedVariance, st.ppo->explainedVariance);
+                            emit(s, metrics::kGradNorm, st.ppo->gradNorm);
+                            emit(s, metrics::kLearningRate, st.ppo->learningRate);
+                            emit(s, metrics::kUpdateMs, st.ppo->stepTimeMs);
                         }
                         const double scale = st.dqn ? st.dqn->lossScale : st.ppo->lossScale;
                         if (!std::isnan(s.lastLossScale) && scale != s.lastLossScale) ++s.scaleChanges;
                         s.lastLossScale = scale;
-                        emit(s, "loss_scale", scale);
+                        emit(s, metrics::kLossScale, scale);
                         s.skippedSteps = st.dqn ? st.dqn->skippedSteps : st.ppo->skippedSteps;
-                        emit(s, "skipped_steps", static_cast<double>(s.skippedSteps));
-                        emit(s, "step_ms", ms);
+                        emit(s, metrics::kSkippedSteps, static_cast<double>(s.skippedSteps));
+                        emit(s, metrics::kStepMs, ms);
                     }
-                    if (st.episodesFinished > 0) emit(s, "episode_pnl_ticks", st.meanEpisodePnlTicks);
+                    if (st.episodesFinished > 0) emit(s, metrics::kEpisodePnlTicks, st.meanEpisodePnlTicks);
                     if (owner && s.steps % 100 == 0) {
                         const auto l0 = Clock::now();
                         (void)s.agent->greedyAction(s.env->observation());
                         const double lat = msSince(l0);
                         s.latenciesMs.push_back(lat);
-                        emit(s, "latency_ms", lat);
+                        emit(s, metrics::kLatencyMs, lat);
                     }
                 } else {
                     const ForecastStepStats st = s.forecaster->trainStep();
@@ -868,12 +870,12 @@ SessionResult TrainingSession::run()
                     s.blockSamples += static_cast<double>(s.forecaster->config().batchSize);
                     s.blockUpdates += 1;
                     s.blockAllreduceMs += st.allreduceSeconds * 1e3;
-                    emit(s, "loss", st.loss);
-                    emit(s, "grad_norm", st.gradNorm);
-                    emit(s, "learning_rate", st.learningRate);
-                    emit(s, "step_ms", st.stepSeconds * 1e3);
-                    emit(s, "loss_scale", st.lossScale);
-                    emit(s, "skipped_steps", static_cast<double>(st.skippedSteps));
+                    emit(s, metrics::kLoss, st.loss);
+                    emit(s, metrics::kGradNorm, st.gradNorm);
+                    emit(s, metrics::kLearningRate, st.learningRate);
+                    emit(s, metrics::kStepMs, st.stepSeconds * 1e3);
+                    emit(s, metrics::kLossScale, st.lossScale);
+                    emit(s, metrics::kSkippedSteps, static_cast<double>(st.skippedSteps));
                     if (!std::isnan(s.lastLossScale) && st.lossScale != s.lastLossScale) ++s.scaleChanges;
                     s.lastLossScale = st.lossScale;
                     if (owner && s.steps % kLiveEvery == 0) {
@@ -886,35 +888,35 @@ SessionResult TrainingSession::run()
                         const double lat = msSince(l0);
                         ++(s.forecaster->lastInferenceWeights() == InferenceWeights::Int8 ? s.forecastsInt8 : s.forecastsFp32);
                         s.latenciesMs.push_back(lat);
-                        emit(s, "latency_ms", lat);
+                        emit(s, metrics::kLatencyMs, lat);
                         if (anchor == replayed) {
-                            emitAt(s, "forecast_q10", tick, forecast[s.forecaster->quantileIndex(0.1)]);
-                            emitAt(s, "forecast_q50", tick, forecast[s.forecaster->quantileIndex(0.5)]);
-                            emitAt(s, "forecast_q90", tick, forecast[s.forecaster->quantileIndex(0.9)]);
-                            emitAt(s, "realised", tick, fdata.logReturns[anchor + 1]);
+                            emitAt(s, metrics::kForecastQ10, tick, forecast[s.forecaster->quantileIndex(0.1)]);
+                            emitAt(s, metrics::kForecastQ50, tick, forecast[s.forecaster->quantileIndex(0.5)]);
+                            emitAt(s, metrics::kForecastQ90, tick, forecast[s.forecaster->quantileIndex(0.9)]);
+                            emitAt(s, metrics::kRealised, tick, fdata.logReturns[anchor + 1]);
                         }
                     }
                 }
                 // First step, every 500th and the last: a short run's memory chart still ends where the model ended.
                 if (s.steps % 500 == 0 || s.steps == 1 || s.steps == cfg.steps) {
-                    emit(s, "param_bytes", s.paramBytes);
+                    emit(s, metrics::kParamBytes, s.paramBytes);
                     if (s.forecaster) {
                         const ModelMemory mem = s.forecaster->memory();
-                        emit(s, "grad_bytes", static_cast<double>(mem.gradientBytes));
-                        emit(s, "optimizer_bytes", static_cast<double>(mem.optimizerBytes));
-                        emit(s, "activation_bytes", static_cast<double>(mem.activationPeakBytes));
+                        emit(s, metrics::kGradBytes, static_cast<double>(mem.gradientBytes));
+                        emit(s, metrics::kOptimizerBytes, static_cast<double>(mem.optimizerBytes));
+                        emit(s, metrics::kActivationBytes, static_cast<double>(mem.activationPeakBytes));
                         if (mem.onCuda) {
-                            emit(s, "cuda_allocated_bytes", static_cast<double>(mem.cudaAllocatedBytes));
-                            emit(s, "cuda_peak_bytes", static_cast<double>(mem.cudaPeakBytes));
+                            emit(s, metrics::kCudaAllocatedBytes, static_cast<double>(mem.cudaAllocatedBytes));
+                            emit(s, metrics::kCudaPeakBytes, static_cast<double>(mem.cudaPeakBytes));
                         }
                     } else {
                         const AgentMemoryBytes mem = s.agent->memoryBytes();
-                        emit(s, "grad_bytes", static_cast<double>(mem.gradientBytes));
-                        emit(s, "optimizer_bytes", static_cast<double>(mem.optimizerBytes));
-                        emit(s, "activation_bytes", static_cast<double>(mem.activationBytes));
+                        emit(s, metrics::kGradBytes, static_cast<double>(mem.gradientBytes));
+                        emit(s, metrics::kOptimizerBytes, static_cast<double>(mem.optimizerBytes));
+                        emit(s, metrics::kActivationBytes, static_cast<double>(mem.activationBytes));
                         if (mem.onCuda) {
-                            emit(s, "cuda_allocated_bytes", static_cast<double>(mem.cudaAllocatedBytes));
-                            emit(s, "cuda_peak_bytes", static_cast<double>(mem.cudaPeakBytes));
+                            emit(s, metrics::kCudaAllocatedBytes, static_cast<double>(mem.cudaAllocatedBytes));
+                            emit(s, metrics::kCudaPeakBytes, static_cast<double>(mem.cudaPeakBytes));
                         }
                     }
                 }
@@ -941,8 +943,8 @@ SessionResult TrainingSession::run()
                             degradation = e.degradation;
                             served = e.served;
                         }
-                        emit(s, "int8_degradation", degradation);
-                        emit(s, "int8_rejected", served ? 0.0 : 1.0);
+                        emit(s, metrics::kInt8Degradation, degradation);
+                        emit(s, metrics::kInt8Rejected, served ? 0.0 : 1.0);
                     } catch (const std::exception& e) {
                         s.int8Error = errorText(e);
                     }
@@ -954,7 +956,7 @@ SessionResult TrainingSession::run()
             }
             if (Clock::now() - lastRss > std::chrono::seconds(1)) {
                 lastRss = Clock::now();
-                tickBatch.push_back({"session", "rss_bytes", tick, 0, residentBytes()});
+                tickBatch.push_back({std::string(metrics::kSessionModel), std::string(metrics::kRssBytes), tick, 0, residentBytes()});
             }
             if (!tickBatch.empty()) {
                 const std::int64_t now = wallClockNs();
@@ -1016,7 +1018,7 @@ SessionResult TrainingSession::run()
         if (!owner) {
             // A worker's part ends with training: rank 0 evaluates and stores.
             result.runId = runId;
-            result.status = "finished";
+            result.status = RunStatus::Finished;
             doc["rank"] = rank;
             doc["ticks"] = tick - firstTick;
         } else {
@@ -1036,8 +1038,8 @@ SessionResult TrainingSession::run()
                 try {
                     if (!s.int8Error.empty()) throw std::invalid_argument(s.int8Error);
                     const Int8Evaluation e = evaluate();
-                    emit(s, "int8_degradation", e.degradation);
-                    emit(s, "int8_rejected", e.served ? 0.0 : 1.0);
+                    emit(s, metrics::kInt8Degradation, e.degradation);
+                    emit(s, metrics::kInt8Rejected, e.served ? 0.0 : 1.0);
                     return toJson(e, latencyRepeats);
                 } catch (const std::exception& e) {
                     return nlohmann::json{{"error", errorText(e)}};
@@ -1105,11 +1107,11 @@ SessionResult TrainingSession::run()
             flush(true);
             doc["models"] = modelsDoc;
             doc["ticks"] = tick - firstTick;
-            result.status = m_impl->stop ? "stopped" : "finished";
+            result.status = m_impl->stop ? RunStatus::Stopped : RunStatus::Finished;
             runs->setStatus(runId, m_impl->stop ? RunStatus::Stopped : RunStatus::Finished);
         }
     } catch (const std::exception& e) {
-        result.status = "failed";
+        result.status = RunStatus::Failed;
         result.error = errorText(e);
         if (localWorkers) {
             // Say what became of the local workers (a killed one explains a collective's failure).
@@ -1137,7 +1139,7 @@ SessionResult TrainingSession::run()
         std::lock_guard lock(m_impl->clockMutex);
         m_impl->clock = nullptr;
     }
-    doc["status"] = result.status;
+    doc["status"] = toString(result.status);
     if (!result.error.empty()) doc["error"] = result.error;
     doc["config"] = toJson(m_config);
     result.json = doc.dump();
@@ -1149,7 +1151,7 @@ SessionResult runWorker(const Rendezvous& rendezvous)
 {
     if (rendezvous.worldSize < 2 || rendezvous.rank < 1 || rendezvous.rank >= rendezvous.worldSize) {
         SessionResult r;
-        r.status = "failed";
+        r.status = RunStatus::Failed;
         r.error = "a worker needs a rank between 1 and WORLD_SIZE - 1 (rank 0 is the run's owner: foxhunt-cli train); got rank " +
                   std::to_string(rendezvous.rank) + " of " + std::to_string(rendezvous.worldSize);
         return r;

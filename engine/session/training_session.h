@@ -9,6 +9,7 @@
 #include "engine/env/trading_env.h"
 #include "engine/forecast/forecaster_trainer.h"
 #include "engine/session/local_workers.h"
+#include "engine/store/run_status.h"
 #include "engine/telemetry/staging_buffer.h"
 
 #include <nlohmann/json_fwd.hpp>
@@ -140,7 +141,7 @@ struct SessionProgress {
 /// The outcome of run().
 struct SessionResult {
     std::int64_t runId = 0;
-    std::string status;     ///< "finished", "stopped", "failed"
+    RunStatus status = RunStatus::Failed; ///< Finished, Stopped or Failed
     std::string error;      ///< readable reason when failed
     std::string json;       ///< the full result document (config, split, per-model training and evaluation)
 };

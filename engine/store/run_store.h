@@ -4,6 +4,7 @@
 // batch and is marked interrupted on the next start.
 
 #include "engine/store/bar_store.h"
+#include "engine/store/run_status.h"
 #include "engine/telemetry/metric_sample.h"
 
 #include <cstdint>
@@ -14,12 +15,6 @@
 #include <vector>
 
 namespace foxhunt {
-
-/// Life cycle of a run.
-enum class RunStatus { Running, Finished, Stopped, Failed, Interrupted };
-std::string toString(RunStatus status);
-/// Parses the names above; throws std::invalid_argument otherwise.
-RunStatus runStatusFromString(const std::string& name);
 
 /// One stored run.
 struct RunInfo {

@@ -299,6 +299,21 @@ void TestCli::trainsAgentsAndWritesReports()
     QVERIFY(f.open(QIODevice::ReadOnly));
     QVERIFY(f.readLine().startsWith("run,model,metric,step,time,value"));
     QVERIFY(f.readAll().count('\n') > 10);
+
+    // The same run's figures per metric, labelled from the registry.
+    const Result figures = cli({QStringLiteral("metrics"), QStringLiteral("--run"), runId, QStringLiteral("--db"), store,
+                                QStringLiteral("--json")});
+    QVERIFY2(figures.exitCode == 0, figures.err.constData());
+    const QJsonObject ppo = figures.json().value(QStringLiteral("models")).toObject().value(QStringLiteral("ppo")).toObject();
+    const QJsonObject gradNorm = ppo.value(QStringLiteral("grad_norm")).toObject();
+    QCOMPARE(gradNorm.value(QStringLiteral("label")).toString(), QStringLiteral("grad norm"));
+    QVERIFY(gradNorm.value(QStringLiteral("samples")).toInt() > 0);
+    QVERIFY(gradNorm.value(QStringLiteral("max")).toDouble() >= gradNorm.value(QStringLiteral("min")).toDouble());
+    QCOMPARE(ppo.value(QStringLiteral("latency_ms")).toObject().value(QStringLiteral("unit")).toString(), QStringLiteral("ms"));
+    const Result list = cli({QStringLiteral("metrics"), QStringLiteral("--json")});
+    QCOMPARE(list.exitCode, 0);
+    QVERIFY(list.json().value(QStringLiteral("metrics")).toArray().size() > 20);
+    QCOMPARE(cli({QStringLiteral("metrics"), QStringLiteral("--run"), QStringLiteral("999"), QStringLiteral("--db"), store}).exitCode, 1);
 }
 
 void TestCli::killedRunIsInterruptedAndResumes()

@@ -200,7 +200,7 @@ private Q_SLOTS:
         }
         session.stop();
         worker.join();
-        QCOMPARE(result.status, std::string("stopped"));
+        QVERIFY(result.status == foxhunt::RunStatus::Stopped);
         const nlohmann::json doc = nlohmann::json::parse(result.json);
         QCOMPARE(doc.at("ticks").get<long long>(), 3LL);
         QCOMPARE(doc.at("ranks").get<int>(), 2);

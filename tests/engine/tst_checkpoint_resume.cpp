@@ -167,8 +167,8 @@ void TestCheckpointResume::databasesKeepTheirCheckpointsApart()
     SessionConfig other = c;
     other.seed = 8;
     const SessionResult rb = runStoppedAt(b, other, 30);
-    QCOMPARE(ra.status, std::string("stopped"));
-    QCOMPARE(rb.status, std::string("stopped"));
+    QVERIFY(ra.status == RunStatus::Stopped);
+    QVERIFY(rb.status == RunStatus::Stopped);
     QCOMPARE(ra.runId, rb.runId);
 
     std::optional<CheckpointRecord> ca, cb;
@@ -192,7 +192,7 @@ void TestCheckpointResume::databasesKeepTheirCheckpointsApart()
     QVERIFY(QFile::rename(aFile, saved));
     QVERIFY(QFile::copy(QString::fromStdString(cb->path), aFile));
     const SessionResult refused = resume(a, c, ra.runId);
-    QCOMPARE(refused.status, std::string("failed"));
+    QVERIFY(refused.status == RunStatus::Failed);
     QVERIFY2(refused.error.find(ca->path) != std::string::npos, refused.error.c_str());
     QVERIFY2(refused.error.find("belongs to another run") != std::string::npos, refused.error.c_str());
 
@@ -200,7 +200,7 @@ void TestCheckpointResume::databasesKeepTheirCheckpointsApart()
     QVERIFY(QFile::remove(aFile));
     QVERIFY(QFile::rename(saved, aFile));
     const SessionResult resumed = resume(a, c, ra.runId);
-    QVERIFY2(resumed.status == "finished", resumed.error.c_str());
+    QVERIFY2(resumed.status == RunStatus::Finished, resumed.error.c_str());
     QCOMPARE(nlohmann::json::parse(resumed.json)["first_tick"].get<long long>(), static_cast<long long>(ca->step));
 }
 
@@ -209,7 +209,7 @@ void TestCheckpointResume::copiedDatabaseFindsItsCheckpoints()
     const SessionConfig c = smallConfig({ModelKind::Dqn}, 60);
     const std::string a = path(QStringLiteral("original.db"));
     const SessionResult r = runStoppedAt(a, c, 30);
-    QCOMPARE(r.status, std::string("stopped"));
+    QVERIFY(r.status == RunStatus::Stopped);
 
     // Copied (or moved) together with its checkpoint folder: the copy resumes from its own files.
     QVERIFY(QDir().mkpath(m_dir.filePath(QStringLiteral("elsewhere"))));
@@ -223,13 +223,13 @@ void TestCheckpointResume::copiedDatabaseFindsItsCheckpoints()
         QVERIFY2(last->path.rfind(copy + ".checkpoints/", 0) == 0, last->path.c_str());
     }
     const SessionResult resumed = resume(copy, c, r.runId);
-    QVERIFY2(resumed.status == "finished", resumed.error.c_str());
+    QVERIFY2(resumed.status == RunStatus::Finished, resumed.error.c_str());
 
     // Copied without it: the resume says which file is missing and where checkpoints are kept.
     const std::string alone = path(QStringLiteral("elsewhere/alone.db"));
     copyDatabase(a, alone);
     const SessionResult refused = resume(alone, c, r.runId);
-    QCOMPARE(refused.status, std::string("failed"));
+    QVERIFY(refused.status == RunStatus::Failed);
     QVERIFY2(refused.error.find(alone + ".checkpoints/") != std::string::npos, refused.error.c_str());
     QVERIFY2(refused.error.find("is missing") != std::string::npos, refused.error.c_str());
     QVERIFY2(refused.error.find("copied without that folder") != std::string::npos, refused.error.c_str());
@@ -242,8 +242,8 @@ void TestCheckpointResume::deleteRemovesOnlyThisDatabasesFiles()
     const std::string a = path(QStringLiteral("delete-a.db")), b = path(QStringLiteral("delete-b.db"));
     const SessionResult ra = runStoppedAt(a, c, 1'000'000);
     const SessionResult rb = runStoppedAt(b, c, 1'000'000);
-    QCOMPARE(ra.status, std::string("finished"));
-    QCOMPARE(rb.status, std::string("finished"));
+    QVERIFY(ra.status == RunStatus::Finished);
+    QVERIFY(rb.status == RunStatus::Finished);
     QCOMPARE(ra.runId, rb.runId);
 
     // A record of the old layout: a path another database may use too.
@@ -280,7 +280,7 @@ void TestCheckpointResume::resumeReplacesSamplesAfterCheckpoint()
     c.checkpointEvery = 50;
     const std::string db = path(QStringLiteral("duplicates.db"));
     const SessionResult first = runStoppedAt(db, c, 80);
-    QCOMPARE(first.status, std::string("stopped"));
+    QVERIFY(first.status == RunStatus::Stopped);
     // As if killed after the checkpoint at 50: its later checkpoints were never written, the
     // samples after it were committed.
     rawSql(db, "DELETE FROM checkpoints WHERE step > 50; UPDATE runs SET status = 'interrupted'");
@@ -292,7 +292,7 @@ void TestCheckpointResume::resumeReplacesSamplesAfterCheckpoint()
     }
 
     const SessionResult resumed = resume(db, c, first.runId);
-    QVERIFY2(resumed.status == "finished", resumed.error.c_str());
+    QVERIFY2(resumed.status == RunStatus::Finished, resumed.error.c_str());
     QCOMPARE(nlohmann::json::parse(resumed.json)["first_tick"].get<long long>(), 50LL);
 
     BarStore store(db);
@@ -333,7 +333,7 @@ void TestCheckpointResume::twoProcessResumeStoresEachStepOnce()
         });
         first = session.run();
     }
-    QVERIFY2(first.status == "stopped", first.error.c_str());
+    QVERIFY2(first.status == RunStatus::Stopped, first.error.c_str());
     rawSql(db, "DELETE FROM checkpoints WHERE step > 50; UPDATE runs SET status = 'interrupted'");
     {
         BarStore store(db);
@@ -345,7 +345,7 @@ void TestCheckpointResume::twoProcessResumeStoresEachStepOnce()
     second.setWorkerProgram(self);
     second.resumeRun(first.runId);
     const SessionResult resumed = second.run();
-    QVERIFY2(resumed.status == "finished", resumed.error.c_str());
+    QVERIFY2(resumed.status == RunStatus::Finished, resumed.error.c_str());
     QCOMPARE(nlohmann::json::parse(resumed.json)["first_tick"].get<long long>(), 50LL);
 
     BarStore store(db);
@@ -371,7 +371,7 @@ void TestCheckpointResume::checkpointsByWallTime()
     const auto start = std::chrono::steady_clock::now();
     session.setCheckpointClock([&] { return start + std::chrono::seconds(readings++); });
     const SessionResult r = session.run();
-    QVERIFY2(r.status == "finished", r.error.c_str());
+    QVERIFY2(r.status == RunStatus::Finished, r.error.c_str());
     QCOMPARE(readings, 26);
 
     BarStore store(db);
@@ -390,7 +390,7 @@ void TestCheckpointResume::stopCheckpointsWhereItStopped()
     c.checkpointSeconds = 3600; // neither ticks nor time would checkpoint this short run
     const std::string db = path(QStringLiteral("stop.db"));
     const SessionResult r = runStoppedAt(db, c, 40);
-    QCOMPARE(r.status, std::string("stopped"));
+    QVERIFY(r.status == RunStatus::Stopped);
     const long long stoppedAt = nlohmann::json::parse(r.json)["ticks"].get<long long>();
     QVERIFY(stoppedAt >= 40);
     {
@@ -401,7 +401,7 @@ void TestCheckpointResume::stopCheckpointsWhereItStopped()
     }
     c.steps = stoppedAt + 10;
     const SessionResult resumed = resume(db, c, r.runId);
-    QVERIFY2(resumed.status == "finished", resumed.error.c_str());
+    QVERIFY2(resumed.status == RunStatus::Finished, resumed.error.c_str());
     const nlohmann::json doc = nlohmann::json::parse(resumed.json);
     QCOMPARE(doc["first_tick"].get<long long>(), stoppedAt);
     QCOMPARE(doc["ticks"].get<long long>(), 10LL);
@@ -412,7 +412,7 @@ int main(int argc, char** argv)
     // Started by a two-process session as its rank 1: `<this test> worker`, the rendezvous in the environment.
     if (argc > 1 && std::string_view(argv[1]) == "worker") {
         try {
-            return runWorker(rendezvousFromEnvironment()).status == "failed" ? 1 : 0;
+            return runWorker(rendezvousFromEnvironment()).status == RunStatus::Failed ? 1 : 0;
         } catch (const std::exception&) {
             return 1;
         }

@@ -180,7 +180,7 @@ void TestComputeDevice::sessionOnUnavailableDeviceFailsReadably()
     c.device = "cuda:99";
     TrainingSession session(dir.filePath(QStringLiteral("device.db")).toStdString(), c);
     const SessionResult r = session.run();
-    QCOMPARE(r.status, std::string("failed"));
+    QVERIFY(r.status == RunStatus::Failed);
     QVERIFY2(contains(r.error, "cuda:99") && contains(r.error, "not available"), r.error.c_str());
 }
 

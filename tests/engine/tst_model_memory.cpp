@@ -102,7 +102,7 @@ private Q_SLOTS:
         const std::string path = m_dir.filePath(QStringLiteral("memory.db")).toStdString();
         TrainingSession session(path, c);
         const SessionResult r = session.run();
-        QVERIFY2(r.status == "finished", r.error.c_str());
+        QVERIFY2(r.status == RunStatus::Finished, r.error.c_str());
         QVERIFY(models::countingCpuAllocatorInstalled());
 
         BarStore store(path);
@@ -140,7 +140,7 @@ private Q_SLOTS:
         const std::string path = m_dir.filePath(QStringLiteral("agents.db")).toStdString();
         TrainingSession session(path, c);
         const SessionResult r = session.run();
-        QVERIFY2(r.status == "finished", r.error.c_str());
+        QVERIFY2(r.status == RunStatus::Finished, r.error.c_str());
         BarStore store(path);
         RunStore runs(store);
         for (const char* model : {"dqn", "ppo"}) {

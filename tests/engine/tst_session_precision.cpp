@@ -86,7 +86,7 @@ void TestSessionPrecision::ampAndInt8InValidationDocument()
     c.precision.int8RefreshEvery = 15;
     TrainingSession session(db("precision.db"), c);
     const SessionResult r = session.run();
-    QVERIFY2(r.status == "finished", r.error.c_str());
+    QVERIFY2(r.status == RunStatus::Finished, r.error.c_str());
     m_precisionDoc = nlohmann::json::parse(r.json);
     m_precisionRun = r.runId;
 
@@ -137,7 +137,7 @@ void TestSessionPrecision::ampAndInt8InValidationDocument()
     plain.checkpointDir = c.checkpointDir;
     TrainingSession fp32(db("fp32.db"), plain);
     const SessionResult f = fp32.run();
-    QVERIFY2(f.status == "finished", f.error.c_str());
+    QVERIFY2(f.status == RunStatus::Finished, f.error.c_str());
     const nlohmann::json v = nlohmann::json::parse(f.json)["models"]["mamba2"]["validation"];
     QVERIFY(!v.contains("int8"));
     QCOMPARE(v["amp"]["enabled"].get<bool>(), false);
@@ -157,7 +157,7 @@ void TestSessionPrecision::agentsAmpAndInt8()
     c.precision.int8MaxDegradation = 10.0;
     TrainingSession session(db("agents.db"), c);
     const SessionResult r = session.run();
-    QVERIFY2(r.status == "finished", r.error.c_str());
+    QVERIFY2(r.status == RunStatus::Finished, r.error.c_str());
 
     BarStore store(db("agents.db"));
     RunStore runs(store);
@@ -216,8 +216,8 @@ void TestSessionPrecision::int8CopyServesForecasts()
     TrainingSession int8Session(db("serving-int8.db"), int8);
     const SessionResult f = fp32Session.run();
     const SessionResult q = int8Session.run();
-    QVERIFY2(f.status == "finished", f.error.c_str());
-    QVERIFY2(q.status == "finished", q.error.c_str());
+    QVERIFY2(f.status == RunStatus::Finished, f.error.c_str());
+    QVERIFY2(q.status == RunStatus::Finished, q.error.c_str());
 
     BarStore fp32Store(db("serving-fp32.db"));
     BarStore int8Store(db("serving-int8.db"));
@@ -281,7 +281,7 @@ void TestSessionPrecision::liveDashboardSeries()
     c.checkpointDir = m_dir.filePath(QStringLiteral("ckpt")).toStdString();
     TrainingSession session(db("live.db"), c);
     const SessionResult r = session.run();
-    QVERIFY2(r.status == "finished", r.error.c_str());
+    QVERIFY2(r.status == RunStatus::Finished, r.error.c_str());
     BarStore store(db("live.db"));
     RunStore runs(store);
 
@@ -330,8 +330,8 @@ void TestSessionPrecision::ensembleFeedsForecastsToAgents()
     };
     const auto [plainResult, plain] = run("plain.db", false);
     const auto [ensembleResult, ens] = run("ensemble.db", true);
-    QVERIFY2(plainResult.status == "finished", plainResult.error.c_str());
-    QVERIFY2(ensembleResult.status == "finished", ensembleResult.error.c_str());
+    QVERIFY2(plainResult.status == RunStatus::Finished, plainResult.error.c_str());
+    QVERIFY2(ensembleResult.status == RunStatus::Finished, ensembleResult.error.c_str());
     QVERIFY(ens["config"]["ensemble"].get<bool>());
     BarStore store(db("ensemble.db"));
     const auto info = RunStore(store).run(ensembleResult.runId);
@@ -354,7 +354,7 @@ void TestSessionPrecision::ensembleWithoutForecasterIsRejected()
     c.ensemble = true;
     TrainingSession session(db("noforecaster.db"), c);
     const SessionResult r = session.run();
-    QCOMPARE(r.status, std::string("failed"));
+    QVERIFY(r.status == RunStatus::Failed);
     QVERIFY2(r.error.find("ensemble") != std::string::npos, r.error.c_str());
     QVERIFY2(r.error.find("forecaster") != std::string::npos, r.error.c_str());
 }
@@ -374,7 +374,7 @@ void TestSessionPrecision::ampAutoIsRecordedAndKeptOnResume()
             if (first.progress().tick >= 60) first.stop();
         });
         const SessionResult r = first.run();
-        QCOMPARE(r.status, std::string("stopped"));
+        QVERIFY(r.status == RunStatus::Stopped);
         runId = r.runId;
     }
     // The choice is stored with the run's machine record as soon as it is made, with its reason.
@@ -395,7 +395,7 @@ void TestSessionPrecision::ampAutoIsRecordedAndKeptOnResume()
     TrainingSession second(db("auto.db"), c);
     second.resumeRun(runId);
     const SessionResult r = second.run();
-    QVERIFY2(r.status == "finished", r.error.c_str());
+    QVERIFY2(r.status == RunStatus::Finished, r.error.c_str());
     const nlohmann::json amp = nlohmann::json::parse(r.json)["models"]["dqn"]["validation"]["amp"];
     QCOMPARE(amp["enabled"].get<bool>(), false);
     QCOMPARE(amp["choice"]["reason"].get<std::string>(), std::string("planted by the test"));
@@ -438,7 +438,7 @@ void TestSessionPrecision::memoryBudgetRefusesOrWarnsBeforeTraining()
     {
         TrainingSession refused(db("budget.db"), c);
         const SessionResult r = refused.run();
-        QCOMPARE(r.status, std::string("failed"));
+        QVERIFY(r.status == RunStatus::Failed);
         QVERIFY2(r.error.find("memory budget") != std::string::npos && r.error.find("dqn") != std::string::npos &&
                      r.error.find("tft") != std::string::npos,
                  r.error.c_str());
@@ -452,7 +452,7 @@ void TestSessionPrecision::memoryBudgetRefusesOrWarnsBeforeTraining()
     c.precision.memoryBudgetAction = MemoryBudgetAction::Warn;
     TrainingSession warned(db("budget.db"), c);
     const SessionResult w = warned.run();
-    QVERIFY2(w.status == "finished", w.error.c_str());
+    QVERIFY2(w.status == RunStatus::Finished, w.error.c_str());
     const nlohmann::json budget = nlohmann::json::parse(w.json)["memory_budget"];
     QVERIFY(budget["over"].get<bool>());
     // Measured: weights plus activations, so every model needs more than nothing.
@@ -464,7 +464,7 @@ void TestSessionPrecision::memoryBudgetRefusesOrWarnsBeforeTraining()
     c.precision.memoryBudgetMb = 4096.0;
     TrainingSession fits(db("budget.db"), c);
     const SessionResult f = fits.run();
-    QVERIFY2(f.status == "finished", f.error.c_str());
+    QVERIFY2(f.status == RunStatus::Finished, f.error.c_str());
     QVERIFY(nlohmann::json::parse(f.json)["memory_budget"]["headroom_mb"].get<double>() > 4000.0);
 }
 
@@ -479,7 +479,7 @@ void TestSessionPrecision::int8GateFallsBackToFp32()
     c.precision.int8MaxDegradation = -1.0; // validate() refuses it from a config; set here to force refusal
     TrainingSession session(db("gate.db"), c);
     const SessionResult r = session.run();
-    QVERIFY2(r.status == "finished", r.error.c_str());
+    QVERIFY2(r.status == RunStatus::Finished, r.error.c_str());
     const nlohmann::json doc = nlohmann::json::parse(r.json)["models"];
     BarStore store(db("gate.db"));
     RunStore runs(store);

@@ -5,6 +5,7 @@
 #include "engine/session/training_session.h"
 #include "engine/store/bar_store.h"
 #include "engine/store/run_store.h"
+#include "engine/telemetry/metric_registry.h"
 #include "models/runtime.h"
 
 #include <nlohmann/json.hpp>
@@ -13,6 +14,7 @@
 #include <QTest>
 
 #include <atomic>
+#include <set>
 
 using namespace foxhunt;
 
@@ -61,7 +63,7 @@ void TestTrainingSession::trainsAllFourModels()
     std::atomic<int> notified{0};
     session.setSamplesReadyCallback([&] { ++notified; });
     const SessionResult r = session.run();
-    QVERIFY2(r.status == "finished", r.error.c_str());
+    QVERIFY2(r.status == RunStatus::Finished, r.error.c_str());
     QVERIFY(notified > 0);
     QVERIFY(session.samples().size() > 0);
 
@@ -84,6 +86,17 @@ void TestTrainingSession::trainsAllFourModels()
     QVERIFY(!runs.metrics(r.runId, "tft", "loss").empty());
     QCOMPARE(runs.evaluations(r.runId).size(), std::size_t(12));
     for (const char* m : {"dqn", "ppo", "mamba2", "tft"}) QVERIFY2(runs.lastCheckpoint(r.runId, m), m);
+    // Every name the session recorded is defined in the registry, so the dashboard, run history,
+    // report and CLI know its label, unit and chart; and every model-wide chart got its data.
+    std::set<std::string> recorded;
+    for (const MetricSample& s : runs.metrics(r.runId)) {
+        QVERIFY2(metrics::find(s.metric), ("unregistered metric " + s.model + "/" + s.metric).c_str());
+        recorded.insert(s.metric);
+    }
+    for (const metrics::Chart& chart : metrics::charts())
+        if (!chart.onDemand)
+            for (const metrics::Metric* m : metrics::inChart(chart.key))
+                QVERIFY2(recorded.count(std::string(m->name)), std::string(m->name).c_str());
 
     // The stored config holds the values the models trained with, not the defaults the session overrode.
     const nlohmann::json stored = nlohmann::json::parse(info->configJson);
@@ -112,7 +125,7 @@ void TestTrainingSession::stopEndsAsStopped()
         if (session.progress().tick >= 500) session.stop();
     });
     const SessionResult r = session.run();
-    QVERIFY2(r.status == "stopped", r.error.c_str());
+    QVERIFY2(r.status == RunStatus::Stopped, r.error.c_str());
     QVERIFY(session.progress().tick < 1'000'000);
     BarStore store(db("stop.db"));
     QVERIFY(RunStore(store).run(r.runId)->status == RunStatus::Stopped);
@@ -145,7 +158,7 @@ void TestTrainingSession::badConfigFailsReadably()
     c.series = "NO.SUCH";
     TrainingSession session(db("bad.db"), c);
     const SessionResult r = session.run();
-    QCOMPARE(r.status, std::string("failed"));
+    QVERIFY(r.status == RunStatus::Failed);
     QVERIFY2(r.error.find("NO.SUCH") != std::string::npos, r.error.c_str());
     QVERIFY_EXCEPTION_THROWN(sessionConfigFromJson(nlohmann::json{{"models", {"lstm"}}}), std::invalid_argument);
     QVERIFY_EXCEPTION_THROWN(sessionConfigFromJson(nlohmann::json{{"dqn", {{"no_such_key", 1}}}}), std::invalid_argument);
@@ -169,7 +182,7 @@ void TestTrainingSession::badConfigFailsReadably()
     TrainingSession halfSession(db("fp16.db"), fp16);
     const SessionResult h = halfSession.run();
     if (!models::cudaAvailable()) {
-        QCOMPARE(h.status, std::string("failed"));
+        QVERIFY(h.status == RunStatus::Failed);
         QVERIFY2(h.error.find("BF16") != std::string::npos, h.error.c_str());
     }
 }
@@ -188,7 +201,7 @@ void TestTrainingSession::resumesFromCheckpoint()
             if (first.progress().tick >= 150) first.stop();
         });
         const SessionResult r = first.run();
-        QCOMPARE(r.status, std::string("stopped"));
+        QVERIFY(r.status == RunStatus::Stopped);
         runId = r.runId;
     }
     BarStore store(db("resume.db"));
@@ -199,7 +212,7 @@ void TestTrainingSession::resumesFromCheckpoint()
     TrainingSession second(db("resume.db"), c);
     second.resumeRun(runId);
     const SessionResult r = second.run();
-    QVERIFY2(r.status == "finished", r.error.c_str());
+    QVERIFY2(r.status == RunStatus::Finished, r.error.c_str());
     QCOMPARE(r.runId, runId);
     const nlohmann::json doc = nlohmann::json::parse(r.json);
     QVERIFY(doc["resumed"].get<bool>());
@@ -211,7 +224,7 @@ void TestTrainingSession::resumesFromCheckpoint()
 
     TrainingSession again(db("resume.db"), c);
     again.resumeRun(runId);
-    QCOMPARE(again.run().status, std::string("failed"));
+    QVERIFY(again.run().status == RunStatus::Failed);
 }
 
 void TestTrainingSession::impossibleSizesFailBeforeARunIsRecorded()
@@ -223,7 +236,7 @@ void TestTrainingSession::impossibleSizesFailBeforeARunIsRecorded()
     c.dqn.hidden = {64, 0};
     TrainingSession session(db("sizes.db"), c);
     const SessionResult r = session.run();
-    QCOMPARE(r.status, std::string("failed"));
+    QVERIFY(r.status == RunStatus::Failed);
     for (const char* part : {"mamba2.head_dim must be at least 1", "tft.heads (3) must divide hidden_size (16)",
                              "dqn.hidden must list one or more positive layer widths"})
         QVERIFY2(r.error.find(part) != std::string::npos, r.error.c_str());
