@@ -1,5 +1,5 @@
-// Forecaster benchmarks: train step and inference latency at the seed sizes (the Mamba-2 train
-// step also at the session defaults), SSD chunked
+// Forecaster benchmarks: train step and inference latency at the seed sizes (the train steps
+// also at the session defaults), SSD chunked
 // vs sequential scan, and parameter sizes. One intra-op thread, as in the app's default.
 
 #include "engine/forecast/forecaster_trainer.h"
@@ -62,6 +62,20 @@ mt::TemporalFusionTransformer seedTft()
     torch::manual_seed(0);
     return mt::TemporalFusionTransformer(
         mt::TftOptions(kFeatures + kKnown, kKnown, kHorizon, 3).n_static(2).hidden_size(32).n_heads(4));
+}
+
+// Session defaults: the TFT sizes of a default ForecasterConfig (hidden 16, 4 heads, embedding 8).
+mt::TemporalFusionTransformer defaultTft()
+{
+    const foxhunt::ForecasterConfig c;
+    torch::manual_seed(0);
+    return mt::TemporalFusionTransformer(mt::TftOptions(kFeatures + kKnown, kKnown, kHorizon, 3)
+                                             .n_static(2)
+                                             .hidden_size(c.hiddenSize)
+                                             .embedding_size(c.embeddingSize)
+                                             .n_heads(c.heads)
+                                             .lstm_layers(c.lstmLayers)
+                                             .dropout(c.dropout));
 }
 
 void setSizeCounters(benchmark::State& state, torch::nn::Module& module)
@@ -150,15 +164,15 @@ void BM_Mamba2Step(benchmark::State& state)
 }
 BENCHMARK(BM_Mamba2Step)->Unit(benchmark::kMicrosecond)->MinTime(0.2);
 
-void BM_TftTrainStep(benchmark::State& state)
+// AdamW steps on the quantile loss of a random batch of `batch` windows of `length` bars (2 statics).
+void tftTrainSteps(benchmark::State& state, mt::TemporalFusionTransformer model, int64_t batch, int64_t length)
 {
     torch::set_num_threads(1);
-    auto model = seedTft();
     torch::optim::AdamW opt(model->parameters(), torch::optim::AdamWOptions(1e-3));
-    auto past = torch::randn({32, 100, kFeatures + kKnown});
-    auto future = torch::randn({32, kHorizon, kKnown});
-    auto statics = torch::randn({32, 2});
-    auto y = torch::randn({32, kHorizon});
+    auto past = torch::randn({batch, length, kFeatures + kKnown});
+    auto future = torch::randn({batch, kHorizon, kKnown});
+    auto statics = torch::randn({batch, 2});
+    auto y = torch::randn({batch, kHorizon});
     for (auto _ : state) {
         opt.zero_grad();
         auto loss = foxhunt::models::quantile_loss(model(past, future, statics).quantiles, y, kQuantiles);
@@ -166,10 +180,21 @@ void BM_TftTrainStep(benchmark::State& state)
         opt.step();
         benchmark::DoNotOptimize(loss.item<float>());
     }
-    state.SetItemsProcessed(state.iterations() * 32);
+    state.SetItemsProcessed(state.iterations() * batch);
     setSizeCounters(state, *model);
 }
+
+// Seed sizes: batch 32, 100 bars, hidden 32.
+void BM_TftTrainStep(benchmark::State& state) { tftTrainSteps(state, seedTft(), 32, 100); }
 BENCHMARK(BM_TftTrainStep)->Unit(benchmark::kMillisecond)->Iterations(5);
+
+// The session's default model, batch and window (ForecasterConfig, ForecastWindowing).
+void BM_TftTrainStepDefault(benchmark::State& state)
+{
+    const foxhunt::ForecasterConfig c;
+    tftTrainSteps(state, defaultTft(), static_cast<int64_t>(c.batchSize), static_cast<int64_t>(c.windowing.pastLength));
+}
+BENCHMARK(BM_TftTrainStepDefault)->Unit(benchmark::kMillisecond)->Iterations(20);
 
 void BM_TftInference(benchmark::State& state)
 {
