@@ -1,5 +1,9 @@
 #include "models/tft/gated_residual.h"
 
+#include "models/tft/hashed_dropout.h"
+
+#include <ATen/autocast_mode.h>
+
 namespace foxhunt::models::tft {
 
 GatedLinearUnitImpl::GatedLinearUnitImpl(const GatedLinearUnitOptions& options_) : options(options_)
@@ -13,7 +17,7 @@ torch::Tensor GatedLinearUnitImpl::forward(const torch::Tensor& x)
 {
     TORCH_CHECK(x.size(-1) == options.input_size(), "GatedLinearUnit: last dim must be ", options.input_size(),
                 ", got ", x.sizes());
-    return torch::glu(fc(dropout(x)), /*dim=*/-1);
+    return torch::glu(fc(hashed_dropout(x, options.dropout(), dropout->is_training())), /*dim=*/-1);
 }
 
 GateAddNormImpl::GateAddNormImpl(const GateAddNormOptions& options_) : options(options_)
@@ -66,6 +70,83 @@ torch::Tensor GatedResidualNetworkImpl::forward(const torch::Tensor& x, const to
     }
     h = fc2(torch::elu(h));
     return gate_norm(h, residual);
+}
+
+namespace {
+
+bool plain_float(const precision::QuantizableLinear& layer)
+{
+    return !layer || (!layer->quantized() && !layer->observing());
+}
+
+// [V, rows, cols] from one parameter of each GRN.
+template <class Get>
+torch::Tensor stacked(const std::vector<GatedResidualNetworkImpl*>& grns, Get&& get)
+{
+    std::vector<torch::Tensor> parts;
+    parts.reserve(grns.size());
+    for (auto* g : grns) parts.push_back(get(*g));
+    return torch::stack(parts, /*dim=*/0);
+}
+
+} // namespace
+
+bool groupable(const std::vector<GatedResidualNetworkImpl*>& grns)
+{
+    if (grns.size() < 2 || at::autocast::is_cpu_enabled() || at::autocast::is_enabled()) return false;
+    const auto& o = grns.front()->options;
+    for (auto* g : grns) {
+        const auto& p = g->options;
+        if (p.input_size() != o.input_size() || p.hidden_size() != o.hidden_size() ||
+            p.output_size() != o.output_size() || p.context_size() != 0 || p.dropout() != o.dropout() ||
+            g->is_training() != grns.front()->is_training())
+            return false;
+        if (!plain_float(g->skip) || !plain_float(g->fc1) || !plain_float(g->fc2) ||
+            !plain_float(g->gate_norm->glu->fc))
+            return false;
+    }
+    return true;
+}
+
+torch::Tensor grouped_forward(const std::vector<GatedResidualNetworkImpl*>& grns, const torch::Tensor& x)
+{
+    TORCH_CHECK(groupable(grns), "grouped_forward: these GRNs cannot be grouped");
+    const auto& o = grns.front()->options;
+    const auto v = static_cast<int64_t>(grns.size());
+    TORCH_CHECK(x.dim() >= 2 && x.size(0) == v && x.size(-1) == o.input_size(), "grouped_forward: x must be [", v,
+                ", ..., ", o.input_size(), "], got ", x.sizes());
+    const int64_t hidden = o.hidden_size();
+    const int64_t out = o.output_size();
+    const bool has_skip = static_cast<bool>(grns.front()->skip);
+    auto x3 = x.reshape({v, -1, o.input_size()});                       // [V, N, I]
+
+    // fc1 and the skip projection read the same input: one product for both.
+    auto w1 = stacked(grns, [](auto& g) { return g.fc1->weight; });       // [V, hidden, I]
+    auto b1 = stacked(grns, [](auto& g) { return g.fc1->bias; });         // [V, hidden]
+    if (has_skip) {
+        w1 = torch::cat({w1, stacked(grns, [](auto& g) { return g.skip->weight; })}, /*dim=*/1);
+        b1 = torch::cat({b1, stacked(grns, [](auto& g) { return g.skip->bias; })}, /*dim=*/1);
+    }
+    auto first = torch::baddbmm(b1.unsqueeze(1), x3, w1.transpose(1, 2)); // [V, N, hidden (+ out)]
+    auto residual = has_skip ? first.narrow(-1, hidden, out) : x3;
+    auto h = torch::elu(first.narrow(-1, 0, hidden));
+    h = torch::baddbmm(stacked(grns, [](auto& g) { return g.fc2->bias; }).unsqueeze(1), h,
+                       stacked(grns, [](auto& g) { return g.fc2->weight; }).transpose(1, 2));
+
+    // GateAddNorm: dropout, GLU, residual add, LayerNorm (its affine applied per GRN afterwards).
+    auto& gate = *grns.front()->gate_norm;
+    h = hashed_dropout(h, gate.glu->options.dropout(), gate.glu->dropout->is_training());
+    auto gated = torch::glu(torch::baddbmm(stacked(grns, [](auto& g) { return g.gate_norm->glu->fc->bias; }).unsqueeze(1), h,
+                                           stacked(grns, [](auto& g) { return g.gate_norm->glu->fc->weight; }).transpose(1, 2)),
+                            /*dim=*/-1);
+    auto gamma = stacked(grns, [](auto& g) { return g.gate_norm->norm->weight; }).unsqueeze(1);   // [V, 1, out]
+    auto beta = stacked(grns, [](auto& g) { return g.gate_norm->norm->bias; }).unsqueeze(1);
+    auto normed = torch::layer_norm((gated + residual).to(gamma.scalar_type()), {out}, /*weight=*/{}, /*bias=*/{},
+                                    gate.norm->options.eps());
+    auto y = torch::addcmul(beta, normed, gamma);
+    auto out_sizes = x.sizes().vec();
+    out_sizes.back() = out;
+    return y.view(out_sizes);
 }
 
 } // namespace foxhunt::models::tft

@@ -29,7 +29,7 @@ public:
 
     /// The options it was built with.
     GatedLinearUnitOptions options;
-    /// Input dropout.
+    /// Input dropout (its options and train flag; applied by hashed_dropout).
     torch::nn::Dropout dropout{nullptr};
     /// Both halves (value, gate) in one linear map.
     precision::QuantizableLinear fc{nullptr};
@@ -104,5 +104,14 @@ public:
     GateAddNorm gate_norm{nullptr};
 };
 TORCH_MODULE(GatedResidualNetwork);
+
+/// Whether grouped_forward() can stand in for calling each of `grns` in turn: at least two, the same
+/// options, no context, float weights (none quantized or observing for calibration), and no autocast.
+bool groupable(const std::vector<GatedResidualNetworkImpl*>& grns);
+
+// x: [V, ..., I] -> [V, ..., O]
+/// grns[v]->forward(x[v]) for every v, each layer as one batched product over v (stacked weights,
+/// so the gradients reach each GRN's own parameters). Requires groupable(grns).
+torch::Tensor grouped_forward(const std::vector<GatedResidualNetworkImpl*>& grns, const torch::Tensor& x);
 
 } // namespace foxhunt::models::tft

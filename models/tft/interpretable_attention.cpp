@@ -1,5 +1,7 @@
 #include "models/tft/interpretable_attention.h"
 
+#include "models/tft/hashed_dropout.h"
+
 #include <cmath>
 #include <limits>
 
@@ -68,7 +70,7 @@ AttentionOutput InterpretableMultiHeadAttentionImpl::forward(const torch::Tensor
         // Lowest finite value rather than -inf or -1e9: -1e9 overflows FP16, and a row of
         // -inf would give NaN; every query sees at least its own position, so no row is empty.
         if (mask.defined()) scores = scores.masked_fill(mask, lowest_finite(scores.scalar_type()));
-        auto attn = dropout(torch::softmax(scores, /*dim=*/-1));
+        auto attn = hashed_dropout(torch::softmax(scores, /*dim=*/-1), options.dropout(), dropout->is_training());
         attentions.push_back(attn);
         heads.push_back(torch::matmul(attn, values));
     }

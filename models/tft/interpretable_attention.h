@@ -54,7 +54,7 @@ public:
     precision::QuantizableLinear v_layer{nullptr};
     /// Output projection of the averaged heads.
     precision::QuantizableLinear w_h{nullptr};
-    /// Dropout on attention weights.
+    /// Dropout on attention weights (its options and train flag; applied by hashed_dropout).
     torch::nn::Dropout dropout{nullptr};
 };
 TORCH_MODULE(InterpretableMultiHeadAttention);
