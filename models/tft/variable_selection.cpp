@@ -5,6 +5,11 @@
 
 namespace foxhunt::models::tft {
 
+namespace {
+// Largest first-layer activation, in elements, for which the variable GRNs run grouped.
+constexpr int64_t kMaxGroupedElements = int64_t{1} << 21;
+} // namespace
+
 VariableSelectionNetworkImpl::VariableSelectionNetworkImpl(const VariableSelectionNetworkOptions& options_)
     : options(options_)
 {
@@ -47,25 +52,44 @@ VariableSelectionOutput VariableSelectionNetworkImpl::forward(const torch::Tenso
                                                            precision::cached_scale(embedding_bias_q, m_bias_scale_cache))
                                  .to(x.scalar_type())
                            : embedding_bias;
-    auto embedded = x.unsqueeze(-1) * table_w + table_b;  // [..., V, E]
-    std::vector<torch::Tensor> transformed;
-    transformed.reserve(static_cast<size_t>(v));
-    for (int64_t i = 0; i < v; ++i)
-        transformed.push_back(variable_grns->ptr<GatedResidualNetworkImpl>(static_cast<size_t>(i))
-                                  ->forward(embedded.select(-2, i)));
-    auto stacked = torch::stack(transformed, /*dim=*/-1);               // [..., hidden, V]
+    // Variable-major layout: each GRN reads a contiguous [..., E] slice and writes a contiguous
+    // [..., hidden] one, and the gradients flowing back into the GRNs are contiguous too (a
+    // variable-minor stack hands every GRN's backward a stride-V view).
+    auto table_shape = std::vector<int64_t>(lead.size() + 2, 1);
+    table_shape.front() = v;
+    table_shape.back() = options.embedding_size();
+    auto per_variable = x.movedim(-1, 0).contiguous().unsqueeze(-1) * table_w.view(table_shape) +
+                        table_b.view(table_shape);                        // [V, ..., E]
+    std::vector<GatedResidualNetworkImpl*> grns;
+    grns.reserve(static_cast<size_t>(v));
+    for (const auto& m : *variable_grns) grns.push_back(m->as<GatedResidualNetworkImpl>());
+    torch::Tensor stacked;                                               // [V, ..., hidden]
+    // Grouped products pay while the batched activations stay small (session defaults, 1920 rows x
+    // 18 variables x hidden 16: train step 29-33 against 33-37 ms CPU); at the seed size (3200 rows,
+    // hidden 32: 15 MB per activation) each one misses the caches and glibc maps it fresh every
+    // step, measured 113-137 against 78-82 ms.
+    const int64_t rows = per_variable.numel() / (v * options.embedding_size());
+    if (groupable(grns) && v * rows * 2 * options.hidden_size() <= kMaxGroupedElements) {
+        stacked = grouped_forward(grns, per_variable);
+    } else {
+        std::vector<torch::Tensor> transformed;
+        transformed.reserve(grns.size());
+        for (int64_t i = 0; i < v; ++i) transformed.push_back(grns[static_cast<size_t>(i)]->forward(per_variable[i]));
+        stacked = torch::stack(transformed, /*dim=*/0);
+    }
     torch::Tensor weights;
     if (v > 1) {
         auto flat_sizes = lead;
         flat_sizes.push_back(v * options.embedding_size());
         auto context_arg = options.context_size() > 0 ? context : torch::Tensor();
-        weights = torch::softmax(flattened_grn(embedded.reshape(flat_sizes), context_arg), /*dim=*/-1);
+        auto embedded = per_variable.movedim(0, -2).reshape(flat_sizes);  // [..., V * E]
+        weights = torch::softmax(flattened_grn(embedded, context_arg), /*dim=*/-1);
     } else {
         auto w_sizes = lead;
         w_sizes.push_back(1);
         weights = torch::ones(w_sizes, x.options());
     }
-    auto output = (stacked * weights.unsqueeze(-2)).sum(-1);
+    auto output = (stacked * weights.movedim(-1, 0).unsqueeze(-1)).sum(0);
     return {output, weights};
 }
 

@@ -1,6 +1,7 @@
 // Temporal Fusion Transformer: building blocks, causality, selection weights, seed sizes.
 
 #include "models/tft/gated_residual.h"
+#include "models/tft/hashed_dropout.h"
 #include "models/tft/interpretable_attention.h"
 #include "models/tft/tft.h"
 #include "models/tft/variable_selection.h"
@@ -40,6 +41,52 @@ private Q_SLOTS:
         QVERIFY(!torch::allclose(y1, grn(x, c2)));
         // Output of a LayerNorm with unit weight: zero mean per position.
         QVERIFY(y1.mean(-1).abs().max().item<double>() < 1e-5);
+    }
+
+    void groupedGrnsMatchTheLoop()
+    {
+        torch::manual_seed(8);
+        std::vector<GatedResidualNetwork> owned;
+        std::vector<GatedResidualNetworkImpl*> grns;
+        for (int i = 0; i < 3; ++i) {
+            owned.emplace_back(GatedResidualNetworkOptions(4, 6, 6).dropout(0.3));
+            owned.back()->eval();
+            grns.push_back(owned.back().get());
+        }
+        QVERIFY(groupable(grns));
+        auto x = torch::randn({3, 2, 5, 4});
+        auto grouped = grouped_forward(grns, x);
+        std::vector<torch::Tensor> loop;
+        for (size_t i = 0; i < grns.size(); ++i) loop.push_back(grns[i]->forward(x[static_cast<int64_t>(i)]));
+        QCOMPARE(grouped.sizes(), torch::IntArrayRef({3, 2, 5, 6}));
+        QVERIFY(torch::allclose(grouped, torch::stack(loop), 1e-5, 1e-6));
+        // The gradients reach each GRN's own parameters, as the loop's do.
+        auto weights = torch::randn({3, 2, 5, 6});
+        (grouped * weights).sum().backward();
+        std::vector<torch::Tensor> grads;
+        for (auto* g : grns) grads.push_back(g->fc1->weight.grad().clone());
+        for (auto* g : grns) g->zero_grad();
+        (torch::stack(loop) * weights).sum().backward();
+        for (size_t i = 0; i < grns.size(); ++i) QVERIFY(torch::allclose(grads[i], grns[i]->fc1->weight.grad(), 1e-5, 1e-6));
+        // Different widths, or a context, keep the loop.
+        GatedResidualNetwork other(GatedResidualNetworkOptions(4, 6, 5));
+        grns.push_back(other.get());
+        QVERIFY(!groupable(grns));
+    }
+
+    void hashedDropoutKeepsRateAndScale()
+    {
+        auto x = torch::ones({200000});
+        torch::manual_seed(9);
+        auto a = hashed_dropout(x, 0.3, /*training=*/true);
+        torch::manual_seed(9);
+        auto b = hashed_dropout(x, 0.3, /*training=*/true);
+        QVERIFY(torch::equal(a, b));
+        const double dropped = (a == 0).to(torch::kDouble).mean().item<double>();
+        QVERIFY2(std::abs(dropped - 0.3) < 0.005, qPrintable(QString::number(dropped)));
+        QVERIFY(torch::allclose(a.masked_select(a != 0), torch::full({1}, 1.0 / 0.7), 1e-6, 1e-6));
+        QVERIFY(!torch::equal(a, hashed_dropout(x, 0.3, /*training=*/true)));
+        QVERIFY(torch::equal(hashed_dropout(x, 0.3, /*training=*/false), x));
     }
 
     void selectionWeightsSumToOne_data()
