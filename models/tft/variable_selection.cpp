@@ -74,7 +74,11 @@ VariableSelectionOutput VariableSelectionNetworkImpl::forward(const torch::Tenso
     } else {
         std::vector<torch::Tensor> transformed;
         transformed.reserve(grns.size());
-        for (int64_t i = 0; i < v; ++i) transformed.push_back(grns[static_cast<size_t>(i)]->forward(per_variable[i]));
+        // unbind rather than V selects: its backward stacks the V gradients once, where each
+        // select's backward writes a full [V, ..., E] zero tensor and autograd sums V of them.
+        const auto inputs = per_variable.unbind(0);
+        for (int64_t i = 0; i < v; ++i)
+            transformed.push_back(grns[static_cast<size_t>(i)]->forward(inputs[static_cast<size_t>(i)]));
         stacked = torch::stack(transformed, /*dim=*/0);
     }
     torch::Tensor weights;
