@@ -74,6 +74,8 @@ public:
     bool quantized() const { return !m_int8_ih.empty(); }
     /// Starts or stops recording the input absmax (calibration of the first layer's input).
     void set_observing(bool on) { m_observing = on; }
+    /// Whether forward() records the input absmax.
+    bool observing() const { return m_observing; }
     /// Largest |input| seen while observing (0 when none).
     double observed_absmax() const { return m_absmax; }
 

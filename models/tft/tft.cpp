@@ -1,6 +1,28 @@
 #include "models/tft/tft.h"
 
+#include "models/tft/fused_lstm.h"
+
+#include <ATen/autocast_mode.h>
+
+#include <optional>
+
 namespace foxhunt::models::tft {
+
+namespace {
+
+// fused_lstm() where it applies: one float32 CPU layer with biases, not quantized or calibrating, no autocast.
+std::optional<FusedLstmOutput> fused_if_plain(precision::QuantizableLstmImpl& lstm, const torch::Tensor& x,
+                                              const torch::Tensor& h0, const torch::Tensor& c0)
+{
+    const auto& o = lstm.options;
+    if (o.num_layers() != 1 || !o.bias() || !o.batch_first() || lstm.quantized() || lstm.observing() ||
+        !x.device().is_cpu() || x.scalar_type() != torch::kFloat || at::autocast::is_cpu_enabled())
+        return std::nullopt;
+    auto p = lstm.named_parameters(/*recurse=*/false);
+    return fused_lstm(x, h0, c0, p["weight_ih_l0"], p["weight_hh_l0"], p["bias_ih_l0"], p["bias_hh_l0"]);
+}
+
+} // namespace
 
 TemporalFusionTransformerImpl::TemporalFusionTransformerImpl(const TftOptions& options_) : options(options_)
 {
@@ -75,12 +97,21 @@ TftOutput TemporalFusionTransformerImpl::forward(const torch::Tensor& past, cons
     auto enc_sel = encoder_vsn(past, c_selection);                      // [B, T, h], [B, T, n_past]
     auto dec_sel = decoder_vsn(future, c_selection);                    // [B, H, h], [B, H, n_future]
 
-    const int64_t layers = options.lstm_layers();
-    auto h0 = c_hidden.unsqueeze(0).expand({layers, batch, options.hidden_size()}).contiguous();
-    auto c0 = c_cell.unsqueeze(0).expand({layers, batch, options.hidden_size()}).contiguous();
-    auto [enc_out, enc_state] = lstm_encoder->forward(enc_sel.output, std::make_tuple(h0, c0));
-    auto [dec_out, dec_state] = lstm_decoder->forward(dec_sel.output, enc_state);
-    (void)dec_state;
+    torch::Tensor enc_out, dec_out;
+    auto fused_enc = fused_if_plain(*lstm_encoder, enc_sel.output, c_hidden, c_cell);
+    std::optional<FusedLstmOutput> fused_dec;
+    if (fused_enc) fused_dec = fused_if_plain(*lstm_decoder, dec_sel.output, fused_enc->h_n, fused_enc->c_n);
+    if (fused_enc && fused_dec) {
+        enc_out = fused_enc->output;
+        dec_out = fused_dec->output;
+    } else {
+        const int64_t layers = options.lstm_layers();
+        auto h0 = c_hidden.unsqueeze(0).expand({layers, batch, options.hidden_size()}).contiguous();
+        auto c0 = c_cell.unsqueeze(0).expand({layers, batch, options.hidden_size()}).contiguous();
+        auto [e_out, enc_state] = lstm_encoder->forward(enc_sel.output, std::make_tuple(h0, c0));
+        enc_out = e_out;
+        dec_out = std::get<0>(lstm_decoder->forward(dec_sel.output, enc_state));
+    }
 
     auto lstm_out = torch::cat({enc_out, dec_out}, /*dim=*/1);          // [B, T+H, h]
     auto selected = torch::cat({enc_sel.output, dec_sel.output}, /*dim=*/1);

@@ -1,5 +1,6 @@
 // Temporal Fusion Transformer: building blocks, causality, selection weights, seed sizes.
 
+#include "models/tft/fused_lstm.h"
 #include "models/tft/gated_residual.h"
 #include "models/tft/hashed_dropout.h"
 #include "models/tft/interpretable_attention.h"
@@ -72,6 +73,33 @@ private Q_SLOTS:
         GatedResidualNetwork other(GatedResidualNetworkOptions(4, 6, 5));
         grns.push_back(other.get());
         QVERIFY(!groupable(grns));
+    }
+
+    void fusedLstmMatchesLibTorch()
+    {
+        torch::manual_seed(10);
+        torch::nn::LSTM reference(torch::nn::LSTMOptions(5, 6).batch_first(true));
+        auto x = torch::randn({3, 7, 5}, torch::requires_grad());
+        auto h0 = torch::randn({3, 6}, torch::requires_grad());
+        auto c0 = torch::randn({3, 6}, torch::requires_grad());
+        auto p = reference->named_parameters(/*recurse=*/false);
+        auto fused = fused_lstm(x, h0, c0, p["weight_ih_l0"], p["weight_hh_l0"], p["bias_ih_l0"], p["bias_hh_l0"]);
+        auto [out, state] = reference->forward(x, std::make_tuple(h0.unsqueeze(0), c0.unsqueeze(0)));
+        QVERIFY(torch::allclose(fused.output, out, 1e-5, 1e-6));
+        QVERIFY(torch::allclose(fused.h_n, std::get<0>(state)[0], 1e-5, 1e-6));
+        QVERIFY(torch::allclose(fused.c_n, std::get<1>(state)[0], 1e-5, 1e-6));
+        // Gradients through the output and both final states, against autograd through at::lstm.
+        auto wo = torch::randn({3, 7, 6});
+        auto wh = torch::randn({3, 6});
+        auto wc = torch::randn({3, 6});
+        auto grads = [&](const torch::Tensor& o, const torch::Tensor& h, const torch::Tensor& c) {
+            std::vector<torch::Tensor> inputs{x, h0, c0};
+            for (auto& kv : p) inputs.push_back(kv.value());
+            return torch::autograd::grad({(o * wo).sum() + (h * wh).sum() + (c * wc).sum()}, inputs);
+        };
+        auto a = grads(fused.output, fused.h_n, fused.c_n);
+        auto b = grads(out, std::get<0>(state)[0], std::get<1>(state)[0]);
+        for (size_t i = 0; i < a.size(); ++i) QVERIFY2(torch::allclose(a[i], b[i], 1e-4, 1e-5), qPrintable(QString::number(i)));
     }
 
     void hashedDropoutKeepsRateAndScale()
