@@ -1,10 +1,12 @@
 #include "ui/run_history.h"
 
 #include "ui/dashboard.h"
+#include "ui/run_compare.h"
 
 #include "ui/report_export.h"
 
 #include "engine/report/run_report.h"
+#include "engine/report/run_summary.h"
 #include "engine/store/bar_store.h"
 #include "engine/store/run_store.h"
 #include "engine/telemetry/metric_registry.h"
@@ -27,11 +29,13 @@
 #include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QMessageBox>
 #include <QProgressDialog>
 #include <QPushButton>
 #include <QShortcut>
 #include <QScrollArea>
+#include <QSettings>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QStandardItemModel>
@@ -45,6 +49,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <set>
 
 namespace foxhunt {
 
@@ -95,6 +100,20 @@ const QStringList& overlayMetrics()
     }();
     return names;
 }
+
+/// The measures a model has (agents: Sharpe and P&L; forecasters: quantile losses; both the rest).
+std::vector<const Measure*> measuresOf(const QString& model)
+{
+    const bool agent = model == QLatin1String("dqn") || model == QLatin1String("ppo");
+    std::vector<const Measure*> out;
+    for (const Measure& m : measures())
+        if (agent ? m.agents : m.forecasters) out.push_back(&m);
+    return out;
+}
+
+QString fromStd(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+
+const char* kHiddenColumnsKey = "runs/hiddenColumns";
 
 } // namespace
 
@@ -152,18 +171,29 @@ void RunHistory::buildUi()
                                  "(which run gets there sooner, e.g. with mixed precision)"));
     m_overlayButton = new QPushButton(tr("Overlay"));
     m_overlayButton->setToolTip(tr("Draw the chosen metric of the chosen model for every selected run in one chart"));
+    m_compareButton = new QPushButton(tr("Compare"));
+    m_compareButton->setObjectName(QStringLiteral("compareButton"));
+    m_compareButton->setToolTip(tr("The selected runs side by side: the settings that differ and every model's results, "
+                                   "with the change against a baseline run"));
     m_deleteButton = new QPushButton(tr("Delete..."));
     m_resumeButton = new QPushButton(tr("Resume"));
     m_resumeButton->setToolTip(tr("Continue a stopped, failed or interrupted run from its last checkpoints"));
     m_exportButton = new QPushButton(tr("Export report..."));
     for (QWidget* w : std::initializer_list<QWidget*>{refreshButton, m_openButton, m_overlayModel, m_overlayMetric,
-                                                      m_overlayAxis, m_overlayButton, m_deleteButton, m_resumeButton, m_exportButton})
+                                                      m_overlayAxis, m_overlayButton, m_compareButton, m_deleteButton, m_resumeButton, m_exportButton})
         bar->addWidget(w);
     layout->addLayout(bar);
 
-    m_model = new QStandardItemModel(0, ColCount, this);
-    m_model->setHorizontalHeaderLabels({tr("Run"), tr("Name"), tr("Created (UTC)"), tr("Status"), tr("Models"),
-                                        tr("Series"), tr("Steps"), tr("Duration")});
+    m_columnTitles = {tr("Run"),    tr("Name"),     tr("Created (UTC)"), tr("Status"),    tr("Models"),   tr("Series"),
+                      tr("Steps"),  tr("Duration"), tr("Precision"),     tr("Device"),    tr("Processes")};
+    std::vector<bool> shownByDefault(ColCount, true);
+    for (const QString& model : resultModels())
+        for (const Measure* m : measuresOf(model)) {
+            m_columnTitles << model + QLatin1Char(' ') + fromStd(m->label);
+            shownByDefault.push_back(m->shownByDefault);
+        }
+    m_model = new QStandardItemModel(0, static_cast<int>(m_columnTitles.size()), this);
+    m_model->setHorizontalHeaderLabels(m_columnTitles);
     m_proxy = new QSortFilterProxyModel(this);
     m_proxy->setSourceModel(m_model);
     m_proxy->setSortRole(kSortRole);
@@ -180,6 +210,17 @@ void RunHistory::buildUi()
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setStretchLastSection(true);
+    // Which columns show is the user's: right-click the header to choose; kept across restarts.
+    m_table->horizontalHeader()->setContextMenuPolicy(Qt::CustomContextMenu);
+    m_table->horizontalHeader()->setToolTip(tr("Right-click to choose the columns"));
+    connect(m_table->horizontalHeader(), &QHeaderView::customContextMenuRequested, this, &RunHistory::chooseColumns);
+    {
+        const QSettings settings;
+        const QStringList hidden = settings.value(QLatin1String(kHiddenColumnsKey)).toStringList();
+        const bool stored = settings.contains(QLatin1String(kHiddenColumnsKey));
+        for (int c = 0; c < static_cast<int>(m_columnTitles.size()); ++c)
+            m_table->setColumnHidden(c, stored ? hidden.contains(m_columnTitles[c]) : !shownByDefault[static_cast<std::size_t>(c)]);
+    }
 
     auto* bottom = new QTabWidget;
     m_dashboard = new Dashboard;
@@ -191,6 +232,8 @@ void RunHistory::buildUi()
     overlayChart->setTitle(tr("Select runs, a model and a metric, then Overlay"));
     m_overlayView = new QChartView(overlayChart);
     bottom->addTab(m_overlayView, tr("Overlay"));
+    m_compare = new RunCompare;
+    bottom->addTab(m_compare, tr("Compare"));
 
     auto* split = new QSplitter(Qt::Vertical);
     split->addWidget(m_table);
@@ -211,6 +254,7 @@ void RunHistory::buildUi()
         openRun(m_proxy->index(index.row(), ColId).data(kIdRole).toLongLong());
     });
     connect(m_overlayButton, &QPushButton::clicked, this, &RunHistory::overlaySelected);
+    connect(m_compareButton, &QPushButton::clicked, this, [this] { compare(selectedRunIds()); });
     connect(m_deleteButton, &QPushButton::clicked, this, [this] { deleteRuns(selectedRunIds(), Confirm::Ask); });
     // The Delete key on the table does what the button does (asking first).
     auto* deleteKey = new QShortcut(QKeySequence::Delete, m_table, nullptr, nullptr, Qt::WidgetWithChildrenShortcut);
@@ -264,6 +308,23 @@ void RunHistory::refresh()
         add(QString::fromStdString(r.series), QString::fromStdString(r.series));
         add(steps > 0 ? QLocale().toString(steps) : QString(), QVariant::fromValue<qint64>(steps));
         add(durationText(duration), QVariant::fromValue<qint64>(duration));
+        RunSummary summary;
+        try {
+            summary = summarizeRun(*m_runs, r);
+        } catch (const std::exception& e) {
+            m_status->setText(tr("Cannot read run %1's results: %2").arg(r.id).arg(QString::fromStdString(e.what())));
+        }
+        add(QString::fromStdString(summary.precision), QString::fromStdString(summary.precision));
+        add(QString::fromStdString(summary.device), QString::fromStdString(summary.device));
+        add(QString::number(summary.processes), summary.processes);
+        for (const QString& model : resultModels()) {
+            const ModelResults* results = summary.find(model.toStdString());
+            for (const Measure* m : measuresOf(model)) {
+                const double v = results ? results->*m->field : std::nan("");
+                // Missing figures sort below every real one.
+                add(QString::fromStdString(formatMeasure(m->kind, v)), std::isfinite(v) ? v : -std::numeric_limits<double>::infinity());
+            }
+        }
         if (!r.error.empty())
             for (QStandardItem* item : row) item->setToolTip(QString::fromStdString(r.error));
         m_model->appendRow(row);
@@ -322,6 +383,7 @@ void RunHistory::updateButtons()
     const QList<qint64> ids = selectedRunIds();
     m_openButton->setEnabled(ids.size() == 1);
     m_overlayButton->setEnabled(!ids.isEmpty());
+    m_compareButton->setEnabled(ids.size() >= 2);
     m_deleteButton->setEnabled(!ids.isEmpty());
     m_exportButton->setEnabled(!ids.isEmpty() || m_openRunId > 0);
     bool resumable = false;
@@ -360,6 +422,89 @@ bool RunHistory::openRun(qint64 runId)
 
 QChart* RunHistory::overlayChart() const { return m_overlayView->chart(); }
 
+const QStringList& RunHistory::resultModels()
+{
+    static const QStringList models = {QStringLiteral("dqn"), QStringLiteral("ppo"), QStringLiteral("mamba2"),
+                                       QStringLiteral("tft")};
+    return models;
+}
+
+int RunHistory::resultColumn(const QString& model, const QString& measureKey) const
+{
+    int column = ColCount;
+    for (const QString& m : resultModels())
+        for (const Measure* measure : measuresOf(m)) {
+            if (m == model && fromStd(measure->key) == measureKey) return column;
+            ++column;
+        }
+    return -1;
+}
+
+QStringList RunHistory::columnTitles() const { return m_columnTitles; }
+
+void RunHistory::setColumnShown(int column, bool shown)
+{
+    if (column < 0 || column >= m_model->columnCount() || (column == ColId && !shown)) return; // the id always shows
+    m_table->setColumnHidden(column, !shown);
+    saveHiddenColumns();
+}
+
+bool RunHistory::columnShown(int column) const { return !m_table->isColumnHidden(column); }
+
+void RunHistory::saveHiddenColumns() const
+{
+    QStringList hidden;
+    for (int c = 0; c < m_model->columnCount(); ++c)
+        if (m_table->isColumnHidden(c)) hidden << m_columnTitles[c];
+    QSettings().setValue(QLatin1String(kHiddenColumnsKey), hidden);
+}
+
+void RunHistory::chooseColumns(const QPoint& at)
+{
+    QMenu menu(this);
+    for (int c = ColId + 1; c < m_model->columnCount(); ++c) {
+        QAction* action = menu.addAction(m_columnTitles[c]);
+        action->setCheckable(true);
+        action->setChecked(columnShown(c));
+        connect(action, &QAction::toggled, this, [this, c](bool on) { setColumnShown(c, on); });
+        if (c == ColCount - 1) menu.addSeparator(); // settings above, results below
+    }
+    menu.exec(m_table->horizontalHeader()->mapToGlobal(at));
+}
+
+QString RunHistory::cellText(qint64 runId, int column) const
+{
+    for (int row = 0; row < m_model->rowCount(); ++row)
+        if (m_model->item(row, ColId)->data(kIdRole).toLongLong() == runId)
+            return column >= 0 && column < m_model->columnCount() ? m_model->item(row, column)->text() : QString();
+    return {};
+}
+
+int RunHistory::compare(const QList<qint64>& runIds)
+{
+    if (!m_runs) return -1;
+    std::vector<RunInfo> runs;
+    std::vector<RunSummary> summaries;
+    try {
+        for (const qint64 id : runIds)
+            if (const auto info = m_runs->run(id)) {
+                summaries.push_back(summarizeRun(*m_runs, *info));
+                runs.push_back(*info);
+            }
+        if (runs.size() < 2) {
+            m_status->setText(tr("Compare needs two or more runs"));
+            return -1;
+        }
+        const int differ = m_compare->setRuns(std::move(runs), std::move(summaries));
+        m_bottomTabs->setCurrentWidget(m_compare);
+        m_status->setText(tr("Compared %n run(s)", nullptr, static_cast<int>(runIds.size())));
+        return differ;
+    } catch (const std::exception& e) {
+        showError(tr("Compare"), tr("Cannot compare these runs: %1").arg(QString::fromStdString(e.what())));
+        return -1;
+    }
+}
+
 void RunHistory::overlaySelected()
 {
     const QList<qint64> ids = selectedRunIds();
@@ -388,6 +533,13 @@ int RunHistory::overlay(const QList<qint64>& runIds, const QString& model, const
     chart->addAxis(y, Qt::AlignLeft);
     double x0 = std::numeric_limits<double>::infinity(), x1 = -x0, lo = x0, hi = -x0;
     int drawn = 0;
+    bool precisionDiffers = false;
+    {
+        std::set<std::string> precisions;
+        for (const qint64 id : runIds)
+            if (const auto info = m_runs->run(id)) precisions.insert(summarizeRun(*m_runs, *info).precision);
+        precisionDiffers = precisions.size() > 1;
+    }
     for (const qint64 id : runIds) {
         MetricBatch samples;
         try {
@@ -410,8 +562,15 @@ int RunHistory::overlay(const QList<qint64>& runIds, const QString& model, const
         const std::vector<QPointF> points = data.decimated(std::max(200, m_overlayView->width()));
         auto* series = new QLineSeries;
         const auto info = m_runs->run(id);
-        series->setName(info && !info->name.empty() ? tr("run %1 (%2)").arg(id).arg(QString::fromStdString(info->name))
-                                                    : tr("run %1").arg(id));
+        // The run's colour and label are the compare view's: "run 7 · BF16 + INT8" where precision differs.
+        const int index = static_cast<int>(runIds.indexOf(id));
+        QString label = tr("run %1").arg(id);
+        if (info && precisionDiffers) label = RunCompare::runLabel(*info, summarizeRun(*m_runs, *info), true);
+        if (info && !info->name.empty()) label += QStringLiteral(" (%1)").arg(QString::fromStdString(info->name));
+        series->setName(label);
+        QPen pen(RunCompare::runColour(index));
+        pen.setWidthF(1.5);
+        series->setPen(pen);
         series->replace(QList<QPointF>(points.begin(), points.end()));
         chart->addSeries(series);
         series->attachAxis(x);

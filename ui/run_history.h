@@ -33,6 +33,7 @@ namespace foxhunt {
 
 class BarStore;
 class Dashboard;
+class RunCompare;
 class RunStore;
 
 /// The run-history tab over the store at a database path (its own read connection).
@@ -42,7 +43,22 @@ public:
     /// Whether deleteRuns() asks the user first.
     enum class Confirm { Ask, Skip };
     /// Table columns, in order.
-    enum Column { ColId, ColName, ColCreated, ColStatus, ColModels, ColSeries, ColSteps, ColDuration, ColCount };
+    /// Table columns, in order: these, then one per model and measure (resultColumn()).
+    enum Column {
+        ColId, ColName, ColCreated, ColStatus, ColModels, ColSeries, ColSteps, ColDuration,
+        ColPrecision, ColDevice, ColProcesses, ColCount
+    };
+    /// The models whose results get columns, in column order.
+    static const QStringList& resultModels();
+    /// The column of a model's measure (foxhunt::measures()' key), or -1 for none.
+    int resultColumn(const QString& model, const QString& measureKey) const;
+    /// Every column's title, in model order.
+    QStringList columnTitles() const;
+    /// Shows or hides a column (the header's context menu does the same; kept in the settings).
+    void setColumnShown(int column, bool shown);
+    bool columnShown(int column) const;
+    /// The text of a run's cell, "" when it is not listed.
+    QString cellText(qint64 runId, int column) const;
 
     explicit RunHistory(const QString& databasePath, QWidget* parent = nullptr);
     ~RunHistory() override;
@@ -74,6 +90,11 @@ public:
                 OverlayAxis axis = OverlayAxis::Step);
     /// The overlay chart.
     QChart* overlayChart() const;
+    /// Shows the compare view of these runs (two or more) against the first; returns how many
+    /// settings differ, or -1 when fewer than two runs could be read.
+    int compare(const QList<qint64>& runIds);
+    /// The compare view below the table.
+    RunCompare* compareView() const { return m_compare; }
     /// Deletes runs with their metrics and checkpoint files; false if refused or cancelled.
     bool deleteRuns(const QList<qint64>& runIds, Confirm confirm = Confirm::Ask);
     /// Emits resumeRequested() for a stopped, failed or interrupted run; false otherwise.
@@ -104,6 +125,8 @@ private:
     void updateButtons();
     void showError(const QString& title, const QString& text);
     void overlaySelected();
+    void chooseColumns(const QPoint& at);
+    void saveHiddenColumns() const;
     std::optional<qint64> currentRunId() const;
 
     QString m_databasePath;
@@ -118,6 +141,9 @@ private:
     QComboBox* m_overlayAxis = nullptr;
     QPushButton* m_openButton = nullptr;
     QPushButton* m_overlayButton = nullptr;
+    QPushButton* m_compareButton = nullptr;
+    RunCompare* m_compare = nullptr;
+    QStringList m_columnTitles;
     QPushButton* m_deleteButton = nullptr;
     QPushButton* m_resumeButton = nullptr;
     QPushButton* m_exportButton = nullptr;

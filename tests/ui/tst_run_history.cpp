@@ -3,6 +3,7 @@
 // checkpoint files), resume and report export.
 
 #include "ui/dashboard.h"
+#include "ui/run_compare.h"
 #include "ui/run_history.h"
 
 #include "engine/store/bar_store.h"
@@ -15,6 +16,8 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QSignalSpy>
+#include <QSettings>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -40,8 +43,14 @@ private Q_SLOTS:
     void exportWritesReport_data();
     void exportWritesReport();
     void deleteRemovesRowRunAndCheckpoint();
+    void resultColumnsShowStoredResults();
+    void columnsCanBeHiddenAndStayHidden();
+    void compareShowsDifferencesAndDeltas();
 
 private:
+    /// A finished DQN run in the compare database with these settings and results.
+    qint64 resultRun(const char* precision, double testSharpe, double pnl);
+    QString m_compareDb;
     qint64 storedRun(const char* name, RunStatus status, int points, double offset, const QString& checkpoint = {});
     QString m_db;
     QTemporaryDir m_dir;
@@ -268,6 +277,125 @@ void TestRunHistory::deleteRemovesRowRunAndCheckpoint()
     foxhunt::RunStore runs(store);
     QVERIFY(!runs.run(m_interrupted));
     QVERIFY(runs.run(m_stopped));
+}
+
+qint64 TestRunHistory::resultRun(const char* precision, double testSharpe, double pnl)
+{
+    if (m_compareDb.isEmpty()) {
+        m_compareDb = m_dir.filePath(QStringLiteral("compare.db"));
+        foxhunt::BarStore store(m_compareDb.toStdString());
+        foxhunt::ensureDefaultData(store);
+    }
+    foxhunt::BarStore store(m_compareDb.toStdString());
+    foxhunt::RunStore runs(store);
+    const foxhunt::SeriesInfo series = store.series().front();
+    const std::string config = std::string(R"({"models":["dqn"],"steps":500,"device":"cpu","precision":)") + precision + "}";
+    const std::int64_t id = runs.createRun("r", config, series, series.firstTs, series.lastTs, "{}");
+    const std::string sharpe = std::to_string(testSharpe), money = std::to_string(pnl);
+    runs.saveEvaluation(id, "dqn", "validation", R"({"policy":{"sharpe":1.5},"int8":{"degradation":0.02,"served":true}})");
+    runs.saveEvaluation(id, "dqn", "test",
+                        R"({"policy":{"sharpe":)" + sharpe + R"(,"pnl_usd":)" + money + R"(},"buy_and_hold":{"pnl_usd":-100}})");
+    runs.saveEvaluation(id, "dqn", "training", R"({"latency":{"p50_ms":0.1,"p95_ms":0.25,"p99_ms":0.3}})");
+    runs.appendMetrics(id, {{"dqn", "param_bytes", 1, 0, 40960.0}, {"dqn", "param_bytes", 2, 0, 40960.0},
+                            {"dqn", "activation_bytes", 1, 0, 512.0}, {"dqn", "activation_bytes", 2, 0, 1024.0}});
+    runs.setStatus(id, RunStatus::Finished);
+    return id;
+}
+
+void TestRunHistory::resultColumnsShowStoredResults()
+{
+    const qint64 id = resultRun(R"({"amp":true,"amp_dtype":"bf16","int8":true})", 0.75, 1234.5);
+    RunHistory h(m_compareDb);
+    QCOMPARE(h.cellText(id, RunHistory::ColPrecision), QStringLiteral("BF16 + INT8"));
+    QCOMPARE(h.cellText(id, RunHistory::ColDevice), QStringLiteral("cpu"));
+    QCOMPARE(h.cellText(id, RunHistory::ColProcesses), QStringLiteral("1"));
+    QCOMPARE(h.cellText(id, h.resultColumn(QStringLiteral("dqn"), QStringLiteral("test_sharpe"))), QStringLiteral("0.75"));
+    QCOMPARE(h.cellText(id, h.resultColumn(QStringLiteral("dqn"), QStringLiteral("validation_sharpe"))), QStringLiteral("1.5"));
+    QCOMPARE(h.cellText(id, h.resultColumn(QStringLiteral("dqn"), QStringLiteral("test_pnl"))), QStringLiteral("1,234.50 USD"));
+    QCOMPARE(h.cellText(id, h.resultColumn(QStringLiteral("dqn"), QStringLiteral("buy_hold_pnl"))), QStringLiteral("-100.00 USD"));
+    QCOMPARE(h.cellText(id, h.resultColumn(QStringLiteral("dqn"), QStringLiteral("int8_degradation"))), QStringLiteral("2.00 %"));
+    QCOMPARE(h.cellText(id, h.resultColumn(QStringLiteral("dqn"), QStringLiteral("p95_latency"))), QStringLiteral("0.25 ms"));
+    // Each component at its peak: 40 KiB of parameters and a 1 KiB activation peak.
+    QCOMPARE(h.cellText(id, h.resultColumn(QStringLiteral("dqn"), QStringLiteral("peak_memory"))), QStringLiteral("41.0 KiB"));
+    // A forecaster's columns stay empty for a DQN run; agents have no quantile-loss column.
+    QCOMPARE(h.cellText(id, h.resultColumn(QStringLiteral("tft"), QStringLiteral("quantile_loss"))), QString());
+    QCOMPARE(h.resultColumn(QStringLiteral("dqn"), QStringLiteral("quantile_loss")), -1);
+    QCOMPARE(h.columnTitles().size(), RunHistory::ColCount + 2 * 7 + 2 * 5);
+}
+
+void TestRunHistory::columnsCanBeHiddenAndStayHidden()
+{
+    QSettings().remove(QStringLiteral("runs/hiddenColumns"));
+    resultRun(R"({"amp":false})", 0.1, 10.0);
+    const int sharpe = [&] {
+        RunHistory h(m_compareDb);
+        return h.resultColumn(QStringLiteral("ppo"), QStringLiteral("test_sharpe"));
+    }();
+    {
+        RunHistory h(m_compareDb);
+        QVERIFY(h.columnShown(sharpe));                      // shown until hidden
+        QVERIFY(!h.columnShown(h.resultColumn(QStringLiteral("ppo"), QStringLiteral("peak_memory")))); // hidden until shown
+        h.setColumnShown(RunHistory::ColDevice, false);
+        h.setColumnShown(RunHistory::ColId, false); // the id always shows
+        QVERIFY(h.columnShown(RunHistory::ColId));
+    }
+    RunHistory again(m_compareDb);
+    QVERIFY(!again.columnShown(RunHistory::ColDevice));
+    QVERIFY(again.columnShown(RunHistory::ColPrecision));
+    again.setColumnShown(RunHistory::ColDevice, true);
+    QSettings().remove(QStringLiteral("runs/hiddenColumns"));
+}
+
+void TestRunHistory::compareShowsDifferencesAndDeltas()
+{
+    const qint64 fp32 = resultRun(R"({"amp":false,"int8":false})", 0.5, 100.0);
+    const qint64 bf16 = resultRun(R"({"amp":true,"amp_dtype":"bf16","int8":true})", 0.8, 250.0);
+    RunHistory h(m_compareDb);
+    QCOMPARE(h.compare({fp32}), -1); // one run is no comparison
+    const int differ = h.compare({fp32, bf16});
+    QVERIFY(differ >= 3);
+
+    // Only the settings that differ: the precision switches, not the shared steps or models.
+    QTableWidget* settings = h.compareView()->settingsTable();
+    QCOMPARE(settings->rowCount(), differ);
+    QStringList keys;
+    for (int r = 0; r < settings->rowCount(); ++r) keys << settings->verticalHeaderItem(r)->text();
+    QVERIFY2(keys.contains(QStringLiteral("precision.amp")) && keys.contains(QStringLiteral("precision.int8")), qPrintable(keys.join(',')));
+    QVERIFY(!keys.contains(QStringLiteral("steps")) && !keys.contains(QStringLiteral("models")));
+    const int amp = static_cast<int>(keys.indexOf(QStringLiteral("precision.amp")));
+    QCOMPARE(settings->item(amp, 0)->text(), QStringLiteral("false"));
+    QCOMPARE(settings->item(amp, 1)->text(), QStringLiteral("true"));
+    // The other run is labelled by what sets it apart, in its own colour.
+    QCOMPARE(settings->horizontalHeaderItem(1)->text(), QStringLiteral("run %1 · BF16 + INT8").arg(bf16));
+    QCOMPARE(settings->horizontalHeaderItem(1)->foreground().color(), foxhunt::RunCompare::runColour(1));
+
+    auto resultRow = [&](const QString& label) {
+        QTableWidget* results = h.compareView()->resultsTable();
+        for (int r = 0; r < results->rowCount(); ++r)
+            if (results->verticalHeaderItem(r)->text() == label) return r;
+        return -1;
+    };
+    QTableWidget* results = h.compareView()->resultsTable();
+    const int pnl = resultRow(QStringLiteral("dqn · test P&L"));
+    QVERIFY(pnl >= 0);
+    QCOMPARE(results->item(pnl, 0)->text(), QStringLiteral("100.00 USD"));
+    QCOMPARE(results->item(pnl, 1)->text(), QStringLiteral("250.00 USD (+150.00 USD)"));
+    QVERIFY(results->horizontalHeaderItem(0)->text().endsWith(QStringLiteral("(baseline)")));
+    QCOMPARE(results->item(resultRow(QStringLiteral("precision")), 1)->text(), QStringLiteral("BF16 + INT8"));
+    // The same forecaster rows do not appear: neither run has one.
+    QCOMPARE(resultRow(QStringLiteral("tft · test quantile loss")), -1);
+
+    h.compareView()->setBaseline(1);
+    QCOMPARE(results->item(pnl, 0)->text(), QStringLiteral("100.00 USD (-150.00 USD)"));
+    QCOMPARE(results->item(pnl, 1)->text(), QStringLiteral("250.00 USD"));
+
+    // The overlay gives each run the compare view's colour and label.
+    h.overlay({fp32, bf16}, QStringLiteral("dqn"), QStringLiteral("param_bytes"));
+    const auto series = h.overlayChart()->series();
+    QCOMPARE(series.size(), 2);
+    auto* second = qobject_cast<QLineSeries*>(series.at(1));
+    QVERIFY(second->name().startsWith(QStringLiteral("run %1 · BF16 + INT8").arg(bf16)));
+    QCOMPARE(second->pen().color(), foxhunt::RunCompare::runColour(1));
 }
 
 QTEST_MAIN(TestRunHistory)

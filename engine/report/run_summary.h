@@ -1,0 +1,74 @@
+#pragma once
+// A run in a line: its settings (precision, device, processes) and each model's
+// headline results, read from what the run stored (config, versions and
+// evaluations), for the runs table and the compare view. The figures are the
+// report's: the same evaluation documents, not a second computation.
+
+#include "engine/store/run_store.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace foxhunt {
+
+/// One model's headline results; NaN where the run has no such figure.
+struct ModelResults {
+    std::string model;
+    double validationSharpe;  ///< agents: annualised Sharpe of the policy on the validation split
+    double testSharpe;        ///< agents: on the test split
+    double testPnlUsd;        ///< agents: net P&L on the test split
+    double buyHoldPnlUsd;     ///< agents: buy-and-hold's on the same bars
+    double quantileLoss;      ///< forecasters: test quantile loss
+    double persistenceLoss;   ///< forecasters: the persistence baseline's
+    double int8Degradation;   ///< relative validation loss change of the INT8 copy
+    double p95LatencyMs;      ///< inference P95 during training (batch 1)
+    double peakMemoryBytes;   ///< the sum of the model's memory components at their peaks
+};
+
+struct RunSummary {
+    std::int64_t id = 0;
+    std::string precision;  ///< "FP32", "BF16", "FP16", "auto: BF16 mamba2, FP32 dqn", each "+ INT8" when served
+    std::string device;     ///< "cpu", "cuda:0"
+    int processes = 1;
+    std::vector<ModelResults> models;
+    /// The model's results, or nullptr.
+    const ModelResults* find(const std::string& model) const;
+};
+
+/// How a measure's figure reads.
+enum class MeasureKind { Number, Usd, Fraction, Milliseconds, Bytes };
+
+/// One headline result of a model, as a column of the runs table and a row of the compare view.
+struct Measure {
+    std::string_view key;    ///< "test_sharpe"
+    std::string_view label;  ///< "test Sharpe"
+    bool agents;             ///< DQN and PPO have it
+    bool forecasters;        ///< Mamba-2 and the TFT have it
+    MeasureKind kind;
+    double ModelResults::*field;
+    bool higherIsBetter;
+    bool shownByDefault;     ///< a column of the runs table until the user hides it
+};
+
+/// Every measure, in table order.
+const std::vector<Measure>& measures();
+/// A figure as the tables show it ("-22,937.50 USD", "0.108 ms", "40.0 KiB", "4.1 %"); "" for NaN.
+std::string formatMeasure(MeasureKind kind, double value);
+
+/// Reads a run's summary; peak memory comes from its stored memory samples.
+RunSummary summarizeRun(const RunStore& runs, const RunInfo& run);
+
+/// A setting whose value differs between runs: its dotted key ("precision.amp",
+/// "dqn.hidden") and each run's value as compact JSON ("" where a run lacks it).
+struct ConfigDifference {
+    std::string key;
+    std::vector<std::string> values;
+};
+
+/// The settings that differ between the configs (JSON documents), in key order.
+/// Arrays are compared whole. Throws std::invalid_argument for a config that is not JSON.
+std::vector<ConfigDifference> configDifferences(const std::vector<std::string>& configJsons);
+
+} // namespace foxhunt
