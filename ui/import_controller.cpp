@@ -65,7 +65,7 @@ void ImportController::run(QStringList files, ImportOptions options)
         outcome.path = file;
         report(100 * i / n, tr("Importing %1").arg(file), true);
         try {
-            outcome.result = store->importFile(file.toStdString(), options, [&](double fraction, std::string_view stage) {
+            outcome.result = BarImporter(*store).importFile(file.toStdString(), options, [&](double fraction, std::string_view stage) {
                 if (m_cancel) throw ImportCancelled();
                 report(static_cast<int>(100.0 * (i + fraction) / n),
                        tr("%1: %2").arg(file, QString::fromUtf8(stage.data(), static_cast<int>(stage.size()))), false);

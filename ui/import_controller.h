@@ -1,8 +1,9 @@
 #pragma once
 // Runs imports off the UI thread: one worker thread with its own store
-// connection (the only writer), progress coalesced for the UI.
+// connection (SQLite lets it write in turn with the others: README, Layout),
+// progress coalesced for the UI.
 
-#include "engine/store/bar_store.h"
+#include "engine/store/bar_importer.h"
 
 #include <QObject>
 #include <QString>

@@ -5,6 +5,7 @@
 
 #include "engine/data/import_error.h"
 #include "engine/data/market_time.h"
+#include "engine/store/bar_importer.h"
 #include "engine/store/bar_store.h"
 #include "engine/store/store_json.h"
 
@@ -110,7 +111,7 @@ int run(const ImportArgs& a)
     nlohmann::json files = nlohmann::json::array();
     for (const std::string& path : a.files) {
         try {
-            const ImportResult result = store->importFile(path, options);
+            const ImportResult result = BarImporter(*store).importFile(path, options);
             if (a.json)
                 files.push_back(toJson(result));
             else

@@ -10,6 +10,7 @@
 namespace foxhunt {
 
 class BarStore;
+class Database;
 
 /// One kernel's measurement at one layer shape.
 struct StoredKernelTiming {
@@ -18,11 +19,13 @@ struct StoredKernelTiming {
     double relativeError = 0.0; ///< output error against the float product
 };
 
-/// The kernel_timings table of a store, through the store's connection (same thread as it).
+/// The kernel_timings table of a database, through its connection (same thread as it).
 class KernelTimingTable {
 public:
-    /// Reads and writes through `store`.
-    explicit KernelTimingTable(BarStore& store) : m_store(store) {}
+    /// Reads and writes through `database`, which must outlive the table.
+    explicit KernelTimingTable(Database& database) : m_database(database) {}
+    /// Reads and writes through the database `store` sits on.
+    explicit KernelTimingTable(BarStore& store);
 
     /// The timings stored for `shape` on `device` of `machine` (a fingerprint); nullopt when none.
     std::optional<std::vector<StoredKernelTiming>> find(const std::string& machine, const std::string& device,
@@ -34,7 +37,7 @@ public:
     std::size_t count(const std::string& machine = {}) const;
 
 private:
-    BarStore& m_store;
+    Database& m_database;
 };
 
 } // namespace foxhunt

@@ -103,7 +103,7 @@ RunStatus runStatusFromString(const std::string& name)
 std::int64_t RunStore::createRun(const std::string& name, const std::string& configJson, const SeriesInfo& series,
                                  std::int64_t fromTs, std::int64_t toTs, const std::string& versionsJson)
 {
-    sql::Statement q(m_store.handle(),
+    sql::Statement q(m_database.handle(),
                      "INSERT INTO runs(name, created, status, config, series_id, series, from_ts, to_ts, versions, "
                      "owner_pid, uuid) VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, lower(hex(randomblob(16))))");
     q.bind(1, name).bind(2, wallClockNs()).bind(3, configJson);
@@ -113,7 +113,7 @@ std::int64_t RunStore::createRun(const std::string& name, const std::string& con
         q.bindNull(4);
     q.bind(5, series.symbol).bind(6, fromTs).bind(7, toTs).bind(8, versionsJson).bind(9, std::int64_t{::getpid()});
     q.run();
-    const std::int64_t id = sqlite3_last_insert_rowid(m_store.handle());
+    const std::int64_t id = sqlite3_last_insert_rowid(m_database.handle());
     takeOwnership(id);
     return id;
 }
@@ -121,7 +121,7 @@ std::int64_t RunStore::createRun(const std::string& name, const std::string& con
 void RunStore::takeOwnership(std::int64_t runId)
 {
     try {
-        if (!run_owner::acquire(m_store.path(), runId))
+        if (!run_owner::acquire(m_database.path(), runId))
             throw std::runtime_error("run " + std::to_string(runId) + " is being run by another process");
     } catch (const std::runtime_error& e) {
         // No lock file (a read-only folder beside a writable database): the
@@ -133,7 +133,7 @@ void RunStore::takeOwnership(std::int64_t runId)
 
 std::filesystem::path RunStore::notePath(std::int64_t runId) const
 {
-    if (run_owner::lockPath(m_store.path()).empty()) return {};
+    if (run_owner::lockPath(m_database.path()).empty()) return {};
     const std::optional<RunInfo> info = run(runId);
     if (!info || info->uuid.empty()) return {};
     return std::filesystem::path(checkpointFolder()) / runFolderName(*info) / "last-words";
@@ -187,13 +187,13 @@ std::int64_t RunStore::seriesKey(std::int64_t runId, const std::string& model, c
     const std::string key = model + '\t' + metric;
     for (const auto& [k, id] : m_cache.ids)
         if (k == key) return id;
-    sql::Statement insert(m_store.handle(),
+    sql::Statement insert(m_database.handle(),
                           "INSERT INTO metric_series(run_id, model, metric) VALUES (?, ?, ?) "
                           "ON CONFLICT(run_id, model, metric) DO NOTHING");
     insert.bind(1, runId).bind(2, model).bind(3, metric).run();
-    sql::Statement find(m_store.handle(), "SELECT id FROM metric_series WHERE run_id = ? AND model = ? AND metric = ?");
+    sql::Statement find(m_database.handle(), "SELECT id FROM metric_series WHERE run_id = ? AND model = ? AND metric = ?");
     find.bind(1, runId).bind(2, model).bind(3, metric);
-    if (!find.step()) sql::fail(m_store.handle(), "metric series lookup");
+    if (!find.step()) sql::fail(m_database.handle(), "metric series lookup");
     const std::int64_t id = find.int64(0);
     m_cache.ids.emplace_back(key, id);
     return id;
@@ -202,8 +202,8 @@ std::int64_t RunStore::seriesKey(std::int64_t runId, const std::string& model, c
 void RunStore::appendMetrics(std::int64_t runId, const MetricBatch& samples)
 {
     if (samples.empty()) return;
-    sql::Transaction tx(m_store.handle());
-    sql::Statement insert(m_store.handle(), "INSERT INTO metrics(series_id, step, wall_ns, value) VALUES (?, ?, ?, ?)");
+    sql::Transaction tx(m_database.handle());
+    sql::Statement insert(m_database.handle(), "INSERT INTO metrics(series_id, step, wall_ns, value) VALUES (?, ?, ?, ?)");
     std::string lastKey;
     std::int64_t lastId = 0;
     for (const MetricSample& s : samples) {
@@ -225,7 +225,7 @@ void RunStore::appendMetrics(std::int64_t runId, const MetricBatch& samples)
 
 void RunStore::reopenRun(std::int64_t runId)
 {
-    sql::Statement q(m_store.handle(),
+    sql::Statement q(m_database.handle(),
                      "UPDATE runs SET status = 'running', finished = NULL, error = '', owner_pid = ? WHERE id = ?");
     q.bind(1, std::int64_t{::getpid()}).bind(2, runId).run();
     takeOwnership(runId);
@@ -233,13 +233,13 @@ void RunStore::reopenRun(std::int64_t runId)
 
 void RunStore::setVersions(std::int64_t runId, const std::string& versionsJson)
 {
-    sql::Statement q(m_store.handle(), "UPDATE runs SET versions = ? WHERE id = ?");
+    sql::Statement q(m_database.handle(), "UPDATE runs SET versions = ? WHERE id = ?");
     q.bind(1, versionsJson).bind(2, runId).run();
 }
 
 void RunStore::setStatus(std::int64_t runId, RunStatus status, const std::string& error)
 {
-    sql::Statement q(m_store.handle(), "UPDATE runs SET status = ?, finished = ?, error = ? WHERE id = ?");
+    sql::Statement q(m_database.handle(), "UPDATE runs SET status = ?, finished = ?, error = ? WHERE id = ?");
     q.bind(1, toString(status));
     if (status == RunStatus::Running)
         q.bindNull(2);
@@ -248,21 +248,21 @@ void RunStore::setStatus(std::int64_t runId, RunStatus status, const std::string
     q.bind(3, error).bind(4, runId).run();
     if (status != RunStatus::Running) {
         dropNote(runId);
-        run_owner::release(m_store.path(), runId);
+        run_owner::release(m_database.path(), runId);
     }
 }
 
 void RunStore::saveEvaluation(std::int64_t runId, const std::string& model, const std::string& split,
                               const std::string& resultJson)
 {
-    sql::Statement q(m_store.handle(),
+    sql::Statement q(m_database.handle(),
                      "INSERT OR REPLACE INTO evaluations(run_id, model, split, result) VALUES (?, ?, ?, ?)");
     q.bind(1, runId).bind(2, model).bind(3, split).bind(4, resultJson).run();
 }
 
 void RunStore::addCheckpoint(std::int64_t runId, const std::string& model, std::int64_t step, const std::string& path)
 {
-    sql::Statement q(m_store.handle(),
+    sql::Statement q(m_database.handle(),
                      "INSERT OR REPLACE INTO checkpoints(run_id, model, step, path, created) VALUES (?, ?, ?, ?, ?)");
     const std::optional<std::filesystem::path> rel = relativeInside(checkpointFolder(), path);
     std::error_code ec;
@@ -272,8 +272,8 @@ void RunStore::addCheckpoint(std::int64_t runId, const std::string& model, std::
 
 void RunStore::deleteMetricsAfter(std::int64_t runId, const std::vector<std::pair<std::string, std::int64_t>>& lastKept)
 {
-    sql::Transaction tx(m_store.handle());
-    sql::Statement q(m_store.handle(),
+    sql::Transaction tx(m_database.handle());
+    sql::Statement q(m_database.handle(),
                      "DELETE FROM metrics WHERE step > ?3 AND series_id IN "
                      "(SELECT id FROM metric_series WHERE run_id = ?1 AND model = ?2)");
     for (const auto& [model, step] : lastKept) {
@@ -284,13 +284,13 @@ void RunStore::deleteMetricsAfter(std::int64_t runId, const std::vector<std::pai
     tx.commit();
 }
 
-std::string RunStore::checkpointFolder() const { return m_store.path() + ".checkpoints"; }
+std::string RunStore::checkpointFolder() const { return m_database.path() + ".checkpoints"; }
 
 std::string RunStore::runFolderName(const RunInfo& run) { return "run-" + std::to_string(run.id) + "-" + run.uuid; }
 
 std::vector<RunInfo> RunStore::runs() const
 {
-    sql::Statement q(m_store.handle(), std::string("SELECT ") + kRunColumns + " FROM runs ORDER BY id DESC");
+    sql::Statement q(m_database.handle(), std::string("SELECT ") + kRunColumns + " FROM runs ORDER BY id DESC");
     std::vector<RunInfo> out;
     while (q.step()) out.push_back(readRun(q));
     return out;
@@ -298,7 +298,7 @@ std::vector<RunInfo> RunStore::runs() const
 
 std::optional<RunInfo> RunStore::run(std::int64_t runId) const
 {
-    sql::Statement q(m_store.handle(), std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = ?");
+    sql::Statement q(m_database.handle(), std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = ?");
     q.bind(1, runId);
     if (!q.step()) return std::nullopt;
     return readRun(q);
@@ -306,7 +306,7 @@ std::optional<RunInfo> RunStore::run(std::int64_t runId) const
 
 MetricBatch RunStore::metrics(std::int64_t runId, const std::string& model, const std::string& metric) const
 {
-    sql::Statement q(m_store.handle(),
+    sql::Statement q(m_database.handle(),
                      "SELECT s.model, s.metric, m.step, m.wall_ns, m.value FROM metric_series s "
                      "JOIN metrics m ON m.series_id = s.id WHERE s.run_id = ?1 AND (?2 = '' OR s.model = ?2) "
                      "AND (?3 = '' OR s.metric = ?3) ORDER BY s.model, s.metric, m.step, m.rowid");
@@ -320,7 +320,7 @@ MetricBatch RunStore::metrics(std::int64_t runId, const std::string& model, cons
 
 std::uint64_t RunStore::metricCount(std::int64_t runId) const
 {
-    sql::Statement q(m_store.handle(),
+    sql::Statement q(m_database.handle(),
                      "SELECT COUNT(*) FROM metric_series s JOIN metrics m ON m.series_id = s.id WHERE s.run_id = ?");
     q.bind(1, runId);
     return q.step() ? static_cast<std::uint64_t>(q.int64(0)) : 0;
@@ -328,7 +328,7 @@ std::uint64_t RunStore::metricCount(std::int64_t runId) const
 
 std::vector<EvaluationRecord> RunStore::evaluations(std::int64_t runId) const
 {
-    sql::Statement q(m_store.handle(), "SELECT model, split, result FROM evaluations WHERE run_id = ? ORDER BY model, split");
+    sql::Statement q(m_database.handle(), "SELECT model, split, result FROM evaluations WHERE run_id = ? ORDER BY model, split");
     q.bind(1, runId);
     std::vector<EvaluationRecord> out;
     while (q.step()) out.push_back({q.text(0), q.text(1), q.text(2)});
@@ -337,7 +337,7 @@ std::vector<EvaluationRecord> RunStore::evaluations(std::int64_t runId) const
 
 std::vector<CheckpointRecord> RunStore::checkpoints(std::int64_t runId) const
 {
-    sql::Statement q(m_store.handle(),
+    sql::Statement q(m_database.handle(),
                      "SELECT model, step, path, created FROM checkpoints WHERE run_id = ? ORDER BY model, step");
     q.bind(1, runId);
     std::vector<CheckpointRecord> out;
@@ -364,7 +364,7 @@ RunDeletion RunStore::deleteRun(std::int64_t runId)
     if (!info) return deletion;
     const std::vector<CheckpointRecord> files = checkpoints(runId);
     dropNote(runId);
-    sql::Statement q(m_store.handle(), "DELETE FROM runs WHERE id = ?");
+    sql::Statement q(m_database.handle(), "DELETE FROM runs WHERE id = ?");
     q.bind(1, runId).run();
     if (m_cache.runId == runId) m_cache = {};
 
@@ -397,11 +397,11 @@ RunDeletion RunStore::deleteRun(std::int64_t runId)
 
 int RunStore::markInterruptedRuns()
 {
-    sql::Statement q(m_store.handle(), "SELECT id, COALESCE(owner_pid, 0) FROM runs WHERE status = 'running'");
+    sql::Statement q(m_database.handle(), "SELECT id, COALESCE(owner_pid, 0) FROM runs WHERE status = 'running'");
     std::vector<std::int64_t> dead;
     while (q.step()) {
         const std::int64_t id = q.int64(0);
-        switch (run_owner::probe(m_store.path(), id)) {
+        switch (run_owner::probe(m_database.path(), id)) {
         case run_owner::Owner::Alive: break;
         case run_owner::Owner::Gone: dead.push_back(id); break;
         case run_owner::Owner::Unknown:

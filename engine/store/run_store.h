@@ -53,10 +53,13 @@ struct RunDeletion {
     std::vector<std::string> kept;    ///< "path: why" for each checkpoint file left in place
 };
 
-/// Reads and writes runs through a BarStore's connection (same thread as it).
+/// Reads and writes runs through a Database's connection (same thread as it).
 class RunStore {
 public:
-    explicit RunStore(BarStore& store) : m_store(store) {}
+    /// Works on `database`, which must outlive this store.
+    explicit RunStore(Database& database) : m_database(database) {}
+    /// Works on the database `store` sits on.
+    explicit RunStore(BarStore& store) : RunStore(store.database()) {}
 
     /// Creates a run in status running, owned by this process.
     std::int64_t createRun(const std::string& name, const std::string& configJson, const SeriesInfo& series,
@@ -120,7 +123,7 @@ private:
     std::filesystem::path notePath(std::int64_t runId) const;
     void reserveNote(std::int64_t runId);
     void dropNote(std::int64_t runId);
-    BarStore& m_store;
+    Database& m_database;
     std::map<std::int64_t, std::filesystem::path> m_notes; ///< runs this store set a note aside for
     struct KeyCache {
         std::int64_t runId = 0;

@@ -2,7 +2,7 @@
 // Thin RAII helpers over the SQLite C API: prepared statements, transactions,
 // and errors turned into StoreError with the database path and the SQL at fault.
 
-#include "engine/store/bar_store.h"
+#include "engine/store/database.h"
 
 #include <cstdint>
 #include <string>

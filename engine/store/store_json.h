@@ -1,6 +1,7 @@
 #pragma once
 // JSON views of store results, shared by the CLI (--json) and reports.
 
+#include "engine/store/bar_importer.h"
 #include "engine/store/bar_store.h"
 
 #include <nlohmann/json_fwd.hpp>

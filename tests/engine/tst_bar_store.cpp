@@ -1,6 +1,7 @@
 #include "engine/data/import_error.h"
 #include "engine/data/market_time.h"
 #include "engine/data/synthetic.h"
+#include "engine/store/bar_importer.h"
 #include "engine/store/bar_store.h"
 
 #include <QtTest/QtTest>
@@ -94,7 +95,7 @@ std::int64_t countRows(BarStore& store, const char* table)
 {
     sqlite3_stmt* st = nullptr;
     const std::string sql = std::string("SELECT count(*) FROM ") + table;
-    if (sqlite3_prepare_v2(store.handle(), sql.c_str(), -1, &st, nullptr) != SQLITE_OK) return -1;
+    if (sqlite3_prepare_v2(store.database().handle(), sql.c_str(), -1, &st, nullptr) != SQLITE_OK) return -1;
     std::int64_t n = -1;
     if (sqlite3_step(st) == SQLITE_ROW) n = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
@@ -106,7 +107,7 @@ std::int64_t pragma(BarStore& store, const char* name)
     return countRows(store, (std::string("pragma_") + name + "()").c_str()) >= 0 ? [&] {
         sqlite3_stmt* st = nullptr;
         const std::string sql = std::string("PRAGMA ") + name;
-        sqlite3_prepare_v2(store.handle(), sql.c_str(), -1, &st, nullptr);
+        sqlite3_prepare_v2(store.database().handle(), sql.c_str(), -1, &st, nullptr);
         std::int64_t v = -1;
         if (sqlite3_step(st) == SQLITE_ROW) v = sqlite3_column_int64(st, 0);
         sqlite3_finalize(st);
@@ -161,13 +162,13 @@ private Q_SLOTS:
         {
             BarStore store(path);
             QVERIFY(store.empty());
-            QCOMPARE(pragma(store, "user_version"), std::int64_t{BarStore::kSchemaVersion});
+            QCOMPARE(pragma(store, "user_version"), std::int64_t{Database::kSchemaVersion});
             QCOMPARE(pragma(store, "application_id"), std::int64_t{0x46784874});
             QCOMPARE(pragma(store, "foreign_keys"), std::int64_t{1});
             for (const char* table : {"instruments", "bars", "imports", "rolls", "app_meta"})
                 QCOMPARE(countRows(store, table) >= 0, true);
             sqlite3_stmt* st = nullptr;
-            sqlite3_prepare_v2(store.handle(), "PRAGMA journal_mode", -1, &st, nullptr);
+            sqlite3_prepare_v2(store.database().handle(), "PRAGMA journal_mode", -1, &st, nullptr);
             QCOMPARE(sqlite3_step(st), SQLITE_ROW);
             QCOMPARE(QByteArray(reinterpret_cast<const char*>(sqlite3_column_text(st, 0))), QByteArray("wal"));
             sqlite3_finalize(st);
@@ -204,7 +205,7 @@ private Q_SLOTS:
             for (std::thread& t : threads) t.join();
             QVERIFY2(failures == 0, firstError.c_str());
             BarStore store(path);
-            QCOMPARE(pragma(store, "user_version"), std::int64_t{BarStore::kSchemaVersion});
+            QCOMPARE(pragma(store, "user_version"), std::int64_t{Database::kSchemaVersion});
         }
     }
 
@@ -282,7 +283,7 @@ private Q_SLOTS:
     {
         BarStore store(freshPath());
         const std::vector<Bar> bars = makeBars(500);
-        const ImportResult r = store.importParsed(vendorFile(bars));
+        const ImportResult r = BarImporter(store).importParsed(vendorFile(bars));
         QVERIFY(!r.alreadyImported);
         QCOMPARE(r.rowsRead, std::uint64_t{500});
         QCOMPARE(r.imported, std::uint64_t{500});
@@ -329,8 +330,8 @@ private Q_SLOTS:
     void sameContentIsImportedOnce()
     {
         BarStore store(freshPath());
-        const ImportResult first = store.importParsed(vendorFile(makeBars(50)));
-        const ImportResult second = store.importParsed(vendorFile(makeBars(50), "copy.csv"));
+        const ImportResult first = BarImporter(store).importParsed(vendorFile(makeBars(50)));
+        const ImportResult second = BarImporter(store).importParsed(vendorFile(makeBars(50), "copy.csv"));
         QVERIFY(!first.alreadyImported);
         QVERIFY(second.alreadyImported);
         QCOMPARE(second.sha256, first.sha256);
@@ -344,10 +345,10 @@ private Q_SLOTS:
     void identicalOverlapIsSkipped()
     {
         BarStore store(freshPath());
-        store.importParsed(vendorFile(makeBars(100)));
+        BarImporter(store).importParsed(vendorFile(makeBars(100)));
         // The same first 100 bars, then 50 new ones.
         const std::vector<Bar> later = makeBars(150);
-        const ImportResult r = store.importParsed(vendorFile(later, "later.csv"));
+        const ImportResult r = BarImporter(store).importParsed(vendorFile(later, "later.csv"));
         QCOMPARE(r.imported, std::uint64_t{50});
         QCOMPARE(r.alreadyStored, std::uint64_t{100});
         QCOMPARE(r.replaced, std::uint64_t{0});
@@ -365,7 +366,7 @@ private Q_SLOTS:
     void conflictingBarsRejectTheFile()
     {
         BarStore store(freshPath());
-        store.importParsed(vendorFile(makeBars(100)));
+        BarImporter(store).importParsed(vendorFile(makeBars(100)));
         const std::vector<Bar> before = store.loadBars(store.findSeries("ES")->id);
         // Bars 0-39 as stored, from bar 40 on other prices; lines are index + 2.
         std::vector<Bar> corrected = makeBars(150);
@@ -375,7 +376,7 @@ private Q_SLOTS:
         }
         corrected[45].volume = 999;
         try {
-            store.importParsed(vendorFile(corrected, "corrected.csv"));
+            BarImporter(store).importParsed(vendorFile(corrected, "corrected.csv"));
             QFAIL("bars that contradict stored ones must reject the file");
         } catch (const StoredBarConflict& e) {
             QCOMPARE(e.line(), std::uint64_t{42});
@@ -400,7 +401,7 @@ private Q_SLOTS:
         std::vector<Bar> volumeOnly = makeBars(100);
         volumeOnly[7].volume += 1;
         try {
-            store.importParsed(vendorFile(volumeOnly, "volume.csv"));
+            BarImporter(store).importParsed(vendorFile(volumeOnly, "volume.csv"));
             QFAIL("another volume must reject the file");
         } catch (const StoredBarConflict& e) {
             QCOMPARE(e.line(), std::uint64_t{9});
@@ -413,7 +414,7 @@ private Q_SLOTS:
     {
         BarStore store(freshPath());
         // Stored: 200 bars; the file covers bars 50-149 with other closes and lacks bar 100.
-        store.importParsed(vendorFile(makeBars(200)));
+        BarImporter(store).importParsed(vendorFile(makeBars(200)));
         const std::vector<Bar> all = makeBars(200);
         std::vector<Bar> file;
         for (std::size_t i = 50; i < 150; ++i) {
@@ -427,7 +428,7 @@ private Q_SLOTS:
         }
         ImportOptions options;
         options.conflicts = StoredConflicts::Replace;
-        const ImportResult r = store.importParsed(vendorFile(file, "fix.csv"), options);
+        const ImportResult r = BarImporter(store).importParsed(vendorFile(file, "fix.csv"), options);
         QCOMPARE(r.replaced, std::uint64_t{89});
         QCOMPARE(r.alreadyStored, std::uint64_t{10});
         QCOMPARE(r.removed, std::uint64_t{1});
@@ -448,7 +449,7 @@ private Q_SLOTS:
 
         // Without replace, a part of that file now agrees with the store: skipped, not rejected.
         const std::vector<Bar> part(file.begin(), file.end() - 1);
-        const ImportResult again = store.importParsed(vendorFile(part, "fix-part.csv"));
+        const ImportResult again = BarImporter(store).importParsed(vendorFile(part, "fix-part.csv"));
         QVERIFY(!again.alreadyImported);
         QCOMPARE(again.alreadyStored, std::uint64_t{98});
         QCOMPARE(again.imported, std::uint64_t{0});
@@ -457,7 +458,7 @@ private Q_SLOTS:
     void replaceRollsBackWithTheImport()
     {
         BarStore store(freshPath());
-        store.importParsed(vendorFile(makeBars(100)));
+        BarImporter(store).importParsed(vendorFile(makeBars(100)));
         std::vector<Bar> corrected = makeBars(100);
         for (Bar& b : corrected) b.volume += 1;
         ImportOptions options;
@@ -465,7 +466,7 @@ private Q_SLOTS:
         const ProgressFn failing = [](double fraction, std::string_view stage) {
             if (stage == "store" && fraction >= 1.0) throw std::runtime_error("cancelled");
         };
-        QVERIFY_THROWS_EXCEPTION(std::runtime_error, store.importParsed(vendorFile(corrected, "c.csv"), options, failing));
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error, BarImporter(store).importParsed(vendorFile(corrected, "c.csv"), options, failing));
         const auto s = store.findSeries("ES");
         QCOMPARE(s->barCount, std::uint64_t{100});
         QCOMPARE(store.loadBars(s->id).front().volume, makeBars(1).front().volume);
@@ -475,7 +476,7 @@ private Q_SLOTS:
     void conflictInContractNamesItsLine()
     {
         BarStore store(freshPath());
-        store.importParsed(parentFile());
+        BarImporter(store).importParsed(parentFile());
         // One ESM1 bar on day three (the continuous series' front then) with another close.
         ParsedFile corrected = parentFile();
         corrected.path = "corrected.dbn";
@@ -489,7 +490,7 @@ private Q_SLOTS:
         QVERIFY(changed > 0);
         const std::uint64_t line = corrected.lines[changed];
         try {
-            store.importParsed(std::move(corrected));
+            BarImporter(store).importParsed(std::move(corrected));
             QFAIL("a corrected contract bar must reject the file");
         } catch (const StoredBarConflict& e) {
             QCOMPARE(e.line(), line);
@@ -506,7 +507,7 @@ private Q_SLOTS:
             }
         ImportOptions options;
         options.conflicts = StoredConflicts::Replace;
-        const ImportResult r = store.importParsed(std::move(again), options);
+        const ImportResult r = BarImporter(store).importParsed(std::move(again), options);
         QCOMPARE(r.replaced, std::uint64_t{2}); // ESM1 and the continuous series
         const auto main = store.findSeries("ES.c.0");
         QCOMPARE(main->barCount, std::uint64_t{90});
@@ -520,8 +521,8 @@ private Q_SLOTS:
     void intervalsAreSeparateSeries()
     {
         BarStore store(freshPath());
-        const ImportResult one = store.importParsed(vendorFile(makeBars(60, 1)));
-        const ImportResult five = store.importParsed(vendorFile(makeBars(60, 5), "es5.csv"));
+        const ImportResult one = BarImporter(store).importParsed(vendorFile(makeBars(60, 1)));
+        const ImportResult five = BarImporter(store).importParsed(vendorFile(makeBars(60, 5), "es5.csv"));
         QVERIFY(one.seriesIds.front() != five.seriesIds.front());
         const auto all = store.series();
         QCOMPARE(all.size(), std::size_t{2});
@@ -532,7 +533,7 @@ private Q_SLOTS:
     void parentFileBuildsContinuousSeries()
     {
         BarStore store(freshPath());
-        const ImportResult r = store.importParsed(parentFile());
+        const ImportResult r = BarImporter(store).importParsed(parentFile());
         QCOMPARE(QString::fromStdString(r.instrument), QString("ES.c.0"));
         QCOMPARE(r.seriesIds.size(), std::size_t{3}); // ES.c.0, ESH1, ESM1; no spread
         QCOMPARE(r.rolls.size(), std::size_t{1});
@@ -573,7 +574,7 @@ private Q_SLOTS:
         BarStore store(freshPath());
         ImportOptions options;
         options.continuous.backAdjust = true;
-        const ImportResult r = store.importParsed(parentFile(), options);
+        const ImportResult r = BarImporter(store).importParsed(parentFile(), options);
         QCOMPARE(QString::fromStdString(r.instrument), QString("ES.c.0.adj"));
         const auto bars = store.loadBars(r.seriesIds.front());
         QCOMPARE(bars.front().close, fromPoints(3800.0 - 10.0));
@@ -586,7 +587,7 @@ private Q_SLOTS:
         file.format = FileFormat::Dbn;
         file.dataset = "GLBX.MDP3";
         file.symbols = {{5482, "ESH1"}};
-        const ImportResult r = store.importParsed(std::move(file));
+        const ImportResult r = BarImporter(store).importParsed(std::move(file));
         QCOMPARE(QString::fromStdString(r.instrument), QString("ESH1"));
         QCOMPARE(r.seriesIds.size(), std::size_t{1});
         QVERIFY(r.rolls.empty());
@@ -603,14 +604,14 @@ private Q_SLOTS:
         const ProgressFn failing = [&](double fraction, std::string_view stage) {
             if (stage == "store" && fraction > 0.0 && ++storeCalls == 2) throw std::runtime_error("cancelled");
         };
-        QVERIFY_THROWS_EXCEPTION(std::runtime_error, store.importParsed(vendorFile(makeBars(60'000)), {}, failing));
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error, BarImporter(store).importParsed(vendorFile(makeBars(60'000)), {}, failing));
         QCOMPARE(storeCalls, 2);
         QVERIFY(store.empty());
         QCOMPARE(countRows(store, "bars"), std::int64_t{0});
         QCOMPARE(countRows(store, "imports"), std::int64_t{0});
         QCOMPARE(countRows(store, "rolls"), std::int64_t{0});
         // The store is still usable, and the same content may be imported now.
-        const ImportResult r = store.importParsed(vendorFile(makeBars(60'000)));
+        const ImportResult r = BarImporter(store).importParsed(vendorFile(makeBars(60'000)));
         QVERIFY(!r.alreadyImported);
         QCOMPARE(r.imported, std::uint64_t{60'000});
     }
@@ -619,7 +620,7 @@ private Q_SLOTS:
     {
         BarStore store(freshPath());
         std::vector<std::pair<double, std::string>> calls;
-        store.importParsed(vendorFile(makeBars(100'000)), {},
+        BarImporter(store).importParsed(vendorFile(makeBars(100'000)), {},
                            [&](double f, std::string_view stage) { calls.emplace_back(f, std::string(stage)); });
         QVERIFY(calls.size() > 4);
         QVERIFY(calls.size() < 100);
@@ -642,7 +643,7 @@ private Q_SLOTS:
         BarStore store(freshPath());
         const QString csv = m_dir.filePath("es.csv");
         writeFile(csv, kCsv);
-        const ImportResult r = store.importFile(csv.toStdString());
+        const ImportResult r = BarImporter(store).importFile(csv.toStdString());
         QCOMPARE(QByteArray::fromStdString(r.sha256),
                  QCryptographicHash::hash(QByteArray(kCsv), QCryptographicHash::Sha256).toHex());
         QCOMPARE(r.imported, std::uint64_t{4});
@@ -651,7 +652,7 @@ private Q_SLOTS:
         QCOMPARE(r.firstTs, utc(2021, 3, 8, 14, 30));
         QCOMPARE(QString::fromStdString(store.imports().front().path), csv);
 
-        const ImportResult again = store.importFile(csv.toStdString());
+        const ImportResult again = BarImporter(store).importFile(csv.toStdString());
         QVERIFY(again.alreadyImported);
         QCOMPARE(again.imported, std::uint64_t{0});
         QCOMPARE(store.imports().size(), std::size_t{1});
@@ -662,7 +663,7 @@ private Q_SLOTS:
         BarStore store(freshPath());
         const QString csv = m_dir.filePath("es-orig.csv");
         writeFile(csv, kCsv);
-        QCOMPARE(store.importFile(csv.toStdString()).imported, std::uint64_t{4});
+        QCOMPARE(BarImporter(store).importFile(csv.toStdString()).imported, std::uint64_t{4});
         // Line 5 corrected: volume 89 where 88 was stored.
         QByteArray fixedBytes(kCsv);
         fixedBytes.replace("3799.25,88\n", "3799.25,89\n");
@@ -670,7 +671,7 @@ private Q_SLOTS:
         const QString fixedPath = m_dir.filePath("es-fixed.csv");
         writeFile(fixedPath, fixedBytes);
         try {
-            store.importFile(fixedPath.toStdString());
+            BarImporter(store).importFile(fixedPath.toStdString());
             QFAIL("the corrected file must be rejected");
         } catch (const StoredBarConflict& e) {
             QCOMPARE(e.line(), std::uint64_t{5});
@@ -678,20 +679,20 @@ private Q_SLOTS:
         }
         QCOMPARE(store.imports().size(), std::size_t{1});
         // Not recorded, so a second try is still rejected rather than "already imported".
-        QVERIFY_THROWS_EXCEPTION(StoredBarConflict, store.importFile(fixedPath.toStdString()));
+        QVERIFY_THROWS_EXCEPTION(StoredBarConflict, BarImporter(store).importFile(fixedPath.toStdString()));
 
         ImportOptions replace;
         replace.conflicts = StoredConflicts::Replace;
-        const ImportResult r = store.importFile(fixedPath.toStdString(), replace);
+        const ImportResult r = BarImporter(store).importFile(fixedPath.toStdString(), replace);
         QVERIFY(!r.alreadyImported);
         QCOMPARE(r.replaced, std::uint64_t{1});
         QCOMPARE(r.alreadyStored, std::uint64_t{3});
         QCOMPARE(store.loadBars(store.findSeries("ES")->id).back().volume, std::uint64_t{89});
         QCOMPARE(store.imports().size(), std::size_t{2});
-        QVERIFY(store.importFile(fixedPath.toStdString()).alreadyImported);
+        QVERIFY(BarImporter(store).importFile(fixedPath.toStdString()).alreadyImported);
 
         // Replace with a file already recorded imports it again, superseding its record.
-        const ImportResult back = store.importFile(csv.toStdString(), replace);
+        const ImportResult back = BarImporter(store).importFile(csv.toStdString(), replace);
         QVERIFY(!back.alreadyImported);
         QCOMPARE(back.replaced, std::uint64_t{1});
         QCOMPARE(store.imports().size(), std::size_t{2});
@@ -708,14 +709,14 @@ private Q_SLOTS:
                        "2021-03-08 09:31:00,3800.50,3802.00,3800.25,3801.75,95\n"
                        "2021-03-08 09:32:00,3801.75,3799.00,3800.00,3800.25,130\n");
         try {
-            store.importFile(csv.toStdString());
+            BarImporter(store).importFile(csv.toStdString());
             QFAIL("a bad file must be rejected");
         } catch (const ImportError& e) {
             QCOMPARE(e.line(), std::uint64_t{4});
         }
         QVERIFY(store.empty());
         QVERIFY(store.imports().empty());
-        QVERIFY_THROWS_EXCEPTION(ImportError, store.importFile(m_dir.filePath("missing.csv").toStdString()));
+        QVERIFY_THROWS_EXCEPTION(ImportError, BarImporter(store).importFile(m_dir.filePath("missing.csv").toStdString()));
     }
 
     void findSeriesByIdOrSymbol()

@@ -5,6 +5,7 @@
 
 #include "engine/data/import_error.h"
 #include "engine/data/input_file.h"
+#include "engine/store/bar_importer.h"
 #include "engine/store/bar_store.h"
 #include "engine/store/sha256.h"
 
@@ -98,7 +99,7 @@ void TestInputFile::refusedByTypeWithoutOpening()
     }
     // The importer gives the same answer.
     BarStore store(m_dir.filePath(QStringLiteral("refused.db")).toStdString());
-    QVERIFY_THROWS_EXCEPTION(ImportError, store.importFile(path.toStdString()));
+    QVERIFY_THROWS_EXCEPTION(ImportError, BarImporter(store).importFile(path.toStdString()));
     QVERIFY(store.imports().empty());
 }
 
@@ -140,7 +141,7 @@ void TestInputFile::pipeImportsIntoTheStore()
     FilledPipe pipe(kCsv);
     QVERIFY(pipe.ok());
     BarStore store(m_dir.filePath(QStringLiteral("pipe.db")).toStdString());
-    const ImportResult r = store.importFile(pipe.path());
+    const ImportResult r = BarImporter(store).importFile(pipe.path());
     QCOMPARE(r.imported, std::uint64_t{3});
     QCOMPARE(r.sha256, sha256Hex(kCsv));
     QCOMPARE(store.imports().size(), std::size_t{1});

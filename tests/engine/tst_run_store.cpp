@@ -184,7 +184,7 @@ void TestRunStore::reusedPidDoesNotKeepARunRunning()
     BarStore bars(m_path);
     for (auto [id, pid] : {std::pair{a, std::int64_t{1}}, std::pair{b, std::int64_t{::getpid()}}}) {
         const std::string sql = "UPDATE runs SET owner_pid = " + std::to_string(pid) + " WHERE id = " + std::to_string(id);
-        QCOMPARE(sqlite3_exec(bars.handle(), sql.c_str(), nullptr, nullptr, nullptr), 0);
+        QCOMPARE(sqlite3_exec(bars.database().handle(), sql.c_str(), nullptr, nullptr, nullptr), 0);
     }
     RunStore runs(bars);
     QCOMPARE(runs.markInterruptedRuns(), 2);
