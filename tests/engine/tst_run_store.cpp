@@ -2,6 +2,7 @@
 // dead process are marked interrupted and keep every committed metric.
 
 #include "engine/store/bar_store.h"
+#include "engine/store/database.h"
 #include "engine/store/run_store.h"
 #include "file_size_limit.h"
 
@@ -35,6 +36,7 @@ private Q_SLOTS:
     void runsHaveDistinctUuids();
     void deleteMetricsAfterKeepsEarlierSteps();
     void checkpointPathsFollowTheDatabase();
+    void storesShareOneDatabase();
 
 private:
     QTemporaryDir m_dir;
@@ -335,6 +337,30 @@ void TestRunStore::checkpointPathsFollowTheDatabase()
     RunStore runs(bars);
     QCOMPARE(runs.lastCheckpoint(id, "dqn")->path, moved + ".checkpoints/run-x/dqn-10.pt");
     QCOMPARE(runs.lastCheckpoint(id, "tft")->path, std::string("/elsewhere/tft-10.pt"));
+}
+
+// A BarStore and a RunStore on one Database use its one connection: a run refers to a series the
+// bar store wrote, and both name the same file.
+void TestRunStore::storesShareOneDatabase()
+{
+    Database db(m_path);
+    BarStore bars(db);
+    RunStore runs(db);
+    QCOMPARE(bars.path(), m_path);
+    Bar bar;
+    bar.tsEvent = 60'000'000'000;
+    bar.open = bar.high = bar.low = bar.close = 4'000'000'000'000;
+    bar.volume = 1;
+    const std::int64_t seriesId = bars.storeSeries("ES", "csv", SeriesKind::Series, 60'000'000'000, {bar});
+    const auto series = bars.findSeries(std::to_string(seriesId));
+    QVERIFY(series);
+    const std::int64_t runId = runs.createRun("shared", "{}", *series, 0, 0, "{}");
+    const auto info = runs.run(runId);
+    QVERIFY(info);
+    QCOMPARE(info->seriesId, seriesId);
+    QCOMPARE(info->series, std::string("ES"));
+    QCOMPARE(runs.checkpointFolder(), m_path + ".checkpoints");
+    runs.setStatus(runId, RunStatus::Finished);
 }
 
 QTEST_APPLESS_MAIN(TestRunStore)
