@@ -416,6 +416,7 @@ private:
     [[noreturn]] __attribute__((noinline, cold)) void badPrice(int column, std::uint64_t line) const;
     [[noreturn]] __attribute__((noinline, cold)) void badVolume(std::uint64_t line) const;
     [[noreturn]] __attribute__((noinline, cold)) void outOfRange(std::uint64_t line) const;
+    const char* unquoteEscaped(const char* p, const char* le, std::string& out, std::uint64_t line) const;
     [[noreturn]] __attribute__((noinline, cold)) void tooLong(std::uint64_t line, std::size_t bytes) const;
     std::uint32_t instrumentFor(std::string_view symbol, std::uint64_t line);
     std::string_view field(int column) const { return m_fields[std::size_t(column)]; }
@@ -427,6 +428,7 @@ private:
     char m_delim = ',';
     Columns m_cols;
     std::vector<std::string_view> m_fields;
+    std::vector<std::string> m_unquoted; ///< storage for fields that held "" (m_fields points here)
     std::optional<ZoneConverter> m_zone;
     std::int64_t m_prevUtc = std::numeric_limits<std::int64_t>::min();
     bool m_prettyPrices = true;
@@ -481,6 +483,7 @@ void CsvParser::resolveColumns(std::string_view header)
     require(m_cols.volume, "volume");
     m_cols.finish();
     m_fields.resize(std::size_t(m_cols.maxIndex) + 1);
+    m_unquoted.resize(m_fields.size());
 }
 
 std::int64_t CsvParser::rowTimestamp(std::uint64_t line)
@@ -564,6 +567,24 @@ void CsvParser::outOfRange(std::uint64_t line) const
     std::string shown(field(m_cols.ts >= 0 ? m_cols.ts : m_cols.date));
     if (m_cols.ts < 0 && m_cols.time >= 0) shown += ' ' + std::string(field(m_cols.time));
     fail(line, "timestamp '" + shown + "' is outside the accepted range (" + kBarTimeRangeText + ")");
+}
+
+// The text of a quoted field that starts at p (past its opening quote), with each ""
+// made one quote; returns the position of the closing quote.
+const char* CsvParser::unquoteEscaped(const char* p, const char* le, std::string& out, std::uint64_t line) const
+{
+    out.clear();
+    while (true) {
+        const char* q = static_cast<const char*>(std::memchr(p, '"', std::size_t(le - p)));
+        if (!q) fail(line, "unterminated quote");
+        out.append(p, std::size_t(q - p));
+        if (q + 1 < le && q[1] == '"') {
+            out += '"';
+            p = q + 2;
+            continue;
+        }
+        return q;
+    }
 }
 
 void CsvParser::tooLong(std::uint64_t line, std::size_t bytes) const
@@ -662,7 +683,14 @@ ParsedFile CsvParser::run()
             if (f < le && *f == '"') {
                 const char* close = static_cast<const char*>(std::memchr(f + 1, '"', std::size_t(le - f - 1)));
                 if (!close) fail(line, "unterminated quote");
-                m_fields[n++] = std::string_view(f + 1, std::size_t(close - f - 1));
+                if (close + 1 < le && close[1] == '"') {
+                    // RFC 4180: "" inside a quoted field is one quote, and the field goes on.
+                    close = unquoteEscaped(f + 1, le, m_unquoted[n], line);
+                    m_fields[n] = m_unquoted[n];
+                    ++n;
+                } else {
+                    m_fields[n++] = std::string_view(f + 1, std::size_t(close - f - 1));
+                }
                 fe = static_cast<const char*>(std::memchr(close, delim, std::size_t(le - close)));
             } else {
                 // Fields are short: a plain loop beats a memchr call per field.

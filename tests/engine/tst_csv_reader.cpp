@@ -42,6 +42,7 @@ private Q_SLOTS:
     void malformed();
     void lineEndingsAndExtras();
     void symbolColumn();
+    void doubledQuotes();
     void overrides();
     void outOfRangeWithFormatAndColumns();
     void databentoCsvUndefinedPrice();
@@ -207,6 +208,30 @@ void TestCsvReader::springForwardGapRejected()
     const ParsedFile f = readBarBuffer("sf.csv", "timestamp,open,high,low,close,volume\n2021-03-14 02:30:00,1,1,1,1,1\n",
                                        utcZone);
     QCOMPARE(f.bars[0].tsEvent, utc("2021-03-14T02:30:00Z"));
+}
+
+void TestCsvReader::doubledQuotes()
+{
+    // Issue 21.6: RFC 4180's "" inside a quoted field is one quote; the field used to end there.
+    const ParsedFile f = readBarBuffer("dq.csv", "timestamp,symbol,open,high,low,close,volume\n"
+                                                 "2021-01-04 09:30:00,\"ES \"\"front\"\", H1\",1,2,0.5,1.5,10\n"
+                                                 "2021-01-04 09:31:00,\"\"\"\",1,2,0.5,1.5,11\n"
+                                                 "2021-01-04 09:32:00,\"a\"\"\"\"b\"\"\",1,2,0.5,1.5,12\n");
+    QCOMPARE(f.bars.size(), std::size_t(3));
+    QCOMPARE(f.symbols.at(f.bars[0].instrumentId), std::string("ES \"front\", H1"));
+    QCOMPARE(f.symbols.at(f.bars[1].instrumentId), std::string("\""));
+    QCOMPARE(f.symbols.at(f.bars[2].instrumentId), std::string("a\"\"b\""));
+    QCOMPARE(f.bars[0].volume, std::uint64_t(10));
+    QCOMPARE(f.bars[2].volume, std::uint64_t(12));
+    QCOMPARE(f.bars[2].close, px("1.5"));
+
+    try {
+        readBarBuffer("dq.csv", "timestamp,symbol,open,high,low,close,volume\n"
+                                "2021-01-04 09:30:00,\"ES \"\"front,1,2,0.5,1.5,10\n");
+        QFAIL("an unterminated quote was accepted");
+    } catch (const ImportError& e) {
+        QVERIFY2(std::string(e.what()).find("dq.csv:2: unterminated quote") != std::string::npos, e.what());
+    }
 }
 
 void TestCsvReader::malformed_data()
