@@ -4,10 +4,15 @@
 #include "engine/data/import_error.h"
 #include "engine/data/market_time.h"
 
+#include <date/date.h>
+
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstring>
 #include <limits>
+#include <locale>
+#include <sstream>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -302,6 +307,82 @@ std::optional<TextTimestamp> parseTimestampImpl(const char* p, const char* e)
     return ts;
 }
 
+// Layouts the fast path above does not read, tried with date::parse when it misses.
+// Whitespace in a layout matches any run of whitespace, also none.
+struct FallbackLayout {
+    const char* format;
+    enum class Zone { Naive, Offset, Abbreviation } zone;
+};
+constexpr std::array<FallbackLayout, 22> kFallbackLayouts = {{
+    {"%Y-%m-%dT%H:%M:%S %Ez", FallbackLayout::Zone::Offset},
+    {"%Y-%m-%dT%H:%M:%S %z", FallbackLayout::Zone::Offset},
+    {"%Y-%m-%d %H:%M:%S %Ez", FallbackLayout::Zone::Offset},
+    {"%Y-%m-%d %H:%M:%S %z", FallbackLayout::Zone::Offset},
+    {"%Y-%m-%d %H:%M %Ez", FallbackLayout::Zone::Offset},
+    {"%Y-%m-%dT%H:%M:%S %Z", FallbackLayout::Zone::Abbreviation},
+    {"%Y-%m-%d %H:%M:%S %Z", FallbackLayout::Zone::Abbreviation},
+    {"%Y%m%dT%H%M%S", FallbackLayout::Zone::Naive},
+    {"%Y%m%dT%H%M%S%z", FallbackLayout::Zone::Offset},
+    {"%d.%m.%Y %H:%M:%S", FallbackLayout::Zone::Naive},
+    {"%d.%m.%Y %H:%M", FallbackLayout::Zone::Naive},
+    {"%d.%m.%Y", FallbackLayout::Zone::Naive},
+    {"%m/%d/%y %H:%M:%S", FallbackLayout::Zone::Naive},
+    {"%m/%d/%y %H:%M", FallbackLayout::Zone::Naive},
+    {"%m/%d/%y", FallbackLayout::Zone::Naive},
+    {"%d-%b-%Y %H:%M:%S", FallbackLayout::Zone::Naive},
+    {"%d-%b-%Y %H:%M", FallbackLayout::Zone::Naive},
+    {"%d-%b-%Y", FallbackLayout::Zone::Naive},
+    {"%d %b %Y %H:%M:%S", FallbackLayout::Zone::Naive},
+    {"%d %b %Y", FallbackLayout::Zone::Naive},
+    {"%b %d %Y %H:%M:%S", FallbackLayout::Zone::Naive},
+    {"%a %b %d %H:%M:%S %Y", FallbackLayout::Zone::Naive},
+}};
+
+// GCC 12 sees date.h's seconds parser (a long double set on every path that reads it)
+// as maybe uninitialized once it is inlined here; the warning is about the library.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+std::optional<TextTimestamp> parseWithLayout(std::string_view text, const FallbackLayout& layout)
+{
+    std::istringstream in{std::string(text)};
+    in.imbue(std::locale::classic());
+    date::fields<std::chrono::nanoseconds> fields;
+    std::string abbreviation;
+    std::chrono::minutes offset{0};
+    date::from_stream(in, layout.format, fields, &abbreviation, &offset);
+    if (in.fail() || in.peek() != std::char_traits<char>::eof() || !fields.ymd.ok()) return std::nullopt;
+    bool exact = layout.zone == FallbackLayout::Zone::Offset;
+    if (layout.zone == FallbackLayout::Zone::Abbreviation) {
+        // Only the abbreviations that name one offset; "EST" or "CET" would be a guess.
+        if (abbreviation != "UTC" && abbreviation != "GMT" && abbreviation != "Z") return std::nullopt;
+        exact = true;
+    }
+    const std::int64_t days = civilDays(int(fields.ymd.year()), unsigned(fields.ymd.month()), unsigned(fields.ymd.day()));
+    const std::int64_t tod = fields.has_tod ? fields.tod.to_duration().count() : 0;
+    const std::int64_t off = std::chrono::duration_cast<std::chrono::nanoseconds>(offset).count();
+    return TextTimestamp{addSaturated(dayStartNs(days), tod - off), exact};
+}
+#pragma GCC diagnostic pop
+
+// The slow path: date::parse with each fallback layout, the one that matched last first
+// (a file keeps one layout, so a whole file in it costs one attempt a row).
+std::optional<TextTimestamp> parseTimestampFallback(std::string_view text, std::size_t& hint)
+{
+    while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+    while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
+    if (text.empty() || text.size() > 64) return std::nullopt;
+    if (hint < kFallbackLayouts.size())
+        if (auto ts = parseWithLayout(text, kFallbackLayouts[hint])) return ts;
+    for (std::size_t i = 0; i < kFallbackLayouts.size(); ++i) {
+        if (i == hint) continue;
+        if (auto ts = parseWithLayout(text, kFallbackLayouts[i])) {
+            hint = i;
+            return ts;
+        }
+    }
+    return std::nullopt;
+}
+
 std::string lower(std::string_view s)
 {
     std::string out(s);
@@ -431,6 +512,7 @@ private:
     std::vector<std::string> m_unquoted; ///< storage for fields that held "" (m_fields points here)
     std::optional<ZoneConverter> m_zone;
     std::int64_t m_prevUtc = std::numeric_limits<std::int64_t>::min();
+    std::size_t m_fallbackHint = 0; ///< the date::parse layout that matched last
     bool m_prettyPrices = true;
     ParsedFile m_out;
     std::unordered_map<std::string, std::uint32_t> m_symbolIds;
@@ -492,10 +574,13 @@ std::int64_t CsvParser::rowTimestamp(std::uint64_t line)
     std::string_view shown;
     if (m_cols.ts >= 0) {
         shown = field(m_cols.ts);
-        if (m_options.csv.timestampFormat && !m_options.csv.timestampFormat->empty())
+        if (m_options.csv.timestampFormat && !m_options.csv.timestampFormat->empty()) {
             ts = parseTextTimestamp(shown, *m_options.csv.timestampFormat);
-        else
+        } else {
             ts = parseTimestampImpl(shown.data(), shown.data() + shown.size());
+            if (!ts) [[unlikely]]
+                ts = parseTimestampFallback(shown, m_fallbackHint);
+        }
     } else {
         const std::string_view d = field(m_cols.date);
         shown = d;
@@ -517,9 +602,13 @@ std::int64_t CsvParser::rowTimestamp(std::uint64_t line)
                     ts->ns = addSaturated(ts->ns, tod - off);
                     ts->exact = hasOff;
                 } else {
-                    fail(line, "bad time '" + std::string(t) + "'");
+                    ts = parseTimestampFallback(std::string(d) + ' ' + std::string(t), m_fallbackHint);
+                    if (!ts) fail(line, "bad time '" + std::string(t) + "'");
                 }
             }
+        } else {
+            ts = m_cols.time >= 0 ? parseTimestampFallback(std::string(d) + ' ' + std::string(field(m_cols.time)), m_fallbackHint)
+                                  : parseTimestampFallback(d, m_fallbackHint);
         }
     }
     if (!ts) fail(line, "bad timestamp '" + std::string(shown) + "'");
@@ -789,7 +878,9 @@ std::optional<std::int64_t> parseFixedPoint(std::string_view text)
 
 std::optional<TextTimestamp> parseTextTimestamp(std::string_view text)
 {
-    return parseTimestampImpl(text.data(), text.data() + text.size());
+    if (auto ts = parseTimestampImpl(text.data(), text.data() + text.size())) return ts;
+    std::size_t hint = 0;
+    return parseTimestampFallback(text, hint);
 }
 
 std::optional<TextTimestamp> parseTextTimestamp(std::string_view text, std::string_view format)

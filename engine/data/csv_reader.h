@@ -23,7 +23,11 @@ struct TextTimestamp {
 
 /// Parses the timestamp layouts the readers accept: ISO-8601 (T or spaces, optional
 /// fraction, Z or +-HH:MM), `YYYYMMDD  HH:MM:SS`, `MM/DD/YYYY[ HH:MM[:SS]]`, a bare
-/// date, and integer epochs (s, ms, us or ns by magnitude). A well-formed time beyond
+/// date, and integer epochs (s, ms, us or ns by magnitude), on a fast path; when that
+/// misses, date::parse tries a space before the offset, a UTC/GMT abbreviation, ISO basic
+/// (`YYYYMMDDTHHMMSS`), `DD.MM.YYYY`, `MM/DD/YY`, month names (`04-Jan-2021`,
+/// `4 Jan 2021`) and ctime's layout, each with the time optional where it makes sense.
+/// A zone abbreviation other than UTC/GMT/Z is refused, not guessed. A well-formed time beyond
 /// int64 nanoseconds (after 2262-04-11, before 1677-09-21) saturates to INT64_MAX or
 /// INT64_MIN rather than wrapping, so that a range check refuses it as what it is.
 std::optional<TextTimestamp> parseTextTimestamp(std::string_view text);

@@ -43,6 +43,7 @@ private Q_SLOTS:
     void lineEndingsAndExtras();
     void symbolColumn();
     void doubledQuotes();
+    void fallbackLayoutsInDateTimeColumns();
     void overrides();
     void outOfRangeWithFormatAndColumns();
     void databentoCsvUndefinedPrice();
@@ -144,6 +145,19 @@ void TestCsvReader::timestampFormats_data()
     QTest::newRow("epoch seconds") << "1609459200" << "2021-01-01T00:00:00Z";
     QTest::newRow("epoch ms") << "1609459200000" << "2021-01-01T00:00:00Z";
     QTest::newRow("epoch ns") << "1609459200000000000" << "2021-01-01T00:00:00Z";
+    // Issue 21.6: layouts outside the fast path go to date::parse instead of failing.
+    QTest::newRow("space before offset") << "2021-01-04 09:30:00 +01:00" << "2021-01-04T08:30:00Z";
+    QTest::newRow("T, fraction, space, offset") << "2021-01-04T09:30:00.5 -0500" << "2021-01-04T14:30:00.5Z";
+    QTest::newRow("ISO minutes, space, offset") << "2021-01-04 09:30 +01:00" << "2021-01-04T08:30:00Z";
+    QTest::newRow("UTC abbreviation") << "2021-01-04 09:30:00 UTC" << "2021-01-04T09:30:00Z";
+    QTest::newRow("space Z") << "2021-01-04T09:30:00 Z" << "2021-01-04T09:30:00Z";
+    QTest::newRow("ISO basic") << "20210104T093000" << "2021-01-04T14:30:00Z";
+    QTest::newRow("European date time") << "04.01.2021 09:30" << "2021-01-04T14:30:00Z";
+    QTest::newRow("European date") << "06.07.2021" << "2021-07-06T04:00:00Z";
+    QTest::newRow("US two-digit year") << "01/04/21 09:30" << "2021-01-04T14:30:00Z";
+    QTest::newRow("day-month name") << "04-Jan-2021 09:30:00" << "2021-01-04T14:30:00Z";
+    QTest::newRow("day month name") << "4 Jan 2021 09:30:00" << "2021-01-04T14:30:00Z";
+    QTest::newRow("ctime") << "Mon Jan  4 09:30:00 2021" << "2021-01-04T14:30:00Z";
 }
 
 void TestCsvReader::timestampFormats()
@@ -234,6 +248,23 @@ void TestCsvReader::doubledQuotes()
     }
 }
 
+void TestCsvReader::fallbackLayoutsInDateTimeColumns()
+{
+    const ParsedFile f = readBarBuffer("eu.csv", "Date,Time,Open,High,Low,Close,Volume\n"
+                                                 "04.01.2021,09:30,1,2,1,2,5\n"
+                                                 "04-Jan-2021,09:31:00,1,2,1,2,5\n");
+    QCOMPARE(f.bars.size(), std::size_t(2));
+    QCOMPARE(f.bars[0].tsEvent, utc("2021-01-04T14:30:00Z"));
+    QCOMPARE(f.bars[1].tsEvent, utc("2021-01-04T14:31:00Z"));
+    const ParsedFile daily = readBarBuffer("d.csv", "date,open,high,low,close,volume\n06.07.2021,1,2,1,2,5\n");
+    QCOMPARE(daily.bars[0].tsEvent, utc("2021-07-06T04:00:00Z"));
+    QVERIFY(parseTextTimestamp("2021-01-04 09:30:00 +01:00"));
+    QCOMPARE(parseTextTimestamp("2021-01-04 09:30:00 +01:00")->ns, utc("2021-01-04T08:30:00Z"));
+    QVERIFY(parseTextTimestamp("2021-01-04 09:30:00 +01:00")->exact);
+    QVERIFY(!parseTextTimestamp("04.01.2021 09:30")->exact);
+    QVERIFY(!parseTextTimestamp("yesterday"));
+}
+
 void TestCsvReader::malformed_data()
 {
     QTest::addColumn<QString>("csv");
@@ -247,6 +278,12 @@ void TestCsvReader::malformed_data()
                                     << "missing column 'close'";
     QTest::newRow("empty price") << header + "2021-01-04 09:30:00,,2,0.5,1.5,10\n" << quint64(2) << "bad open price ''";
     QTest::newRow("bad timestamp") << header + "2021-13-04 09:30:00,1,2,0.5,1.5,10\n" << quint64(2) << "bad timestamp";
+    QTest::newRow("no timestamp at all") << header + good + "sometime soon,1,2,0.5,1.5,10\n" << quint64(3)
+                                         << "bad timestamp 'sometime soon'";
+    QTest::newRow("EST abbreviation is a guess") << header + "2021-01-04 09:30:00 EST,1,2,0.5,1.5,10\n" << quint64(2)
+                                                 << "bad timestamp";
+    QTest::newRow("31 February, day-month name") << header + "31-Feb-2021 09:30:00,1,2,0.5,1.5,10\n" << quint64(2)
+                                                 << "bad timestamp";
     QTest::newRow("bad volume") << header + "2021-01-04 09:30:00,1,2,0.5,1.5,ten\n" << quint64(2) << "bad volume 'ten'";
     QTest::newRow("fractional volume") << header + "2021-01-04 09:30:00,1,2,0.5,1.5,1.5\n" << quint64(2)
                                        << "bad volume '1.5'";
