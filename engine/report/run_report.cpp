@@ -2,6 +2,7 @@
 
 #include "engine/data/market_time.h"
 #include "engine/replay/split.h"
+#include "engine/report/csv_field.h"
 #include "engine/report/report_blocks.h"
 #include "engine/session/devices.h"
 #include "engine/store/bar_store.h"
@@ -128,8 +129,11 @@ std::string renderRunReportCsv(BarStore& store, const std::vector<std::int64_t>&
     char buf[64];
     for (std::int64_t id : runIds)
         for (const MetricSample& s : runs.metrics(id)) {
-            out += std::to_string(id) + ',' + s.model + ',' + s.metric + ',' + std::to_string(s.step) + ',' +
-                   formatUtc(s.wallNs) + ',';
+            out += std::to_string(id) + ',';
+            appendCsvField(out, s.model);
+            out += ',';
+            appendCsvField(out, s.metric);
+            out += ',' + std::to_string(s.step) + ',' + formatUtc(s.wallNs) + ',';
             std::snprintf(buf, sizeof buf, "%.17g", s.value);
             out += buf;
             out += '\n';
