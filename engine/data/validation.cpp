@@ -1,5 +1,6 @@
 #include "engine/data/validation.h"
 
+#include "engine/data/cme_holidays.h"
 #include "engine/data/import_error.h"
 #include "engine/data/market_time.h"
 
@@ -126,6 +127,49 @@ std::int64_t mostCommon(const std::unordered_map<std::int64_t, std::uint64_t>& c
     return best;
 }
 
+// True when la..lb (ET wall time, the end of the last bar to the next bar) spans a
+// closure that holds a holiday: each holiday H closes from 17:00 on H-1 to 18:00 on H
+// (early-close holidays halt at midday and reopen at 18:00 too, inside that window),
+// joined to a weekend next to it. The gap may begin anywhere in the session before
+// the closure (early closes) and must end before the close of the session after it.
+bool coversHolidayClosure(std::int64_t la, std::int64_t lb)
+{
+    if (lb - la > 6 * kNsPerDay) return false;
+    const std::int64_t first = floorDiv(la, kNsPerDay), last = floorDiv(lb, kNsPerDay) + 1;
+    for (std::int64_t h = first; h <= last; ++h) {
+        if (!cmeEquityHoliday(h)) continue;
+        std::int64_t start = (h - 1) * kNsPerDay + 17 * kNsPerHour;
+        std::int64_t end = h * kNsPerDay + 18 * kNsPerHour;
+        // Join the weekend before (Monday holidays) and after (Friday holidays), and a
+        // second holiday next to it.
+        for (bool grew = true; grew;) {
+            grew = false;
+            const std::int64_t before = floorDiv(start, kNsPerDay); // the day the closure starts on
+            const int wb = weekdayFromDays(before);
+            if (wb == 0) {
+                start = (before - 2) * kNsPerDay + 17 * kNsPerHour;
+                grew = true;
+            } else if (cmeEquityHoliday(before)) {
+                start = (before - 1) * kNsPerDay + 17 * kNsPerHour;
+                grew = true;
+            }
+            const std::int64_t after = floorDiv(end, kNsPerDay) + 1; // the day after the reopening day
+            const int wa = weekdayFromDays(after);
+            if (wa == 6) {
+                end = (after + 1) * kNsPerDay + 18 * kNsPerHour;
+                grew = true;
+            } else if (cmeEquityHoliday(after)) {
+                end = after * kNsPerDay + 18 * kNsPerHour;
+                grew = true;
+            }
+        }
+        const std::int64_t sessionBefore = start - 23 * kNsPerHour; // 18:00 the evening before
+        const std::int64_t closeAfter = end + 23 * kNsPerHour;      // 17:00 the next day
+        if (la > sessionBefore && la <= end && lb >= end && lb < closeAfter) return true;
+    }
+    return false;
+}
+
 Gap::Kind classify(ZoneConverter& ny, std::int64_t lastBarEnd, std::int64_t nextBar)
 {
     const std::int64_t la = ny.utcToLocal(lastBarEnd);
@@ -150,7 +194,26 @@ Gap::Kind classify(ZoneConverter& ny, std::int64_t lastBarEnd, std::int64_t next
     const std::int64_t openThu = (friday - 1) * kNsPerDay + 18 * kNsPerHour;
     const std::int64_t closeMon = (friday + 3) * kNsPerDay + 17 * kNsPerHour;
     if (la <= closeFri && lb >= openSun && la > openThu && lb < closeMon) return Gap::Kind::Weekend;
+    if (coversHolidayClosure(la, lb)) return Gap::Kind::Holiday;
     return Gap::Kind::Other;
+}
+
+// Daily bars by their UTC dates (Databento's daily bars start at 00:00 UTC, naive
+// vendor dates at local midnight, both on the trading day's date).
+Gap::Kind classifyDaily(std::int64_t fromTs, std::int64_t toTs, bool& isGap)
+{
+    const std::int64_t a = floorDiv(fromTs, kNsPerDay), b = floorDiv(toTs, kNsPerDay);
+    isGap = b - a > 1;
+    if (!isGap) return Gap::Kind::Other; // a 25-hour step over a DST change skips no date
+    if (b - a > 12) return Gap::Kind::Other;
+    bool holiday = false;
+    for (std::int64_t d = a + 1; d < b; ++d) {
+        const int w = weekdayFromDays(d);
+        if (w == 0 || w == 6) continue;
+        if (!cmeEquityHoliday(d)) return Gap::Kind::Other;
+        holiday = true;
+    }
+    return holiday ? Gap::Kind::Holiday : Gap::Kind::Weekend;
 }
 
 } // namespace
@@ -186,6 +249,12 @@ std::vector<Gap> findGaps(const std::vector<Bar>& bars, std::int64_t intervalNs)
         const std::int64_t from = bars[i - 1].tsEvent;
         const std::int64_t to = bars[i].tsEvent;
         if (to - from <= intervalNs) continue;
+        if (intervalNs >= kNsPerDay) {
+            bool isGap = false;
+            const Gap::Kind kind = classifyDaily(from, to, isGap);
+            if (isGap) gaps.push_back(Gap{kind, from, to});
+            continue;
+        }
         if (!ny) ny.emplace("America/New_York");
         gaps.push_back(Gap{classify(*ny, from + intervalNs, to), from, to});
     }
@@ -312,6 +381,7 @@ ValidationReport validateBars(ParsedFile& file)
         switch (g.kind) {
         case Gap::Kind::DailyBreak: ++report.dailyBreaks; break;
         case Gap::Kind::Weekend: ++report.weekends; break;
+        case Gap::Kind::Holiday: ++report.holidays; break;
         case Gap::Kind::Other: ++report.otherGaps; break;
         }
     }
@@ -339,14 +409,22 @@ ValidationReport validateBars(ParsedFile& file)
         report.warnings.push_back(std::to_string(report.gaps.size()) + " gaps longer than the "
                                   + formatInterval(report.intervalNs) + " interval (not filled): "
                                   + std::to_string(report.dailyBreaks) + " daily breaks, " + std::to_string(report.weekends)
-                                  + " weekends, " + std::to_string(report.otherGaps) + " other");
+                                  + " weekends, " + std::to_string(report.holidays) + " holidays, "
+                                  + std::to_string(report.otherGaps) + " other");
     return report;
 }
 
 GapCounts countGaps(const std::vector<Gap>& gaps)
 {
     GapCounts c;
-    for (const Gap& g : gaps) (g.kind == Gap::Kind::DailyBreak ? c.dailyBreaks : g.kind == Gap::Kind::Weekend ? c.weekends : c.other)++;
+    for (const Gap& g : gaps) {
+        switch (g.kind) {
+        case Gap::Kind::DailyBreak: ++c.dailyBreaks; break;
+        case Gap::Kind::Weekend: ++c.weekends; break;
+        case Gap::Kind::Holiday: ++c.holidays; break;
+        case Gap::Kind::Other: ++c.other; break;
+        }
+    }
     return c;
 }
 

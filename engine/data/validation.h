@@ -19,7 +19,7 @@ struct DuplicateRun {
 
 /// A gap between consecutive bars of one instrument that is longer than the bar interval.
 struct Gap {
-    enum class Kind { DailyBreak, Weekend, Other };
+    enum class Kind { DailyBreak, Weekend, Holiday, Other };
     Kind kind = Kind::Other;
     std::int64_t fromTs = 0;   ///< start of the last bar before the gap (UTC ns)
     std::int64_t toTs = 0;     ///< start of the first bar after it
@@ -42,6 +42,7 @@ struct ValidationReport {
     std::int64_t intervalNs = 0;       ///< the bar interval (from the file, else the most common step)
     std::vector<Gap> gaps;
     std::uint64_t dailyBreaks = 0, weekends = 0, otherGaps = 0;
+    std::uint64_t holidays = 0;        ///< gaps over a CME equity holiday (engine/data/cme_holidays.h)
     std::vector<std::string> warnings;  ///< readable, ready for a report
 };
 
@@ -63,10 +64,15 @@ inline constexpr double kPriceJumpRatio = 1.5;
 ValidationReport validateBars(ParsedFile& file);
 
 /// Gaps longer than intervalNs between consecutive bars of ONE instrument (time
-/// order), classified against the ES calendar in New York time: DailyBreak covers
-/// a Monday-Thursday 17:00-18:00 ET break with at most an hour missing either
-/// side; Weekend covers the Friday 17:00 to Sunday 18:00 ET closure and ends
-/// before Monday's 17:00 close; anything else is Other.
+/// order), classified by the interval. Intraday (under a day), against the ES
+/// calendar in New York time: DailyBreak covers a Monday-Thursday 17:00-18:00 ET
+/// break with at most an hour missing either side; Weekend covers the Friday 17:00
+/// to Sunday 18:00 ET closure and ends before Monday's 17:00 close; Holiday covers
+/// a CME equity holiday's closure (17:00 ET the day before to 18:00 ET on it, joined
+/// to an adjacent weekend), from within the session before it to the close of the
+/// session after it; anything else is Other. Daily (a day or longer), by the UTC
+/// dates of the bars: no gap unless a date is skipped; Weekend when only Saturdays
+/// and Sundays are, Holiday when only those and holidays are, else Other.
 std::vector<Gap> findGaps(const std::vector<Bar>& bars, std::int64_t intervalNs);
 
 /// Fixed point as exact decimal text: 3702750000000 -> "3702.75".
@@ -75,6 +81,7 @@ std::string formatPrice(std::int64_t fixed);
 /// Gaps counted by kind.
 struct GapCounts {
     std::uint64_t dailyBreaks = 0, weekends = 0, other = 0;
+    std::uint64_t holidays = 0;
 };
 /// Counts gaps by kind.
 GapCounts countGaps(const std::vector<Gap>& gaps);

@@ -67,8 +67,9 @@ std::string renderDataReportHtml(const DataReport& r)
 
     const GapCounts gaps = countGaps(r.gaps);
     const std::uint64_t other = gaps.other;
-    h << "<h2>Gaps and rolls</h2><p>" << gaps.dailyBreaks << " daily maintenance breaks, " << gaps.weekends << " weekends, " << other
-      << " other gaps (holidays or missing data). Gaps are reported, never filled.</p>";
+    h << "<h2>Gaps and rolls</h2><p>" << gaps.dailyBreaks << " daily maintenance breaks, " << gaps.weekends << " weekends, "
+      << gaps.holidays << " exchange holidays, " << other
+      << " other gaps (missing data or unlisted closures). Gaps are reported, never filled.</p>";
     if (other > 0) {
         h << "<table><tr><th>Other gap from (UTC)</th><th>to</th><th>minutes</th></tr>";
         int shown = 0;
@@ -114,7 +115,8 @@ nlohmann::json dataReportJson(const DataReport& r)
                          {"to", formatUtc(p.toTs)}, {"bars", p.bars}});
     j["split"] = split;
     const GapCounts gaps = countGaps(r.gaps);
-    j["gaps"] = {{"daily_breaks", gaps.dailyBreaks}, {"weekends", gaps.weekends}, {"other", gaps.other}};
+    j["gaps"] = {{"daily_breaks", gaps.dailyBreaks}, {"weekends", gaps.weekends}, {"holidays", gaps.holidays},
+                 {"other", gaps.other}};
     nlohmann::json rolls = nlohmann::json::array();
     for (const Roll& roll : r.rolls) rolls.push_back(toJson(roll));
     j["rolls"] = rolls;

@@ -13,6 +13,7 @@ const char* gapKindName(Gap::Kind kind)
     switch (kind) {
     case Gap::Kind::DailyBreak: return "daily_break";
     case Gap::Kind::Weekend: return "weekend";
+    case Gap::Kind::Holiday: return "holiday";
     case Gap::Kind::Other: return "other";
     }
     return "other";
@@ -49,7 +50,8 @@ nlohmann::json toJson(const ImportResult& r)
     j["duplicate_runs"] = dups;
     j["off_grid_prices"] = v.offGridPrices;
     j["interval_s"] = v.intervalNs / kNsPerSecond;
-    j["gaps"] = {{"daily_breaks", v.dailyBreaks}, {"weekends", v.weekends}, {"other", v.otherGaps}};
+    j["gaps"] = {{"daily_breaks", v.dailyBreaks}, {"weekends", v.weekends}, {"holidays", v.holidays},
+                 {"other", v.otherGaps}};
     nlohmann::json rolls = nlohmann::json::array();
     for (const Roll& roll : r.rolls) rolls.push_back(toJson(roll));
     j["rolls"] = rolls;

@@ -52,6 +52,8 @@ private Q_SLOTS:
     void gapKinds_data();
     void gapKinds();
     void inferInterval();
+    void dailySeries();
+    void realDailyFromFiveMinute();
 };
 
 void TestValidation::realOneMinute()
@@ -93,6 +95,11 @@ void TestValidation::realFiveMinuteDuplicates()
     QCOMPARE(r.duplicateRuns[0].originalLine, std::uint64_t(15731));
     QCOMPARE(r.duplicateRuns[0].rows, std::uint64_t(87));
     QCOMPARE(r.intervalNs, 5 * kNsPerMinute);
+    // RTH only: every weekend, and the nine exchange holidays in the file's span (Thanksgiving
+    // 2016 from Wednesday's close to Friday's open, 2017-07-03's early close to July 5th...),
+    // which used to count as "other" like the overnight breaks still do.
+    QCOMPARE(r.weekends, std::uint64_t(53));
+    QCOMPARE(r.holidays, std::uint64_t(9));
     // Off-grid decimals such as 2424.85 occur only in the WAP column; every OHLC price is on the grid.
     QCOMPARE(r.offGridPrices, std::uint64_t(0));
     QVERIFY(r.warnings.front().find("87 exact duplicate rows dropped: lines 15818-15904 repeat from line 15731")
@@ -320,6 +327,38 @@ void TestValidation::gapKinds_data()
                                                  << int(Gap::Kind::Other);
     QTest::newRow("Friday 16:59 -> Tuesday (holiday)") << "2021-01-15T21:59:00Z" << "2021-01-19T23:00:00Z" << m1
                                                        << int(Gap::Kind::Other);
+    // Issue 21.6: exchange holidays are holidays, not "other".
+    QTest::newRow("MLK 2021: Fri 16:59 -> Mon 18:00") << "2021-01-15T21:59:00Z" << "2021-01-18T23:00:00Z" << m1
+                                                      << int(Gap::Kind::Holiday);
+    QTest::newRow("MLK 2021 halt: Mon 12:59 -> 18:00") << "2021-01-18T17:59:00Z" << "2021-01-18T23:00:00Z" << m1
+                                                       << int(Gap::Kind::Holiday);
+    QTest::newRow("MLK 2021 RTH: Fri 16:55 -> Tue 09:30") << "2021-01-15T21:55:00Z" << "2021-01-19T14:30:00Z" << m5
+                                                          << int(Gap::Kind::Holiday);
+    QTest::newRow("Good Friday 2024: Thu 16:59 -> Sun 18:00") << "2024-03-28T20:59:00Z" << "2024-03-31T22:00:00Z" << m1
+                                                              << int(Gap::Kind::Holiday);
+    QTest::newRow("Thanksgiving 2023: 12:59 -> 18:00") << "2023-11-23T17:59:00Z" << "2023-11-23T23:00:00Z" << m1
+                                                       << int(Gap::Kind::Holiday);
+    QTest::newRow("Thanksgiving 2023: a day missing after") << "2023-11-23T17:59:00Z" << "2023-11-24T23:00:00Z" << m1
+                                                            << int(Gap::Kind::Other);
+    QTest::newRow("Juneteenth 2022 (observed Mon)") << "2022-06-17T20:59:00Z" << "2022-06-20T22:00:00Z" << m1
+                                                    << int(Gap::Kind::Holiday);
+    QTest::newRow("an ordinary Monday closed") << "2022-06-10T20:59:00Z" << "2022-06-13T22:00:00Z" << m1
+                                               << int(Gap::Kind::Other);
+    // Daily bars by date: weekends and holidays are expected.
+    const qint64 d1 = kNsPerDay;
+    QTest::newRow("daily Fri -> Mon") << "2021-01-08T00:00:00Z" << "2021-01-11T00:00:00Z" << d1 << int(Gap::Kind::Weekend);
+    QTest::newRow("daily at ET midnight Fri -> Mon") << "2021-01-08T05:00:00Z" << "2021-01-11T05:00:00Z" << d1
+                                                     << int(Gap::Kind::Weekend);
+    QTest::newRow("daily over MLK 2021") << "2021-01-15T00:00:00Z" << "2021-01-19T00:00:00Z" << d1
+                                         << int(Gap::Kind::Holiday);
+    QTest::newRow("daily over Good Friday 2024") << "2024-03-28T00:00:00Z" << "2024-04-01T00:00:00Z" << d1
+                                                 << int(Gap::Kind::Holiday);
+    QTest::newRow("daily over Thanksgiving 2023") << "2023-11-22T00:00:00Z" << "2023-11-24T00:00:00Z" << d1
+                                                  << int(Gap::Kind::Holiday);
+    QTest::newRow("daily missing Wednesday") << "2021-01-05T00:00:00Z" << "2021-01-07T00:00:00Z" << d1
+                                             << int(Gap::Kind::Other);
+    QTest::newRow("daily missing Friday before a weekend") << "2021-01-07T00:00:00Z" << "2021-01-11T00:00:00Z" << d1
+                                                           << int(Gap::Kind::Other);
 }
 
 void TestValidation::gapKinds()
@@ -346,6 +385,68 @@ void TestValidation::inferInterval()
     QCOMPARE(inferIntervalNs(bars), 5 * m);
     QCOMPARE(inferIntervalNs({}), std::int64_t(0));
     QCOMPARE(inferIntervalNs({bar(0, 1, 1, 1, 1), bar(2 * m, 1, 1, 1, 1), bar(3 * m, 1, 1, 1, 1)}), m);
+}
+
+void TestValidation::dailySeries()
+{
+    // Daily bars at New York midnight: two weeks over MLK 2021, and the 25-hour step at
+    // the end of daylight saving, which skips no date.
+    std::vector<Bar> bars;
+    for (const char* d : {"2021-01-04T05:00:00Z", "2021-01-05T05:00:00Z", "2021-01-06T05:00:00Z", "2021-01-07T05:00:00Z",
+                          "2021-01-08T05:00:00Z", "2021-01-11T05:00:00Z", "2021-01-12T05:00:00Z", "2021-01-13T05:00:00Z",
+                          "2021-01-14T05:00:00Z", "2021-01-15T05:00:00Z", "2021-01-19T05:00:00Z"})
+        bars.push_back(bar(utc(d), 1, 1, 1, 1));
+    ParsedFile f = fileOf(bars);
+    f.intervalNs = kNsPerDay;
+    const ValidationReport r = validateBars(f);
+    QCOMPARE(r.weekends, std::uint64_t(1));
+    QCOMPARE(r.holidays, std::uint64_t(1));
+    QCOMPARE(r.otherGaps, std::uint64_t(0));
+    QVERIFY(r.warnings.back().find("1 weekends, 1 holidays, 0 other") != std::string::npos);
+
+    const std::vector<Bar> dst = {bar(utc("2021-11-05T04:00:00Z"), 1, 1, 1, 1), bar(utc("2021-11-08T05:00:00Z"), 1, 1, 1, 1),
+                                  bar(utc("2021-11-09T05:00:00Z"), 1, 1, 1, 1)};
+    const auto gaps = findGaps(dst, kNsPerDay);
+    QCOMPARE(gaps.size(), std::size_t(1));
+    QCOMPARE(gaps[0].kind, Gap::Kind::Weekend);
+    QCOMPARE(countGaps(gaps).weekends, std::uint64_t(1));
+    const std::vector<Bar> everyDay = {bar(utc("2021-11-06T04:00:00Z"), 1, 1, 1, 1), bar(utc("2021-11-07T04:00:00Z"), 1, 1, 1, 1),
+                                       bar(utc("2021-11-08T05:00:00Z"), 1, 1, 1, 1)};
+    QVERIFY(findGaps(everyDay, kNsPerDay).empty());
+}
+
+void TestValidation::realDailyFromFiveMinute()
+{
+    // One daily bar per New York date of the RTH 5-minute file (2016-09-09 .. 2017-11-09),
+    // stamped at 00:00 UTC of that date as Databento stamps daily bars.
+    ParsedFile f = readBarFile(FOXHUNT_REAL_DATA_DIR "/es_5min_1yr.csv");
+    validateBars(f);
+    ZoneConverter ny("America/New_York");
+    std::vector<Bar> daily;
+    for (const Bar& b : f.bars) {
+        const std::int64_t d = ny.utcToLocal(b.tsEvent) / kNsPerDay;
+        if (daily.empty() || daily.back().tsEvent != d * kNsPerDay) daily.push_back(bar(d * kNsPerDay, 1, 1, 1, 1));
+    }
+    QCOMPARE(daily.size(), std::size_t(290));
+    const std::vector<Gap> gaps = findGaps(daily, kNsPerDay);
+    const GapCounts c = countGaps(gaps);
+    // Every weekend, and the nine holidays from Thanksgiving 2016 to Labor Day 2017
+    // (Christmas and New Year's Day observed on Mondays); the one other gap is a hole
+    // in the file, 2017-05-10 .. 2017-05-17.
+    QCOMPARE(c.weekends, std::uint64_t(53));
+    QCOMPARE(c.holidays, std::uint64_t(9));
+    QCOMPARE(c.other, std::uint64_t(1));
+    QCOMPARE(c.dailyBreaks, std::uint64_t(0));
+    std::vector<std::string> holidays;
+    for (const Gap& g : gaps) {
+        if (g.kind == Gap::Kind::Holiday) holidays.push_back(formatUtc(g.toTs).substr(0, 10));
+        if (g.kind == Gap::Kind::Other) {
+            QCOMPARE(formatUtc(g.fromTs), std::string("2017-05-09T00:00:00Z"));
+            QCOMPARE(formatUtc(g.toTs), std::string("2017-05-18T00:00:00Z"));
+        }
+    }
+    QCOMPARE(holidays, (std::vector<std::string>{"2016-11-25", "2016-12-27", "2017-01-03", "2017-01-17", "2017-02-21",
+                                                  "2017-04-17", "2017-05-30", "2017-07-05", "2017-09-05"}));
 }
 
 QTEST_APPLESS_MAIN(TestValidation)
