@@ -112,6 +112,20 @@ BarImporter::StoredOverlap BarImporter::compareStored(std::int64_t seriesId, con
     return overlap;
 }
 
+double overallImportFraction(double fraction, std::string_view stage)
+{
+    // Reading (parsing) is most of an import's time; storing is most of the rest.
+    struct Span {
+        std::string_view stage;
+        double begin, end;
+    };
+    static constexpr Span kSpans[] = {{"read", 0.0, 0.5}, {"validate", 0.5, 0.6}, {"store", 0.6, 1.0}};
+    const double f = std::clamp(fraction, 0.0, 1.0);
+    for (const Span& span : kSpans)
+        if (span.stage == stage) return span.begin + f * (span.end - span.begin);
+    return 1.0;
+}
+
 ImportResult BarImporter::importFile(const std::string& path, const ImportOptions& options, const ProgressFn& progress)
 {
     // One read, hashed on the way: a pipe (/dev/stdin, <(...)) has no second reading to parse.

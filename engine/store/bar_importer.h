@@ -85,6 +85,11 @@ struct ImportResult {
 /// Progress callback: fraction in [0, 1] and a stage name ("read", "validate", "store").
 using ProgressFn = std::function<void(double fraction, std::string_view stage)>;
 
+/// One figure in [0, 1] for a whole import from a stage's own fraction: "read" fills the first
+/// half, "validate" the next tenth, "store" the rest, so successive calls never go back. An
+/// unknown stage counts as done (1).
+double overallImportFraction(double fraction, std::string_view stage);
+
 /// Imports files into a bar store, on the store's connection (same thread as it).
 class BarImporter {
 public:
