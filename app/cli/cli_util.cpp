@@ -29,16 +29,16 @@ void printJson(const nlohmann::json& value)
 }
 
 void exportReport(const std::string& dbPath, const std::vector<std::int64_t>& runIds, const std::string& path,
-                  bool letter)
+                  bool letter, const std::function<bool(double fraction)>& progress)
 {
 #ifdef FOXHUNT_HAVE_PDF_REPORTS
-    exportRunReport(dbPath, runIds, path, {}, letter ? ReportPageSize::Letter : ReportPageSize::A4);
+    exportRunReport(dbPath, runIds, path, progress, letter ? ReportPageSize::Letter : ReportPageSize::A4);
 #else
     if (reportFormatForPath(path) == ReportFormat::Pdf)
         throw std::invalid_argument("this foxhunt-cli was built without Qt (FOXHUNT_BUILD_GUI=OFF) and cannot write PDF; "
                                     "use .html, .json or .csv: " + path);
     (void)letter;
-    writeRunReport(dbPath, runIds, path);
+    writeRunReport(dbPath, runIds, path, progress);
 #endif
 }
 

@@ -4,6 +4,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -18,9 +19,10 @@ std::string resolveDbPath(const std::string& option);
 /// Writes pretty JSON and a newline to stdout.
 void printJson(const nlohmann::json& value);
 /// Writes a run report; the extension picks the format (.html, .pdf, .json, .csv).
-/// `letter` picks US Letter paper for a PDF (else A4). Throws like exportRunReport.
+/// `letter` picks US Letter paper for a PDF (else A4). `progress` gets the fraction done (a
+/// ReportProgress: false cancels). Throws like exportRunReport.
 void exportReport(const std::string& dbPath, const std::vector<std::int64_t>& runIds, const std::string& path,
-                  bool letter = false);
+                  bool letter = false, const std::function<bool(double fraction)>& progress = {});
 /// Writes "foxhunt-cli: message" to stderr.
 void printError(const std::string& message);
 

@@ -2,6 +2,7 @@
 
 #include "app/cli/cli_util.h"
 #include "app/cli/commands.h"
+#include "app/cli/progress_line.h"
 
 #include "engine/data/import_error.h"
 #include "engine/data/market_time.h"
@@ -12,8 +13,11 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <memory>
+#include <system_error>
 
 namespace foxhunt::cli {
 
@@ -28,6 +32,7 @@ struct ImportArgs {
     bool backAdjust = false;
     bool replace = false;
     bool json = false;
+    ProgressMode progress = ProgressMode::Auto;
     std::uint64_t maxDecompressedMib = 0;
     std::string timestampColumn, dateColumn, timeColumn, openColumn, highColumn, lowColumn, closeColumn,
         volumeColumn, symbolColumn, timestampFormat, delimiter;
@@ -110,13 +115,31 @@ int run(const ImportArgs& a)
     int exitCode = kExitOk;
     nlohmann::json files = nlohmann::json::array();
     for (const std::string& path : a.files) {
+        // The file's bytes stand for the work: the bar count is known only once it is read. A pipe
+        // has no size, so its line shows the fraction alone.
+        std::error_code sizeError;
+        const std::uintmax_t size = std::filesystem::is_regular_file(path, sizeError)
+                                        ? std::filesystem::file_size(path, sizeError) : 0;
+        const bool sized = !sizeError && size > 0;
+        const std::uint64_t total = sized ? size : 1000;
+        ProgressLine line(a.progress, "import " + std::filesystem::path(path).filename().string(),
+                          sized ? "bytes" : "");
+        double overall = 0.0;
+        const ProgressFn onProgress = [&](double fraction, std::string_view stage) {
+            overall = std::max(overall, overallImportFraction(fraction, stage));
+            line.update(static_cast<std::uint64_t>(overall * static_cast<double>(total)), total);
+        };
         try {
-            const ImportResult result = BarImporter(*store).importFile(path, options);
+            const ImportResult result = BarImporter(*store).importFile(path, options,
+                                                                       line.enabled() ? onProgress : ProgressFn{});
+            line.update(total, total);
+            line.finish();
             if (a.json)
                 files.push_back(toJson(result));
             else
                 printText(result);
         } catch (const ImportError& e) {
+            line.finish();
             std::cerr << e.what() << '\n';
             const auto* conflict = dynamic_cast<const StoredBarConflict*>(&e);
             if (conflict)
@@ -131,6 +154,7 @@ int run(const ImportArgs& a)
             }
             exitCode = kExitRejected;
         } catch (const std::exception& e) {
+            line.finish();
             std::cerr << path << ": " << e.what() << '\n';
             if (a.json) files.push_back({{"path", path}, {"status", "failed"}, {"error", e.what()}, {"imported", 0}});
             if (exitCode == kExitOk) exitCode = kExitError;
@@ -157,6 +181,7 @@ Runner addImportCommand(CLI::App& app)
                   "Replace stored bars that the file gives other values: each series' stored bars between the "
                   "file's first and last time are rewritten (without it such a file is rejected)");
     cmd->add_flag("--json", args->json, "Print a JSON summary");
+    addProgressOptions(*cmd, args->progress);
     cmd->add_option("--max-decompressed", args->maxDecompressedMib,
                     "Largest size a .zst file may decompress to, in MiB (default: 200x the file, at least 64 MiB, "
                     "at most 4 GiB)")

@@ -3,6 +3,7 @@
 
 #include "app/cli/cli_util.h"
 #include "app/cli/commands.h"
+#include "app/cli/progress_line.h"
 
 #include "engine/data/market_time.h"
 #include "engine/replay/bar_clock.h"
@@ -33,6 +34,7 @@ struct ReplayArgs {
     std::string speed = "max";
     std::string report;
     bool json = false;
+    ProgressMode progress = ProgressMode::Auto;
 };
 
 /// Running mean/variance/min/max of one feature (Welford).
@@ -92,10 +94,16 @@ int run(const ReplayArgs& a)
         BarClock clock(bars, BarClockOptions{.speed = speed});
         FeaturePipeline pipeline;
         std::array<Accumulator, kFeatureCount> stats;
-        const ReplayStats replay = clock.run([&](const Bar& bar, std::size_t) {
+        ProgressLine line(a.progress, "replay " + series->symbol, "bars");
+        const std::uint64_t total = bars.size();
+        const ReplayStats replay = clock.run([&](const Bar& bar, std::size_t index) {
             const FeatureVector& f = pipeline.push(bar);
             for (std::size_t k = 0; k < kFeatureCount; ++k) stats[k].add(f[k]);
+            // Every 256th bar: the line reads the clock, which a bar at max speed should not pay for.
+            if (index % 256 == 0) line.update(index + 1, total);
         });
+        line.update(replay.barsReplayed, total);
+        line.finish();
 
         DataReport report;
         report.series = *series;
@@ -155,6 +163,7 @@ Runner addReplayCommand(CLI::App& app)
     cmd->add_option("--speed", args->speed, "max, or N for N x real time")->capture_default_str();
     cmd->add_option("--report", args->report, "Write the data report (.html, or .json)");
     cmd->add_flag("--json", args->json, "Print JSON");
+    addProgressOptions(*cmd, args->progress);
     return [args] { return run(*args); };
 }
 

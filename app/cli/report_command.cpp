@@ -2,10 +2,12 @@
 
 #include "app/cli/cli_util.h"
 #include "app/cli/commands.h"
+#include "app/cli/progress_line.h"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 
 #include <iostream>
@@ -21,12 +23,21 @@ struct ReportArgs {
     std::string out;
     std::string paper = "a4";
     bool json = false;
+    ProgressMode progress = ProgressMode::Auto;
 };
 
 int run(const ReportArgs& a)
 {
     try {
-        exportReport(resolveDbPath(a.db), a.runs, a.out, a.paper == "letter");
+        // An export knows only its fraction: the line shows percent and ETA, in thousandths.
+        ProgressLine line(a.progress, "report " + std::filesystem::path(a.out).filename().string(), "");
+        constexpr std::uint64_t kParts = 1000;
+        exportReport(resolveDbPath(a.db), a.runs, a.out, a.paper == "letter", [&line](double fraction) {
+            line.update(static_cast<std::uint64_t>(std::clamp(fraction, 0.0, 1.0) * kParts), kParts);
+            return true;
+        });
+        line.update(kParts, kParts);
+        line.finish();
         if (a.json) {
             const std::filesystem::path out(a.out);
             printJson({{"out", std::filesystem::absolute(out).string()},
@@ -57,6 +68,7 @@ Runner addReportCommand(CLI::App& app)
         ->check(CLI::IsMember({"a4", "letter"}))
         ->capture_default_str();
     cmd->add_flag("--json", args->json, "Print what was written (path, format, bytes, runs) as JSON");
+    addProgressOptions(*cmd, args->progress);
     return [args] { return run(*args); };
 }
 

@@ -3,6 +3,7 @@
 
 #include "app/cli/cli_util.h"
 #include "app/cli/commands.h"
+#include "app/cli/progress_line.h"
 
 #include "engine/data/market_time.h"
 #include "engine/session/devices.h"
@@ -19,6 +20,9 @@
 #include <iostream>
 #include <memory>
 #include <sstream>
+#include <condition_variable>
+#include <mutex>
+#include <stop_token>
 #include <thread>
 
 namespace foxhunt::cli {
@@ -46,6 +50,7 @@ struct TrainArgs {
     int worldSize = 0;
     int rank = -1;
     bool json = false;
+    ProgressMode progress = ProgressMode::Auto;
 };
 
 std::atomic<TrainingSession*> g_session{nullptr};
@@ -163,15 +168,25 @@ int run(const TrainArgs& a)
     g_session = &session;
     std::signal(SIGINT, onSignal);
     std::signal(SIGTERM, onSignal);
+    // The session reports bars replayed through atomics; this thread polls them while run() blocks
+    // and wakes at once when asked to stop, so the run's end is not held up by a sleep.
     std::jthread progress;
-    if (!a.json) {
+    if (progressEnabled(a.progress)) {
         progress = std::jthread([&session](std::stop_token stop) {
+            ProgressLine line(ProgressMode::On, "train", "bars");
+            std::mutex mutex;
+            std::condition_variable_any wake;
+            std::unique_lock lock(mutex);
             while (!stop.stop_requested()) {
-                std::this_thread::sleep_for(std::chrono::seconds(2));
-                if (stop.stop_requested()) break;
+                wake.wait_for(lock, stop, std::chrono::milliseconds(250), [] { return false; });
                 const SessionProgress& p = session.progress();
-                if (p.running && p.totalTicks > 0)
-                    std::cerr << "\rtraining: " << p.tick.load() << " bars replayed, run " << p.runId.load() << std::flush;
+                if (stop.stop_requested() || !p.running || p.totalTicks <= 0) continue;
+                line.update(static_cast<std::uint64_t>(p.tick.load()), static_cast<std::uint64_t>(p.totalTicks.load()));
+            }
+            const SessionProgress& p = session.progress();
+            if (p.totalTicks > 0) {
+                line.update(static_cast<std::uint64_t>(p.tick.load()), static_cast<std::uint64_t>(p.totalTicks.load()));
+                line.finish();
             }
         });
     }
@@ -180,7 +195,6 @@ int run(const TrainArgs& a)
     if (progress.joinable()) {
         progress.request_stop();
         progress.join();
-        std::cerr << '\n';
     }
 
     const nlohmann::json doc = nlohmann::json::parse(result.json);
@@ -257,6 +271,7 @@ Runner addTrainCommand(CLI::App& app)
     cmd->add_option("--world-size", args->worldSize, "Several machines: processes in the run (WORLD_SIZE)");
     cmd->add_option("--rank", args->rank, "Several machines: this process's rank (RANK; 0 owns the run)");
     cmd->add_flag("--json", args->json, "Print the result as JSON");
+    addProgressOptions(*cmd, args->progress);
     return [args] { return run(*args); };
 }
 
