@@ -4,6 +4,7 @@
 
 #include <QMetaObject>
 
+#include <algorithm>
 #include <chrono>
 
 namespace foxhunt {
@@ -64,10 +65,13 @@ void ImportController::run(QStringList files, ImportOptions options)
         ImportOutcome outcome;
         outcome.path = file;
         report(100 * i / n, tr("Importing %1").arg(file), true);
+        // Each stage counts from 0 to 1 again: overallImportFraction makes one rising figure of them.
+        double overall = 0.0;
         try {
             outcome.result = BarImporter(*store).importFile(file.toStdString(), options, [&](double fraction, std::string_view stage) {
                 if (m_cancel) throw ImportCancelled();
-                report(static_cast<int>(100.0 * (i + fraction) / n),
+                overall = std::max(overall, overallImportFraction(fraction, stage));
+                report(static_cast<int>(100.0 * (i + overall) / n),
                        tr("%1: %2").arg(file, QString::fromUtf8(stage.data(), static_cast<int>(stage.size()))), false);
             });
             outcome.ok = true;

@@ -40,7 +40,8 @@ public:
     const std::vector<ImportOutcome>& outcomes() const { return m_outcomes; }
 
 Q_SIGNALS:
-    /// Overall progress in percent and a line of text; at most a few per second.
+    /// Progress of the whole batch in percent, never decreasing within a batch, and a line of
+    /// text; at most a few per second.
     void progress(int percent, const QString& text);
     /// The batch is done; outcomes() holds one entry per file.
     void finished();

@@ -43,6 +43,7 @@
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QPushButton>
 #include <QSignalBlocker>
 #include <QSplitter>
 #include <QStatusBar>
@@ -226,9 +227,20 @@ void MainWindow::buildCentral()
     m_progress->setRange(0, 100);
     m_progress->setMaximumWidth(200);
     m_progress->setVisible(false);
+    m_progress->setObjectName(QStringLiteral("importProgress"));
+    m_importCancel = new QPushButton(tr("Cancel"));
+    m_importCancel->setObjectName(QStringLiteral("importCancel"));
+    m_importCancel->setToolTip(tr("Stop the import; the file being imported is not stored"));
+    m_importCancel->setVisible(false);
+    connect(m_importCancel, &QPushButton::clicked, this, [this] {
+        m_import->cancel();
+        m_importCancel->setEnabled(false);
+        statusBar()->showMessage(tr("Cancelling the import..."));
+    });
     m_statusRun = new QLabel;
     statusBar()->addPermanentWidget(m_statusRun);
     statusBar()->addPermanentWidget(m_progress);
+    statusBar()->addPermanentWidget(m_importCancel);
     statusBar()->addPermanentWidget(m_statusSeries);
     statusBar()->addPermanentWidget(m_statusDb);
     m_statusDb->setText(m_databasePath);
@@ -513,6 +525,8 @@ bool MainWindow::importFiles(const QStringList& files)
     rememberImported(files);
     m_progress->setValue(0);
     m_progress->setVisible(true);
+    m_importCancel->setEnabled(true);
+    m_importCancel->setVisible(true);
     return true;
 }
 
@@ -575,6 +589,7 @@ QUrl MainWindow::manualUrl()
 void MainWindow::onImportFinished()
 {
     m_progress->setVisible(false);
+    m_importCancel->setVisible(false);
     m_lastReport = formatImportReport(m_import->outcomes());
     m_log->appendPlainText(m_lastReport);
     int failed = 0;

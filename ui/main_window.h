@@ -27,6 +27,7 @@ class QDateEdit;
 class QToolBar;
 class QPlainTextEdit;
 class QProgressBar;
+class QPushButton;
 class QSplitter;
 class QTableWidget;
 class QWidget;
@@ -158,7 +159,8 @@ private:
     QPlainTextEdit* m_log = nullptr;
     QWidget* m_banner = nullptr;
     QLabel* m_bannerText = nullptr;
-    QProgressBar* m_progress = nullptr;
+    QProgressBar* m_progress = nullptr;      ///< the import's progress, one figure over all stages
+    QPushButton* m_importCancel = nullptr;  ///< abandons the import in flight (nothing of its file is stored)
     QLabel* m_statusDb = nullptr;
     QLabel* m_statusSeries = nullptr;
     QString m_lastReport;
@@ -202,6 +204,8 @@ private:
     QAction* m_settingsAction = nullptr;
     QComboBox* m_speed = nullptr;
     QLabel* m_statusRate = nullptr;
+    QProgressBar* m_runProgress = nullptr; ///< bars replayed of the run's total
+    QLabel* m_statusEta = nullptr;         ///< time left at the current bars/s
     QLabel* m_statusStep = nullptr;
     QLabel* m_statusElapsed = nullptr;
     QLabel* m_statusDevice = nullptr;

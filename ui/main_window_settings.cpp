@@ -17,12 +17,15 @@
 #include <QLabel>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QProgressBar>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTime>
 #include <QToolBar>
+
+#include <algorithm>
 
 namespace foxhunt {
 
@@ -125,6 +128,15 @@ void MainWindow::buildRunStatus()
         return l;
     };
     m_statusRate = label("statusRate", tr("Bars replayed per second"));
+    m_runProgress = new QProgressBar;
+    m_runProgress->setObjectName(QStringLiteral("runProgress"));
+    m_runProgress->setToolTip(tr("Bars replayed of the bars the run will replay"));
+    m_runProgress->setRange(0, 1000);
+    m_runProgress->setTextVisible(false);
+    m_runProgress->setMaximumWidth(160);
+    m_runProgress->setVisible(false);
+    statusBar()->addPermanentWidget(m_runProgress);
+    m_statusEta = label("statusEta", tr("Time left at the current bars per second"));
     m_statusStep = label("statusStep", tr("Bars replayed / bars the run will replay"));
     m_statusElapsed = label("statusElapsed", tr("Time since the run started"));
     m_statusDevice = label("statusDevice", tr("What the running run trains with"));
@@ -151,18 +163,20 @@ void MainWindow::updateRunStatus()
     const ScopedHandlerTiming timing(m_uiTimings, QStringLiteral("status"));
     const bool running = m_training->running();
     m_statusElapsed->setText(m_hadRun || running ? hms(m_training->elapsedMs()) : QString());
+    const long long total = m_training->totalTicks();
+    const long long tick = m_training->tick();
+    m_runProgress->setVisible(running && total > 0);
+    if (total > 0) m_runProgress->setValue(static_cast<int>(std::min(tick, total) * 1000 / total));
     if (!running) {
         m_statusRate->clear();
+        m_statusEta->clear();
         if (m_hadRun) {
-            const long long total = m_training->totalTicks();
-            const long long tick = m_training->tick();
             m_statusStep->setText(total > 0 ? tr("bar %1 / %2").arg(tick).arg(total) : tr("bar %1").arg(tick));
             m_statusDevice->setText(runSummary());
         }
         return;
     }
     m_hadRun = true;
-    const long long tick = m_training->tick();
     const qint64 ms = m_rateClock.elapsed();
     if (ms >= 250) {
         m_barsPerSecond = static_cast<double>(tick - m_rateTick) * 1000.0 / static_cast<double>(ms);
@@ -170,7 +184,12 @@ void MainWindow::updateRunStatus()
         m_rateClock.restart();
     }
     m_statusRate->setText(tr("%1 bars/s").arg(m_barsPerSecond, 0, 'f', m_barsPerSecond < 10 ? 1 : 0));
-    const long long total = m_training->totalTicks();
+    // ETA from the rate of the last quarter second or more; none until there is a rate.
+    if (total > 0 && m_barsPerSecond > 0)
+        m_statusEta->setText(tr("ETA %1").arg(hms(static_cast<qint64>(
+            1000.0 * static_cast<double>(std::max(0LL, total - tick)) / m_barsPerSecond))));
+    else
+        m_statusEta->setText(total > 0 ? tr("ETA -") : QString());
     m_statusStep->setText(total > 0 ? tr("bar %1 / %2").arg(tick).arg(total) : tr("bar %1").arg(tick));
     m_statusDevice->setText(runSummary());
     if (m_runId > 0) m_statusRun->setText(tr("run %1").arg(m_runId));

@@ -16,6 +16,7 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QMimeData>
+#include <QPushButton>
 #include <QScrollArea>
 #include <QSettings>
 #include <QShortcut>
@@ -38,6 +39,7 @@ private Q_SLOTS:
     void firstStartShowsSyntheticDefault();
     void importsRealFilesWithProgress();
     void rejectsBadFileAndKeepsStore();
+    void cancelledImportStoresNothing();
     void rejectsCorrectedPricesWithTheirLine();
     void dropStartsImport();
     void decimationKeepsExtremes();
@@ -120,6 +122,35 @@ void TestMainWindow::rejectsBadFileAndKeepsStore()
     QVERIFY(waitForImport(w));
     QVERIFY2(w.lastImportReport().contains(QStringLiteral("bad.csv:3:")), qPrintable(w.lastImportReport()));
     QCOMPARE(w.seriesCount(), before);
+}
+
+// Issue 21.2: Cancel in the status bar abandons the import; its transaction rolls back. The click
+// comes right after the start, before the worker has even opened its store connection, so the
+// worker's first progress check already sees it.
+void TestMainWindow::cancelledImportStoresNothing()
+{
+    MainWindow w(m_dir.filePath(QStringLiteral("cancel.db")));
+    w.show();
+    const int before = w.seriesCount();
+    auto* cancel = w.findChild<QPushButton*>(QStringLiteral("importCancel"));
+    QVERIFY(cancel);
+    QVERIFY(cancel->isHidden());
+    QSignalSpy progress(w.importController(), &foxhunt::ImportController::progress);
+    QVERIFY(w.importFiles({realFile("ES_1min_sample.csv")}));
+    QVERIFY(!cancel->isHidden());
+    QVERIFY(cancel->isEnabled());
+    QTest::mouseClick(cancel, Qt::LeftButton);
+    QVERIFY(!cancel->isEnabled());
+    QVERIFY(waitForImport(w));
+    QVERIFY(cancel->isHidden());
+    const QString report = w.lastImportReport();
+    QVERIFY2(report.contains(QStringLiteral("cancelled")), qPrintable(report));
+    QCOMPARE(w.seriesCount(), before);
+    int last = -1;
+    for (const QList<QVariant>& signal : progress) {
+        QVERIFY(signal.at(0).toInt() >= last);
+        last = signal.at(0).toInt();
+    }
 }
 
 // Issue 18.3: the GUI path says what the CLI says about bars that contradict stored ones.
