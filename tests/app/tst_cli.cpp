@@ -22,6 +22,8 @@ private Q_SLOTS:
     void importsRealFiles_data();
     void importsRealFiles();
     void reimportIsNoOp();
+    void importShowsProgressOnlyWhenAsked_data();
+    void importShowsProgressOnlyWhenAsked();
     void rejectsBadFiles_data();
     void rejectsBadFiles();
     void correctedPricesNeedReplace();
@@ -142,6 +144,39 @@ void TestCli::reimportIsNoOp()
     const QJsonObject f = again.json().value(QStringLiteral("files")).toArray().at(0).toObject();
     QCOMPARE(f.value(QStringLiteral("status")).toString(), QStringLiteral("already_imported"));
     QCOMPARE(f.value(QStringLiteral("imported")).toInt(), 0);
+}
+
+// Issue 21.2: the progress line goes to stderr when forced, never when switched off, and not by
+// default here, where stderr is a pipe rather than a terminal.
+void TestCli::importShowsProgressOnlyWhenAsked_data()
+{
+    QTest::addColumn<QStringList>("flags");
+    QTest::addColumn<bool>("shown");
+    QTest::newRow("--progress") << QStringList{QStringLiteral("--progress")} << true;
+    QTest::newRow("--no-progress") << QStringList{QStringLiteral("--no-progress")} << false;
+    QTest::newRow("not a terminal") << QStringList{} << false;
+}
+
+void TestCli::importShowsProgressOnlyWhenAsked()
+{
+    QFETCH(QStringList, flags);
+    QFETCH(bool, shown);
+    const QString store = db(QStringLiteral("progress-%1.db").arg(QTest::currentDataTag()));
+    const Result r = cli(QStringList{QStringLiteral("import"), realFile(QStringLiteral("ES_1min_sample.csv")),
+                                     QStringLiteral("--db"), store} + flags);
+    QCOMPARE(r.exitCode, 0);
+    const QString err = QString::fromUtf8(r.err);
+    QCOMPARE(err.contains(QStringLiteral("import ES_1min_sample.csv: ")), shown);
+    QCOMPARE(err.contains(QLatin1Char('%')), shown);
+    QCOMPARE(err.contains(QStringLiteral("ETA")), shown);
+    QCOMPARE(err.contains(QLatin1Char('\r')), shown);
+    if (shown) QVERIFY2(err.contains(QStringLiteral("100 %")), qPrintable(err));
+    // The summary stays on stdout either way.
+    QVERIFY2(r.out.contains("bars imported"), r.out.constData());
+
+    const Result replay = cli(QStringList{QStringLiteral("replay"), QStringLiteral("--db"), store} + flags);
+    QCOMPARE(replay.exitCode, 0);
+    QCOMPARE(QString::fromUtf8(replay.err).contains(QStringLiteral("ETA")), shown);
 }
 
 void TestCli::rejectsBadFiles_data()
