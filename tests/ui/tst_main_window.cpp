@@ -28,6 +28,8 @@
 #include <QTest>
 #include <QUrl>
 
+#include <sqlite3.h>
+
 #include <cmath>
 
 using foxhunt::MainWindow;
@@ -129,18 +131,27 @@ void TestMainWindow::rejectsBadFileAndKeepsStore()
 // worker's first progress check already sees it.
 void TestMainWindow::cancelledImportStoresNothing()
 {
-    MainWindow w(m_dir.filePath(QStringLiteral("cancel.db")));
+    const QString db = m_dir.filePath(QStringLiteral("cancel.db"));
+    MainWindow w(db);
     w.show();
     const int before = w.seriesCount();
     auto* cancel = w.findChild<QPushButton*>(QStringLiteral("importCancel"));
     QVERIFY(cancel);
     QVERIFY(cancel->isHidden());
+    // Another writer holds the database, so the import cannot commit before Cancel is
+    // clicked, however the threads are scheduled: it is cancelled while reading, or once
+    // it gets the lock and stores its first rows. No timing is involved.
+    sqlite3* other = nullptr;
+    QCOMPARE(sqlite3_open(db.toUtf8().constData(), &other), SQLITE_OK);
+    QCOMPARE(sqlite3_exec(other, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
     QSignalSpy progress(w.importController(), &foxhunt::ImportController::progress);
     QVERIFY(w.importFiles({realFile("ES_1min_sample.csv")}));
     QVERIFY(!cancel->isHidden());
     QVERIFY(cancel->isEnabled());
     QTest::mouseClick(cancel, Qt::LeftButton);
     QVERIFY(!cancel->isEnabled());
+    sqlite3_exec(other, "ROLLBACK", nullptr, nullptr, nullptr);
+    sqlite3_close(other);
     QVERIFY(waitForImport(w));
     QVERIFY(cancel->isHidden());
     const QString report = w.lastImportReport();
