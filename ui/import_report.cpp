@@ -31,9 +31,10 @@ QString formatImportReport(const std::vector<ImportOutcome>& outcomes)
         if (r.imported + r.alreadyStored > 0)
             lines << QObject::tr("  %1 .. %2").arg(QString::fromStdString(formatUtc(r.firstTs)),
                                                    QString::fromStdString(formatUtc(r.lastTs)));
-        lines << QObject::tr("  gaps: %1 daily breaks, %2 weekends, %3 other")
+        lines << QObject::tr("  gaps: %1 daily breaks, %2 weekends, %3 holidays, %4 other")
                      .arg(v.dailyBreaks)
                      .arg(v.weekends)
+                     .arg(v.holidays)
                      .arg(v.otherGaps);
         for (const Roll& roll : r.rolls)
             lines << QObject::tr("  roll %1: %2 -> %3 (gap %4)")

@@ -47,7 +47,8 @@ int run(const BarsArgs& a)
             nlohmann::json list = nlohmann::json::array();
             for (const Gap& g : gaps)
                 if (g.kind == Gap::Kind::Other && static_cast<int>(list.size()) < a.maxGaps) list.push_back(toJson(g));
-            j["gaps"] = {{"daily_breaks", counts.dailyBreaks}, {"weekends", counts.weekends}, {"other", counts.other},
+            j["gaps"] = {{"daily_breaks", counts.dailyBreaks}, {"weekends", counts.weekends}, {"holidays", counts.holidays},
+                         {"other", counts.other},
                          {"other_list", list}};
             nlohmann::json rolls = nlohmann::json::array();
             for (const Roll& r : store.rolls(s.id)) rolls.push_back(toJson(r));

@@ -59,8 +59,8 @@ void printText(const ImportResult& r)
     std::cout << ", " << r.duplicatesDropped << " duplicates dropped\n";
     if (r.imported + r.alreadyStored > 0)
         std::cout << "  range " << formatUtc(r.firstTs) << " .. " << formatUtc(r.lastTs) << '\n';
-    std::cout << "  gaps: " << v.dailyBreaks << " daily breaks, " << v.weekends << " weekends, " << v.otherGaps
-              << " other\n";
+    std::cout << "  gaps: " << v.dailyBreaks << " daily breaks, " << v.weekends << " weekends, " << v.holidays
+              << " holidays, " << v.otherGaps << " other\n";
     for (const Roll& roll : r.rolls)
         std::cout << "  roll " << formatDate(roll.tradingDay) << ' ' << roll.fromSymbol << " -> " << roll.toSymbol
                   << " gap " << toPoints(roll.priceGap) << '\n';
