@@ -11,7 +11,6 @@
 #include <cerrno>
 #include <filesystem>
 #include <csignal>
-#include <cstring>
 #include <fstream>
 #include <stdexcept>
 
@@ -120,14 +119,14 @@ std::int64_t RunStore::createRun(const std::string& name, const std::string& con
 
 void RunStore::takeOwnership(std::int64_t runId)
 {
+    bool held = true;
     try {
-        if (!run_owner::acquire(m_database.path(), runId))
-            throw std::runtime_error("run " + std::to_string(runId) + " is being run by another process");
-    } catch (const std::runtime_error& e) {
+        held = run_owner::acquire(m_database.path(), runId);
+    } catch (const std::runtime_error&) {
         // No lock file (a read-only folder beside a writable database): the
         // process ID recorded with the run is all a later start can go by.
-        if (std::strstr(e.what(), "another process")) throw;
     }
+    if (!held) throw std::runtime_error("run " + std::to_string(runId) + " is being run by another process");
     reserveNote(runId);
 }
 
