@@ -45,6 +45,7 @@ struct LineSpec {
     BoundedSeries::Extremes extremes = BoundedSeries::Extremes::Both;
     bool perRank = false; ///< `metric` is a prefix: one line per "<metric><rank>", labelled "<label> <rank>"
     QString legend;       ///< a shorter name for the legend of a crowded chart (the read-out keeps `label`)
+    const metrics::Metric* source = nullptr; ///< the registry's line
 };
 
 struct ChartSpec {
@@ -118,6 +119,7 @@ const std::vector<ChartSpec>& chartSpecs()
                                                                   : BoundedSeries::Extremes::Both;
                 line.perRank = m->perRank;
                 line.legend = text(m->legend);
+                line.source = m;
                 spec.lines.push_back(std::move(line));
             }
             out.push_back(std::move(spec));
@@ -130,9 +132,8 @@ const std::vector<ChartSpec>& chartSpecs()
 /// The rank a per-rank line's metric names ("throughput_rank3" -> 3), or -1 when it names none.
 int rankOf(const QString& metric, const LineSpec& line)
 {
-    if (!line.perRank) return -1;
-    const metrics::Metric* m = metrics::find(metric.toStdString());
-    return m && text(m->name) == line.metric ? metrics::rankOf(metric.toStdString(), *m) : -1;
+    if (!line.perRank || !metric.startsWith(line.metric)) return -1;
+    return metrics::rankOf(metric.toStdString(), *line.source);
 }
 
 ModelRole roleOf(const QString& model)

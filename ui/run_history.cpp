@@ -48,6 +48,7 @@
 #include <atomic>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <memory>
 #include <set>
 
@@ -533,12 +534,21 @@ int RunHistory::overlay(const QList<qint64>& runIds, const QString& model, const
     chart->addAxis(y, Qt::AlignLeft);
     double x0 = std::numeric_limits<double>::infinity(), x1 = -x0, lo = x0, hi = -x0;
     int drawn = 0;
-    bool precisionDiffers = false;
+    // Each run's label, as the compare view gives it: read once, before any series is drawn.
+    std::map<qint64, QString> labels;
     {
+        std::vector<std::pair<RunInfo, RunSummary>> read;
         std::set<std::string> precisions;
         for (const qint64 id : runIds)
-            if (const auto info = m_runs->run(id)) precisions.insert(summarizeRun(*m_runs, *info).precision);
-        precisionDiffers = precisions.size() > 1;
+            if (const auto info = m_runs->run(id)) {
+                read.emplace_back(*info, summarizeRun(*m_runs, *info));
+                precisions.insert(read.back().second.precision);
+            }
+        for (const auto& [info, summary] : read) {
+            QString label = RunCompare::runLabel(info, summary, precisions.size() > 1);
+            if (!info.name.empty()) label += QStringLiteral(" (%1)").arg(QString::fromStdString(info.name));
+            labels[info.id] = label;
+        }
     }
     for (const qint64 id : runIds) {
         MetricBatch samples;
@@ -561,13 +571,10 @@ int RunHistory::overlay(const QList<qint64>& runIds, const QString& model, const
         if (data.empty()) continue;
         const std::vector<QPointF> points = data.decimated(std::max(200, m_overlayView->width()));
         auto* series = new QLineSeries;
-        const auto info = m_runs->run(id);
         // The run's colour and label are the compare view's: "run 7 · BF16 + INT8" where precision differs.
         const int index = static_cast<int>(runIds.indexOf(id));
-        QString label = tr("run %1").arg(id);
-        if (info && precisionDiffers) label = RunCompare::runLabel(*info, summarizeRun(*m_runs, *info), true);
-        if (info && !info->name.empty()) label += QStringLiteral(" (%1)").arg(QString::fromStdString(info->name));
-        series->setName(label);
+        const auto label = labels.find(id);
+        series->setName(label != labels.end() ? label->second : tr("run %1").arg(id));
         QPen pen(RunCompare::runColour(index));
         pen.setWidthF(1.5);
         series->setPen(pen);
