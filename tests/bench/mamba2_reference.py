@@ -16,12 +16,8 @@ head_dim 16).
 
 Usage: /usr/bin/python3 tests/bench/mamba2_reference.py [--runs 5] [--steps 5] [--sizes seed,default]
 """
-import argparse
-import json
 import math
 import os
-import statistics
-import time
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -29,6 +25,8 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
+
+from step_timing import main, time_steps  # noqa: E402
 
 FEATURES, KNOWN, HORIZON = 16, 2, 5
 QUANTILES = [0.1, 0.5, 0.9]
@@ -169,31 +167,8 @@ def run(size, steps):
         opt.step()
         return loss.item()
 
-    step()  # warm-up: allocations, lazy optimizer state
-    wall, cpu = [], []
-    for _ in range(steps):
-        w0, c0 = time.perf_counter(), time.process_time()
-        step()
-        wall.append((time.perf_counter() - w0) * 1e3)
-        cpu.append((time.process_time() - c0) * 1e3)
-    return statistics.mean(wall), statistics.mean(cpu)
-
-
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--runs", type=int, default=5, help="runs per size; each reports the mean of --steps steps")
-    ap.add_argument("--steps", type=int, default=5, help="timed train steps per run (as the benchmark's iterations)")
-    ap.add_argument("--sizes", default="seed,default")
-    args = ap.parse_args()
-    torch.set_num_threads(1)
-    out = {"torch": torch.__version__, "threads": torch.get_num_threads(), "runs": args.runs, "steps": args.steps}
-    for size in args.sizes.split(","):
-        runs = [run(size, args.steps) for _ in range(args.runs)]
-        out[f"{size}_train_step_ms_median"] = statistics.median(r[0] for r in runs)
-        out[f"{size}_train_step_cpu_ms_median"] = statistics.median(r[1] for r in runs)
-        out[f"{size}_train_step_ms_runs"] = [round(r[0], 2) for r in runs]
-    print(json.dumps(out, indent=2))
+    return time_steps(step, steps)
 
 
 if __name__ == "__main__":
-    main()
+    main(run)
