@@ -38,69 +38,132 @@ void fillRollout(Ppo& ppo, std::mt19937_64& rng, std::vector<float>& obs)
     }
 }
 
-double medianStepMs(const std::function<void()>& step, int warmup, int repeats)
+namespace {
+
+// Minibatches in each timed PPO update.
+constexpr int kMinibatches = 4;
+
+double msSince(std::chrono::steady_clock::time_point t0)
 {
-    for (int i = 0; i < warmup; ++i) step();
-    std::vector<double> ms;
-    for (int i = 0; i < std::max(1, repeats); ++i) {
-        const auto t0 = std::chrono::steady_clock::now();
-        step();
-        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-    }
-    std::nth_element(ms.begin(), ms.begin() + static_cast<std::ptrdiff_t>(ms.size() / 2), ms.end());
-    return ms[ms.size() / 2];
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-mp::AmpChoice chooseAmp(const mp::DeviceCapabilities& caps,
-                        const std::function<double(const mp::MixedPrecisionConfig&)>& timeStep)
+double median(std::vector<double> v)
+{
+    if (v.empty()) return 0.0;
+    const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+    std::nth_element(v.begin(), mid, v.end());
+    return *mid;
+}
+
+} // namespace
+
+PairedTiming timeInTurns(const TimedStep& fp32, const TimedStep& candidate, int warmup, int rounds)
+{
+    for (int i = 0; i < warmup; ++i) {
+        fp32();
+        candidate();
+    }
+    PairedTiming t;
+    t.rounds = std::max(1, rounds);
+    std::vector<double> a, b, ratios;
+    for (int i = 0; i < t.rounds; ++i) {
+        double fa = 0.0, fb = 0.0;
+        if (i % 2 == 0) {
+            fa = fp32();
+            fb = candidate();
+        } else {
+            fb = candidate();
+            fa = fp32();
+        }
+        a.push_back(fa);
+        b.push_back(fb);
+        if (fa > 0.0) ratios.push_back(fb / fa);
+    }
+    t.fp32_ms = median(a);
+    t.candidate_ms = median(b);
+    t.ratio = median(ratios);
+    return t;
+}
+
+mp::AmpChoice chooseAmp(const mp::DeviceCapabilities& caps, const StepFactory& steps)
 {
     const mp::AmpCandidate candidate = mp::auto_amp_candidate(caps);
     if (!candidate.config.enabled) return mp::no_amp(candidate);
-    const double fp32 = timeStep(mp::MixedPrecisionConfig::disabled());
-    const double amp = timeStep(candidate.config);
-    return mp::decide_amp(candidate, fp32, amp);
+    const TimedStep fp32 = steps.make(mp::MixedPrecisionConfig::disabled());
+    const TimedStep amp = steps.make(candidate.config);
+    const PairedTiming t = timeInTurns(fp32, amp, steps.warmup, steps.rounds);
+    return mp::decide_amp(candidate, t.fp32_ms, t.ratio * t.fp32_ms);
 }
 
-double timeDqnUpdate(int observationSize, int actionCount, DqnOptions options, const mp::MixedPrecisionConfig& amp)
+StepFactory dqnUpdateSteps(int observationSize, int actionCount, DqnOptions options)
 {
-    options.mixedPrecision = amp;
-    options.bufferSize = 4096;
-    options.learningStarts = 1'000'000'000; // observe() only stores; the updates below are timed
-    Dqn dqn(observationSize, actionCount, options);
-    std::mt19937_64 rng(options.seed + 17);
-    fillReplay(dqn, rng, observationSize, actionCount, 2 * options.batchSize + 64);
-    return medianStepMs([&] { dqn.update(); }, /*warmup=*/5, /*repeats=*/21);
-}
-
-double timePpoUpdate(int observationSize, int actionCount, PpoOptions options, const mp::MixedPrecisionConfig& amp)
-{
-    options.mixedPrecision = amp;
-    constexpr int kMinibatches = 4;
-    options.nSteps = kMinibatches * options.batchSize;
-    options.nEpochs = 1;
-    options.targetKl = 0.0; // every minibatch runs, so each timing covers the same work
-    Ppo ppo(observationSize, actionCount, options);
-    std::mt19937_64 rng(options.seed + 17);
-    std::vector<float> obs = randomObservation(rng, observationSize);
-    const auto oneUpdate = [&] {
-        fillRollout(ppo, rng, obs);
-        const auto t0 = std::chrono::steady_clock::now();
-        ppo.update(obs);
-        return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / kMinibatches;
+    StepFactory f;
+    f.warmup = 5;
+    f.rounds = 21;
+    f.make = [=](const mp::MixedPrecisionConfig& amp) -> TimedStep {
+        DqnOptions o = options;
+        o.mixedPrecision = amp;
+        o.bufferSize = 4096;
+        o.learningStarts = 1'000'000'000; // observe() only stores; the updates are timed
+        auto dqn = std::make_shared<Dqn>(observationSize, actionCount, o);
+        std::mt19937_64 rng(o.seed + 17);
+        fillReplay(*dqn, rng, observationSize, actionCount, 2 * o.batchSize + 64);
+        return [dqn] {
+            const auto t0 = std::chrono::steady_clock::now();
+            dqn->update();
+            return msSince(t0);
+        };
     };
-    oneUpdate();
-    std::vector<double> ms;
-    for (int i = 0; i < 5; ++i) ms.push_back(oneUpdate());
-    std::nth_element(ms.begin(), ms.begin() + 2, ms.end());
-    return ms[2];
+    return f;
 }
 
-double timeForecasterStep(ForecasterConfig config, const ForecastData& data, IndexRange train, IndexRange validation,
-                          const mp::MixedPrecisionConfig& amp)
+StepFactory ppoUpdateSteps(int observationSize, int actionCount, PpoOptions options)
 {
-    config.mixedPrecision = amp;
-    ForecasterTrainer scratch(config, data, train, validation);
-    return medianStepMs([&] { scratch.trainStep(); }, /*warmup=*/2, /*repeats=*/5);
+    StepFactory f;
+    f.warmup = 1;
+    f.rounds = 5;
+    f.make = [=](const mp::MixedPrecisionConfig& amp) -> TimedStep {
+        PpoOptions o = options;
+        o.mixedPrecision = amp;
+        o.nSteps = kMinibatches * o.batchSize;
+        o.nEpochs = 1;
+        o.targetKl = 0.0; // every minibatch runs, so each timing covers the same work
+        struct State {
+            std::unique_ptr<Ppo> ppo;
+            std::mt19937_64 rng;
+            std::vector<float> obs;
+        };
+        auto s = std::make_shared<State>();
+        s->ppo = std::make_unique<Ppo>(observationSize, actionCount, o);
+        s->rng.seed(o.seed + 17);
+        s->obs = randomObservation(s->rng, observationSize);
+        return [s] {
+            fillRollout(*s->ppo, s->rng, s->obs);
+            const auto t0 = std::chrono::steady_clock::now();
+            s->ppo->update(s->obs);
+            return msSince(t0) / kMinibatches;
+        };
+    };
+    return f;
+}
+
+StepFactory forecasterSteps(ForecasterConfig config, const ForecastData& data, IndexRange train, IndexRange validation)
+{
+    StepFactory f;
+    f.warmup = 2;
+    f.rounds = 5;
+    f.make = [config, &data, train, validation](const mp::MixedPrecisionConfig& amp) -> TimedStep {
+        ForecasterConfig c = config;
+        c.mixedPrecision = amp;
+        auto scratch = std::make_shared<ForecasterTrainer>(c, data, train, validation);
+        return [scratch] {
+            const auto t0 = std::chrono::steady_clock::now();
+            scratch->trainStep();
+            return msSince(t0);
+        };
+    };
+    return f;
 }
 
 } // namespace foxhunt::detail

@@ -10,6 +10,7 @@
 #include "models/precision/mixed_precision.h"
 
 #include <functional>
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -23,23 +24,41 @@ void fillReplay(Dqn& dqn, std::mt19937_64& rng, int observationSize, int actionC
 /// (which ends as the rollout's last observation).
 void fillRollout(Ppo& ppo, std::mt19937_64& rng, std::vector<float>& obs);
 
-/// Median milliseconds of `step` over `repeats` calls after `warmup` untimed ones.
-double medianStepMs(const std::function<void()>& step, int warmup, int repeats);
+/// One step of a scratch model; returns the milliseconds of its timed part (preparation such as
+/// filling a new rollout is left out).
+using TimedStep = std::function<double()>;
+/// Builds a scratch model under the given precision and returns its step. A step factory also
+/// says how many untimed steps warm it up and how many timed rounds the choice takes.
+struct StepFactory {
+    std::function<TimedStep(const models::precision::MixedPrecisionConfig&)> make;
+    int warmup = 2;
+    int rounds = 5;
+};
+
+/// FP32 against the candidate, timed in turns. Both scratch models live side by side and every
+/// round times one step of each, in the order a b, then b a, and so on, so that a change in the
+/// machine's load during the measurement falls on both. `ratio` is the median of the per-round
+/// ratios candidate / FP32, which a load change shared by both steps of a round does not move.
+struct PairedTiming {
+    double fp32_ms = 0.0;      ///< median FP32 step
+    double candidate_ms = 0.0; ///< median candidate step
+    double ratio = 0.0;        ///< median of the rounds' candidate / FP32
+    int rounds = 0;
+};
+PairedTiming timeInTurns(const TimedStep& fp32, const TimedStep& candidate, int warmup, int rounds);
 
 /// The choice for one model: no candidate on this device means FP32 without a measurement;
-/// otherwise `timeStep(config)` gives the median step time under each precision.
-models::precision::AmpChoice chooseAmp(const models::precision::DeviceCapabilities& caps,
-                                       const std::function<double(const models::precision::MixedPrecisionConfig&)>& timeStep);
+/// otherwise scratch models under FP32 and under the candidate are timed in turns
+/// (timeInTurns) and the candidate is taken where its median ratio wins. The recorded AMP time
+/// is FP32's median times that ratio, so the two figures say what the choice went by.
+models::precision::AmpChoice chooseAmp(const models::precision::DeviceCapabilities& caps, const StepFactory& steps);
 
-/// Median DQN update time under `amp` for a scratch agent with `options` (random observations).
-double timeDqnUpdate(int observationSize, int actionCount, DqnOptions options,
-                     const models::precision::MixedPrecisionConfig& amp);
-/// Median PPO minibatch update time under `amp` for a scratch agent with `options` (one epoch over
-/// a rollout of a few minibatches of random observations), per minibatch.
-double timePpoUpdate(int observationSize, int actionCount, PpoOptions options,
-                     const models::precision::MixedPrecisionConfig& amp);
-/// Median forecaster train step time under `amp` for a scratch trainer on the run's own windows.
-double timeForecasterStep(ForecasterConfig config, const ForecastData& data, IndexRange train, IndexRange validation,
-                          const models::precision::MixedPrecisionConfig& amp);
+/// Scratch DQN updates under a precision, for a scratch agent with `options` (random observations).
+StepFactory dqnUpdateSteps(int observationSize, int actionCount, DqnOptions options);
+/// Scratch PPO minibatch updates (one epoch over a rollout of a few minibatches of random
+/// observations, timed per minibatch; the rollout itself is not timed).
+StepFactory ppoUpdateSteps(int observationSize, int actionCount, PpoOptions options);
+/// Scratch forecaster train steps on the run's own windows.
+StepFactory forecasterSteps(ForecasterConfig config, const ForecastData& data, IndexRange train, IndexRange validation);
 
 } // namespace foxhunt::detail

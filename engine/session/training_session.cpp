@@ -484,7 +484,7 @@ SessionResult TrainingSession::run()
             cfg.device.rfind("cuda", 0) == 0 ? models::precision::ComputeDevice::Cuda : models::precision::ComputeDevice::Cpu,
             cfg.device.rfind("cuda:", 0) == 0 ? std::stoi(cfg.device.substr(5)) : 0);
         // "amp": "auto": rank 0 times the model's own step both ways and every rank trains as it chose.
-        const auto resolveAmp = [&](ModelSlot& slot, const std::function<double(const models::precision::MixedPrecisionConfig&)>& timeStep) {
+        const auto resolveAmp = [&](ModelSlot& slot, const detail::StepFactory& timeStep) {
             slot.amp = cfg.precision.amp;
             if (!cfg.precision.ampAuto) return;
             nlohmann::json choice;
@@ -530,18 +530,14 @@ SessionResult TrainingSession::run()
                 if (kind == ModelKind::Dqn) {
                     DqnOptions o = effective.dqn;
                     o.device = cfg.device;
-                    resolveAmp(slot, [&](const models::precision::MixedPrecisionConfig& amp) {
-                        return detail::timeDqnUpdate(slot.env->observationSize(), slot.env->actionCount(), o, amp);
-                    });
+                    resolveAmp(slot, detail::dqnUpdateSteps(slot.env->observationSize(), slot.env->actionCount(), o));
                     o.mixedPrecision = slot.amp;
                     slot.agent = std::make_unique<AgentRunner>(*slot.env, trainEpisodes, o);
                     if (comm) slot.agent->dqn()->setCommunicator(comm);
                 } else {
                     PpoOptions o = effective.ppo;
                     o.device = cfg.device;
-                    resolveAmp(slot, [&](const models::precision::MixedPrecisionConfig& amp) {
-                        return detail::timePpoUpdate(slot.env->observationSize(), slot.env->actionCount(), o, amp);
-                    });
+                    resolveAmp(slot, detail::ppoUpdateSteps(slot.env->observationSize(), slot.env->actionCount(), o));
                     o.mixedPrecision = slot.amp;
                     slot.agent = std::make_unique<AgentRunner>(*slot.env, trainEpisodes, o);
                     if (comm) slot.agent->ppo()->setCommunicator(comm);
@@ -560,9 +556,7 @@ SessionResult TrainingSession::run()
                 if (trainA.size() == 0 || validA.size() == 0)
                     throw std::invalid_argument("too few bars for " + slot.name + "'s windows of " +
                                                 std::to_string(fc.windowing.pastLength) + " bars");
-                resolveAmp(slot, [&](const models::precision::MixedPrecisionConfig& amp) {
-                    return detail::timeForecasterStep(fc, fdata, trainA, validA, amp);
-                });
+                resolveAmp(slot, detail::forecasterSteps(fc, fdata, trainA, validA));
                 fc.mixedPrecision = slot.amp;
                 slot.forecaster = std::make_unique<ForecasterTrainer>(fc, fdata, trainA, validA);
                 if (comm) slot.forecaster->setCommunicator(comm);
