@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // foxhunt-cli: the headless front end. Every command is also what tests and
 // the README's checks call.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // foxhunt: the desktop app. Parses the command line, opens the main window.
 
 #include "ui/app_settings.h"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Build options and the small helpers every layer uses.
 option(FOXHUNT_BUILD_ENGINE "Build the engine, CLI and benchmarks (needs SQLite, zstd, date)" ON)
 option(FOXHUNT_BUILD_GUI "Build the Qt GUI (needs Qt 6 Widgets + Charts)" ON)
@@ -38,11 +39,47 @@ if(FOXHUNT_FAST_LINKER AND NOT CMAKE_EXE_LINKER_FLAGS MATCHES "-fuse-ld=")
   endforeach()
 endif()
 
+# Debian's hardening flags, as dpkg-buildflags gives them with hardening=+all: fortified libc
+# calls, the stack protector, format-string checks, full RELRO and immediate binding. Only those
+# are taken: the build type keeps -O and -g, and the checkout's -ffile-prefix-map is left out so
+# one ccache serves every clone. _FORTIFY_SOURCE needs optimisation, so Debug builds go without.
+option(FOXHUNT_HARDENING "Compile and link with Debian's hardening flags (dpkg-buildflags)" ON)
+set(FOXHUNT_HARDENING_COMPILE_OPTIONS "")
+set(FOXHUNT_HARDENING_LINK_OPTIONS "")
+find_program(FOXHUNT_DPKG_BUILDFLAGS dpkg-buildflags)
+if(FOXHUNT_HARDENING AND FOXHUNT_DPKG_BUILDFLAGS)
+  foreach(kind CPPFLAGS CXXFLAGS LDFLAGS)
+    execute_process(
+      COMMAND ${CMAKE_COMMAND} -E env DEB_BUILD_MAINT_OPTIONS=hardening=+all ${FOXHUNT_DPKG_BUILDFLAGS} --get ${kind}
+      OUTPUT_VARIABLE flags OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE rc)
+    if(NOT rc EQUAL 0)
+      message(FATAL_ERROR "dpkg-buildflags --get ${kind} failed (${rc}); configure with -DFOXHUNT_HARDENING=OFF to build without")
+    endif()
+    separate_arguments(flags UNIX_COMMAND "${flags}")
+    foreach(flag IN LISTS flags)
+      if(flag MATCHES "^-(g.*|O.*|ffile-prefix-map=.*|fdebug-prefix-map=.*)$")
+        continue()
+      elseif(kind STREQUAL "LDFLAGS")
+        list(APPEND FOXHUNT_HARDENING_LINK_OPTIONS "${flag}")
+      elseif(flag MATCHES "^-D_FORTIFY_SOURCE")
+        list(APPEND FOXHUNT_HARDENING_COMPILE_OPTIONS "$<$<NOT:$<CONFIG:Debug>>:${flag}>")
+      else()
+        list(APPEND FOXHUNT_HARDENING_COMPILE_OPTIONS "${flag}")
+      endif()
+    endforeach()
+  endforeach()
+  list(REMOVE_DUPLICATES FOXHUNT_HARDENING_COMPILE_OPTIONS)
+  message(STATUS "Hardening (dpkg-buildflags): ${FOXHUNT_HARDENING_COMPILE_OPTIONS} ${FOXHUNT_HARDENING_LINK_OPTIONS}")
+elseif(FOXHUNT_HARDENING)
+  message(STATUS "Hardening: dpkg-buildflags not found, building without Debian's hardening flags")
+endif()
+
 # foxhunt_target_defaults(target): C++20, warnings. No global flags.
 function(foxhunt_target_defaults target)
   target_compile_features(${target} PUBLIC cxx_std_20)
   if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
-    target_compile_options(${target} PRIVATE -Wall -Wextra)
+    target_compile_options(${target} PRIVATE -Wall -Wextra ${FOXHUNT_HARDENING_COMPILE_OPTIONS})
+    target_link_options(${target} PRIVATE ${FOXHUNT_HARDENING_LINK_OPTIONS})
     if(FOXHUNT_WARNINGS_AS_ERRORS)
       target_compile_options(${target} PRIVATE -Werror)
     endif()

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Install layout and CPack (.deb). Included only from the top-level CMakeLists.
 #
 #   cmake --build build --target package      -> build/foxhunt_<version>_<arch>.deb

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The one place where LibTorch 1.13 (Debian) and 2.x (PyTorch wheels) differ.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The device a trainer computes on, chosen by name ("cpu", "cuda", "cuda:N") as in run configs.
 

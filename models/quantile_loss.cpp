@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "models/quantile_loss.h"
 
 namespace foxhunt::models {

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # fix-dbgsym.sh FILE.ddeb: rewrites the package's md5sums relative to its root and adds
 # usr/share/doc/<package> as a link to the main package's doc folder (copyright, changelog),
 # as Debian's automatic -dbgsym packages have it; then packs it again in place.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # One command: install dependencies, build, and run the main job.
 # With a display: the Foxhunt window. Without one: a headless run on the
 # bundled default data that writes a report (foxhunt-report.html/.json).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # One command: install dependencies, build, and run the whole test suite.
 # Exits non-zero when any test fails.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Installs everything Foxhunt needs to build, test and package, from Debian 12
 # packages. Idempotent: run it as often as you like (as root, or with sudo).
 set -euo pipefail

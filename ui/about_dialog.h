@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Help -> About Foxhunt: the version and store, the licence (GPL-3.0-or-later, in full) and the
 // third-party components the program links or compiles in, each with its licence.

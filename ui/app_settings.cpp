@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/app_settings.h"
 
 #include "models/precision/int8_backend.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The user's settings for the next run and for the app, as plain data, with
 // load/save over QSettings. A running run keeps the config it started with.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // A price preview of one stored series: closes, decimated to min/max per
 // pixel column so that millions of bars draw as fast as a few thousand.

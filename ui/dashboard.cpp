@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/dashboard.h"
 
 #include "engine/store/run_store.h"

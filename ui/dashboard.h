@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The live dashboard: per model a titled section of charts (loss, loss scale,
 // gradient norm, latency, memory, and the equity curve for agents or the

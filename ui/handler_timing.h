@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // How long the UI thread spends inside our own handlers (drain, chart update,
 // status refresh): wall time with QElapsedTimer around each call, and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/import_controller.h"
 
 #include "engine/data/import_error.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Runs imports off the UI thread: one worker thread with its own store
 // connection (SQLite lets it write in turn with the others: README, Layout),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The Foxhunt main window: the frame the dashboard lives in. Lists the stored
 // series, previews one, imports files (menu, dialog, drag and drop) with progress.

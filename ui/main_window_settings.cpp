@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // MainWindow: Settings, the speed control, run status, palette and layout.
 // Kept apart from main_window.cpp so the window's frame and these features change independently.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Light and dark palettes on the Fusion style, and the chart theme that goes with each.
 

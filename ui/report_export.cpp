@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/report_export.h"
 
 #include "engine/report/report_blocks.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The one entry point that exports a run report in any format, used alike by
 // File -> Export report in the GUI and by `foxhunt-cli report` / `train --report`.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // PDF rendering of a run report's blocks (engine/report/report_blocks.h):
 // the same content as the HTML, laid out on pages with QPainter, charts drawn

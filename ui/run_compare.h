@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The compare view of the Runs tab: two or more runs side by side. The settings
 // that differ between them (only those), and each model's headline results

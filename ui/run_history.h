@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The Runs tab: every stored run in a sortable, filterable table. Opens one
 // run's charts, overlays one metric of one model across several runs, deletes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Settings... : device, threads, worker processes, mixed precision (AMP), INT8, ensemble, chart
 // refresh rate, data folder and palette. Changes apply to the next run; the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Owns a TrainingSession on its worker thread. The worker signals "samples
 // waiting" without payload; this object arms a single-shot timer (<= 10 Hz)

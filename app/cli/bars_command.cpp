@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // foxhunt-cli bars : what is stored — series, counts, ranges, gaps, rolls.
 
 #include "app/cli/cli_util.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // foxhunt-cli bench : the same benchmark set as tests/bench/foxhunt-bench.
 
 #include "app/cli/cli_util.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // foxhunt-cli subcommands. Each registers its options on a CLI11 app and
 // returns the process exit code when run.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // foxhunt-cli import FILE... : read, validate and store bar files.
 
 #include "app/cli/cli_util.h"

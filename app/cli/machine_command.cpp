@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // foxhunt-cli machine : what this machine can compute with (CPU features, cores, GPUs) and what
 // `auto` precision starts from on each device.
 

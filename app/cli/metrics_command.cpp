@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // foxhunt-cli metrics : what a run records, from the metric registry; with
 // --run, the figures one stored run recorded under each name.
 

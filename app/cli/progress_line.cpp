@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/cli/progress_line.h"
 
 #include <CLI/CLI.hpp>

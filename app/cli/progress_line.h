@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // A progress line on stderr for the long CLI jobs (import, train, replay, report):
 // N/total, percent, rate and ETA, rewritten in place with '\r' while stderr is a terminal.

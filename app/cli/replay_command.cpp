@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // foxhunt-cli replay : replay a stored series through the bar clock and the
 // online feature pipeline; optionally write the data report.
 

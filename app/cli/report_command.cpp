@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // foxhunt-cli report RUN_ID... --out FILE : export runs as HTML, PDF, JSON or CSV.
 
 #include "app/cli/cli_util.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // foxhunt-cli runs : the run history (status, metrics, checkpoints). Opening
 // the store marks runs whose process died as interrupted.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // foxhunt-cli train : a headless training session (replay -> models ->
 // evaluation beside the baselines), recorded in the run store.
 

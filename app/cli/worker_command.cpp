@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // foxhunt-cli worker : one rank (> 0) of a multi-process training run. Rank 0 (foxhunt-cli
 // train, or the desktop app) owns the run; a worker gets config, bars and checkpoints from it
 // over the process group and trains its share. torchrun's variables name the rendezvous.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Plain structs the agents share for memory accounting and INT8 evaluation. Std-only.
 

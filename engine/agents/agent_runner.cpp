@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "engine/agents/agent_runner.h"
 
 #include <numeric>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The std-only facade a UI or CLI drives: one agent (DQN or PPO) training on
 // a TradingEnv over a list of episodes, cycled in order, with checkpoints that

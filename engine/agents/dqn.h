@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Double DQN (van Hasselt et al.) with a target network, optional dueling
 // head, Huber loss, Adam, global-norm gradient clipping, uniform or

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "engine/agents/ppo.h"
 
 #include "engine/agents/agent_int8.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Proximal Policy Optimization (clip) for discrete actions: rollouts of
 // nSteps, GAE, advantage normalisation per minibatch, clipped surrogate,

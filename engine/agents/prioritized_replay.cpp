@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "engine/agents/prioritized_replay.h"
 
 #include "engine/agents/random.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Proportional prioritized replay (Schaul et al. 2016) on a sum-tree:
 // P(i) = p_i^alpha / sum_k p_k^alpha with p_i = |td_i| + epsilon; new

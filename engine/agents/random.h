@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Portable random draws on std::mt19937_64 (the standard distributions are
 // implementation-defined; these give the same numbers on every platform).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "engine/agents/replay_buffer.h"
 
 #include "engine/agents/random.h"

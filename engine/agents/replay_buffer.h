@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Uniform experience replay for DQN, with n-step return accumulation.
 // Std-only: DQN samples into preallocated host arrays and wraps them as tensors.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // PPO's on-policy rollout storage and generalised advantage estimation.
 // Std-only.

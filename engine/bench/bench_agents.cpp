@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Agent and environment throughput: env steps/s, DQN updates/s (batch 32 and
 // 256, MLP obs->256->256->actions, Adam, Huber), PPO update time (2048 steps
 // x 10 epochs x 64 minibatch) and per-decision inference latency.

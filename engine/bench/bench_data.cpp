@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Throughput of the bar readers and validation on in-memory data.
 
 #include "engine/data/dbn_reader.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Forecaster benchmarks: train step and inference latency at the seed sizes (the train steps
 // also at the session defaults), SSD chunked
 // vs sequential scan, and parameter sizes. One intra-op thread, as in the app's default.

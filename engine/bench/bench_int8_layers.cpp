@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Per-layer INT8 inference cost: one models::precision::Int8Linear call against a plain FP32
 // torch::nn::Linear of the same shape, at the (in, out) shapes of our four models, 512x512 and
 // 1024x1024, batch 1 and 32, one intra-op thread, no autograd. The "batch" arg is the rows of one

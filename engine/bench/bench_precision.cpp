@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Precision benchmarks: FP32 vs AMP (BF16 autocast on the CPU) train step per forecaster, FP32 vs
 // INT8 inference latency, the INT8 validation-loss degradation of a briefly trained ForecasterTrainer,
 // and the cost of one INT8 refresh of each model at the session's default sizes. Every bytes counter

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Whole-model precision benchmarks: each model at the session-default and at the seed sizes, FP32
 // against what `auto` chooses on this machine, for the train step (AMP) and for inference P95 at
 // batch 1 and 32 (INT8 with kernels timed per layer). Labels name what auto chose and why.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Replay throughput: the bar clock at max speed feeding the feature pipeline,
 // and the pipeline alone, over 2M in-memory 1-minute bars.
 

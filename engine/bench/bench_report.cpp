@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Report benchmarks: exporting one run with one million stored metric samples
 // (4 models x 10 metrics x 25,000 steps) as HTML, JSON and CSV, store read
 // included. Goal: under 10 s per format. The PDF writer lives in the Qt layer;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Store benchmarks: SQLite import and load throughput, synthetic generation.
 #include "engine/bench/bench_suite.h"
 #include "engine/data/synthetic.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The benchmark suite shared by tests/bench/foxhunt-bench and `foxhunt-cli bench`.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Telemetry benchmarks: the SQLite metric insert rate, the cost of a session's telemetry on a
 // forecaster train step, and the exact memory of each forecaster at the seed sizes.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Common setup of the benchmark suite: one intra-op thread unless told otherwise,
 // and the machine facts every JSON report carries.
 

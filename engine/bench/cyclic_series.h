@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // A small synthetic forecasting series: a learnable cycle plus AR(1) Gaussian noise in the returns,
 // with the cycle's phase as known-future features. One generator for the forecaster tests, the

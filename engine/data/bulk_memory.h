@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Large reader outputs (tens of MB of bars) spend most of their time in page
 // faults on first touch; asking for transparent huge pages cuts those 512-fold.

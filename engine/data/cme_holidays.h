@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The days CME equity-index futures (ES) do not trade a regular session, by rule.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // ES.FUT is a parent symbol: many outright contracts and calendar spreads.
 // This builds the continuous front-month series and records each roll.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Text bar formats: Databento CSV exports and generic vendor OHLCV CSV.
 

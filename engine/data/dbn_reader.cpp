@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "engine/data/dbn_reader.h"
 
 #include "engine/data/bulk_memory.h"

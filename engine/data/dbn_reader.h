@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Databento Binary Encoding (DBN) v1-v3: metadata and OHLCV records.
 

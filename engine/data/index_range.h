@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // A half-open range of indices, shared by the replay split and the forecasters.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "engine/data/input_file.h"
 
 #include "engine/data/import_error.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Reading an import's bytes exactly once: regular files, and pipes a shell
 // hands over as /dev/stdin or `<(...)`. Anything that could block or never end

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Time zones and the ES trading calendar, with the lookups cached so that
 // converting millions of timestamps stays cheap.

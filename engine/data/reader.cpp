@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "engine/data/reader.h"
 
 #include "engine/data/csv_reader.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "engine/data/synthetic.h"
 
 #include "engine/data/market_time.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The bundled default: a small, deterministic, ES-like bar generator, clearly
 // labelled synthetic wherever it is shown.

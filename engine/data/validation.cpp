@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "engine/data/validation.h"
 
 #include "engine/data/cme_holidays.h"

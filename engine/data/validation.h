@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Validation of a parsed file: the rules a bar series must satisfy before it is stored.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Runs a deterministic policy over episodes of a TradingEnv and reports
 // trading metrics beside two baselines on the same bars and costs:

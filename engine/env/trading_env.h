@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // A single-instrument ES trading environment for reinforcement learning:
 // position-target actions, fills with slippage and commission, mark-to-market

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Plain input of the forecasters and how it is cut into training windows. No torch.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Plain reports a ForecasterTrainer gives beside its training steps: the AMP
 // state, an INT8 refresh check and the TFT's interpretation. No torch.

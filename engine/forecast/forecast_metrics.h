@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Evaluation of quantile forecasts and of the two naive baselines. No torch.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "engine/forecast/forecaster_trainer.h"
 
 #include "engine/agents/checkpoint_io.h"

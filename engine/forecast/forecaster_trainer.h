@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Trains and evaluates one quantile forecaster (Mamba-2 or TFT) on ForecastData.
 // std-only header: the LibTorch state lives behind a pimpl.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // What an INT8 inference copy costs and saves against its FP32 model: one struct for the
 // forecasters and the agents. Std-only.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "engine/precision/int8_evaluation_json.h"
 
 #include <nlohmann/json.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // JSON form of Int8Evaluation: the "int8" document of a model's validation evaluation.
 

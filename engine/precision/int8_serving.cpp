@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "engine/precision/int8_serving.h"
 
 #include "engine/store/kernel_timings.h"

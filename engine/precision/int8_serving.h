@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Engine-internal (LibTorch): choosing an INT8 copy's kernels by measurement and deciding whether the
 // copy may answer inference. Shared by the forecasters and the agents.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The deterministic bar clock: hands the bars of one series, in order, to a
 // callback on the worker thread, at max speed or paced to N x real time, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Online features, bar by bar, with no look-ahead: the features of bar t are a
 // function of bars 0..t only, and their normalisation uses statistics of bars

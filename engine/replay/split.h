@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Walk-forward splits of one bar series into train / validation / test by ES
 // trading day, so that no session is ever cut in two and later data never

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // RFC 4180 fields for the CSV files the engine writes.
 

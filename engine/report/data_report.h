@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The report of a headless replay over one stored series: what the data is,
 // its gaps and rolls, the walk-forward split, and the online features' statistics.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "engine/report/report_blocks.h"
 
 #include "engine/report/svg_chart.h"

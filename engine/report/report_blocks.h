@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // A run report as a flat list of plain blocks, built once from the report
 // JSON and rendered by every page format (HTML here, PDF in the ui layer), so

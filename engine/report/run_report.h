@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Run reports: one or more stored runs as self-contained HTML, JSON or CSV
 // (PDF from the same blocks in the Qt layer: ui/report_pdf.h).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // A run in a line: its settings (precision, device, processes) and each model's
 // headline results, read from what the run stored (config, versions and

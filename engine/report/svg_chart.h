@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Self-contained SVG line charts for reports: no scripts, no network, vector output.
 

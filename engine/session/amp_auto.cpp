@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "engine/session/amp_auto.h"
 
 #include <algorithm>

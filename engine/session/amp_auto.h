@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Engine-internal: `auto` mixed precision for one model of a run. The device's preset is tried
 // only where a short measurement of the model's own train step, at its own shapes, shows it faster

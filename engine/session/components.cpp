@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "engine/session/components.h"
 
 #include "models/runtime.h"

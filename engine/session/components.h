@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The libraries the engine links or compiles in, with their versions and licences, for the About
 // dialog, `foxhunt-cli --version --verbose` style output and the package's copyright notice.

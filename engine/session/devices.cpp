@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "engine/session/devices.h"
 
 #include "engine/session/session_json.h"

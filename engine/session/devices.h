@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // What the UI may ask the engine about compute devices and precision before a
 // run starts, in std types only (the ui never includes models or torch headers).

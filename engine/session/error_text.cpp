@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "engine/session/error_text.h"
 
 #include <c10/util/Exception.h>

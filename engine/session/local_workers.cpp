@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "engine/session/local_workers.h"
 
 #include "models/distributed/communicator.h"

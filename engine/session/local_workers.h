@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The worker processes a multi-process run starts on this machine (like torchrun
 // --nproc-per-node): each is `<program> worker` with torchrun's rendezvous variables in its

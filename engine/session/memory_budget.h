@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Engine-internal: the served copies of a run's models against precision.memory_budget_mb (seed
 // 003: four models within 880 MB). Pure figures in, a verdict out, so the check is testable

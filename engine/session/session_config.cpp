@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // SessionConfig <-> JSON. Each options struct lists its fields once; the same
 // list serves writing and reading, so the two can never disagree.
 

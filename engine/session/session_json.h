@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // JSON forms of evaluation results, shared by the session, the CLI and reports.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "engine/session/training_session.h"
 
 #include "engine/agents/agent_runner.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // One training session: a set of models (DQN, PPO, Mamba-2, TFT) over one
 // replay of a stored series, on the calling (worker) thread. Controls are

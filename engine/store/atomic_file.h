@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // All-or-nothing file output: bytes go to a temporary file beside the target,
 // are flushed to disk, and replace the target by rename only when every byte

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "engine/store/bar_importer.h"
 
 #include "engine/data/input_file.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Files into the bar store: reads, validates and groups a file's bars into series (contracts,
 // the continuous front month, one vendor series) and stores them with the import record in one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The bars of a Foxhunt database: instruments, bars, imports and rolls, on a Database
 // (the connection, pragmas and schema). Files come in through BarImporter.

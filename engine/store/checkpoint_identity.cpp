@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "engine/store/checkpoint_identity.h"
 
 #include <nlohmann/json.hpp>

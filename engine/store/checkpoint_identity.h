@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Which run a checkpoint file belongs to. Every checkpoint carries its run's
 // UUID, a hash of the run's stored config, the model and the step; a resume

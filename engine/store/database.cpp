@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "engine/store/database.h"
 
 #include "engine/store/sqlite_util.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The Foxhunt SQLite file: one connection with its open checks (header, quick_check once per
 // process, application id), its pragmas (WAL, synchronous NORMAL, foreign keys, a 5 s busy

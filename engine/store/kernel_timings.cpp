@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "engine/store/kernel_timings.h"
 
 #include "engine/store/bar_store.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Kernel timings measured on a machine, kept in the store so that an INT8 copy's kernel plan is
 // measured once per machine and layer shape, not once per run. std-only.

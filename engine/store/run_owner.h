@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Who runs a run: a lock its owner holds for as long as it runs it.
 //

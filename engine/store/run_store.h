@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Runs, their metrics, evaluations and checkpoints, in the same SQLite file as
 // the bars. A run killed mid-training keeps every metric of its last committed

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "engine/store/sqlite_util.h"
 
 #include <sqlite3.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Thin RAII helpers over the SQLite C API: prepared statements, transactions,
 // and errors turned into StoreError with the database path and the SQL at fault.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "engine/store/store_json.h"
 
 #include "engine/data/market_time.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Every metric a run records, defined once: the name it is stored under, what
 // people call it, its unit, who records it and the chart it is drawn in. The

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // What one model holds in memory while it trains. Plain struct: the ui may include it.
 

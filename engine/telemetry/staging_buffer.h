@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The hand-off between a training worker and its readers (the UI, the store
 // writer): the worker appends under a mutex; a reader swaps the whole buffer

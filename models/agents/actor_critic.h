@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // PPO's actor-critic: categorical policy logits and a state value, from one
 // shared MLP trunk or two separate ones (SB3's default is separate, tanh).

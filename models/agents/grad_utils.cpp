@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "models/agents/grad_utils.h"
 
 #include <cmath>

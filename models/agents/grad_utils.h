@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Gradient helpers shared by the agents: global-norm clipping with the norm
 // reduced in float64, zero_grad that frees the gradients, and flat parameter

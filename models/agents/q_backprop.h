@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Hand-written float32 forward and backward of a QNetwork. The DQN update is small enough
 // (a few 32x256 matmuls) that autograd's graph, its per-op allocations and its bookkeeping cost

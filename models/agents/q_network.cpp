@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "models/agents/q_network.h"
 
 namespace foxhunt::models {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The DQN value network: an MLP from observation to one Q value per action,
 // with an optional dueling head (V + A - mean A). Its layers are QuantizableLinear

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // foxhunt-modelcheck: correctness checks and benchmarks of the forecasters and the precision
 // layer on one device. JSON on stdout; exit status 1 when a check fails, 2 on bad arguments.
 // Usage: foxhunt-modelcheck [--device cpu|cuda] [--quick]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Collectives for data-parallel training over LibTorch's own c10d: a TCPStore rendezvous and a
 // Gloo process group, which reduces host memory, plus, in CUDA builds whose LibTorch has it, an

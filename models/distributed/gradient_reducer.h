@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Averages gradients over the ranks of a process group, bucketed and overlapped with the
 // backward pass: a hook on each parameter copies its gradient into a flat bucket as autograd

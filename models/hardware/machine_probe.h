@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // What this machine can compute with: the CPU's name, cores and instruction-set features, and the
 // CUDA devices of this LibTorch build. std-only, so engine headers the ui sees can carry it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "models/mamba2/causal_conv.h"
 
 #include <ATen/Parallel.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Causal depthwise convolution over time on a [B, L, C] tensor, the layout in_proj produces, so
 // that neither direction transposes to [B, C, L] and back.

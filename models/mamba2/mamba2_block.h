@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // One Mamba-2 mixer: in_proj -> causal depthwise conv -> SSD -> gated RMSNorm -> out_proj.
 

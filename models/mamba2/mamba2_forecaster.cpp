@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "models/mamba2/mamba2_forecaster.h"
 
 namespace foxhunt::models::mamba2 {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Quantile forecaster: a pre-norm residual stack of Mamba-2 blocks over past bars,
 // with a quantile head on the last position (plus the known future covariates).

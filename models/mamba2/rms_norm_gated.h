@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // RMSNorm, optionally gated by silu(z) before normalising (Mamba-2's output norm).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // State-space duality (SSD) scan of Mamba-2: the chunked matmul algorithm and
 // the plain sequential recurrence it must agree with.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "models/memory/memory_tracker.h"
 
 #include "models/compat.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "models/memory/tensor_bytes.h"
 
 #include <torch/optim.h>

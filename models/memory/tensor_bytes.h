@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Exact bytes of what training keeps besides activations: parameters, their gradients and the
 // optimizer's state tensors.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // One optimizer step under a LossScaler, in the order torch.amp.GradScaler prescribes. Shared by
 // the forecaster trainer and the agents so that every model scales, unscales, clips and skips alike.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // RAII autocast region: LibTorch 1.13's C++ API has no torch.autocast equivalent.
 

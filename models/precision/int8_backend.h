@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The int8 kernels an Int8Linear can compute with, by name. std-only, so engine headers the ui sees
 // (and config parsing) can name them.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "models/precision/int8_linear.h"
 
 #include "models/compat.h"

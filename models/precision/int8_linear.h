@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Int8 inference linear layer: symmetric per-output-channel int8 weights, float activations in and out.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Which int8 kernel each layer of an inference copy uses, chosen by timing the layer's own shapes
 // on this machine (as cuDNN's benchmark mode chooses convolution algorithms), once per machine

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Dynamic loss scaling with torch.amp.GradScaler's rules, for any torch::optim::Optimizer.
 

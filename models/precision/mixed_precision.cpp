@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "models/precision/mixed_precision.h"
 
 #include "models/compat.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Mixed-precision settings: which half type autocast uses and how the loss scaler behaves.
 // std-only, so engine headers the ui sees can carry it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Linear and LSTM layers that train in float and can be swapped, in an inference copy, for int8.
 // They keep torch::nn::Linear's and torch::nn::LSTM's parameter names, initialisation and kernels.

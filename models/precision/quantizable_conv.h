@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // A depthwise 1-D convolution that trains in float and converts, in an inference copy, to int8 taps.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Post-training int8 quantisation of a whole model into a separate inference copy.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "models/tft/fused_lstm.h"
 
 #include <torch/autograd.h>

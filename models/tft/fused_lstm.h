@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // One-layer LSTM with a hand-written backward: per step one [B, H] x [H, 4H] product and one
 // fused pass, and the weight gradients as one product over all steps, where LibTorch's CPU LSTM

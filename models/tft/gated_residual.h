@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // TFT building blocks: gated linear unit, add & norm, and the gated residual network.
 

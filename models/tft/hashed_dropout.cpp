@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "models/tft/hashed_dropout.h"
 
 #include <ATen/CPUGeneratorImpl.h>

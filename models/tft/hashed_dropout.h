@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Inverted dropout with a keep-mask from a counter-based hash: one seed per call from LibTorch's
 // default CPU generator, then one vectorised pass, instead of bernoulli_'s per-element generator calls.

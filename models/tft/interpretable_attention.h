@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Interpretable multi-head attention (TFT): per-head queries and keys, one value
 // projection shared by all heads, heads averaged so one attention pattern explains the output.

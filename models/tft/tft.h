@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Temporal Fusion Transformer (Lim et al. 2021) as a multi-horizon quantile forecaster.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Variable selection network: embeds each continuous variable, transforms it with
 // its own GRN and mixes them with softmax weights that are the model's importances.

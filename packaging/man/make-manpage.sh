@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # make-manpage.sh HELP2MAN PROGRAM INCLUDE.h2m OUT.1
 # Writes OUT.1.gz: help2man over PROGRAM --help/--version, the hand-written
 # sections of INCLUDE.h2m, and, for a program with subcommands (CLI11's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Hand-built report documents (the shape runReportJson() returns) carrying every
 // key the report renders, including the ones no stored run has yet (AMP, INT8,

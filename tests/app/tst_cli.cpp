@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // foxhunt-cli end to end, as a user runs it: the real files in shared/data/real
 // import with the results SOURCES.md describes; bad files are rejected with
 // file:line: reason and leave the store unchanged.

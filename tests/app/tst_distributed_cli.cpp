@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Multi-process runs end to end through foxhunt-cli: two real processes train one run over c10d
 // (Gloo on 127.0.0.1); rank 0 charts every rank; killing either rank ends the other within the
 // timeout with a readable error and leaves the store consistent; the run resumes on one process.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The CLI's progress line as text: counts, percent, rate and ETA for known and unknown totals.
 
 #include "app/cli/progress_line.h"

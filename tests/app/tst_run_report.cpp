@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Run reports: the HTML is well-formed XML with every section, the warnings
 // flag what they should, the CSV carries exactly the stored numbers, and a run
 // trained on real ES bars exports in all four formats through foxhunt-cli.

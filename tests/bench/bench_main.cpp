@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // foxhunt-bench: every benchmark of the project, JSON with --benchmark_format=json.
 #include "engine/bench/bench_suite.h"
 

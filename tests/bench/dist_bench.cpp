@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // foxhunt-dist-bench: data-parallel scaling on this machine, JSON on stdout. For each model it
 // measures training samples/s in one process and in two (1 intra-op thread each; this executable
 // starts a copy of itself as rank 1), the gradient all-reduce wait per step, the gradient bytes

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Reference Double-DQN update through PyTorch's Python API, matching
 engine/bench/bench_agents.cpp (BM_DqnUpdate): MLP 32 -> 256 -> 256 -> 3 (ReLU),
 Adam (lr 1e-4), Huber loss (delta 1), target network, global-norm clipping at

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Reference INT8 inference per layer through PyTorch's own dynamic quantization,
 matching engine/bench/bench_int8_layers.cpp (BM_Int8Linear): the same (in, out)
 shapes, batch 1 and 32 (rows of one call; for a forecaster's layers 60 and 1920

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Reference Mamba-2 forecaster train step through PyTorch's Python API, matching
 engine/bench/bench_forecast.cpp (BM_Mamba2TrainStep, BM_Mamba2TrainStepDefault):
 the architecture of models/mamba2/ written plainly in PyTorch, as a user would

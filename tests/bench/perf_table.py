@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Turns Google Benchmark JSON (from `foxhunt-cli bench --json --repetitions N`)
 into the README's performance table: the median of each benchmark, with its
 items/s when it reports them. With dqn_reference.json, the DQN update against

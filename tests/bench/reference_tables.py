@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The INT8 and AMP comparison tables against PyTorch, as per-cell medians over
 several back-to-back runs. Each run is a folder holding
   cpp.json       foxhunt-bench --benchmark_filter='BM_Int8Linear|BM_Int8Forecaster|BM_DqnUpdateAmp|BM_DqnUpdateBackprop'

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Shared by the reference train steps (mamba2_reference.py, tft_reference.py):
 time a train-step closure the way foxhunt-bench times its C++ counterpart, and
 print the medians of several runs per size as JSON."""

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Reference Temporal Fusion Transformer train step through PyTorch's Python API,
 matching engine/bench/bench_forecast.cpp (BM_TftTrainStep, BM_TftTrainStepDefault):
 the architecture of models/tft/ written plainly in PyTorch, as a user would write

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // foxhunt-ui-bench: the dashboard's refresh cost per tick under the offscreen
 // platform. 4 models x 5 charts already hold --points points each; every tick
 // adds --batch new samples per series (one drained batch) and, in the second

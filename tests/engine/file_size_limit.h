@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // A full disk, simulated deterministically: RLIMIT_FSIZE makes every write(2)
 // past `bytes` fail with EFBIG (SIGXFSZ ignored), on any file system, with no

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // A synthetic ES series with a planted, learnable edge for the agent tests:
 // every 40-bar day rises 2 ticks per bar over bars 11..20 and falls 2 ticks

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Peak activation bytes of the agents' updates (AgentMemoryBytes::activationBytes): exact for the
 // DQN's hand-written backward (its preallocated buffers), bounded from both sides for autograd
 // (DQN under DqnGradients::Autograd, PPO), zero until an update ran, and no gradient storage in it.

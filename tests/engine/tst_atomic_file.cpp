@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // All-or-nothing file output (engine/store/atomic_file.h): short writes are
 // continued, a full disk, whether injected through the write seam or real
 // (RLIMIT_FSIZE), throws with the reason and leaves the old target (or none)

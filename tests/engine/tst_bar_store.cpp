@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "engine/data/import_error.h"
 #include "engine/data/market_time.h"
 #include "engine/data/synthetic.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Checkpoints belong to their database and their run: two databases' runs with
 // the same id keep apart, a file of another run is refused by name, a copied
 // database finds its files (or says why not), deleting a run removes only its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Tests engine/data/cme_holidays.cpp against published CME/NYSE holiday calendars.
 
 #include "engine/data/cme_holidays.h"

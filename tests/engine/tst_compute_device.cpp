@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Where the models train: device names in run configs are parsed and checked once, with messages
 // that name the device and what is available; the CPU named outright trains exactly like the
 // default; and, where this build has CUDA, every trainer on cuda:0 learns what it learns on the CPU.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Tests engine/report/csv_field.cpp and the run report CSV that uses it.
 
 #include "engine/data/market_time.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Tests engine/data/csv_reader.cpp and the CSV paths of engine/data/reader.cpp.
 
 #include "engine/data/csv_reader.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Tests engine/data/dbn_reader.cpp and the DBN paths of engine/data/reader.cpp.
 
 #include "engine/data/dbn_reader.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Data parallelism over real processes: this test executable starts a copy of itself as rank 1
 // (FOXHUNT_DIST_ROLE names what the copy does) and plays rank 0 itself, over LibTorch's c10d
 // TCPStore + Gloo on 127.0.0.1.

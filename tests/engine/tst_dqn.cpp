@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // DQN: target-network updates, determinism, exact checkpoint resume, and
 // learning a planted edge well enough to beat the flat baseline out of sample.
 #include "engine/agents/agent_runner.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // DQN precision paths: BF16 autocast updates stay finite, a scaling config
 // skips steps with inf/NaN gradients and leaves the weights alone, the loss
 // scaler's state survives a checkpoint, the INT8 copy is measured against

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Forecaster windows, metrics, schedule, trainer determinism, checkpoint resume and
 // learning a planted signal well enough to beat the zero and persistence baselines.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // ForecasterTrainer with mixed precision (BF16 autocast on the CPU, loss-scale telemetry) and
 // the INT8 evaluation against FP32.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Reading an import once (engine/data/input_file.h): a named FIFO, /dev/zero
 // and folders are refused from their type alone, before anything opens them;
 // a pipe handed over as /dev/fd/N (a shell's `<(...)`) or /dev/stdin is read

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The INT8 inference copy's footprint at the sizes a session trains by default: for DQN, PPO,
 // Mamba-2 and TFT, every parameter and buffer of the copy over the same of the FP32 model
 // (Int8Evaluation::bytesRatio) must be at most 0.30, with the loss within 2 % of FP32.

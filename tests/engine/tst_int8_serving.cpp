@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The INT8 gate and kernel choice as the engine applies them: a copy that degrades too much is not
 // served (FP32 answers for it), an automatic plan that is slower than FP32 is not served, a backend
 // chosen by hand is honoured, calibration and validation counts are recorded, kernel timings

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The metric registry: one line per metric, every chart drawn from it, names
 // unique, per-rank names parsed in their one canonical spelling.
 #include "engine/telemetry/metric_registry.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // ForecasterTrainer::memory(): exact parameter, gradient and optimizer bytes and the activation
 // peak of the last step; a session stores them as grad_bytes, optimizer_bytes, activation_bytes.
 

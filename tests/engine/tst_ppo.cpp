@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // PPO: GAE against hand-computed values, KL early stop, determinism, exact
 // checkpoint resume, and learning a planted edge out of sample.
 #include "engine/agents/agent_runner.h"

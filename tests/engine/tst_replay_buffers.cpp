@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Uniform replay, n-step folding, the sum-tree and prioritized sampling.
 #include "engine/agents/prioritized_replay.h"
 #include "engine/agents/replay_buffer.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Runs, metrics, evaluations and checkpoints in SQLite; runs left behind by a
 // dead process are marked interrupted and keep every committed metric.
 

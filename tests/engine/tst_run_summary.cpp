@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // A run in a line: precision as trained (by hand or auto's choice per model),
 // results read from the stored evaluations, the settings that differ, and
 // figures formatted as the runs table and the compare view show them.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // A session's precision, interpretation, live-dashboard and ensemble outputs on
 // the synthetic default: AMP loss-scale telemetry and the "amp" object, INT8
 // refreshes and the "int8" object, the TFT's "interpretation", equity and

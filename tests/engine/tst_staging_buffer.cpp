@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The worker -> reader hand-off: notify exactly when the buffer turns non-empty,
 // drain everything in order, bound memory, and lose nothing across threads.
 

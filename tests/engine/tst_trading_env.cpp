@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The trading environment's fills, costs and PnL on hand-worked bars, and the
 // evaluation metrics on hand-worked series.
 #include "engine/env/evaluation.h"

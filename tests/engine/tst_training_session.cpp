@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // A whole session on the synthetic default: all four models train, are
 // evaluated beside their baselines, and land in the run store; samples reach
 // the staging buffer; stop and determinism hold.

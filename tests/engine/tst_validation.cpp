@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Tests engine/data/validation.cpp on the real files and on small planted cases.
 
 #include "engine/data/csv_reader.h"

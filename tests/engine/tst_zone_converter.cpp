@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Tests engine/data/market_time.cpp: DST edges and that the caches never change an answer.
 
 #include "engine/data/bar.h"

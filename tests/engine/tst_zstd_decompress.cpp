@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Bounded zstd decompression (zstdDecompress in engine/data/reader.cpp): a
 // frame that claims gigabytes is refused before any memory is set aside for
 // it, a bomb stops at the limit (the file's size times a ratio, with a floor

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // libFuzzer target: arbitrary bytes through the uncompressed DBN reader (prelude, metadata,
 // records). A rejected file (ImportError) is an expected outcome; a crash, sanitizer report,
 // hang or runaway allocation is a finding. Built and run by tests/fuzz/run.sh.

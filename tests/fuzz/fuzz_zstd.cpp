@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // libFuzzer target: arbitrary bytes through the zstd framing path (frame walk, bounded
 // streaming decompression) and on into the DBN reader, as readBarBuffer takes a .dbn.zst.
 // A rejected file (ImportError) is an expected outcome; a crash, sanitizer report, hang,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Bounded libFuzzer runs of the three readers (CSV, DBN, zstd framing). Benchmark-like: CI does
 # not run it. From the repo root:
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Compiles (syntax only) every models/ and engine/ source with the CUDA paths switched on, on a
 # Debian 12 machine without a GPU: the code behind FOXHUNT_TORCH_CUDA (and, with NCCL_INCLUDE_DIR,
 # the communicator's NCCL group) is otherwise only compiled on the rare GPU machine.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Fetches, on a Debian 12 amd64 machine with apt, the packages that the engine and foxhunt-cli need
 # to build and run, and unpacks them (dpkg -x, no install) into one prefix, .gpu-deps/ at the repo
 # root. The GPU machine has a PyTorch wheel, CUDA, CMake and ninja but none of these libraries;

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The GPU machine's one prepared script. Prints one JSON document on stdout (build logs and the
 # programs' own messages go to stderr):
 #   {"device": ..., "modelcheck": {...}, "engine": {"sessions": {"fp32": {...}, "amp_bf16_int8": {...}, "auto": {...},

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // AutocastGuard: dtype of autocast ops, state restored on exit, nesting, CPU FP16 refused,
 // forecasters under BF16 close to FP32 with FP32 master gradients.
 

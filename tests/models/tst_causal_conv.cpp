@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The direct causal depthwise convolution against torch::conv1d: values and gradients.
 
 #include "models/mamba2/causal_conv.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Flat parameter storage: parameters and gradients become views of one buffer,
 // Adam over that buffer follows torch::optim::Adam per parameter step for step
 // (bias correction and eps included), and clipping sees the same norm.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // INT8 inference: per-row quantisation, Int8Linear backends, quantized forecasters against FP32.
 
 #include "models/mamba2/mamba2_forecaster.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Int8Linear's inference-time cache (decoded row scales, dequantized bias): the cached path must
 // give the very bits that decoding afresh gives, and any change of the int8 buffers must reach it.
 

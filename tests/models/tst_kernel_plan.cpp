@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Kernel choice by measurement: with injected timings the plan serves the fastest accurate backend
 // per layer and shape, reuses cached timings, and a choice by hand wins; with the real timer the
 // served copy's output stays within the measured error.

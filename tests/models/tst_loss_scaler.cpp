@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // LossScaler against torch.amp.GradScaler's rules: scale, growth tracker and skips after each step.
 
 #include "models/precision/loss_scaler.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The hardware probe: /proc/cpuinfo texts of real machines parsed into features, cores and names.
 
 #include "models/hardware/machine_probe.h"

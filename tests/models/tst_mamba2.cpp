@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Mamba-2 block and forecaster: initialisation, causality, step() == forward, forward_last() == the
 // forward's last bar, seed sizes.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Exact memory accounting: the counting CPU allocator, peak scopes, and the bytes of parameters,
 // gradients and optimizer state.
 

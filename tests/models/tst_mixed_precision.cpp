@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Precision choices from the device: the `auto` preset table (seed 000), validate() against the
 // device's capabilities, and the measured AMP decision with injected timings.
 

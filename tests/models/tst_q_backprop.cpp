@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // QNetworkBackprop: its forward equals QNetwork::forward and its hand-written backward equals
 // autograd's gradients, for plain and dueling heads, with and without hidden layers, and it
 // writes into flat gradient views after a Module::load() rebinds the parameters.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The chunked SSD scan and the final-state shortcut against the sequential recurrence: values and gradients.
 
 #include "models/mamba2/ssd.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Temporal Fusion Transformer: building blocks, causality, selection weights, seed sizes.
 
 #include "models/tft/fused_lstm.h"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # package_test.sh BUILD_DIR REAL_DATA_DIR WITH_GUI(0|1) PROJECT_VERSION
 # Builds the .deb from an already built tree, unpacks it into a temporary root
 # (dpkg -x: no root needed) and runs the installed binaries from there, with
@@ -84,6 +85,12 @@ bins=("$root/usr/bin/foxhunt-cli")
 [ "$gui" = 1 ] && bins+=("$root/usr/bin/foxhunt")
 for bin in "${bins[@]}"; do
   if readelf -d "$bin" | grep -E 'RPATH|RUNPATH'; then fail "$(basename "$bin") keeps an RPATH"; fi
+  # dpkg-buildflags' hardening: full RELRO, immediate binding, the stack protector, fortified calls
+  readelf -lW "$bin" | grep -q GNU_RELRO || fail "$(basename "$bin") has no RELRO segment"
+  readelf -dW "$bin" | grep -qE 'BIND_NOW|FLAGS_1.*NOW' || fail "$(basename "$bin") is not linked with -z now"
+  undefined=$(nm -D --undefined-only "$bin")
+  grep -q '__stack_chk_fail' <<< "$undefined" || fail "$(basename "$bin") has no stack protector"
+  grep -qE '__[a-z_]+_chk(@|$)' <<< "$undefined" || fail "$(basename "$bin") calls no fortified libc function"
   libs=$(env -u LD_LIBRARY_PATH ldd "$bin")
   if echo "$libs" | grep 'not found'; then fail "$(basename "$bin"): missing libraries"; fi
   if echo "$libs" | grep -F -e "$build" -e "$source_dir"; then fail "$(basename "$bin") links into the build tree"; fi

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The real desktop binary as a new user meets it: --help and --version answer
 // without a display, and a first start with an empty data folder creates the
 // store holding only the synthetic default, while --reset-settings forgets

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The dashboard under the offscreen platform, fed with samples made here (the
 // engine emits the newer metrics on another branch): series fill, decimation
 // stays bounded and keeps extremes, the debiased EMA, hover, the forecast band,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The real main window under the offscreen platform: first start on an empty
 // store, importing real files with progress, rejection of a bad file, drops.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // PDF run reports: page count and text as poppler reads them, paper sizes,
 // progress and cancel, and the one export entry point for all four formats.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The Training tab's run configuration: date range, preset and key hyperparameters reach the
 // SessionConfig the next run starts with, and a reversed date range is refused before any work.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The Runs tab over a real store (SQLite, written through the RunStore API as
 // a session does): listing, filter, sort, open, overlay, delete (with
 // checkpoint files), resume and report export.

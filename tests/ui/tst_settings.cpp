@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Settings, speed, palette, layout and error reporting of the main window, with
 // short real runs: what the user sets in the dialog is what the stored run ran with.
 
