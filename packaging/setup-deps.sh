@@ -24,6 +24,8 @@ packages=(
   # engine libraries
   libsqlite3-dev sqlite3 libzstd-dev libhowardhinnant-date-dev tzdata
   nlohmann-json3-dev libcli11-dev libbenchmark-dev libssl-dev
+  # Boost.Math headers: normal and Student-t distributions for engine/stats (headers only)
+  libboost-dev
   # GUI tests and screenshots
   xvfb xauth
   # the .deb: dependency scan, icon sizes, man pages, metadata checks
