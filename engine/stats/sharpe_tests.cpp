@@ -48,6 +48,22 @@ double expectedMaxSharpe(double trialsSharpeVariance, std::size_t trials)
     return std::sqrt(trialsSharpeVariance) * ((1.0 - kEulerMascheroni) * z1 + kEulerMascheroni * z2);
 }
 
+DeflatedSharpeInput deflatedSharpeInput(std::span<const double> selectedReturns,
+                                        std::span<const double> trialSharpes)
+{
+    DeflatedSharpeInput in;
+    in.sharpe = perBarSharpe(selectedReturns);
+    in.observations = selectedReturns.size();
+    in.skewness = skewness(selectedReturns);
+    in.kurtosis = kurtosis(selectedReturns);
+    in.trials = trialSharpes.size();
+    if (trialSharpes.size() >= 2) {
+        const double sd = sampleStd(trialSharpes);
+        in.trialsSharpeVariance = sd * sd;
+    }
+    return in;
+}
+
 bool isSignificant(double probability, double level)
 {
     return probability >= level;

@@ -45,6 +45,13 @@ struct DeflatedSharpeInput {
     double trialsSharpeVariance = 0.0; ///< variance of the trials' SR estimates
 };
 
+/// The input for the strategy picked from a set of trials: sharpe (perBarSharpe), observations,
+/// skewness and kurtosis from `selectedReturns`; trials = trialSharpes.size() and the sample
+/// variance (divisor N - 1) of `trialSharpes`, which must be per-observation Sharpe ratios of the
+/// same frequency as `selectedReturns` (the selected one included). Fewer than 2 trials: variance 0.
+DeflatedSharpeInput deflatedSharpeInput(std::span<const double> selectedReturns,
+                                        std::span<const double> trialSharpes);
+
 /// A probability that the true Sharpe ratio beats a benchmark, with the verdict at a level.
 struct SharpeVerdict {
     double benchmark = 0.0;   ///< SR* the observed SR was tested against (SR0 for the DSR)

@@ -318,6 +318,15 @@ void TestStats::deflatedSharpePaperExample()
     // Fewer trials lower the bar: with 2 trials the same strategy clears 95 %.
     in.trials = 2;
     QVERIFY(st::deflatedSharpe(in).significant);
+    // Built from data: trial SRs 0.1 0.2 0.3 have sample variance 0.01.
+    const std::vector<double> r{0.01, -0.005, 0.02, 0.0, 0.015};
+    const std::vector<double> trials{0.1, 0.2, 0.3};
+    const st::DeflatedSharpeInput fromData = st::deflatedSharpeInput(r, trials);
+    QCOMPARE(fromData.trials, std::size_t(3));
+    QCOMPARE(fromData.observations, std::size_t(5));
+    QVERIFY(near(fromData.trialsSharpeVariance, 0.01, 1e-12));
+    QVERIFY(near(fromData.sharpe, st::perBarSharpe(r), 0.0));
+    QVERIFY(near(fromData.kurtosis, 1.5091941590048674, 1e-9));
 }
 
 void TestStats::dieboldMariano()
