@@ -10,6 +10,11 @@
 # communicator needs for multi-process runs, and under which the NCCL group is built) includes them.
 # Debian's are from 2022, older than the gloo inside a PyTorch 2.x wheel; the communicator only
 # passes gloo's types through, and run.sh builds it without Gloo (and NCCL) if they do not compile.
+# libboost1.74-dev: Boost.Math's normal and Student-t distributions for engine/stats (headers only).
+# The package holds 160 MB of headers; only those engine/stats includes are kept (the closure of
+# `c++ -M` over engine/stats/*.cpp on this machine), plus the whole of the small trees whose
+# headers are picked by compiler and standard library (config, predef, detail, core,
+# type_traits), about 7 MB, and Boost's CMake config files.
 # Not fetched: Qt (foxhunt-cli is Qt-free; the GUI is not built there).
 # tzdata is fetched because the engine's market clock reads America/New_York through date-tz, which
 # only looks in /usr/share/zoneinfo, and container images often lack it.
@@ -31,9 +36,10 @@ packages=(
     libbenchmark-dev libbenchmark1debian
     tzdata
     libgloo-dev
+    libboost1.74-dev
 )
 
-for tool in apt-get apt-cache dpkg; do
+for tool in apt-get apt-cache dpkg "${CXX:-c++}"; do
     command -v "$tool" >/dev/null || { echo "fetch-deps.sh: needs $tool (a Debian 12 machine)" >&2; exit 1; }
 done
 # The GPU machine is x86-64; apt here must fetch amd64 packages.
@@ -80,6 +86,25 @@ rm -rf "${stage:?}/usr/share/doc" "${stage:?}/usr/share/doc-base" "${stage:?}/us
     "${stage:?}/usr/bin" "${stage:?}/usr/sbin" "${stage:?}/usr/share/zoneinfo/right" \
     "${stage:?}/usr/share/zoneinfo/posix" "$lib/engines-3" "$lib/ossl-modules"
 rm -f "$lib/libcrypto.a" "$lib/libssl.a" "$lib/libsqlite3.a"
+# Boost: keep what engine/stats reaches (see the top of this file).
+boost=$stage/usr/include/boost
+if [ -d "$boost" ]; then
+    keep=$tmp/boost-keep
+    mkdir -p "$keep/boost"
+    for src in "$root"/engine/stats/*.cpp; do
+        "${CXX:-c++}" -std=c++20 -I"$root" -isystem "$stage/usr/include" -M "$src"
+    done | tr ' \\' '\n\n' | grep "^$boost/" | sort -u | while read -r h; do
+        mkdir -p "$keep/boost/$(dirname "${h#"$boost"/}")"
+        cp "$h" "$keep/boost/${h#"$boost"/}"
+    done
+    for tree in config predef detail core type_traits; do
+        cp -r "$boost/$tree" "$keep/boost/"
+    done
+    [ -f "$keep/boost/math/distributions/students_t.hpp" ] ||
+        { echo "fetch-deps.sh: could not find Boost.Math's headers in $boost" >&2; exit 1; }
+    rm -rf "$boost"
+    mv "$keep/boost" "$boost"
+fi
 printf '%s\n' "${wanted%$'\n'}" >"${stage:?}/PACKAGES"
 rm -rf "${deps:?}"
 mv "$stage" "$deps"

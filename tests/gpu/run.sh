@@ -137,12 +137,12 @@ engine_build() {
     # happens to be installed (this matters where the script is tried on a Debian machine). The -U
     # forget where an earlier configure found them, so a moved or missing .gpu-deps is noticed.
     PKG_CONFIG_LIBDIR=/nonexistent cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
-        -U 'SQLite3_*' -U 'OPENSSL_*' -U zstd_DIR -U date_DIR -U nlohmann_json_DIR -U CLI11_DIR -U benchmark_DIR \
+        -U 'SQLite3_*' -U 'OPENSSL_*' -U zstd_DIR -U date_DIR -U nlohmann_json_DIR -U CLI11_DIR -U benchmark_DIR -U Boost_DIR -U boost_headers_DIR \
         "-DCMAKE_PREFIX_PATH=$deps/usr${prefix:+;$prefix}" "-DOPENSSL_ROOT_DIR=$deps/usr" \
         -DFOXHUNT_BUILD_ENGINE=ON -DFOXHUNT_BUILD_GUI=OFF -DFOXHUNT_BUILD_TESTS=OFF 2>&1 | logged engine.log ||
         { note engine.error "configure with .gpu-deps failed"; return 1; }
     # Where each dependency was found, so a run can show it came from .gpu-deps.
-    grep -E '^(SQLite3_LIBRARY|OPENSSL_CRYPTO_LIBRARY|zstd_DIR|date_DIR|nlohmann_json_DIR|CLI11_DIR|benchmark_DIR|Torch_DIR)[:=]' \
+    grep -E '^(SQLite3_LIBRARY|OPENSSL_CRYPTO_LIBRARY|zstd_DIR|date_DIR|nlohmann_json_DIR|CLI11_DIR|benchmark_DIR|Boost_DIR|boost_headers_DIR|Torch_DIR)[:=]' \
         "$build/CMakeCache.txt" >"$work/engine.resolved" 2>/dev/null
     local t
     t=$(left)
