@@ -5,6 +5,7 @@
 #include "engine/stats/random.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -31,6 +32,9 @@ void drawInto(Rng& rng, std::span<const double> from, std::vector<double>& out)
 
 Interval percentileInterval(double estimate, std::vector<double> replicates, double confidence)
 {
+    // A statistic can be undefined on a resample (a Sharpe ratio of identical values): such
+    // replicates carry no information about the spread and would break the sort.
+    std::erase_if(replicates, [](double r) { return std::isnan(r); });
     std::sort(replicates.begin(), replicates.end());
     const double alpha = 1.0 - confidence;
     Interval interval;

@@ -24,7 +24,7 @@ struct Interval {
     double estimate = 0.0; ///< the statistic on the original sample(s)
     double lower = 0.0;    ///< quantile (1 - confidence) / 2 of the bootstrap distribution (type 7)
     double upper = 0.0;    ///< quantile (1 + confidence) / 2 of the bootstrap distribution (type 7)
-    int resamples = 0;     ///< B, the number of bootstrap replicates behind lower and upper
+    int resamples = 0;     ///< replicates behind lower and upper: B less those where the statistic was NaN
 
     /// Whether `value` lies in [lower, upper].
     bool contains(double value) const { return value >= lower && value <= upper; }
@@ -63,6 +63,7 @@ std::vector<std::vector<double>> stratifiedResamples(const std::vector<std::vect
                                                      const BootstrapOptions& options);
 
 /// The percentile interval of given replicates around `estimate` (what the functions above do).
+/// NaN replicates are dropped; with none left, lower and upper are NaN.
 Interval percentileInterval(double estimate, std::vector<double> replicates, double confidence);
 
 } // namespace foxhunt::stats

@@ -2,7 +2,7 @@
 #pragma once
 // Descriptive statistics of one sample. Every function takes the values in any order and
 // returns NaN where the statistic is undefined (empty sample, n < 2 for a spread, zero spread
-// for skewness and kurtosis) rather than a made-up number.
+// for skewness and kurtosis) rather than a made-up number. Inputs must not contain NaN.
 
 #include <span>
 

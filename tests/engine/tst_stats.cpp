@@ -205,6 +205,13 @@ void TestStats::bootstrapIsDeterministic()
     const st::Interval c = st::bootstrapInterval(v, meanOf, o);
     QVERIFY(c.lower != a.lower || c.upper != a.upper);
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, st::bootstrapInterval(std::vector<double>{}, meanOf, o));
+    // A statistic undefined on some resamples: those replicates are dropped, not sorted as NaN.
+    const std::vector<double> two{1.0, 2.0};
+    const st::Interval sharpe = st::bootstrapInterval(two, [](std::span<const double> s) {
+        return st::perBarSharpe(s);
+    }, o);
+    QVERIFY(sharpe.resamples > 0 && sharpe.resamples < o.resamples); // {1,1} and {2,2} have no Sharpe
+    QVERIFY(!std::isnan(sharpe.lower) && !std::isnan(sharpe.upper));
 }
 
 void TestStats::bootstrapIntervalOfTheMean()
