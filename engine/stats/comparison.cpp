@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "engine/stats/comparison.h"
 
+#include "engine/stats/random.h"
+
 #include <algorithm>
 #include <limits>
+#include <stdexcept>
+#include <string>
 
 namespace foxhunt::stats {
 
@@ -28,6 +32,62 @@ Interval probabilityOfImprovementInterval(std::span<const double> x, std::span<c
     return twoSampleBootstrapInterval(
         x, y, [](std::span<const double> a, std::span<const double> b) { return probabilityOfImprovement(a, b); },
         options);
+}
+
+namespace {
+
+void validateTasks(const std::vector<std::vector<double>>& xByTask, const std::vector<std::vector<double>>& yByTask)
+{
+    if (xByTask.size() != yByTask.size())
+        throw std::invalid_argument("probabilityOfImprovement: " + std::to_string(xByTask.size()) + " tasks vs "
+                                    + std::to_string(yByTask.size()));
+    if (xByTask.empty())
+        throw std::invalid_argument("probabilityOfImprovement: no task");
+    for (std::size_t m = 0; m < xByTask.size(); ++m)
+        if (xByTask[m].empty() || yByTask[m].empty())
+            throw std::invalid_argument("probabilityOfImprovement: task " + std::to_string(m) + " has no run");
+}
+
+void redraw(Rng& rng, const std::vector<double>& from, std::vector<double>& out)
+{
+    out.resize(from.size());
+    for (double& v : out)
+        v = from[rng.below(from.size())];
+}
+
+} // namespace
+
+double probabilityOfImprovement(const std::vector<std::vector<double>>& xByTask,
+                                const std::vector<std::vector<double>>& yByTask)
+{
+    validateTasks(xByTask, yByTask);
+    double sum = 0.0;
+    for (std::size_t m = 0; m < xByTask.size(); ++m)
+        sum += probabilityOfImprovement(xByTask[m], yByTask[m]);
+    return sum / static_cast<double>(xByTask.size());
+}
+
+Interval probabilityOfImprovementInterval(const std::vector<std::vector<double>>& xByTask,
+                                          const std::vector<std::vector<double>>& yByTask,
+                                          const BootstrapOptions& options)
+{
+    validateTasks(xByTask, yByTask);
+    if (options.resamples < 1 || !(options.confidence > 0.0 && options.confidence < 1.0))
+        throw std::invalid_argument("probabilityOfImprovementInterval: bad bootstrap options");
+    Rng rng(options.seed);
+    std::vector<std::vector<double>> xs(xByTask.size());
+    std::vector<std::vector<double>> ys(yByTask.size());
+    std::vector<double> replicates;
+    replicates.reserve(static_cast<std::size_t>(options.resamples));
+    for (int b = 0; b < options.resamples; ++b) {
+        for (std::size_t m = 0; m < xByTask.size(); ++m) {
+            redraw(rng, xByTask[m], xs[m]);
+            redraw(rng, yByTask[m], ys[m]);
+        }
+        replicates.push_back(probabilityOfImprovement(xs, ys));
+    }
+    return percentileInterval(probabilityOfImprovement(xByTask, yByTask), std::move(replicates),
+                              options.confidence);
 }
 
 std::vector<double> performanceProfile(std::span<const double> scores, std::span<const double> thresholds)

@@ -19,6 +19,18 @@ double probabilityOfImprovement(std::span<const double> x, std::span<const doubl
 Interval probabilityOfImprovementInterval(std::span<const double> x, std::span<const double> y,
                                           const BootstrapOptions& options = {});
 
+/// rliable's average probability of improvement over tasks: the mean over tasks m of
+/// P(X_m > Y_m), where xByTask[m] and yByTask[m] are the two algorithms' runs on task m (e.g. a
+/// walk-forward fold or a data set). Throws std::invalid_argument when the task counts differ,
+/// there is no task, or a task has no run.
+double probabilityOfImprovement(const std::vector<std::vector<double>>& xByTask,
+                                const std::vector<std::vector<double>>& yByTask);
+/// The task-averaged probability of improvement with its stratified bootstrap interval: each
+/// resample redraws, task by task, x's runs and then y's runs with replacement.
+Interval probabilityOfImprovementInterval(const std::vector<std::vector<double>>& xByTask,
+                                          const std::vector<std::vector<double>>& yByTask,
+                                          const BootstrapOptions& options = {});
+
 /// Performance profile: for each threshold tau, the fraction of `scores` strictly greater than tau.
 /// Empty scores give NaN at every tau.
 std::vector<double> performanceProfile(std::span<const double> scores, std::span<const double> thresholds);

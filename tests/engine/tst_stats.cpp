@@ -270,6 +270,20 @@ void TestStats::probabilityOfImprovement()
     const st::Interval poi = st::probabilityOfImprovementInterval(agent, hold, {});
     QVERIFY(poi.estimate > 0.8);
     QVERIFY(poi.lower > 0.5 && poi.upper <= 1.0);
+    // Averaged over tasks: task 1 as above (6/9), task 2 x always loses (0): mean 1/3.
+    const std::vector<std::vector<double>> xt{{1, 2, 3}, {0, 0}};
+    const std::vector<std::vector<double>> yt{{2, 2, 0}, {5}};
+    QVERIFY(near(st::probabilityOfImprovement(xt, yt), 1.0 / 3.0, 1e-12));
+    const st::Interval pt = st::probabilityOfImprovementInterval(xt, yt, {});
+    QVERIFY(near(pt.estimate, 1.0 / 3.0, 1e-12));
+    QVERIFY(pt.lower >= 0.0 && pt.lower < pt.upper && pt.upper <= 0.5); // task 2 pins half the mean at 0
+    // One task is the two-sample version, draw for draw.
+    const st::Interval single = st::probabilityOfImprovementInterval(
+        std::vector<std::vector<double>>{agent}, std::vector<std::vector<double>>{hold}, {});
+    QCOMPARE(single.lower, poi.lower);
+    QCOMPARE(single.upper, poi.upper);
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                             st::probabilityOfImprovement(xt, std::vector<std::vector<double>>{{1}}));
 }
 
 void TestStats::performanceProfile()
