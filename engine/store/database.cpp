@@ -149,6 +149,17 @@ CREATE TABLE kernel_timings (
 ALTER TABLE runs ADD COLUMN uuid TEXT NOT NULL DEFAULT '';
 UPDATE runs SET uuid = lower(hex(randomblob(16)));
 )sql"},
+    // Runs get notes and tags (runs.name exists since version 2). A tag is unique per run whatever
+    // its case; the first spelling given is the one kept.
+    {5, R"sql(
+ALTER TABLE runs ADD COLUMN notes TEXT NOT NULL DEFAULT '';
+CREATE TABLE run_tags (
+    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    tag    TEXT    NOT NULL COLLATE NOCASE,
+    PRIMARY KEY (run_id, tag)
+) WITHOUT ROWID;
+CREATE INDEX run_tags_by_tag ON run_tags(tag);
+)sql"},
 };
 
 static_assert(kApplicationId == 1182287988, "migration 1 writes the application id literally");
@@ -253,7 +264,9 @@ std::int64_t pragmaInt(sqlite3* db, const char* name)
 
 } // namespace
 
-Database::Database(const std::string& path) : m_path(path)
+Database::Database(const std::string& path) : Database(path, kSchemaVersion) {}
+
+Database::Database(const std::string& path, int schemaVersion) : m_path(path)
 {
     checkFileHeader(path);
     if (sqlite3_open_v2(path.c_str(), &m_db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
@@ -339,7 +352,7 @@ Database::Database(const std::string& path) : m_path(path)
         }
         sql::exec(m_db, "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; "
                         "PRAGMA cache_size = -32768; PRAGMA temp_store = MEMORY");
-        migrate();
+        migrate(schemaVersion);
 
         sql::Statement meta(m_db, "SELECT value FROM app_meta WHERE key = 'application'");
         if (!meta.step() || meta.text(0) != "foxhunt")
@@ -362,9 +375,10 @@ Database::Database(const std::string& path) : m_path(path)
 
 Database::~Database() { sqlite3_close_v2(m_db); }
 
-void Database::migrate()
+void Database::migrate(int schemaVersion)
 {
     for (const Migration& migration : kMigrations) {
+        if (migration.version > schemaVersion) break;
         if (migration.version <= pragmaInt(m_db, "user_version")) continue;
         sql::Transaction tx(m_db);
         // Decide again under the write lock: another process opening the same new file (a run

@@ -24,7 +24,7 @@ namespace {
 
 constexpr const char* kRunColumns =
     "id, name, created, COALESCE(finished, 0), status, config, COALESCE(series_id, 0), series, COALESCE(from_ts, 0), "
-    "COALESCE(to_ts, 0), versions, error, uuid";
+    "COALESCE(to_ts, 0), versions, error, uuid, notes";
 
 RunInfo readRun(const sql::Statement& q)
 {
@@ -42,7 +42,45 @@ RunInfo readRun(const sql::Statement& q)
     r.versionsJson = q.text(10);
     r.error = q.text(11);
     r.uuid = q.text(12);
+    r.notes = q.text(13);
     return r;
+}
+
+/// Characters (code points) in UTF-8 text, or throws std::invalid_argument naming `what` when the
+/// bytes are not UTF-8 or hold a control character (tab and newline too, unless `multiLine`).
+std::size_t checkedLength(const std::string& text, const std::string& what, bool multiLine)
+{
+    std::size_t count = 0;
+    for (std::size_t i = 0; i < text.size(); ++count) {
+        const auto lead = static_cast<unsigned char>(text[i]);
+        const std::size_t bytes = lead < 0x80 ? 1 : (lead >> 5) == 0x6 ? 2 : (lead >> 4) == 0xe ? 3 : (lead >> 3) == 0x1e ? 4 : 0;
+        if (bytes == 0 || i + bytes > text.size())
+            throw std::invalid_argument(what + " is not UTF-8 text");
+        for (std::size_t k = 1; k < bytes; ++k)
+            if ((static_cast<unsigned char>(text[i + k]) & 0xc0) != 0x80) throw std::invalid_argument(what + " is not UTF-8 text");
+        if (bytes == 1 && (lead < 0x20 || lead == 0x7f) && !(multiLine && (lead == '\n' || lead == '\t' || lead == '\r')))
+            throw std::invalid_argument(what + " may not hold control characters" +
+                                        (multiLine ? std::string() : std::string(" (tabs, line breaks)")));
+        i += bytes;
+    }
+    return count;
+}
+
+std::string trimmed(const std::string& text)
+{
+    const auto first = text.find_first_not_of(" \t\r\n");
+    if (first == std::string::npos) return {};
+    return text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1);
+}
+
+/// Tags of each run, sorted case-insensitively (`runId` 0: of every run).
+std::map<std::int64_t, std::vector<std::string>> readTags(sqlite3* db, std::int64_t runId)
+{
+    sql::Statement q(db, "SELECT run_id, tag FROM run_tags WHERE ?1 = 0 OR run_id = ?1 ORDER BY run_id, tag");
+    q.bind(1, runId);
+    std::map<std::int64_t, std::vector<std::string>> out;
+    while (q.step()) out[q.int64(0)].push_back(q.text(1));
+    return out;
 }
 
 /// `file` relative to `folder` when it lies inside it (after resolving both), else nullopt.
@@ -293,6 +331,9 @@ std::vector<RunInfo> RunStore::runs() const
     sql::Statement q(m_database.handle(), std::string("SELECT ") + kRunColumns + " FROM runs ORDER BY id DESC");
     std::vector<RunInfo> out;
     while (q.step()) out.push_back(readRun(q));
+    std::map<std::int64_t, std::vector<std::string>> byRun = readTags(m_database.handle(), 0);
+    for (RunInfo& r : out)
+        if (const auto it = byRun.find(r.id); it != byRun.end()) r.tags = std::move(it->second);
     return out;
 }
 
@@ -301,7 +342,107 @@ std::optional<RunInfo> RunStore::run(std::int64_t runId) const
     sql::Statement q(m_database.handle(), std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = ?");
     q.bind(1, runId);
     if (!q.step()) return std::nullopt;
-    return readRun(q);
+    RunInfo info = readRun(q);
+    info.tags = tags(runId);
+    return info;
+}
+
+std::string RunStore::checkedName(const std::string& name)
+{
+    const std::string text = trimmed(name);
+    const std::size_t length = checkedLength(text, "a run's name", /*multiLine=*/false);
+    if (length > kMaxNameLength)
+        throw std::invalid_argument("a run's name has at most " + std::to_string(kMaxNameLength) + " characters, not " +
+                                    std::to_string(length));
+    return text;
+}
+
+std::string RunStore::checkedTag(const std::string& tag)
+{
+    const std::string text = trimmed(tag);
+    if (text.empty()) throw std::invalid_argument("a tag may not be empty");
+    if (text.find(',') != std::string::npos)
+        throw std::invalid_argument("a tag may not hold a comma (give each tag on its own): '" + text + "'");
+    const std::size_t length = checkedLength(text, "a tag", /*multiLine=*/false);
+    if (length > kMaxTagLength)
+        throw std::invalid_argument("a tag has at most " + std::to_string(kMaxTagLength) + " characters, not " +
+                                    std::to_string(length));
+    return text;
+}
+
+void RunStore::requireRun(std::int64_t runId) const
+{
+    sql::Statement q(m_database.handle(), "SELECT 1 FROM runs WHERE id = ?");
+    q.bind(1, runId);
+    if (!q.step()) throw std::invalid_argument("no run " + std::to_string(runId) + " in " + m_database.path());
+}
+
+void RunStore::setName(std::int64_t runId, const std::string& name)
+{
+    const std::string text = checkedName(name);
+    requireRun(runId);
+    sql::Statement q(m_database.handle(), "UPDATE runs SET name = ? WHERE id = ?");
+    q.bind(1, text).bind(2, runId).run();
+}
+
+void RunStore::setNotes(std::int64_t runId, const std::string& notes)
+{
+    const std::size_t length = checkedLength(notes, "a run's notes", /*multiLine=*/true);
+    if (length > kMaxNotesLength)
+        throw std::invalid_argument("a run's notes have at most " + std::to_string(kMaxNotesLength) + " characters, not " +
+                                    std::to_string(length));
+    requireRun(runId);
+    sql::Statement q(m_database.handle(), "UPDATE runs SET notes = ? WHERE id = ?");
+    q.bind(1, notes).bind(2, runId).run();
+}
+
+void RunStore::addTags(std::int64_t runId, const std::vector<std::string>& tags)
+{
+    std::vector<std::string> checked;
+    for (const std::string& t : tags) checked.push_back(checkedTag(t));
+    requireRun(runId);
+    sql::Transaction tx(m_database.handle());
+    sql::Statement q(m_database.handle(), "INSERT OR IGNORE INTO run_tags(run_id, tag) VALUES (?, ?)");
+    for (const std::string& t : checked) {
+        q.bind(1, runId).bind(2, t).run();
+        q.reset();
+    }
+    tx.commit();
+}
+
+void RunStore::removeTags(std::int64_t runId, const std::vector<std::string>& tags)
+{
+    requireRun(runId);
+    sql::Transaction tx(m_database.handle());
+    sql::Statement q(m_database.handle(), "DELETE FROM run_tags WHERE run_id = ? AND tag = ?");
+    for (const std::string& t : tags) {
+        q.bind(1, runId).bind(2, trimmed(t)).run();
+        q.reset();
+    }
+    tx.commit();
+}
+
+void RunStore::setTags(std::int64_t runId, const std::vector<std::string>& tags)
+{
+    std::vector<std::string> checked;
+    for (const std::string& t : tags) checked.push_back(checkedTag(t));
+    requireRun(runId);
+    sql::Transaction tx(m_database.handle());
+    sql::Statement clear(m_database.handle(), "DELETE FROM run_tags WHERE run_id = ?");
+    clear.bind(1, runId).run();
+    sql::Statement q(m_database.handle(), "INSERT OR IGNORE INTO run_tags(run_id, tag) VALUES (?, ?)");
+    for (const std::string& t : checked) {
+        q.bind(1, runId).bind(2, t).run();
+        q.reset();
+    }
+    tx.commit();
+}
+
+std::vector<std::string> RunStore::tags(std::int64_t runId) const
+{
+    if (runId == 0) return {};
+    std::map<std::int64_t, std::vector<std::string>> all = readTags(m_database.handle(), runId);
+    return all.empty() ? std::vector<std::string>{} : std::move(all.begin()->second);
 }
 
 MetricBatch RunStore::metrics(std::int64_t runId, const std::string& model, const std::string& metric) const

@@ -31,6 +31,8 @@ struct RunInfo {
     std::string versionsJson = "{}";
     std::string error;             ///< readable reason when failed
     std::string uuid;              ///< unique across databases; written into the run's checkpoint files
+    std::string notes;             ///< the user's free text about the run
+    std::vector<std::string> tags; ///< the user's labels, sorted case-insensitively
 };
 
 /// One stored evaluation (a JSON document per model and split).
@@ -84,6 +86,32 @@ public:
     /// resumed run drops what was recorded after its checkpoint, so no step is stored twice.
     void deleteMetricsAfter(std::int64_t runId, const std::vector<std::pair<std::string, std::int64_t>>& lastKept);
 
+    /// Longest run name, in characters (Unicode code points).
+    static constexpr std::size_t kMaxNameLength = 200;
+    /// Longest tag, in characters.
+    static constexpr std::size_t kMaxTagLength = 64;
+    /// Longest notes, in characters.
+    static constexpr std::size_t kMaxNotesLength = 20000;
+    /// `name` without surrounding white space, or throws std::invalid_argument saying why it cannot
+    /// name a run (longer than kMaxNameLength, a control character, not UTF-8). "" is allowed.
+    static std::string checkedName(const std::string& name);
+    /// `tag` without surrounding white space, or throws std::invalid_argument saying why it cannot be
+    /// a tag (empty, a comma, a control character, longer than kMaxTagLength, not UTF-8).
+    static std::string checkedTag(const std::string& tag);
+    /// Renames a run (checkedName()); throws std::invalid_argument for a bad name or an unknown run.
+    void setName(std::int64_t runId, const std::string& name);
+    /// Replaces a run's notes (kMaxNotesLength, UTF-8); throws std::invalid_argument like setName.
+    void setNotes(std::int64_t runId, const std::string& notes);
+    /// Adds tags (checkedTag()) to a run in one transaction; one it has already, in any case, is kept
+    /// as it was. Throws std::invalid_argument for a bad tag (adding none) or an unknown run.
+    void addTags(std::int64_t runId, const std::vector<std::string>& tags);
+    /// Removes tags from a run, matched case-insensitively; a tag it does not have is no error.
+    void removeTags(std::int64_t runId, const std::vector<std::string>& tags);
+    /// Makes `tags` the run's whole set, in one transaction (addTags' rules).
+    void setTags(std::int64_t runId, const std::vector<std::string>& tags);
+    /// A run's tags, sorted case-insensitively.
+    std::vector<std::string> tags(std::int64_t runId) const;
+
     /// Every run, newest first.
     std::vector<RunInfo> runs() const;
     std::optional<RunInfo> run(std::int64_t runId) const;
@@ -118,6 +146,7 @@ public:
     bool leaveNote(std::int64_t runId, const std::string& text) noexcept;
 
 private:
+    void requireRun(std::int64_t runId) const;
     std::int64_t seriesKey(std::int64_t runId, const std::string& model, const std::string& metric);
     /// Locks the run for this process (run_owner) and sets aside its note.
     void takeOwnership(std::int64_t runId);

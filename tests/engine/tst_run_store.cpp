@@ -5,6 +5,7 @@
 #include "engine/store/bar_store.h"
 #include "engine/store/database.h"
 #include "engine/store/run_store.h"
+#include "engine/store/sqlite_util.h"
 #include "file_size_limit.h"
 
 #include <QTemporaryDir>
@@ -38,6 +39,11 @@ private Q_SLOTS:
     void deleteMetricsAfterKeepsEarlierSteps();
     void checkpointPathsFollowTheDatabase();
     void storesShareOneDatabase();
+    void namesNotesAndTags();
+    void badLabelsAreRefused_data();
+    void badLabelsAreRefused();
+    void tagsGoWithTheirRun();
+    void versionFourDatabaseMigrates();
 
 private:
     QTemporaryDir m_dir;
@@ -362,6 +368,140 @@ void TestRunStore::storesShareOneDatabase()
     QCOMPARE(info->series, std::string("ES"));
     QCOMPARE(runs.checkpointFolder(), m_path + ".checkpoints");
     runs.setStatus(runId, RunStatus::Finished);
+}
+
+void TestRunStore::namesNotesAndTags()
+{
+    BarStore bars(m_path);
+    RunStore runs(bars);
+    const std::int64_t id = runs.createRun("generated", "{}", {}, 0, 0, "{}");
+    const std::int64_t other = runs.createRun("other", "{}", {}, 0, 0, "{}");
+    QVERIFY(runs.run(id)->tags.empty());
+    QCOMPARE(runs.run(id)->notes, std::string());
+
+    runs.setName(id, "  baseline \u00e9t\u00e9  "); // trimmed, UTF-8 kept
+    runs.setNotes(id, "first line\nsecond line");
+    runs.addTags(id, {" GPU ", "lr-sweep", "gpu", "Baseline"}); // "gpu" is GPU again: the first spelling stays
+    runs.addTags(other, {"lr-sweep"});
+    auto info = runs.run(id);
+    QVERIFY(info);
+    QCOMPARE(info->name, std::string("baseline \u00e9t\u00e9"));
+    QCOMPARE(info->notes, std::string("first line\nsecond line"));
+    QCOMPARE(info->tags, (std::vector<std::string>{"Baseline", "GPU", "lr-sweep"}));
+    QCOMPARE(runs.tags(other), (std::vector<std::string>{"lr-sweep"}));
+
+    // The list the runs table and `foxhunt-cli runs` read carries the same.
+    const std::vector<RunInfo> all = runs.runs();
+    QCOMPARE(all.size(), std::size_t{2});
+    QCOMPARE(all[1].id, id);
+    QCOMPARE(all[1].tags, info->tags);
+    QCOMPARE(all[1].notes, info->notes);
+    QCOMPARE(all[0].tags, (std::vector<std::string>{"lr-sweep"}));
+
+    runs.removeTags(id, {"gpu", "not-there"}); // matched whatever the case
+    QCOMPARE(runs.tags(id), (std::vector<std::string>{"Baseline", "lr-sweep"}));
+    runs.setTags(id, {"a", "b"});
+    QCOMPARE(runs.tags(id), (std::vector<std::string>{"a", "b"}));
+    QCOMPARE(runs.tags(other), (std::vector<std::string>{"lr-sweep"}));
+    runs.setName(id, "");
+    QCOMPARE(runs.run(id)->name, std::string());
+    const std::string longest(RunStore::kMaxNameLength, 'x');
+    runs.setName(id, longest);
+    QCOMPARE(runs.run(id)->name, longest);
+}
+
+void TestRunStore::badLabelsAreRefused_data()
+{
+    QTest::addColumn<QString>("what");
+    QTest::addColumn<QByteArray>("text");
+    QTest::addColumn<QString>("reason");
+    QTest::newRow("long name") << "name" << QByteArray(201, 'n') << "at most 200 characters, not 201";
+    QTest::newRow("line break in name") << "name" << QByteArray("two\nlines") << "control characters";
+    QTest::newRow("not UTF-8") << "name" << QByteArray("caf\xe9") << "not UTF-8";
+    QTest::newRow("empty tag") << "tag" << QByteArray("   ") << "may not be empty";
+    QTest::newRow("comma") << "tag" << QByteArray("a,b") << "comma";
+    QTest::newRow("long tag") << "tag" << QByteArray(65, 't') << "at most 64 characters";
+    QTest::newRow("tab in tag") << "tag" << QByteArray("a\tb") << "control characters";
+    QTest::newRow("long notes") << "notes" << QByteArray(20001, 'w') << "at most 20000 characters";
+    QTest::newRow("unknown run") << "missing" << QByteArray("fine") << "no run 999";
+}
+
+void TestRunStore::badLabelsAreRefused()
+{
+    QFETCH(QString, what);
+    QFETCH(QByteArray, text);
+    QFETCH(QString, reason);
+    BarStore bars(m_path);
+    RunStore runs(bars);
+    const std::int64_t id = runs.createRun("kept", "{}", {}, 0, 0, "{}");
+    runs.addTags(id, {"old"});
+    const std::string value = text.toStdString();
+    try {
+        if (what == QLatin1String("name")) runs.setName(id, value);
+        else if (what == QLatin1String("tag")) runs.addTags(id, {"fine", value});
+        else if (what == QLatin1String("notes")) runs.setNotes(id, value);
+        else runs.setName(999, value);
+        QFAIL("accepted");
+    } catch (const std::invalid_argument& e) {
+        QVERIFY2(QString::fromUtf8(e.what()).contains(reason), e.what());
+    }
+    // Nothing of a refused edit is stored, not even the good tag given with the bad one.
+    QCOMPARE(runs.run(id)->name, std::string("kept"));
+    QCOMPARE(runs.run(id)->tags, (std::vector<std::string>{"old"}));
+    QCOMPARE(runs.run(id)->notes, std::string());
+}
+
+void TestRunStore::tagsGoWithTheirRun()
+{
+    BarStore bars(m_path);
+    RunStore runs(bars);
+    const std::int64_t id = runs.createRun("t", "{}", {}, 0, 0, "{}");
+    const std::int64_t kept = runs.createRun("k", "{}", {}, 0, 0, "{}");
+    runs.addTags(id, {"x", "y"});
+    runs.addTags(kept, {"x"});
+    runs.deleteRun(id);
+    sql::Statement count(bars.database().handle(), "SELECT count(*) FROM run_tags WHERE run_id = ?");
+    count.bind(1, id);
+    QVERIFY(count.step());
+    QCOMPARE(count.int64(0), std::int64_t{0});
+    QCOMPARE(runs.tags(kept), (std::vector<std::string>{"x"}));
+    // A new run reusing the deleted run's id (SQLite may reuse the largest rowid) starts bare.
+    const std::int64_t again = runs.createRun("again", "{}", {}, 0, 0, "{}");
+    QVERIFY(runs.tags(again).empty());
+}
+
+void TestRunStore::versionFourDatabaseMigrates()
+{
+    std::int64_t id = 0;
+    {
+        // As Foxhunt left it at schema version 4: runs without notes, no tag table.
+        Database old(m_path, 4);
+        sql::exec(old.handle(), "INSERT INTO runs(name, created, finished, status, uuid) "
+                                "VALUES ('from v4', 1, 2, 'finished', lower(hex(randomblob(16))))");
+        id = sqlite3_last_insert_rowid(old.handle());
+        sql::Statement version(old.handle(), "PRAGMA user_version");
+        QVERIFY(version.step());
+        QCOMPARE(version.int64(0), std::int64_t{4});
+        sql::Statement table(old.handle(), "SELECT count(*) FROM sqlite_schema WHERE name = 'run_tags'");
+        QVERIFY(table.step());
+        QCOMPARE(table.int64(0), std::int64_t{0});
+    }
+    Database db(m_path);
+    sql::Statement version(db.handle(), "PRAGMA user_version");
+    QVERIFY(version.step());
+    QCOMPARE(version.int64(0), std::int64_t{Database::kSchemaVersion});
+    RunStore runs(db);
+    auto info = runs.run(id);
+    QVERIFY(info);
+    QCOMPARE(info->name, std::string("from v4"));
+    QCOMPARE(info->notes, std::string());
+    QVERIFY(info->tags.empty());
+    QVERIFY(info->status == RunStatus::Finished);
+    runs.setNotes(id, "migrated");
+    runs.addTags(id, {"old"});
+    info = runs.run(id);
+    QCOMPARE(info->notes, std::string("migrated"));
+    QCOMPARE(info->tags, (std::vector<std::string>{"old"}));
 }
 
 QTEST_APPLESS_MAIN(TestRunStore)
