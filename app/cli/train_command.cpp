@@ -10,6 +10,7 @@
 #include "engine/session/devices.h"
 #include "engine/session/training_session.h"
 #include "engine/store/bar_store.h"
+#include "engine/store/run_store.h"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -32,6 +33,8 @@ namespace {
 
 struct TrainArgs {
     std::string db;
+    std::string name;
+    std::vector<std::string> tags;
     std::string models = "dqn";
     std::string preset = "default";
     std::string series;
@@ -81,6 +84,9 @@ int run(const TrainArgs& a)
             if (!kind) throw std::invalid_argument("unknown model '" + name + "' (dqn, ppo, mamba2, tft)");
             config.models.push_back(*kind);
         }
+        if (!a.name.empty()) config.name = a.name;
+        if (!config.name.empty()) config.name = RunStore::checkedName(config.name);
+        for (const std::string& t : a.tags) RunStore::checkedTag(t);
         if (a.steps > 0) config.steps = a.steps;
         else if (a.resume > 0) config.steps = 0; // keep the stored run's budget
         if (a.seed >= 0) config.seed = static_cast<std::uint64_t>(a.seed);
@@ -198,6 +204,18 @@ int run(const TrainArgs& a)
         progress.join();
     }
 
+    if ((!a.tags.empty() || (a.resume > 0 && !a.name.empty())) && result.runId > 0) {
+        // The session creates the run (or keeps a resumed one's name); its labels go on once it is there.
+        try {
+            BarStore store(db);
+            RunStore runs(store);
+            if (a.resume > 0 && !a.name.empty()) runs.setName(result.runId, config.name);
+            runs.addTags(result.runId, a.tags);
+        } catch (const std::exception& e) {
+            printError("labels: " + std::string(e.what()));
+            return kExitError;
+        }
+    }
     const nlohmann::json doc = nlohmann::json::parse(result.json);
     if (!a.report.empty() && result.runId > 0) {
         try {
@@ -240,6 +258,10 @@ Runner addTrainCommand(CLI::App& app)
     auto args = std::make_shared<TrainArgs>();
     CLI::App* cmd = app.add_subcommand("train", "Train models on a replayed series and evaluate them beside baselines");
     addDbOption(*cmd, args->db);
+    cmd->add_option("--name", args->name, "Run name (at most 200 characters; default: series and start time)");
+    cmd->add_option("--tag", args->tags, "Tag the run (repeatable; no commas)")
+        ->expected(1)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     cmd->add_option("--models", args->models, "Comma-separated: dqn, ppo, mamba2, tft")->capture_default_str();
     cmd->add_option("--preset", args->preset,
                     "Model sizes: default, small (a quick look) or seed (the seeds' layer sizes, where BF16 "

@@ -39,6 +39,7 @@ private Q_SLOTS:
     void importRefusesADevice();
     void importLimitsDecompression();
     void threadsAreCappedAtTheHardware();
+    void runsAreNamedTaggedAndAnnotated();
 
 private:
     struct Result {
@@ -527,6 +528,64 @@ void TestCli::threadsAreCappedAtTheHardware()
     QVERIFY2(r.err.contains(note), r.err.constData());
     QVERIFY2(r.err.contains("; using " + QByteArray::number(hardware)), r.err.constData());
     QCOMPARE(r.json().value(QStringLiteral("status")).toString(), QStringLiteral("finished"));
+}
+
+void TestCli::runsAreNamedTaggedAndAnnotated()
+{
+    const QString store = db(QStringLiteral("labels.db"));
+    const Result trained = cli({QStringLiteral("train"), QStringLiteral("--db"), store, QStringLiteral("--steps"),
+                                QStringLiteral("50"), QStringLiteral("--name"), QStringLiteral("  first try "),
+                                QStringLiteral("--tag"), QStringLiteral("smoke"), QStringLiteral("--tag"),
+                                QStringLiteral("CPU"), QStringLiteral("--json")});
+    QVERIFY2(trained.exitCode == 0, trained.err.constData());
+    const QString id = QString::number(trained.json().value(QStringLiteral("run_id")).toInt());
+    auto listed = [&] {
+        const Result r = cli({QStringLiteral("runs"), QStringLiteral("--db"), store, QStringLiteral("--json")});
+        return r.json().value(QStringLiteral("runs")).toArray().at(0).toObject();
+    };
+    QJsonObject run = listed();
+    QCOMPARE(run.value(QStringLiteral("name")).toString(), QStringLiteral("first try"));
+    QCOMPARE(run.value(QStringLiteral("tags")).toArray(), (QJsonArray{QStringLiteral("CPU"), QStringLiteral("smoke")}));
+    QCOMPARE(run.value(QStringLiteral("notes")).toString(), QString());
+
+    const Result labelled = cli({QStringLiteral("runs"), QStringLiteral("label"), id, QStringLiteral("--db"), store,
+                                 QStringLiteral("--name"), QStringLiteral("baseline"), QStringLiteral("--untag"),
+                                 QStringLiteral("cpu"), QStringLiteral("--tag"), QStringLiteral("lr 1e-3"),
+                                 QStringLiteral("--note"), QStringLiteral("seed 3, default preset")});
+    QVERIFY2(labelled.exitCode == 0, labelled.err.constData());
+    QVERIFY2(labelled.out.contains("baseline [lr 1e-3, smoke]"), labelled.out.constData());
+    run = listed();
+    QCOMPARE(run.value(QStringLiteral("name")).toString(), QStringLiteral("baseline"));
+    QCOMPARE(run.value(QStringLiteral("tags")).toArray(), (QJsonArray{QStringLiteral("lr 1e-3"), QStringLiteral("smoke")}));
+    QCOMPARE(run.value(QStringLiteral("notes")).toString(), QStringLiteral("seed 3, default preset"));
+    const Result text = cli({QStringLiteral("runs"), QStringLiteral("--db"), store});
+    QVERIFY2(text.out.contains("baseline [lr 1e-3, smoke]"), text.out.constData());
+
+    // Bad input exits 1 with the reason and changes nothing.
+    const QStringList labelArgs = {QStringLiteral("runs"), QStringLiteral("label"), id, QStringLiteral("--db"), store};
+    const QList<QPair<QStringList, QByteArray>> bad = {
+        {{QStringLiteral("--tag"), QStringLiteral("a,b"), QStringLiteral("--name"), QStringLiteral("changed")}, "comma"},
+        {{QStringLiteral("--name"), QString(201, QLatin1Char('n'))}, "at most 200 characters"},
+        {{QStringLiteral("--tag"), QStringLiteral(" ")}, "may not be empty"},
+        {{}, "nothing to change"},
+    };
+    for (const auto& [extra, reason] : bad) {
+        const Result r = cli(labelArgs + extra);
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains(reason), r.err.constData());
+    }
+    const Result unknown = cli({QStringLiteral("runs"), QStringLiteral("label"), QStringLiteral("999"),
+                                QStringLiteral("--db"), store, QStringLiteral("--tag"), QStringLiteral("x")});
+    QCOMPARE(unknown.exitCode, 1);
+    QVERIFY2(unknown.err.contains("no run 999"), unknown.err.constData());
+    QCOMPARE(cli({QStringLiteral("runs"), QStringLiteral("label"), QStringLiteral("--db"), store}).exitCode, 1); // no id
+    QCOMPARE(cli({QStringLiteral("train"), QStringLiteral("--db"), store, QStringLiteral("--tag"),
+                  QStringLiteral("x,y")}).exitCode, 1);
+    run = listed();
+    QCOMPARE(run.value(QStringLiteral("name")).toString(), QStringLiteral("baseline"));
+    QCOMPARE(run.value(QStringLiteral("tags")).toArray().size(), 2);
+    QCOMPARE(cli({QStringLiteral("runs"), QStringLiteral("--db"), store, QStringLiteral("--json")})
+                 .json().value(QStringLiteral("runs")).toArray().size(), 1); // the refused train made no run
 }
 
 QTEST_GUILESS_MAIN(TestCli)
