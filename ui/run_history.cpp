@@ -24,6 +24,7 @@
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QInputDialog>
 #include <QItemSelectionModel>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -35,6 +36,7 @@
 #include <QProgressDialog>
 #include <QPushButton>
 #include <QShortcut>
+#include <QScopedValueRollback>
 #include <QScrollArea>
 #include <QSettings>
 #include <QSortFilterProxyModel>
@@ -153,7 +155,7 @@ void RunHistory::buildUi()
     auto* bar = new QHBoxLayout;
     m_filter = new QLineEdit;
     m_filter->setObjectName(QStringLiteral("runFilter"));
-    m_filter->setPlaceholderText(tr("Filter runs (name, status, model, series...)"));
+    m_filter->setPlaceholderText(tr("Filter runs (name, tag, status, model, series...)"));
     m_filter->setClearButtonEnabled(true);
     bar->addWidget(m_filter, 1);
     auto* refreshButton = new QPushButton(tr("Refresh"));
@@ -186,7 +188,7 @@ void RunHistory::buildUi()
         bar->addWidget(w);
     layout->addLayout(bar);
 
-    m_columnTitles = {tr("Run"),    tr("Name"),     tr("Created (UTC)"), tr("Status"),    tr("Models"),   tr("Series"),
+    m_columnTitles = {tr("Run"),    tr("Name"),     tr("Tags"),     tr("Created (UTC)"), tr("Status"),    tr("Models"),   tr("Series"),
                       tr("Steps"),  tr("Duration"), tr("Precision"),     tr("Device"),    tr("Processes")};
     std::vector<bool> shownByDefault(ColCount, true);
     for (const QString& model : resultModels())
@@ -208,7 +210,11 @@ void RunHistory::buildUi()
     m_table->sortByColumn(ColId, Qt::DescendingOrder);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
-    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    // Only the Name cell is editable (F2, or Rename... in the row's menu); a double click opens the run.
+    m_table->setEditTriggers(QAbstractItemView::EditKeyPressed);
+    m_table->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_table, &QTableView::customContextMenuRequested, this, &RunHistory::showRowMenu);
+    connect(m_model, &QStandardItemModel::itemChanged, this, &RunHistory::nameEdited);
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setStretchLastSection(true);
@@ -275,6 +281,7 @@ void RunHistory::buildUi()
 
 void RunHistory::refresh()
 {
+    const QScopedValueRollback filling(m_filling, true);
     const QList<qint64> selected = selectedRunIds();
     m_model->removeRows(0, m_model->rowCount());
     if (!m_runs) {
@@ -298,12 +305,17 @@ void RunHistory::refresh()
         QList<QStandardItem*> row;
         auto add = [&](const QString& text, const QVariant& sortKey) {
             auto* item = new QStandardItem(text);
+            item->setEditable(false);
             item->setData(sortKey, kSortRole);
             item->setData(QVariant::fromValue<qint64>(r.id), kIdRole);
             row << item;
         };
         add(QString::number(r.id), QVariant::fromValue<qint64>(r.id));
-        add(QString::fromStdString(r.name), QString::fromStdString(r.name));
+        add(QString::fromStdString(r.name), QString::fromStdString(r.name).toLower());
+        row.back()->setEditable(true);
+        QStringList tags;
+        for (const std::string& t : r.tags) tags << QString::fromStdString(t);
+        add(tags.join(QStringLiteral(", ")), tags.join(QLatin1Char(',')).toLower());
         add(created.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")), QVariant::fromValue<qint64>(r.createdNs));
         add(QString::fromStdString(toString(r.status)), QString::fromStdString(toString(r.status)));
         add(models.join(QStringLiteral(", ")), models.join(QLatin1Char(',')));
@@ -329,6 +341,9 @@ void RunHistory::refresh()
         }
         if (!r.error.empty())
             for (QStandardItem* item : row) item->setToolTip(QString::fromStdString(r.error));
+        if (!r.notes.empty())
+            row[ColName]->setToolTip(QString::fromStdString(r.notes) +
+                                     (r.error.empty() ? QString() : QStringLiteral("\n\n") + QString::fromStdString(r.error)));
         m_model->appendRow(row);
     }
     selectRuns(selected);
@@ -337,6 +352,118 @@ void RunHistory::refresh()
 }
 
 int RunHistory::rowCount() const { return m_proxy->rowCount(); }
+
+QStandardItem* RunHistory::itemOf(qint64 runId, int column) const
+{
+    for (int row = 0; row < m_model->rowCount(); ++row)
+        if (m_model->item(row, ColId)->data(kIdRole).toLongLong() == runId) return m_model->item(row, column);
+    return nullptr;
+}
+
+void RunHistory::nameEdited(QStandardItem* item)
+{
+    if (m_filling || item->column() != ColName) return;
+    const qint64 id = item->data(kIdRole).toLongLong();
+    if (!renameRun(id, item->text())) {
+        // Refused: the cell shows the stored name again.
+        const QScopedValueRollback filling(m_filling, true);
+        if (const auto info = m_runs ? m_runs->run(id) : std::nullopt) item->setText(QString::fromStdString(info->name));
+    }
+}
+
+bool RunHistory::renameRun(qint64 runId, const QString& name)
+{
+    if (!m_runs) return false;
+    try {
+        m_runs->setName(runId, name.toStdString());
+    } catch (const std::exception& e) {
+        showError(tr("Rename run"), tr("Cannot rename run %1: %2").arg(runId).arg(QString::fromStdString(e.what())));
+        return false;
+    }
+    // The cell shows the name as stored (trimmed) and sorts by it, without a reload under the editor.
+    if (QStandardItem* item = itemOf(runId, ColName)) {
+        const QScopedValueRollback filling(m_filling, true);
+        const QString stored = QString::fromStdString(m_runs->run(runId)->name);
+        item->setText(stored);
+        item->setData(stored.toLower(), kSortRole);
+    }
+    m_status->setText(tr("Renamed run %1").arg(runId));
+    return true;
+}
+
+bool RunHistory::setRunTags(qint64 runId, const QStringList& tags)
+{
+    if (!m_runs) return false;
+    std::vector<std::string> list;
+    for (const QString& t : tags) list.push_back(t.toStdString());
+    try {
+        m_runs->setTags(runId, list);
+    } catch (const std::exception& e) {
+        showError(tr("Tags"), tr("Cannot tag run %1: %2").arg(runId).arg(QString::fromStdString(e.what())));
+        return false;
+    }
+    refresh();
+    return true;
+}
+
+bool RunHistory::setRunNotes(qint64 runId, const QString& notes)
+{
+    if (!m_runs) return false;
+    try {
+        m_runs->setNotes(runId, notes.toStdString());
+    } catch (const std::exception& e) {
+        showError(tr("Notes"), tr("Cannot store run %1's notes: %2").arg(runId).arg(QString::fromStdString(e.what())));
+        return false;
+    }
+    refresh();
+    return true;
+}
+
+void RunHistory::editTags(qint64 runId)
+{
+    if (!m_runs || !dialogsAllowed()) return;
+    const auto info = m_runs->run(runId);
+    if (!info) return;
+    QStringList current;
+    for (const std::string& t : info->tags) current << QString::fromStdString(t);
+    bool ok = false;
+    const QString text = QInputDialog::getText(this, tr("Tags of run %1").arg(runId),
+                                               tr("Tags, separated by commas (at most %1 characters each):")
+                                                   .arg(RunStore::kMaxTagLength),
+                                               QLineEdit::Normal, current.join(QStringLiteral(", ")), &ok);
+    if (!ok) return;
+    QStringList tags;
+    for (const QString& t : text.split(QLatin1Char(','), Qt::SkipEmptyParts))
+        if (!t.trimmed().isEmpty()) tags << t.trimmed();
+    setRunTags(runId, tags);
+}
+
+void RunHistory::editNotes(qint64 runId)
+{
+    if (!m_runs || !dialogsAllowed()) return;
+    const auto info = m_runs->run(runId);
+    if (!info) return;
+    bool ok = false;
+    const QString text = QInputDialog::getMultiLineText(this, tr("Notes on run %1").arg(runId), tr("Notes:"),
+                                                        QString::fromStdString(info->notes), &ok);
+    if (ok) setRunNotes(runId, text);
+}
+
+void RunHistory::showRowMenu(const QPoint& at)
+{
+    const QModelIndex index = m_table->indexAt(at);
+    if (!index.isValid()) return;
+    const qint64 id = m_proxy->index(index.row(), ColId).data(kIdRole).toLongLong();
+    QMenu menu(this);
+    connect(menu.addAction(tr("Open")), &QAction::triggered, this, [this, id] { openRun(id); });
+    connect(menu.addAction(tr("Rename...")), &QAction::triggered, this, [this, index] {
+        m_table->setCurrentIndex(m_proxy->index(index.row(), ColName));
+        m_table->edit(m_proxy->index(index.row(), ColName));
+    });
+    connect(menu.addAction(tr("Tags...")), &QAction::triggered, this, [this, id] { editTags(id); });
+    connect(menu.addAction(tr("Notes...")), &QAction::triggered, this, [this, id] { editNotes(id); });
+    menu.exec(m_table->viewport()->mapToGlobal(at));
+}
 
 void RunHistory::setFilterText(const QString& text)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// The Runs tab: every stored run in a sortable, filterable table. Opens one
-// run's charts, overlays one metric of one model across several runs, deletes
+// The Runs tab: every stored run in a sortable, filterable table, where runs
+// are renamed, tagged and annotated. Opens one run's charts, overlays one metric of one model across several runs, deletes
 // runs (with their checkpoint files), asks for an interrupted or stopped run
 // to be resumed, and exports run reports on a worker thread.
 
@@ -25,6 +25,7 @@ class QLineEdit;
 class QProgressDialog;
 class QPushButton;
 class QSortFilterProxyModel;
+class QStandardItem;
 class QStandardItemModel;
 class QTabWidget;
 class QTableView;
@@ -46,7 +47,7 @@ public:
     /// Table columns, in order.
     /// Table columns, in order: these, then one per model and measure (resultColumn()).
     enum Column {
-        ColId, ColName, ColCreated, ColStatus, ColModels, ColSeries, ColSteps, ColDuration,
+        ColId, ColName, ColTags, ColCreated, ColStatus, ColModels, ColSeries, ColSteps, ColDuration,
         ColPrecision, ColDevice, ColProcesses, ColCount
     };
     /// The models whose results get columns, in column order.
@@ -100,6 +101,18 @@ public:
     bool deleteRuns(const QList<qint64>& runIds, Confirm confirm = Confirm::Ask);
     /// Emits resumeRequested() for a stopped, failed or interrupted run; false otherwise.
     bool requestResume(qint64 runId);
+    /// Renames a run (RunStore::checkedName's rules; what editing its Name cell does); false, with
+    /// the reason in the status line, when refused.
+    bool renameRun(qint64 runId, const QString& name);
+    /// Makes `tags` the run's whole set of tags; false, with the reason, when one is refused.
+    bool setRunTags(qint64 runId, const QStringList& tags);
+    /// Replaces a run's notes (shown as its name's tooltip); false when refused.
+    bool setRunNotes(qint64 runId, const QString& notes);
+    /// Asks for a run's tags (comma-separated) and stores them.
+    void editTags(qint64 runId);
+    /// Asks for a run's notes and stores them.
+    void editNotes(qint64 runId);
+
     /// Models a stored run was configured with.
     QStringList modelsOfRun(qint64 runId) const;
 
@@ -127,6 +140,9 @@ private:
     void showError(const QString& title, const QString& text);
     void overlaySelected();
     void chooseColumns(const QPoint& at);
+    void showRowMenu(const QPoint& at);
+    void nameEdited(QStandardItem* item);
+    QStandardItem* itemOf(qint64 runId, int column) const;
     void saveHiddenColumns() const;
     std::optional<qint64> currentRunId() const;
 
@@ -154,6 +170,7 @@ private:
     QTabWidget* m_bottomTabs = nullptr;
     qint64 m_openRunId = 0;
     bool m_exporting = false;
+    bool m_filling = false; ///< refresh() or a stored edit is writing cells: not the user's edit
     QProgressDialog* m_progress = nullptr;
     std::shared_ptr<std::atomic<bool>> m_exportCancel; ///< set by Cancel or by closing the window
     std::jthread m_exportWorker;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The Runs tab over a real store (SQLite, written through the RunStore API as
 // a session does): listing, filter, sort, open, overlay, delete (with
-// checkpoint files), resume and report export.
+// checkpoint files), resume, report export, and renaming and tagging runs.
 
 #include "ui/dashboard.h"
 #include "ui/run_compare.h"
@@ -16,8 +16,10 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QLabel>
 #include <QSignalSpy>
 #include <QSettings>
+#include <QTableView>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -47,6 +49,7 @@ private Q_SLOTS:
     void resultColumnsShowStoredResults();
     void columnsCanBeHiddenAndStayHidden();
     void compareShowsDifferencesAndDeltas();
+    void runsAreRenamedTaggedAndFiltered();
 
 private:
     /// A finished DQN run in the compare database with these settings and results.
@@ -397,6 +400,72 @@ void TestRunHistory::compareShowsDifferencesAndDeltas()
     auto* second = qobject_cast<QLineSeries*>(series.at(1));
     QVERIFY(second->name().startsWith(QStringLiteral("run %1 · BF16 + INT8").arg(bf16)));
     QCOMPARE(second->pen().color(), foxhunt::RunCompare::runColour(1));
+}
+
+void TestRunHistory::runsAreRenamedTaggedAndFiltered()
+{
+    const QString path = m_dir.filePath(QStringLiteral("labels.db"));
+    qint64 first = 0, second = 0;
+    {
+        foxhunt::BarStore store(path.toStdString());
+        QVERIFY(foxhunt::ensureDefaultData(store));
+        foxhunt::RunStore runs(store);
+        const foxhunt::SeriesInfo series = store.series().front();
+        for (qint64* id : {&first, &second}) {
+            *id = runs.createRun("unnamed", R"({"models":["dqn"],"steps":10})", series, series.firstTs, series.lastTs, "{}");
+            runs.setStatus(*id, RunStatus::Finished);
+        }
+    }
+    RunHistory h(path);
+    QVERIFY(h.columnTitles().contains(QStringLiteral("Tags")));
+    QVERIFY(h.columnShown(RunHistory::ColName) && h.columnShown(RunHistory::ColTags));
+
+    // Renaming edits the Name cell through the table's model, as the view's editor does.
+    auto* table = h.findChild<QTableView*>(QStringLiteral("runTable"));
+    QVERIFY(table);
+    QAbstractItemModel* model = table->model();
+    auto nameIndex = [&](qint64 id) {
+        for (int r = 0; r < model->rowCount(); ++r)
+            if (model->index(r, RunHistory::ColId).data().toLongLong() == id) return model->index(r, RunHistory::ColName);
+        return QModelIndex();
+    };
+    QVERIFY(model->flags(nameIndex(first)) & Qt::ItemIsEditable);
+    QVERIFY(!(model->flags(model->index(0, RunHistory::ColStatus)) & Qt::ItemIsEditable));
+    QVERIFY(model->setData(nameIndex(first), QStringLiteral("  bf16 baseline "), Qt::EditRole));
+    QCOMPARE(h.cellText(first, RunHistory::ColName), QStringLiteral("bf16 baseline"));
+    {
+        foxhunt::BarStore store(path.toStdString());
+        QCOMPARE(foxhunt::RunStore(store).run(first)->name, std::string("bf16 baseline"));
+    }
+    // A refused name leaves the stored one, and the cell shows it again.
+    model->setData(nameIndex(first), QString(201, QLatin1Char('x')), Qt::EditRole);
+    QCOMPARE(h.cellText(first, RunHistory::ColName), QStringLiteral("bf16 baseline"));
+    QVERIFY(h.findChild<QLabel*>(QStringLiteral("runHistoryStatus"))->text().contains(QStringLiteral("at most 200")));
+
+    QVERIFY(h.setRunTags(second, {QStringLiteral("sweep"), QStringLiteral(" lr-3e-4 ")}));
+    QCOMPARE(h.cellText(second, RunHistory::ColTags), QStringLiteral("lr-3e-4, sweep"));
+    QVERIFY(!h.setRunTags(second, {QStringLiteral("a,b")}));
+    QCOMPARE(h.cellText(second, RunHistory::ColTags), QStringLiteral("lr-3e-4, sweep"));
+    QVERIFY(h.setRunNotes(first, QStringLiteral("the one to beat")));
+
+    h.setFilterText(QStringLiteral("SWEEP")); // a tag, in any case
+    QCOMPARE(h.shownRunIds(), QList<qint64>{second});
+    h.setFilterText(QStringLiteral("baseline")); // a name
+    QCOMPARE(h.shownRunIds(), QList<qint64>{first});
+    h.setFilterText({});
+    QCOMPARE(h.rowCount(), 2);
+
+    // What was set is there after a reload, notes as the name's tooltip.
+    RunHistory again(path);
+    QCOMPARE(again.cellText(first, RunHistory::ColName), QStringLiteral("bf16 baseline"));
+    QCOMPARE(again.cellText(second, RunHistory::ColTags), QStringLiteral("lr-3e-4, sweep"));
+    auto* againTable = again.findChild<QTableView*>(QStringLiteral("runTable"));
+    QAbstractItemModel* againModel = againTable->model();
+    QString tip;
+    for (int r = 0; r < againModel->rowCount(); ++r)
+        if (againModel->index(r, RunHistory::ColId).data().toLongLong() == first)
+            tip = againModel->index(r, RunHistory::ColName).data(Qt::ToolTipRole).toString();
+    QCOMPARE(tip, QStringLiteral("the one to beat"));
 }
 
 QTEST_MAIN(TestRunHistory)
