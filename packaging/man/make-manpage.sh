@@ -3,8 +3,9 @@
 # make-manpage.sh HELP2MAN PROGRAM INCLUDE.h2m OUT.1
 # Writes OUT.1.gz: help2man over PROGRAM --help/--version, the hand-written
 # sections of INCLUDE.h2m, and, for a program with subcommands (CLI11's
-# "Subcommands:" list), a COMMANDS section with each subcommand's own --help,
-# so a new subcommand is documented without touching this script.
+# "Subcommands:" list), a COMMANDS section with each subcommand's own --help
+# (and that of each subcommand's own subcommands), so a new subcommand is
+# documented without touching this script.
 set -euo pipefail
 help2man=$1 program=$2 include=$3 out=$4
 name=$(basename "$program")
@@ -20,18 +21,25 @@ mkdir -m 700 "$XDG_RUNTIME_DIR"
 troff_escape() { sed -e 's/\\/\\e/g' -e "s/^\\([.'[]\\)/\\\\\\&\\1/"; }
 
 cp "$include" "$work/include.h2m"
-subcommands=$("$program" --help | awk '
+# The names in the "Subcommands:" list of `PROGRAM ARGS... --help`.
+subcommands_of() { "$program" "$@" --help | awk '
   /^[A-Za-z ]*[Ss]ubcommands:/ { in_list = 1; next }
   in_list && /^[[:space:]]*$/ { in_list = 0 }
-  in_list && /^[[:space:]]+[a-z]/ { print $1 }')
+  in_list && /^[[:space:]]+[a-z]/ { print $1 }'; }
+# One subsection per command and per command of a command (`runs label`).
+describe() {
+  echo ".SS \"$name $*\""
+  echo ".nf"
+  "$program" "$@" --help | troff_escape
+  echo ".fi"
+}
+subcommands=$(subcommands_of)
 if [ -n "$subcommands" ]; then
   {
     echo "[COMMANDS]"
     for sub in $subcommands; do
-      echo ".SS \"$name $sub\""
-      echo ".nf"
-      "$program" "$sub" --help | troff_escape
-      echo ".fi"
+      describe "$sub"
+      for nested in $(subcommands_of "$sub"); do describe "$sub" "$nested"; done
     done
   } >> "$work/include.h2m"
 fi
