@@ -50,6 +50,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
@@ -118,6 +119,34 @@ std::vector<const Measure*> measuresOf(const QString& model)
 QString fromStd(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 
 const char* kHiddenColumnsKey = "runs/hiddenColumns";
+
+/// Keeps the rows with the filter text, in any case, in a cell of a column the user can see.
+class ShownColumnsFilter : public QSortFilterProxyModel {
+public:
+    ShownColumnsFilter(std::function<bool(int column)> shown, QObject* parent)
+        : QSortFilterProxyModel(parent), m_shown(std::move(shown)) {}
+    void setText(const QString& text)
+    {
+        m_text = text;
+        invalidateFilter();
+    }
+    /// Call when a column is shown or hidden.
+    void columnsChanged() { invalidateFilter(); }
+
+protected:
+    bool filterAcceptsRow(int row, const QModelIndex& parent) const override
+    {
+        if (m_text.isEmpty()) return true;
+        for (int c = 0; c < sourceModel()->columnCount(parent); ++c)
+            if (m_shown(c) && sourceModel()->index(row, c, parent).data().toString().contains(m_text, Qt::CaseInsensitive))
+                return true;
+        return false;
+    }
+
+private:
+    std::function<bool(int)> m_shown;
+    QString m_text;
+};
 
 } // namespace
 
@@ -198,11 +227,9 @@ void RunHistory::buildUi()
         }
     m_model = new QStandardItemModel(0, static_cast<int>(m_columnTitles.size()), this);
     m_model->setHorizontalHeaderLabels(m_columnTitles);
-    m_proxy = new QSortFilterProxyModel(this);
+    m_proxy = new ShownColumnsFilter([this](int column) { return !m_table || !m_table->isColumnHidden(column); }, this);
     m_proxy->setSourceModel(m_model);
     m_proxy->setSortRole(kSortRole);
-    m_proxy->setFilterKeyColumn(-1);
-    m_proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
     m_table = new QTableView;
     m_table->setObjectName(QStringLiteral("runTable"));
     m_table->setModel(m_proxy);
@@ -468,7 +495,7 @@ void RunHistory::showRowMenu(const QPoint& at)
 void RunHistory::setFilterText(const QString& text)
 {
     if (m_filter->text() != text) m_filter->setText(text); // re-enters through textChanged
-    else m_proxy->setFilterFixedString(text);
+    else static_cast<ShownColumnsFilter*>(m_proxy)->setText(text);
 }
 
 QList<qint64> RunHistory::shownRunIds() const
@@ -575,6 +602,7 @@ void RunHistory::setColumnShown(int column, bool shown)
 {
     if (column < 0 || column >= m_model->columnCount() || (column == ColId && !shown)) return; // the id always shows
     m_table->setColumnHidden(column, !shown);
+    static_cast<ShownColumnsFilter*>(m_proxy)->columnsChanged(); // hidden text no longer matches
     saveHiddenColumns();
 }
 

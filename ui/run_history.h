@@ -69,7 +69,7 @@ public:
     void refresh();
     /// Rows shown (after the filter).
     int rowCount() const;
-    /// Case-insensitive filter over every column (what the filter box sets).
+    /// Case-insensitive filter over the shown columns (what the filter box sets): name, tags, status...
     void setFilterText(const QString& text);
     /// Run ids of the rows shown, in view order.
     QList<qint64> shownRunIds() const;

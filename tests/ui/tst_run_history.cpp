@@ -452,6 +452,14 @@ void TestRunHistory::runsAreRenamedTaggedAndFiltered()
     QCOMPARE(h.shownRunIds(), QList<qint64>{second});
     h.setFilterText(QStringLiteral("baseline")); // a name
     QCOMPARE(h.shownRunIds(), QList<qint64>{first});
+    // Only what shows is matched: with the Tags column hidden, a tag finds nothing.
+    h.setFilterText(QStringLiteral("sweep"));
+    QCOMPARE(h.rowCount(), 1);
+    h.setColumnShown(RunHistory::ColTags, false);
+    QCOMPARE(h.rowCount(), 0);
+    h.setColumnShown(RunHistory::ColTags, true);
+    QSettings().remove(QStringLiteral("runs/hiddenColumns"));
+    QCOMPARE(h.shownRunIds(), QList<qint64>{second});
     h.setFilterText({});
     QCOMPARE(h.rowCount(), 2);
 
