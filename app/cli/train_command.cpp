@@ -87,6 +87,7 @@ int run(const TrainArgs& a)
         if (!a.name.empty()) config.name = a.name;
         if (!config.name.empty()) config.name = RunStore::checkedName(config.name);
         for (const std::string& t : a.tags) RunStore::checkedTag(t);
+        if (a.resume == 0) config.tags = a.tags;
         if (a.steps > 0) config.steps = a.steps;
         else if (a.resume > 0) config.steps = 0; // keep the stored run's budget
         if (a.seed >= 0) config.seed = static_cast<std::uint64_t>(a.seed);
@@ -204,12 +205,13 @@ int run(const TrainArgs& a)
         progress.join();
     }
 
-    if ((!a.tags.empty() || (a.resume > 0 && !a.name.empty())) && result.runId > 0) {
-        // The session creates the run (or keeps a resumed one's name); its labels go on once it is there.
+    if (a.resume > 0 && (!a.tags.empty() || !a.name.empty()) && result.runId > 0) {
+        // A new run gets its name and tags as the session creates it; a resumed one keeps its stored
+        // name and tags, so these are added once it is back.
         try {
             BarStore store(db);
             RunStore runs(store);
-            if (a.resume > 0 && !a.name.empty()) runs.setName(result.runId, config.name);
+            if (!a.name.empty()) runs.setName(result.runId, config.name);
             runs.addTags(result.runId, a.tags);
         } catch (const std::exception& e) {
             printError("labels: " + std::string(e.what()));

@@ -374,6 +374,7 @@ SessionResult TrainingSession::run()
             // Stored as the models train with it, so the report's hyperparameters are the ones used.
             runId = runs->createRun(name, toJson(effectiveConfig(cfg)).dump(), *series, bars.front().tsEvent, bars.back().tsEvent,
                                     versions.dump());
+            if (!cfg.tags.empty()) runs->addTags(runId, cfg.tags);
         }
         {
             // What every checkpoint of this run carries, and a resume checks.

@@ -61,6 +61,8 @@ struct PrecisionSettings {
 /// Everything a run is configured with. Serialised whole into the run store.
 struct SessionConfig {
     std::string name;                        ///< run name ("" = generated)
+    /// Tags the new run gets as it is created (not part of its stored config; a resumed run keeps its own).
+    std::vector<std::string> tags;
     std::vector<ModelKind> models{ModelKind::Dqn};
     std::string series;                      ///< id or symbol; "" = first real series, else the synthetic default
     std::optional<std::int64_t> fromDay;     ///< first ES trading day (days since epoch)
