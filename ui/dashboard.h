@@ -10,6 +10,7 @@
 // tick. The full history is in SQLite; fromStore() draws a stored run.
 
 #include "engine/telemetry/metric_sample.h"
+#include "ui/bounded_series.h"
 
 #include <QHash>
 #include <QList>
@@ -23,7 +24,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <vector>
 
 QT_BEGIN_NAMESPACE
@@ -43,65 +43,6 @@ QT_END_NAMESPACE
 namespace foxhunt {
 
 class RunStore;
-
-/// TensorBoard's debiased exponential moving average: starts at zero and
-/// divides by (1 - w^n), so the first values are not pulled towards zero.
-class DebiasedEma {
-public:
-    /// weight in [0, 1): 0 returns the input unchanged.
-    explicit DebiasedEma(double weight = 0.0) : m_weight(weight) {}
-    /// The smoothed value after `value`.
-    double push(double value);
-    void reset() { m_last = 0; m_count = 0; }
-    double weight() const { return m_weight; }
-
-private:
-    double m_weight = 0;
-    double m_last = 0;
-    long long m_count = 0;
-};
-
-/// A bounded window of points: at most `capacity`; when full, the older half is
-/// halved keeping the min and max of every four points, so spikes survive.
-/// Min/max decimation is cached per bucket count and extended as points
-/// arrive, so a tick costs the new points plus the output, not the window.
-class BoundedSeries {
-public:
-    /// Points a dashboard series holds by default.
-    static constexpr std::size_t kDefaultCapacity = 50'000;
-    /// Which extremes of each bucket decimated() keeps.
-    enum class Extremes { Both, Min, Max };
-
-    explicit BoundedSeries(std::size_t capacity = kDefaultCapacity) : m_capacity(capacity) {}
-    /// Appends in x order (x never decreases within one series).
-    void append(double x, double y);
-    void clear();
-    /// Changes the bound; thins at once when over it.
-    void setCapacity(std::size_t capacity);
-    std::size_t capacity() const { return m_capacity; }
-    /// Min/max per bucket in x order, plus the first and last point: at most 2 * buckets points.
-    /// With Min or Max only that extreme of each bucket (the two edges of a band).
-    std::vector<QPointF> decimated(int buckets, Extremes which = Extremes::Both) const;
-    /// The held point whose x is nearest to `x`.
-    std::optional<QPointF> nearest(double x) const;
-    const std::vector<QPointF>& points() const { return m_points; }
-    std::size_t size() const { return m_points.size(); }
-    bool empty() const { return m_points.empty(); }
-
-private:
-    struct Bucket {
-        std::size_t lo = 0; ///< index of the minimum
-        std::size_t hi = 0; ///< index of the maximum
-    };
-    Bucket scan(std::size_t begin, std::size_t end) const;
-    void updateCache(int buckets) const;
-
-    std::vector<QPointF> m_points;
-    std::size_t m_capacity;
-    mutable std::vector<Bucket> m_buckets; ///< complete buckets of m_bucketSize points from index 0
-    mutable std::size_t m_bucketSize = 0;  ///< 0 = cache invalid
-    mutable int m_cacheBuckets = 0;
-};
 
 /// Live (or stored) charts of a session's models.
 class Dashboard : public QWidget {

@@ -8,6 +8,7 @@
 
 #include "engine/store/bar_store.h"
 #include "engine/store/run_store.h"
+#include "engine/telemetry/debiased_ema.h"
 
 #include <QtCharts/QChart>
 #include <QtCharts/QChartView>
