@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/bars_chart_view.h"
 
+#include "engine/telemetry/decimate.h"
+
 #include <QtCharts/QChart>
 #include <QtCharts/QDateTimeAxis>
 #include <QtCharts/QLineSeries>
@@ -16,27 +18,13 @@ std::vector<QPointF> decimateMinMax(const std::vector<Bar>& bars, int buckets)
 {
     std::vector<QPointF> points;
     if (bars.empty() || buckets <= 0) return points;
-    const std::size_t n = bars.size();
     auto toPoint = [](const Bar& b) { return QPointF(static_cast<double>(b.tsEvent / 1'000'000), toPoints(b.close)); };
-    if (n <= static_cast<std::size_t>(2 * buckets)) {
-        points.reserve(n);
-        for (const Bar& b : bars) points.push_back(toPoint(b));
-        return points;
-    }
-    points.reserve(2 * static_cast<std::size_t>(buckets));
-    for (int k = 0; k < buckets; ++k) {
-        const std::size_t begin = n * static_cast<std::size_t>(k) / static_cast<std::size_t>(buckets);
-        const std::size_t end = n * static_cast<std::size_t>(k + 1) / static_cast<std::size_t>(buckets);
-        if (begin >= end) continue;
-        std::size_t lo = begin, hi = begin;
-        for (std::size_t i = begin + 1; i < end; ++i) {
-            if (bars[i].close < bars[lo].close) lo = i;
-            if (bars[i].close > bars[hi].close) hi = i;
-        }
-        // Keep time order inside the bucket so the line never runs backwards.
-        points.push_back(toPoint(bars[std::min(lo, hi)]));
-        if (lo != hi) points.push_back(toPoint(bars[std::max(lo, hi)]));
-    }
+    MinMaxDecimator decimator;
+    std::vector<std::size_t> kept;
+    decimator.select([&bars](std::size_t i) { return static_cast<double>(bars[i].close); }, bars.size(), buckets,
+                     DecimateExtremes::Both, kept);
+    points.reserve(kept.size());
+    for (const std::size_t i : kept) points.push_back(toPoint(bars[i]));
     return points;
 }
 

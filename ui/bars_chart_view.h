@@ -17,8 +17,8 @@ QT_END_NAMESPACE
 
 namespace foxhunt {
 
-/// Decimates closes to at most 2 * buckets points (min and max of each bucket,
-/// in time order). x = UTC milliseconds, y = index points.
+/// Decimates closes to at most 2 * buckets points (the first, the last, and the min and max
+/// of each bucket, in time order: engine/telemetry/decimate.h). x = UTC milliseconds, y = index points.
 std::vector<QPointF> decimateMinMax(const std::vector<Bar>& bars, int buckets);
 
 /// The chart of one series.

@@ -2,42 +2,32 @@
 #include "engine/report/svg_chart.h"
 
 #include "engine/data/market_time.h"
+#include "engine/telemetry/decimate.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <span>
 #include <sstream>
 
 namespace foxhunt {
 
 namespace {
 
-/// Keeps first/last and the min and max of each bucket, in x order.
+/// The points of a series to draw: all of them up to maxPoints, else the first, the last and the
+/// min and max of each bucket, in x order (engine/telemetry/decimate.h); at most maxPoints.
 void decimate(const SvgSeries& s, int maxPoints, std::vector<double>& xs, std::vector<double>& ys)
 {
     const std::size_t n = std::min(s.x.size(), s.y.size());
-    if (n <= static_cast<std::size_t>(maxPoints) || maxPoints < 4) {
+    if (n <= static_cast<std::size_t>(maxPoints) || maxPoints < 6) {
         xs.assign(s.x.begin(), s.x.begin() + static_cast<std::ptrdiff_t>(n));
         ys.assign(s.y.begin(), s.y.begin() + static_cast<std::ptrdiff_t>(n));
         return;
     }
-    const std::size_t buckets = static_cast<std::size_t>(maxPoints) / 2;
-    for (std::size_t k = 0; k < buckets; ++k) {
-        const std::size_t b = n * k / buckets, e = n * (k + 1) / buckets;
-        if (b >= e) continue;
-        std::size_t lo = b, hi = b;
-        for (std::size_t i = b; i < e; ++i) {
-            if (s.y[i] < s.y[lo]) lo = i;
-            if (s.y[i] > s.y[hi]) hi = i;
-        }
-        const std::size_t first = std::min(lo, hi), second = std::max(lo, hi);
-        xs.push_back(s.x[first]);
-        ys.push_back(s.y[first]);
-        if (second != first) {
-            xs.push_back(s.x[second]);
-            ys.push_back(s.y[second]);
-        }
+    for (const std::size_t i : decimateMinMax(std::span<const double>(s.y.data(), n), maxPoints / 2)) {
+        xs.push_back(s.x[i]);
+        ys.push_back(s.y[i]);
     }
 }
 
