@@ -7,6 +7,7 @@
 #include "ui/settings_dialog.h"
 #include "ui/dashboard.h"
 #include "ui/training_controller.h"
+#include "ui/training_tab.h"
 #include "ui/import_controller.h"
 #include "ui/import_report.h"
 #include "ui/run_history.h"
@@ -218,7 +219,9 @@ void MainWindow::buildCentral()
     dataLayout->setContentsMargins(0, 0, 0, 0);
     dataLayout->addWidget(vertical);
     m_tabs->addTab(dataTab, tr("Data"));
-    m_tabs->addTab(buildTrainingTab(), tr("Training"));
+    m_trainingTab = new TrainingTab;
+    m_dashboard = m_trainingTab->dashboard();
+    m_tabs->addTab(m_trainingTab, tr("Training"));
     layout->addWidget(m_tabs, 1);
     setCentralWidget(central);
 
@@ -247,151 +250,28 @@ void MainWindow::buildCentral()
     m_statusDb->setText(m_databasePath);
 }
 
-QWidget* MainWindow::buildTrainingTab()
-{
-    auto* tab = new QWidget;
-    auto* layout = new QHBoxLayout(tab);
-    auto* config = new QGroupBox(tr("Run configuration"));
-    auto* form = new QFormLayout(config);
-    auto* models = new QWidget;
-    auto* modelsLayout = new QVBoxLayout(models);
-    modelsLayout->setContentsMargins(0, 0, 0, 0);
-    const QList<QPair<QString, QString>> kinds = {{QStringLiteral("dqn"), tr("DQN (agent)")},
-                                                  {QStringLiteral("ppo"), tr("PPO (agent)")},
-                                                  {QStringLiteral("mamba2"), tr("Mamba-2 (forecaster)")},
-                                                  {QStringLiteral("tft"), tr("TFT (forecaster)")}};
-    for (const auto& [key, label] : kinds) {
-        auto* box = new QCheckBox(label);
-        box->setProperty("model", key);
-        box->setChecked(key == QLatin1String("dqn"));
-        modelsLayout->addWidget(box);
-        m_modelBoxes << box;
-    }
-    form->addRow(tr("Models"), models);
-    m_trainSeries = new QComboBox;
-    form->addRow(tr("Series"), m_trainSeries);
-    m_steps = new QSpinBox;
-    m_steps->setRange(1, 100'000'000);
-    m_steps->setValue(20'000);
-    m_steps->setToolTip(tr("Environment steps for agents, optimizer steps for forecasters"));
-    form->addRow(tr("Steps per model"), m_steps);
-    m_seed = new QSpinBox;
-    m_seed->setRange(0, 1'000'000);
-    m_seed->setValue(1);
-    form->addRow(tr("Seed"), m_seed);
+void MainWindow::setTrainingModels(const QStringList& models) { m_trainingTab->setModels(models); }
 
-    // Date range: whole series by default; otherwise ES trading days, inclusive.
-    m_wholeSeries = new QCheckBox(tr("Whole series"));
-    m_wholeSeries->setChecked(true);
-    form->addRow(tr("Date range"), m_wholeSeries);
-    m_fromDate = new QDateEdit(QDate(2024, 1, 2));
-    m_toDate = new QDateEdit(QDate(2024, 12, 31));
-    for (QDateEdit* edit : {m_fromDate, m_toDate}) {
-        edit->setCalendarPopup(true);
-        edit->setDisplayFormat(QStringLiteral("yyyy-MM-dd"));
-        edit->setEnabled(false);
-        connect(m_wholeSeries, &QCheckBox::toggled, edit, &QWidget::setDisabled);
-    }
-    form->addRow(tr("From"), m_fromDate);
-    form->addRow(tr("To"), m_toDate);
-
-    // Presets set the network sizes; the key hyperparameters below can be edited on top.
-    const SessionConfig defaults = SessionConfig::defaults();
-    m_preset = new QComboBox;
-    m_preset->addItem(tr("Default"), QStringLiteral("default"));
-    m_preset->addItem(tr("Small and fast"), QStringLiteral("small"));
-    m_preset->addItem(tr("Seed scale"), QStringLiteral("seed"));
-    m_preset->setToolTip(tr("Default: the sizes the planted-edge tests learn with. Small and fast: half-width "
-                            "networks, shorter forecaster windows and a DQN that starts learning after 200 "
-                            "steps (PPO updates every 256), for a quick look. Seed scale: the seeds' layer "
-                            "sizes (Mamba-2 d_model 512 on 60 bars, TFT hidden 32 on 100 bars, agents "
-                            "256x256), big enough for BF16 and INT8 to pay where the CPU has avx512_bf16 "
-                            "and avx512_vnni; slower per step."));
-    form->addRow(tr("Preset"), m_preset);
-    auto learningRateBox = [](double value) {
-        auto* box = new QDoubleSpinBox;
-        box->setDecimals(6);
-        box->setRange(1e-6, 1.0);
-        box->setSingleStep(1e-4);
-        box->setValue(value);
-        return box;
-    };
-    m_agentLearningRate = learningRateBox(defaults.dqn.learningRate);
-    m_agentLearningRate->setToolTip(tr("Adam learning rate of DQN and PPO"));
-    form->addRow(tr("Agent learning rate"), m_agentLearningRate);
-    m_forecasterLearningRate = learningRateBox(defaults.mamba2.learningRate);
-    m_forecasterLearningRate->setToolTip(tr("Peak AdamW learning rate of Mamba-2 and the TFT (warmup, then cosine)"));
-    form->addRow(tr("Forecaster learning rate"), m_forecasterLearningRate);
-    m_pastLength = new QSpinBox;
-    m_pastLength->setRange(8, 1024);
-    m_pastLength->setValue(static_cast<int>(defaults.mamba2.windowing.pastLength));
-    m_pastLength->setToolTip(tr("Past bars the forecasters see per window"));
-    form->addRow(tr("Forecaster window"), m_pastLength);
-    // The window box shows the preset's (Mamba-2's) window; changed by hand it sets both forecasters'.
-    connect(m_preset, &QComboBox::currentIndexChanged, this,
-            [this] { m_pastLength->setValue(static_cast<int>(presetConfig().mamba2.windowing.pastLength)); });
-    m_nextRunSummary = new QLabel;
-    m_nextRunSummary->setObjectName(QStringLiteral("nextRunSummary"));
-    m_nextRunSummary->setWordWrap(true);
-    m_nextRunSummary->setToolTip(tr("From Settings (Ctrl+,); applies to the next run"));
-    form->addRow(tr("Next run on"), m_nextRunSummary);
-    config->setMaximumWidth(380); // the longest model and series names fit
-    layout->addWidget(config, 0, Qt::AlignTop);
-
-    m_dashboard = new Dashboard;
-    auto* scroll = new QScrollArea;
-    scroll->setWidgetResizable(true);
-    scroll->setWidget(m_dashboard);
-    layout->addWidget(scroll, 1);
-    return tab;
-}
-
-void MainWindow::setTrainingModels(const QStringList& models)
-{
-    for (QCheckBox* box : m_modelBoxes) box->setChecked(models.contains(box->property("model").toString()));
-}
-
-void MainWindow::setTrainingSteps(int steps) { m_steps->setValue(steps); }
+void MainWindow::setTrainingSteps(int steps) { m_trainingTab->setSteps(steps); }
 
 SessionConfig MainWindow::nextRunConfig() const
 {
-    SessionConfig config = SessionConfig::defaults();
-    config.models.clear();
-    for (QCheckBox* box : m_modelBoxes)
-        if (box->isChecked())
-            if (const auto kind = modelKindFromString(box->property("model").toString().toStdString()))
-                config.models.push_back(*kind);
-    config.steps = m_steps->value();
-    config.seed = static_cast<std::uint64_t>(m_seed->value());
-    config.series = m_trainSeries->currentData().toString().toStdString();
-    if (!m_wholeSeries->isChecked()) {
-        const QDate epoch(1970, 1, 1);
-        config.fromDay = epoch.daysTo(m_fromDate->date());
-        config.toDay = epoch.daysTo(m_toDate->date());
-    }
-    applyModelPreset(config, selectedPreset());
-    config.dqn.learningRate = config.ppo.learningRate = m_agentLearningRate->value();
-    const auto window = static_cast<std::size_t>(m_pastLength->value());
-    const bool windowByHand = window != config.mamba2.windowing.pastLength;
-    for (ForecasterConfig* f : {&config.mamba2, &config.tft}) {
-        f->learningRate = m_forecasterLearningRate->value();
-        if (windowByHand) f->windowing.pastLength = window;
-    }
+    SessionConfig config = m_trainingTab->config();
     m_settings.applyTo(config);
     return config;
 }
 
-ModelPreset MainWindow::selectedPreset() const
-{
-    return modelPresetFromString(m_preset->currentData().toString().toStdString()).value_or(ModelPreset::Default);
-}
+ModelPreset MainWindow::selectedPreset() const { return m_trainingTab->selectedPreset(); }
 
-SessionConfig MainWindow::presetConfig() const
-{
-    SessionConfig c = SessionConfig::defaults();
-    applyModelPreset(c, selectedPreset());
-    return c;
-}
+SessionConfig MainWindow::presetConfig() const { return m_trainingTab->presetConfig(); }
+
+QCheckBox* MainWindow::wholeSeriesBox() const { return m_trainingTab->wholeSeriesBox(); }
+QDateEdit* MainWindow::fromDateEdit() const { return m_trainingTab->fromDateEdit(); }
+QDateEdit* MainWindow::toDateEdit() const { return m_trainingTab->toDateEdit(); }
+QComboBox* MainWindow::presetBox() const { return m_trainingTab->presetBox(); }
+QDoubleSpinBox* MainWindow::agentLearningRateBox() const { return m_trainingTab->agentLearningRateBox(); }
+QDoubleSpinBox* MainWindow::forecasterLearningRateBox() const { return m_trainingTab->forecasterLearningRateBox(); }
+QSpinBox* MainWindow::pastLengthBox() const { return m_trainingTab->pastLengthBox(); }
 
 bool MainWindow::startTraining()
 {
@@ -478,15 +358,7 @@ void MainWindow::refreshSeries()
         set(ColTo, s.barCount ? QString::fromStdString(formatUtc(s.lastTs)) : QString());
         if (s.id == selectedId) selectRow = row;
     }
-    if (m_trainSeries) {
-        const QString current = m_trainSeries->currentData().toString();
-        m_trainSeries->clear();
-        m_trainSeries->addItem(tr("Default (first real, else synthetic)"), QString());
-        for (const SeriesInfo& s : all)
-            m_trainSeries->addItem(QString::fromStdString(s.symbol) + (s.synthetic() ? tr(" (synthetic)") : QString()),
-                                   QString::number(s.id));
-        m_trainSeries->setCurrentIndex(std::max(0, m_trainSeries->findData(current)));
-    }
+    if (m_trainingTab) m_trainingTab->setSeries(all);
     m_banner->setVisible(showingSyntheticOnly());
     m_statusSeries->setText(tr("%n series", nullptr, static_cast<int>(all.size())));
     if (selectRow >= 0) m_seriesTable->selectRow(selectRow);

@@ -44,6 +44,7 @@ class AboutDialog;
 class RunHistory;
 class SettingsDialog;
 class TrainingController;
+class TrainingTab;
 
 /// The main window. Owns a read connection to the store; imports write through
 /// ImportController's worker connection.
@@ -92,13 +93,15 @@ public:
     SessionConfig presetConfig() const;
     /// Run configuration controls, for tests: "whole series" box, from/to dates, preset,
     /// agent and forecaster learning rates, forecaster window length.
-    QCheckBox* wholeSeriesBox() const { return m_wholeSeries; }
-    QDateEdit* fromDateEdit() const { return m_fromDate; }
-    QDateEdit* toDateEdit() const { return m_toDate; }
-    QComboBox* presetBox() const { return m_preset; }
-    QDoubleSpinBox* agentLearningRateBox() const { return m_agentLearningRate; }
-    QDoubleSpinBox* forecasterLearningRateBox() const { return m_forecasterLearningRate; }
-    QSpinBox* pastLengthBox() const { return m_pastLength; }
+    QCheckBox* wholeSeriesBox() const;
+    QDateEdit* fromDateEdit() const;
+    QDateEdit* toDateEdit() const;
+    QComboBox* presetBox() const;
+    QDoubleSpinBox* agentLearningRateBox() const;
+    QDoubleSpinBox* forecasterLearningRateBox() const;
+    QSpinBox* pastLengthBox() const;
+    /// The Training tab (the run configuration and the dashboard).
+    TrainingTab* trainingTab() const { return m_trainingTab; }
     TrainingController* trainingController() const { return m_training.get(); }
     Dashboard* dashboard() const { return m_dashboard; }
     /// The Runs tab.
@@ -146,7 +149,6 @@ private:
     void rememberImported(const QStringList& files);
     void fillRecentMenu();
     void onImportFinished();
-    QWidget* buildTrainingTab();
     void updateTrainingActions();
     void onTrainingFinished(const QString& status, const QString& error);
     void addRunHistory();
@@ -168,18 +170,8 @@ private:
 
     std::unique_ptr<TrainingController> m_training;
     QTabWidget* m_tabs = nullptr;
-    Dashboard* m_dashboard = nullptr;
-    QList<QCheckBox*> m_modelBoxes;
-    QSpinBox* m_steps = nullptr;
-    QSpinBox* m_seed = nullptr;
-    QCheckBox* m_wholeSeries = nullptr;
-    QDateEdit* m_fromDate = nullptr;
-    QDateEdit* m_toDate = nullptr;
-    QComboBox* m_preset = nullptr;
-    QDoubleSpinBox* m_agentLearningRate = nullptr;
-    QDoubleSpinBox* m_forecasterLearningRate = nullptr;
-    QSpinBox* m_pastLength = nullptr;
-    QComboBox* m_trainSeries = nullptr;
+    TrainingTab* m_trainingTab = nullptr;
+    Dashboard* m_dashboard = nullptr; ///< the Training tab's
     QAction* m_startAction = nullptr;
     QAction* m_pauseAction = nullptr;
     QAction* m_stepAction = nullptr;
@@ -210,7 +202,6 @@ private:
     QLabel* m_statusStep = nullptr;
     QLabel* m_statusElapsed = nullptr;
     QLabel* m_statusDevice = nullptr;
-    QLabel* m_nextRunSummary = nullptr;
     QTimer m_statusTimer;
     QElapsedTimer m_rateClock;
     long long m_rateTick = 0;

@@ -8,6 +8,7 @@
 #include "ui/palette.h"
 #include "ui/settings_dialog.h"
 #include "ui/training_controller.h"
+#include "ui/training_tab.h"
 
 #include "engine/session/devices.h"
 
@@ -204,10 +205,10 @@ QString MainWindow::runSummary() const
 
 void MainWindow::updateNextRunSummary()
 {
-    if (!m_nextRunSummary) return;
+    if (!m_trainingTab) return;
     SessionConfig next = SessionConfig::defaults();
     m_settings.applyTo(next);
-    m_nextRunSummary->setText(configSummary(next));
+    m_trainingTab->setNextRunSummary(configSummary(next));
 }
 
 void MainWindow::applySettings(const AppSettings& settings)
