@@ -297,6 +297,9 @@ SessionResult TrainingSession::run()
         if (owner && m_resumeRunId > 0) {
             resumed = runs->run(m_resumeRunId);
             if (!resumed) throw std::invalid_argument("no run " + std::to_string(m_resumeRunId) + " to resume");
+            if (resumed->trashedNs > 0)
+                throw std::invalid_argument("run " + std::to_string(m_resumeRunId) +
+                                            " is in the trash; restore it (Runs tab, Show trash) before resuming it");
             if (resumed->status == RunStatus::Running || resumed->status == RunStatus::Finished)
                 throw std::invalid_argument("run " + std::to_string(m_resumeRunId) + " is " + toString(resumed->status) +
                                             ": only stopped, failed or interrupted runs resume");

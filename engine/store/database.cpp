@@ -160,6 +160,13 @@ CREATE TABLE run_tags (
 ) WITHOUT ROWID;
 CREATE INDEX run_tags_by_tag ON run_tags(tag);
 )sql"},
+    // Deleted runs go to a trash first: trashed_at (wall-clock ns) hides them from the run list
+    // until they are restored (NULL again) or purged; trash_path is where the desktop trash took
+    // the run's checkpoint folder, so a restore can bring it back.
+    {6, R"sql(
+ALTER TABLE runs ADD COLUMN trashed_at INTEGER;
+ALTER TABLE runs ADD COLUMN trash_path TEXT NOT NULL DEFAULT '';
+)sql"},
 };
 
 static_assert(kApplicationId == 1182287988, "migration 1 writes the application id literally");

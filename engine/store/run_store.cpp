@@ -24,7 +24,7 @@ namespace {
 
 constexpr const char* kRunColumns =
     "id, name, created, COALESCE(finished, 0), status, config, COALESCE(series_id, 0), series, COALESCE(from_ts, 0), "
-    "COALESCE(to_ts, 0), versions, error, uuid, notes";
+    "COALESCE(to_ts, 0), versions, error, uuid, notes, COALESCE(trashed_at, 0), trash_path";
 
 RunInfo readRun(const sql::Statement& q)
 {
@@ -43,6 +43,8 @@ RunInfo readRun(const sql::Statement& q)
     r.error = q.text(11);
     r.uuid = q.text(12);
     r.notes = q.text(13);
+    r.trashedNs = q.int64(14);
+    r.trashPath = q.text(15);
     return r;
 }
 
@@ -263,6 +265,8 @@ void RunStore::appendMetrics(std::int64_t runId, const MetricBatch& samples)
 
 void RunStore::reopenRun(std::int64_t runId)
 {
+    if (const std::optional<RunInfo> info = run(runId); info && info->trashedNs > 0)
+        throw std::invalid_argument("run " + std::to_string(runId) + " is in the trash; restore it before resuming it");
     sql::Statement q(m_database.handle(),
                      "UPDATE runs SET status = 'running', finished = NULL, error = '', owner_pid = ? WHERE id = ?");
     q.bind(1, std::int64_t{::getpid()}).bind(2, runId).run();
@@ -326,9 +330,12 @@ std::string RunStore::checkpointFolder() const { return m_database.path() + ".ch
 
 std::string RunStore::runFolderName(const RunInfo& run) { return "run-" + std::to_string(run.id) + "-" + run.uuid; }
 
-std::vector<RunInfo> RunStore::runs() const
+std::vector<RunInfo> RunStore::runs(RunListing which) const
 {
-    sql::Statement q(m_database.handle(), std::string("SELECT ") + kRunColumns + " FROM runs ORDER BY id DESC");
+    const char* where = which == RunListing::Active    ? " WHERE trashed_at IS NULL"
+                        : which == RunListing::Trashed ? " WHERE trashed_at IS NOT NULL"
+                                                       : "";
+    sql::Statement q(m_database.handle(), std::string("SELECT ") + kRunColumns + " FROM runs" + where + " ORDER BY id DESC");
     std::vector<RunInfo> out;
     while (q.step()) out.push_back(readRun(q));
     std::map<std::int64_t, std::vector<std::string>> byRun = readTags(m_database.handle(), 0);
@@ -534,6 +541,26 @@ RunDeletion RunStore::deleteRun(std::int64_t runId)
         if (folder.filename() == runFolder && std::filesystem::is_empty(folder, ec)) std::filesystem::remove(folder, ec);
     }
     return deletion;
+}
+
+void RunStore::trashRun(std::int64_t runId, const std::string& trashPath)
+{
+    const std::optional<RunInfo> info = run(runId);
+    if (!info) throw std::invalid_argument("no run " + std::to_string(runId));
+    if (info->trashedNs > 0) throw std::invalid_argument("run " + std::to_string(runId) + " is in the trash already");
+    if (info->status == RunStatus::Running)
+        throw std::invalid_argument("run " + std::to_string(runId) + " is still running; stop it before deleting it");
+    sql::Statement q(m_database.handle(), "UPDATE runs SET trashed_at = ?, trash_path = ? WHERE id = ?");
+    q.bind(1, wallClockNs()).bind(2, trashPath).bind(3, runId).run();
+}
+
+void RunStore::restoreRun(std::int64_t runId)
+{
+    const std::optional<RunInfo> info = run(runId);
+    if (!info) throw std::invalid_argument("no run " + std::to_string(runId));
+    if (info->trashedNs == 0) throw std::invalid_argument("run " + std::to_string(runId) + " is not in the trash");
+    sql::Statement q(m_database.handle(), "UPDATE runs SET trashed_at = NULL, trash_path = '' WHERE id = ?");
+    q.bind(1, runId).run();
 }
 
 int RunStore::markInterruptedRuns()

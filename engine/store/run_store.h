@@ -33,7 +33,12 @@ struct RunInfo {
     std::string uuid;              ///< unique across databases; written into the run's checkpoint files
     std::string notes;             ///< the user's free text about the run
     std::vector<std::string> tags; ///< the user's labels, sorted case-insensitively
+    std::int64_t trashedNs = 0;    ///< when the run was moved to the trash, 0 when it is not there
+    std::string trashPath;         ///< where the desktop trash holds its checkpoint folder ("" for none)
 };
+
+/// Which runs RunStore::runs() lists.
+enum class RunListing { Active, Trashed, All };
 
 /// One stored evaluation (a JSON document per model and split).
 struct EvaluationRecord {
@@ -112,8 +117,8 @@ public:
     /// A run's tags, sorted case-insensitively.
     std::vector<std::string> tags(std::int64_t runId) const;
 
-    /// Every run, newest first.
-    std::vector<RunInfo> runs() const;
+    /// The runs outside the trash (or those in it, or all), newest first.
+    std::vector<RunInfo> runs(RunListing which = RunListing::Active) const;
     std::optional<RunInfo> run(std::int64_t runId) const;
     /// Metrics of a run, optionally of one model and/or metric, ordered by model, metric, step.
     MetricBatch metrics(std::int64_t runId, const std::string& model = {}, const std::string& metric = {}) const;
@@ -128,6 +133,14 @@ public:
     /// after the run (runFolderName()). Any other recorded file (a path that another database may
     /// share, as before runs had UUIDs) is kept and listed.
     RunDeletion deleteRun(std::int64_t runId);
+
+    /// Moves a run to the trash: it keeps everything (and its id, which no new run takes while the
+    /// row exists) but is hidden from runs() until restoreRun() or deleteRun(). `trashPath` is where
+    /// the caller moved its checkpoint folder (the desktop trash), "" when it stayed in place.
+    /// Throws std::invalid_argument for an unknown run, one in the trash already, or a running one.
+    void trashRun(std::int64_t runId, const std::string& trashPath = {});
+    /// Takes a run out of the trash. Throws std::invalid_argument when it is unknown or not there.
+    void restoreRun(std::int64_t runId);
 
     /// The folder beside the database that holds its runs' checkpoints: "<database>.checkpoints".
     std::string checkpointFolder() const;

@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -44,6 +45,11 @@ private Q_SLOTS:
     void badLabelsAreRefused();
     void tagsGoWithTheirRun();
     void versionFourDatabaseMigrates();
+    void trashHidesAndRestores();
+    void trashRefusesRunningAndResume();
+    void purgeFromTrashDeletes();
+    void trashedIdIsNotReused();
+    void trashMigrationKeepsRuns();
 
 private:
     QTemporaryDir m_dir;
@@ -502,6 +508,134 @@ void TestRunStore::versionFourDatabaseMigrates()
     info = runs.run(id);
     QCOMPARE(info->notes, std::string("migrated"));
     QCOMPARE(info->tags, (std::vector<std::string>{"old"}));
+}
+
+namespace {
+
+std::vector<std::int64_t> idsOf(const std::vector<RunInfo>& runs)
+{
+    std::vector<std::int64_t> out;
+    for (const RunInfo& r : runs) out.push_back(r.id);
+    return out;
+}
+
+} // namespace
+
+void TestRunStore::trashHidesAndRestores()
+{
+    BarStore bars(m_path);
+    RunStore runs(bars);
+    const std::int64_t a = runs.createRun("a", "{}", {}, 0, 0, "{}");
+    const std::int64_t b = runs.createRun("b", "{}", {}, 0, 0, "{}");
+    runs.appendMetrics(a, {{"dqn", "loss", 1, 1, 0.5}});
+    runs.setStatus(a, RunStatus::Finished);
+    runs.setStatus(b, RunStatus::Stopped);
+
+    runs.trashRun(a, "/tmp/Trash/files/run-a");
+    QCOMPARE(idsOf(runs.runs()), std::vector<std::int64_t>{b});
+    QCOMPARE(idsOf(runs.runs(RunListing::Trashed)), std::vector<std::int64_t>{a});
+    QCOMPARE(idsOf(runs.runs(RunListing::All)), (std::vector<std::int64_t>{b, a}));
+    const auto trashed = runs.run(a);
+    QVERIFY(trashed && trashed->trashedNs > 0);
+    QCOMPARE(trashed->trashPath, std::string("/tmp/Trash/files/run-a"));
+    // Nothing of it is gone while it is in the trash.
+    QCOMPARE(runs.metricCount(a), std::uint64_t{1});
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, runs.trashRun(a));
+
+    runs.restoreRun(a);
+    QCOMPARE(idsOf(runs.runs()), (std::vector<std::int64_t>{b, a}));
+    QVERIFY(runs.runs(RunListing::Trashed).empty());
+    QCOMPARE(runs.run(a)->trashedNs, std::int64_t{0});
+    QCOMPARE(runs.run(a)->trashPath, std::string());
+    QVERIFY(runs.run(a)->status == RunStatus::Finished);
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, runs.restoreRun(a));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, runs.trashRun(b + 100));
+}
+
+void TestRunStore::trashRefusesRunningAndResume()
+{
+    BarStore bars(m_path);
+    RunStore runs(bars);
+    const std::int64_t id = runs.createRun("r", "{}", {}, 0, 0, "{}");
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, runs.trashRun(id));
+    QVERIFY(runs.run(id)->trashedNs == 0);
+    runs.setStatus(id, RunStatus::Interrupted);
+    runs.trashRun(id);
+    try {
+        runs.reopenRun(id);
+        QFAIL("a trashed run was reopened");
+    } catch (const std::invalid_argument& e) {
+        QVERIFY2(std::string(e.what()).find("in the trash") != std::string::npos, e.what());
+    }
+    QVERIFY(runs.run(id)->status == RunStatus::Interrupted);
+    runs.restoreRun(id);
+    runs.reopenRun(id);
+    QVERIFY(runs.run(id)->status == RunStatus::Running);
+    runs.setStatus(id, RunStatus::Stopped);
+}
+
+void TestRunStore::purgeFromTrashDeletes()
+{
+    BarStore bars(m_path);
+    RunStore runs(bars);
+    const std::int64_t id = runs.createRun("p", "{}", {}, 0, 0, "{}");
+    runs.appendMetrics(id, {{"tft", "loss", 1, 1, 1.0}});
+    const auto info = runs.run(id);
+    const std::filesystem::path folder = std::filesystem::path(runs.checkpointFolder()) / RunStore::runFolderName(*info);
+    std::filesystem::create_directories(folder);
+    const std::string file = (folder / "tft-1.pt").string();
+    { std::ofstream(file) << "weights"; }
+    runs.addCheckpoint(id, "tft", 1, file);
+    runs.setStatus(id, RunStatus::Finished);
+    runs.trashRun(id);
+    QVERIFY(std::filesystem::exists(file)); // the store itself moves no file to the trash
+    const RunDeletion deletion = runs.deleteRun(id);
+    QVERIFY(!runs.run(id));
+    QVERIFY(runs.runs(RunListing::All).empty());
+    QCOMPARE(runs.metricCount(id), std::uint64_t{0});
+    QCOMPARE(deletion.removed, std::vector<std::string>{file});
+    QVERIFY(!std::filesystem::exists(folder));
+}
+
+void TestRunStore::trashedIdIsNotReused()
+{
+    BarStore bars(m_path);
+    RunStore runs(bars);
+    const std::int64_t a = runs.createRun("a", "{}", {}, 0, 0, "{}");
+    runs.setStatus(a, RunStatus::Finished);
+    runs.trashRun(a);
+    // The newest run is in the trash: a new run still gets an id of its own.
+    const std::int64_t b = runs.createRun("b", "{}", {}, 0, 0, "{}");
+    QVERIFY(b > a);
+    QCOMPARE(runs.run(a)->name, std::string("a"));
+    runs.setStatus(b, RunStatus::Finished);
+}
+
+void TestRunStore::trashMigrationKeepsRuns()
+{
+    std::int64_t id = 0;
+    {
+        // As Foxhunt left it at schema version 5: names, notes and tags, no trash.
+        Database old(m_path, 5);
+        sql::exec(old.handle(), "INSERT INTO runs(name, created, finished, status, uuid) "
+                                "VALUES ('from v5', 1, 2, 'finished', lower(hex(randomblob(16))))");
+        id = sqlite3_last_insert_rowid(old.handle());
+        sql::Statement column(old.handle(), "SELECT count(*) FROM pragma_table_info('runs') WHERE name = 'trashed_at'");
+        QVERIFY(column.step());
+        QCOMPARE(column.int64(0), std::int64_t{0});
+    }
+    Database db(m_path);
+    sql::Statement version(db.handle(), "PRAGMA user_version");
+    QVERIFY(version.step());
+    QCOMPARE(version.int64(0), std::int64_t{Database::kSchemaVersion});
+    QCOMPARE(Database::kSchemaVersion, 6);
+    RunStore runs(db);
+    QCOMPARE(idsOf(runs.runs()), std::vector<std::int64_t>{id});
+    QCOMPARE(runs.run(id)->trashedNs, std::int64_t{0});
+    QCOMPARE(runs.run(id)->name, std::string("from v5"));
+    runs.trashRun(id);
+    QVERIFY(runs.runs().empty());
+    QCOMPARE(idsOf(runs.runs(RunListing::Trashed)), std::vector<std::int64_t>{id});
 }
 
 QTEST_APPLESS_MAIN(TestRunStore)
