@@ -17,8 +17,10 @@
 #include <QtCharts/QLineSeries>
 #include <QtCharts/QValueAxis>
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDateTime>
+#include <QDir>
 #include <QDesktopServices>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -44,6 +46,7 @@
 #include <QStandardItemModel>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTimer>
 #include <QUrl>
 #include <QVBoxLayout>
 
@@ -147,6 +150,25 @@ private:
     std::function<bool(int)> m_shown;
     QString m_text;
 };
+/// How long the status row offers Undo after runs were moved to the trash.
+constexpr int kUndoMs = 15000;
+
+/// Moves a folder back from the desktop trash and drops its ".trashinfo" entry (freedesktop layout:
+/// Trash/files/<name> with Trash/info/<name>.trashinfo). Empty on success, else why not.
+QString moveBackFromTrash(const QString& trashed, const QString& original)
+{
+    if (!QFileInfo::exists(trashed)) return RunHistory::tr("it is no longer in the trash (%1)").arg(trashed);
+    if (QFileInfo::exists(original)) return RunHistory::tr("%1 exists again").arg(original);
+    if (!QDir().mkpath(QFileInfo(original).absolutePath()) || !QDir().rename(trashed, original))
+        return RunHistory::tr("cannot move %1 back to %2").arg(trashed, original);
+    const QFileInfo files(trashed);
+    if (files.dir().dirName() == QLatin1String("files")) {
+        QDir trash = files.dir();
+        trash.cdUp();
+        QFile::remove(trash.filePath(QStringLiteral("info/%1.trashinfo").arg(files.fileName())));
+    }
+    return {};
+}
 
 } // namespace
 
@@ -208,12 +230,21 @@ void RunHistory::buildUi()
     m_compareButton->setObjectName(QStringLiteral("compareButton"));
     m_compareButton->setToolTip(tr("The selected runs side by side: the settings that differ and every model's results, "
                                    "with the change against a baseline run"));
-    m_deleteButton = new QPushButton(tr("Delete..."));
+    m_deleteButton = new QPushButton(tr("Delete"));
+    m_deleteButton->setObjectName(QStringLiteral("deleteRuns"));
+    m_restoreButton = new QPushButton(tr("Restore"));
+    m_restoreButton->setObjectName(QStringLiteral("restoreRuns"));
+    m_restoreButton->setToolTip(tr("Take the selected runs out of the trash, with their checkpoints"));
+    m_restoreButton->hide();
+    m_showTrash = new QCheckBox(tr("Show trash"));
+    m_showTrash->setObjectName(QStringLiteral("showTrash"));
+    m_showTrash->setToolTip(tr("List the runs in the trash, to restore them or delete them for good"));
     m_resumeButton = new QPushButton(tr("Resume"));
     m_resumeButton->setToolTip(tr("Continue a stopped, failed or interrupted run from its last checkpoints"));
     m_exportButton = new QPushButton(tr("Export report..."));
     for (QWidget* w : std::initializer_list<QWidget*>{refreshButton, m_openButton, m_overlayModel, m_overlayMetric,
-                                                      m_overlayAxis, m_overlayButton, m_compareButton, m_deleteButton, m_resumeButton, m_exportButton})
+                                                      m_overlayAxis, m_overlayButton, m_compareButton, m_deleteButton, m_restoreButton, m_resumeButton,
+                                                      m_exportButton, m_showTrash})
         bar->addWidget(w);
     layout->addLayout(bar);
 
@@ -278,7 +309,26 @@ void RunHistory::buildUi()
     layout->addWidget(split, 1);
     m_status = new QLabel;
     m_status->setObjectName(QStringLiteral("runHistoryStatus"));
-    layout->addWidget(m_status);
+    m_undoButton = new QPushButton(tr("Undo"));
+    m_undoButton->setObjectName(QStringLiteral("undoTrash"));
+    m_undoButton->setFlat(true);
+    m_undoButton->setToolTip(tr("Take the runs just deleted out of the trash again"));
+    m_undoButton->hide();
+    m_undoTimer = new QTimer(this);
+    m_undoTimer->setSingleShot(true);
+    m_undoTimer->setInterval(kUndoMs);
+    auto* statusRow = new QHBoxLayout;
+    statusRow->addWidget(m_status);
+    statusRow->addWidget(m_undoButton);
+    statusRow->addStretch(1);
+    layout->addLayout(statusRow);
+    connect(m_undoButton, &QPushButton::clicked, this, &RunHistory::undoTrash);
+    connect(m_undoTimer, &QTimer::timeout, this, [this] {
+        m_undoable.clear();
+        m_undoButton->hide();
+    });
+    connect(m_showTrash, &QCheckBox::toggled, this, &RunHistory::setShowTrash);
+    connect(m_restoreButton, &QPushButton::clicked, this, [this] { restoreRuns(selectedRunIds()); });
 
     connect(m_filter, &QLineEdit::textChanged, this, &RunHistory::setFilterText);
     connect(refreshButton, &QPushButton::clicked, this, &RunHistory::refresh);
@@ -290,13 +340,11 @@ void RunHistory::buildUi()
     });
     connect(m_overlayButton, &QPushButton::clicked, this, &RunHistory::overlaySelected);
     connect(m_compareButton, &QPushButton::clicked, this, [this] { compare(selectedRunIds()); });
-    connect(m_deleteButton, &QPushButton::clicked, this, [this] { deleteRuns(selectedRunIds(), Confirm::Ask); });
-    // The Delete key on the table does what the button does (asking first).
+    connect(m_deleteButton, &QPushButton::clicked, this, &RunHistory::deleteSelected);
+    // The Delete key on the table does what the button does.
     auto* deleteKey = new QShortcut(QKeySequence::Delete, m_table, nullptr, nullptr, Qt::WidgetWithChildrenShortcut);
-    connect(deleteKey, &QShortcut::activated, this, [this] {
-        if (!selectedRunIds().isEmpty()) deleteRuns(selectedRunIds(), Confirm::Ask);
-    });
-    m_deleteButton->setToolTip(tr("Delete the selected runs with their checkpoints (Delete)"));
+    connect(deleteKey, &QShortcut::activated, this, &RunHistory::deleteSelected);
+    m_deleteButton->setToolTip(tr("Move the selected runs to the trash, their checkpoints to the desktop's trash (Delete)"));
     connect(m_resumeButton, &QPushButton::clicked, this, [this] {
         if (const auto id = currentRunId()) requestResume(*id);
     });
@@ -317,7 +365,7 @@ void RunHistory::refresh()
     }
     std::vector<RunInfo> runs;
     try {
-        runs = m_runs->runs();
+        runs = m_runs->runs(showingTrash() ? RunListing::Trashed : RunListing::Active);
     } catch (const std::exception& e) {
         m_status->setText(tr("Cannot read runs: %1").arg(QString::fromStdString(e.what())));
     }
@@ -374,7 +422,8 @@ void RunHistory::refresh()
         m_model->appendRow(row);
     }
     selectRuns(selected);
-    m_status->setText(tr("%n run(s)", nullptr, static_cast<int>(runs.size())));
+    m_status->setText(showingTrash() ? tr("%n run(s) in the trash", nullptr, static_cast<int>(runs.size()))
+                                     : tr("%n run(s)", nullptr, static_cast<int>(runs.size())));
     updateButtons();
 }
 
@@ -541,12 +590,13 @@ void RunHistory::updateButtons()
     m_overlayButton->setEnabled(!ids.isEmpty());
     m_compareButton->setEnabled(ids.size() >= 2);
     m_deleteButton->setEnabled(!ids.isEmpty());
+    m_restoreButton->setEnabled(!ids.isEmpty());
     m_exportButton->setEnabled(!ids.isEmpty() || m_openRunId > 0);
     bool resumable = false;
     if (ids.size() == 1 && m_runs) {
         if (const auto info = m_runs->run(ids.first()))
-            resumable = info->status == RunStatus::Stopped || info->status == RunStatus::Interrupted ||
-                        info->status == RunStatus::Failed;
+            resumable = info->trashedNs == 0 && (info->status == RunStatus::Stopped ||
+                                                 info->status == RunStatus::Interrupted || info->status == RunStatus::Failed);
     }
     m_resumeButton->setEnabled(resumable);
 }
@@ -779,10 +829,13 @@ bool RunHistory::deleteRuns(const QList<qint64>& runIds, Confirm confirm)
             QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel);
         if (answer != QMessageBox::Yes) return false;
     }
-    QStringList problems;
+    QStringList problems, inDesktopTrash;
     QList<qint64> deleted;
     for (const qint64 id : runIds) {
         try {
+            const auto info = m_runs->run(id);
+            if (info && !info->trashPath.empty() && QFileInfo::exists(QString::fromStdString(info->trashPath)))
+                inDesktopTrash << QString::fromStdString(info->trashPath);
             // The engine removes only this database's files and says which it left in place.
             const RunDeletion deletion = m_runs->deleteRun(id);
             deleted << id;
@@ -795,16 +848,151 @@ bool RunHistory::deleteRuns(const QList<qint64>& runIds, Confirm confirm)
         m_dashboard->clear();
         m_openRunId = 0;
     }
+    for (const qint64 id : deleted) m_undoable.removeAll(id);
+    if (m_undoable.isEmpty()) m_undoButton->hide();
     refresh();
+    if (!inDesktopTrash.isEmpty())
+        m_status->setText(tr("Deleted; the checkpoint folders of runs moved to the trash earlier stay in the desktop's "
+                             "trash: %1").arg(inDesktopTrash.join(QStringLiteral(", "))));
     if (!problems.isEmpty()) showError(tr("Delete runs"), problems.join(QLatin1Char('\n')));
     if (!deleted.isEmpty()) Q_EMIT runsDeleted(deleted);
     return problems.isEmpty();
+}
+
+QString RunHistory::statusText() const { return m_status->text(); }
+
+bool RunHistory::showingTrash() const { return m_showTrash->isChecked(); }
+
+void RunHistory::setShowTrash(bool shown)
+{
+    if (m_showTrash->isChecked() != shown) {
+        m_showTrash->setChecked(shown); // re-enters through toggled
+        return;
+    }
+    m_deleteButton->setText(shown ? tr("Delete permanently...") : tr("Delete"));
+    m_deleteButton->setToolTip(shown ? tr("Delete the selected runs for good, with their metrics (Delete)")
+                                     : tr("Move the selected runs to the trash, their checkpoints to the desktop's trash (Delete)"));
+    m_restoreButton->setVisible(shown);
+    refresh();
+}
+
+void RunHistory::deleteSelected()
+{
+    const QList<qint64> ids = selectedRunIds();
+    if (ids.isEmpty()) return;
+    if (showingTrash())
+        deleteRuns(ids, Confirm::Ask);
+    else
+        trashRuns(ids);
+}
+
+QString RunHistory::runCheckpointFolder(qint64 runId) const
+{
+    const auto info = m_runs ? m_runs->run(runId) : std::nullopt;
+    if (!info || info->uuid.empty()) return {};
+    return QDir(QString::fromStdString(m_runs->checkpointFolder())).filePath(QString::fromStdString(RunStore::runFolderName(*info)));
+}
+
+bool RunHistory::trashRuns(const QList<qint64>& runIds)
+{
+    if (runIds.isEmpty() || !m_runs) return false;
+    QStringList problems, notes;
+    QList<qint64> trashed;
+    for (const qint64 id : runIds) {
+        const auto info = m_runs->run(id);
+        if (!info || info->trashedNs > 0) continue;
+        if (info->status == RunStatus::Running) {
+            problems << tr("Run %1 is still running; stop it before deleting it.").arg(id);
+            continue;
+        }
+        // The folder goes first: the run is hidden only once its files are where a restore looks for them.
+        const QString folder = runCheckpointFolder(id);
+        QString inTrash;
+        if (!folder.isEmpty() && QFileInfo(folder).isDir() && !QFile::moveToTrash(folder, &inTrash)) {
+            inTrash.clear();
+            notes << tr("Run %1: this desktop has no trash for %2; its checkpoint files stay there until the run is "
+                        "deleted permanently.")
+                         .arg(id)
+                         .arg(folder);
+        }
+        try {
+            m_runs->trashRun(id, inTrash.toStdString());
+            trashed << id;
+        } catch (const std::exception& e) {
+            if (!inTrash.isEmpty()) moveBackFromTrash(inTrash, folder);
+            problems << tr("run %1: %2").arg(id).arg(QString::fromStdString(e.what()));
+        }
+    }
+    if (trashed.contains(m_openRunId)) {
+        m_dashboard->clear();
+        m_openRunId = 0;
+    }
+    refresh();
+    if (!trashed.isEmpty()) {
+        QStringList idText;
+        for (const qint64 id : trashed) idText << QString::number(id);
+        m_status->setText((trashed.size() == 1 ? tr("Run %1 moved to trash").arg(idText.first())
+                                               : tr("Runs %1 moved to trash").arg(idText.join(QStringLiteral(", ")))) +
+                          (notes.isEmpty() ? QString() : QLatin1Char(' ') + notes.join(QLatin1Char(' '))) +
+                          QStringLiteral(" \u00b7"));
+        m_undoable = trashed;
+        m_undoButton->show();
+        m_undoTimer->start();
+        Q_EMIT runsDeleted(trashed);
+    }
+    if (!problems.isEmpty()) showError(tr("Delete runs"), problems.join(QLatin1Char('\n')));
+    return problems.isEmpty();
+}
+
+bool RunHistory::restoreRuns(const QList<qint64>& runIds)
+{
+    if (runIds.isEmpty() || !m_runs) return false;
+    QStringList problems;
+    QList<qint64> restored;
+    for (const qint64 id : runIds) {
+        const auto info = m_runs->run(id);
+        if (!info || info->trashedNs == 0) continue;
+        try {
+            m_runs->restoreRun(id);
+            restored << id;
+        } catch (const std::exception& e) {
+            problems << tr("run %1: %2").arg(id).arg(QString::fromStdString(e.what()));
+            continue;
+        }
+        if (!info->trashPath.empty()) {
+            const QString why = moveBackFromTrash(QString::fromStdString(info->trashPath), runCheckpointFolder(id));
+            if (!why.isEmpty()) problems << tr("Run %1 is back, but not its checkpoint folder: %2").arg(id).arg(why);
+        }
+    }
+    for (const qint64 id : restored) m_undoable.removeAll(id);
+    if (m_undoable.isEmpty()) {
+        m_undoTimer->stop();
+        m_undoButton->hide();
+    }
+    refresh();
+    if (!restored.isEmpty()) {
+        selectRuns(restored);
+        m_status->setText(tr("%n run(s) restored from the trash", nullptr, static_cast<int>(restored.size())));
+    }
+    if (!problems.isEmpty()) showError(tr("Restore runs"), problems.join(QLatin1Char('\n')));
+    return !restored.isEmpty() && problems.isEmpty();
+}
+
+bool RunHistory::undoTrash()
+{
+    const QList<qint64> ids = m_undoable;
+    if (ids.isEmpty()) return false;
+    return restoreRuns(ids);
 }
 
 bool RunHistory::requestResume(qint64 runId)
 {
     const auto info = m_runs ? m_runs->run(runId) : std::nullopt;
     if (!info) return false;
+    if (info->trashedNs > 0) {
+        showError(tr("Resume run"), tr("Run %1 is in the trash; restore it before resuming it.").arg(runId));
+        return false;
+    }
     if (info->status != RunStatus::Stopped && info->status != RunStatus::Interrupted &&
         info->status != RunStatus::Failed) {
         showError(tr("Resume run"), tr("Run %1 is %2: only stopped, failed or interrupted runs resume.")

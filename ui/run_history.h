@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The Runs tab: every stored run in a sortable, filterable table, where runs
-// are renamed, tagged and annotated. Opens one run's charts, overlays one metric of one model across several runs, deletes
-// runs (with their checkpoint files), asks for an interrupted or stopped run
-// to be resumed, and exports run reports on a worker thread.
+// are renamed, tagged and annotated. Opens one run's charts, overlays one
+// metric of one model across several runs, moves runs to a trash (their
+// checkpoint folders to the desktop's trash; Undo and restore bring them back)
+// or deletes them for good, asks for an interrupted or stopped run to be
+// resumed, and exports run reports on a worker thread.
 
 #include <QList>
 #include <QString>
@@ -19,6 +21,7 @@
 QT_BEGIN_NAMESPACE
 class QChart;
 class QChartView;
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -29,6 +32,7 @@ class QStandardItem;
 class QStandardItemModel;
 class QTabWidget;
 class QTableView;
+class QTimer;
 QT_END_NAMESPACE
 
 namespace foxhunt {
@@ -97,8 +101,23 @@ public:
     int compare(const QList<qint64>& runIds);
     /// The compare view below the table.
     RunCompare* compareView() const { return m_compare; }
-    /// Deletes runs with their metrics and checkpoint files; false if refused or cancelled.
+    /// Deletes runs for good with their metrics and checkpoint files; false if refused or cancelled.
     bool deleteRuns(const QList<qint64>& runIds, Confirm confirm = Confirm::Ask);
+    /// What Delete (button or key) does outside the trash: hides the runs from the table (kept in the
+    /// store, RunStore::trashRun) and moves each one's checkpoint folder to the desktop trash
+    /// (QFile::moveToTrash); the status row offers Undo for a while. False if any was refused.
+    bool trashRuns(const QList<qint64>& runIds);
+    /// Takes runs out of the trash, their checkpoint folders back from the desktop trash. False if any failed.
+    bool restoreRuns(const QList<qint64>& runIds);
+    /// Restores the runs the last trashRuns() moved (what the Undo button does); false when there are none.
+    bool undoTrash();
+    /// The runs Undo would restore (empty once Undo is used, hidden or the runs are restored otherwise).
+    QList<qint64> undoableRunIds() const { return m_undoable; }
+    /// Lists the runs in the trash instead of the others (the "Show trash" box); Delete then deletes for good.
+    void setShowTrash(bool shown);
+    bool showingTrash() const;
+    /// The status row's text (what happened last).
+    QString statusText() const;
     /// Emits resumeRequested() for a stopped, failed or interrupted run; false otherwise.
     bool requestResume(qint64 runId);
     /// Renames a run (RunStore::checkedName's rules; what editing its Name cell does); false, with
@@ -131,7 +150,7 @@ Q_SIGNALS:
     void resumeRequested(qint64 runId);
     /// An export ended; error is empty on success.
     void exportFinished(const QString& path, const QString& error);
-    /// Runs were deleted.
+    /// Runs were deleted for good, or moved to the trash (they are gone from the table either way).
     void runsDeleted(const QList<qint64>& runIds);
 
 private:
@@ -145,6 +164,10 @@ private:
     QStandardItem* itemOf(qint64 runId, int column) const;
     void saveHiddenColumns() const;
     std::optional<qint64> currentRunId() const;
+    /// The Delete button and key: to the trash, or (showing the trash) for good after asking.
+    void deleteSelected();
+    /// The run's own checkpoint folder beside the database ("" when it has no UUID).
+    QString runCheckpointFolder(qint64 runId) const;
 
     QString m_databasePath;
     std::unique_ptr<BarStore> m_store;
@@ -164,7 +187,12 @@ private:
     QPushButton* m_deleteButton = nullptr;
     QPushButton* m_resumeButton = nullptr;
     QPushButton* m_exportButton = nullptr;
+    QPushButton* m_restoreButton = nullptr;
+    QCheckBox* m_showTrash = nullptr;
     QLabel* m_status = nullptr;
+    QPushButton* m_undoButton = nullptr;
+    QTimer* m_undoTimer = nullptr;
+    QList<qint64> m_undoable; ///< the runs the last trashRuns() moved, while Undo is offered
     Dashboard* m_dashboard = nullptr;
     QChartView* m_overlayView = nullptr;
     QTabWidget* m_bottomTabs = nullptr;

@@ -19,6 +19,7 @@
 #include <QLabel>
 #include <QSignalSpy>
 #include <QSettings>
+#include <QPushButton>
 #include <QTableView>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -46,6 +47,8 @@ private Q_SLOTS:
     void exportWritesReport_data();
     void exportWritesReport();
     void deleteRemovesRowRunAndCheckpoint();
+    void deleteKeyMovesToTrashAndUndoRestores();
+    void trashCanBeShownRestoredAndPurged();
     void resultColumnsShowStoredResults();
     void columnsCanBeHiddenAndStayHidden();
     void compareShowsDifferencesAndDeltas();
@@ -54,6 +57,8 @@ private Q_SLOTS:
 private:
     /// A finished DQN run in the compare database with these settings and results.
     qint64 resultRun(const char* precision, double testSharpe, double pnl);
+    /// A stopped run with a checkpoint in its own folder beside the database (written to *checkpointFile).
+    qint64 trashableRun(const char* name, QString* checkpointFile);
     QString m_compareDb;
     qint64 storedRun(const char* name, RunStatus status, int points, double offset, const QString& checkpoint = {});
     QString m_db;
@@ -89,6 +94,9 @@ void TestRunHistory::initTestCase()
 {
     qputenv("FOXHUNT_NO_DIALOGS", "1");
     QVERIFY(m_dir.isValid());
+    // QFile::moveToTrash uses $XDG_DATA_HOME/Trash when it is on the file's mount: a trash of the test's own.
+    qputenv("XDG_DATA_HOME", m_dir.filePath(QStringLiteral("xdg-data")).toUtf8());
+    QVERIFY(QDir().mkpath(m_dir.filePath(QStringLiteral("xdg-data"))));
     m_db = m_dir.filePath(QStringLiteral("runs.db"));
 
     {
@@ -281,6 +289,116 @@ void TestRunHistory::deleteRemovesRowRunAndCheckpoint()
     foxhunt::RunStore runs(store);
     QVERIFY(!runs.run(m_interrupted));
     QVERIFY(runs.run(m_stopped));
+}
+
+qint64 TestRunHistory::trashableRun(const char* name, QString* checkpointFile)
+{
+    foxhunt::BarStore store(m_db.toStdString());
+    foxhunt::RunStore runs(store);
+    const foxhunt::SeriesInfo series = store.series().front();
+    const std::int64_t id = runs.createRun(name, R"({"models":["dqn"],"steps":50})", series, series.firstTs, series.lastTs, "{}");
+    runs.appendMetrics(id, {{"dqn", "loss", 1, 0, 0.5}, {"dqn", "loss", 2, 0, 0.4}});
+    const QString folder = QString::fromStdString(runs.checkpointFolder()) + QLatin1Char('/') +
+                           QString::fromStdString(foxhunt::RunStore::runFolderName(*runs.run(id)));
+    QDir().mkpath(folder);
+    *checkpointFile = folder + QStringLiteral("/dqn-2.pt");
+    QFile f(*checkpointFile);
+    if (f.open(QIODevice::WriteOnly)) f.write("weights");
+    f.close();
+    runs.addCheckpoint(id, "dqn", 2, checkpointFile->toStdString());
+    runs.setStatus(id, RunStatus::Stopped);
+    return id;
+}
+
+void TestRunHistory::deleteKeyMovesToTrashAndUndoRestores()
+{
+    QString file;
+    const qint64 id = trashableRun("to-trash", &file);
+    QVERIFY(QFile::exists(file));
+    const QString folder = QFileInfo(file).absolutePath();
+    const QString trash = m_dir.filePath(QStringLiteral("xdg-data/Trash"));
+
+    RunHistory h(m_db);
+    h.resize(1000, 700);
+    h.show();
+    QVERIFY(QTest::qWaitForWindowActive(&h));
+    const int before = h.rowCount();
+    auto* table = h.findChild<QTableView*>(QStringLiteral("runTable"));
+    QVERIFY(table);
+    h.selectRuns({id});
+    QCOMPARE(h.selectedRunIds(), QList<qint64>{id});
+    table->setFocus();
+    QSignalSpy spy(&h, &RunHistory::runsDeleted);
+    QTest::keyClick(table, Qt::Key_Delete);
+
+    // Hidden from the table, kept in the store; the folder is in the desktop trash, not removed.
+    QCOMPARE(spy.count(), 1);
+    QCOMPARE(h.rowCount(), before - 1);
+    QVERIFY(!h.shownRunIds().contains(id));
+    QVERIFY2(h.statusText().startsWith(QStringLiteral("Run %1 moved to trash").arg(id)), qPrintable(h.statusText()));
+    auto* undo = h.findChild<QPushButton*>(QStringLiteral("undoTrash"));
+    QVERIFY(undo && undo->isVisible());
+    QVERIFY(!QFileInfo::exists(folder));
+    QString inTrash;
+    {
+        foxhunt::BarStore store(m_db.toStdString());
+        foxhunt::RunStore runs(store);
+        const auto info = runs.run(id);
+        QVERIFY(info && info->trashedNs > 0);
+        inTrash = QString::fromStdString(info->trashPath);
+    }
+    QVERIFY2(inTrash.startsWith(trash + QStringLiteral("/files/")), qPrintable(inTrash));
+    QVERIFY(QFile::exists(inTrash + QStringLiteral("/dqn-2.pt")));
+    QVERIFY(QFile::exists(trash + QStringLiteral("/info/") + QFileInfo(inTrash).fileName() + QStringLiteral(".trashinfo")));
+    // A trashed run does not resume.
+    QVERIFY(!h.requestResume(id));
+
+    QTest::mouseClick(undo, Qt::LeftButton);
+    QVERIFY(!undo->isVisible());
+    QCOMPARE(h.rowCount(), before);
+    QVERIFY(h.shownRunIds().contains(id));
+    QVERIFY(QFile::exists(file));
+    QVERIFY(!QFileInfo::exists(inTrash));
+    QVERIFY(!QFile::exists(trash + QStringLiteral("/info/") + QFileInfo(inTrash).fileName() + QStringLiteral(".trashinfo")));
+    foxhunt::BarStore store(m_db.toStdString());
+    foxhunt::RunStore runs(store);
+    QCOMPARE(runs.run(id)->trashedNs, std::int64_t{0});
+    QCOMPARE(runs.checkpoints(id).size(), std::size_t{1});
+    QVERIFY(!h.undoTrash()); // nothing left to undo
+}
+
+void TestRunHistory::trashCanBeShownRestoredAndPurged()
+{
+    QString fileA, fileB;
+    const qint64 a = trashableRun("trash-a", &fileA);
+    const qint64 b = trashableRun("trash-b", &fileB);
+    RunHistory h(m_db);
+    const int before = h.rowCount();
+    QVERIFY(h.trashRuns({a, b}));
+    QCOMPARE(h.rowCount(), before - 2);
+    QCOMPARE(h.undoableRunIds(), (QList<qint64>{a, b}));
+
+    h.setShowTrash(true);
+    QVERIFY(h.showingTrash());
+    QCOMPARE(h.rowCount(), 2);
+    QCOMPARE(h.shownRunIds().size(), 2);
+    QVERIFY(h.shownRunIds().contains(a) && h.shownRunIds().contains(b));
+    QVERIFY(h.restoreRuns({a}));
+    QCOMPARE(h.shownRunIds(), QList<qint64>{b});
+    QVERIFY(QFile::exists(fileA));
+    QCOMPARE(h.undoableRunIds(), QList<qint64>{b});
+
+    QVERIFY(!h.deleteRuns({b}, RunHistory::Confirm::Ask)); // no dialog here: nothing is deleted
+    QVERIFY(h.deleteRuns({b}, RunHistory::Confirm::Skip));
+    QCOMPARE(h.rowCount(), 0);
+    QVERIFY(h.undoableRunIds().isEmpty());
+    h.setShowTrash(false);
+    QCOMPARE(h.rowCount(), before - 1);
+    QVERIFY(h.shownRunIds().contains(a));
+    foxhunt::BarStore store(m_db.toStdString());
+    foxhunt::RunStore runs(store);
+    QVERIFY(!runs.run(b));
+    QVERIFY(runs.run(a) && runs.run(a)->trashedNs == 0);
 }
 
 qint64 TestRunHistory::resultRun(const char* precision, double testSharpe, double pnl)
