@@ -40,9 +40,8 @@ void exportRunReport(const std::string& databasePath, const std::vector<std::int
     nlohmann::json report;
     {
         BarStore store(databasePath);
-        report = runReportJson(store, runIds);
+        report = runReportJson(store, runIds, reportProgressPart(progress, 0.0, 0.3));
     }
-    checkReportProgress(progress, 0.3);
     const ReportDocument document = buildRunReport(report);
     checkReportProgress(progress, 0.4);
     writeReportPdf(document, path, pageSize, [&](double f) { return !progress || progress(0.4 + 0.6 * f); });

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "engine/report/report_blocks.h"
 
+#include "engine/report/run_report.h"
 #include "engine/report/svg_chart.h"
 #include "engine/telemetry/metric_registry.h"
 
@@ -982,8 +983,18 @@ ReportDocument buildRunReport(const nlohmann::json& report)
     return Builder(report).build();
 }
 
-std::string renderReportHtml(const ReportDocument& document)
+int reportSectionCount(const ReportDocument& document)
 {
+    int n = 0;
+    for (const ReportBlock& b : document.blocks) n += b.kind == ReportBlockKind::Heading && b.level <= 2 && !b.id.empty();
+    return n;
+}
+
+std::string renderReportHtml(const ReportDocument& document, const std::function<bool(double)>& progress)
+{
+    const double sections = std::max(reportSectionCount(document), 1);
+    int done = 0;
+    checkReportProgress(progress, 0.0);
     std::ostringstream h;
     h << "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\"><head><meta charset=\"utf-8\"/>"
          "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"/><title>"
@@ -998,7 +1009,10 @@ std::string renderReportHtml(const ReportDocument& document)
         case ReportBlockKind::Heading: {
             const int level = std::clamp(b.level, 1, 6);
             if (level <= 2 && !b.id.empty()) {
-                if (sectionOpen) h << "</section>\n";
+                if (sectionOpen) {
+                    h << "</section>\n";
+                    checkReportProgress(progress, ++done / sections);
+                }
                 h << "<section id=\"" << escapeXml(b.id) << "\">";
                 sectionOpen = true;
                 h << "<h" << level << '>' << escapeXml(b.text) << "</h" << level << ">\n";
@@ -1042,6 +1056,7 @@ std::string renderReportHtml(const ReportDocument& document)
     if (gridOpen) h << "</div>\n";
     if (sectionOpen) h << "</section>\n";
     h << "</body></html>\n";
+    checkReportProgress(progress, 1.0);
     return h.str();
 }
 

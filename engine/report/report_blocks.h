@@ -6,6 +6,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -38,7 +39,11 @@ inline const std::vector<std::string> kReportSectionIds{"header", "warnings", "d
 /// Builds the blocks of a report from runReportJson()'s document (one run, or a comparison of several).
 ReportDocument buildRunReport(const nlohmann::json& report);
 
-/// Self-contained, well-formed (XML-parsable) HTML of a report: inline CSS and SVG, no scripts, no network.
-std::string renderReportHtml(const ReportDocument& document);
+/// The number of sections of a report: its headings of level 1 or 2 with an id.
+int reportSectionCount(const ReportDocument& document);
+
+/// Self-contained, well-formed (XML-parsable) HTML of a report: inline CSS and SVG, no scripts, no
+/// network. `progress` (0..1; false cancels: ReportCancelled) steps as each section is written.
+std::string renderReportHtml(const ReportDocument& document, const std::function<bool(double)>& progress = {});
 
 } // namespace foxhunt

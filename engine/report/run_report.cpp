@@ -74,9 +74,12 @@ void addDataFacts(BarStore& store, const RunInfo& info, const std::optional<Seri
 
 } // namespace
 
-nlohmann::json runReportJson(BarStore& store, const std::vector<std::int64_t>& runIds)
+nlohmann::json runReportJson(BarStore& store, const std::vector<std::int64_t>& runIds, const ReportProgress& progress)
 {
     RunStore runs(store);
+    checkReportProgress(progress, 0.0);
+    const double perRun = 1.0 / static_cast<double>(std::max<std::size_t>(runIds.size(), 1));
+    double base = 0.0;
     nlohmann::json report;
     report["foxhunt_version"] = FOXHUNT_VERSION;
     report["generated"] = formatUtc(wallClockNs());
@@ -102,17 +105,27 @@ nlohmann::json runReportJson(BarStore& store, const std::vector<std::int64_t>& r
         const auto series = store.findSeries(std::to_string(info->seriesId));
         r["synthetic"] = series ? series->synthetic() : false;
         addDataFacts(store, *info, series, r);
+        // Of a run's share: a tenth each for its data facts and evaluations, the rest for its
+        // metrics, by samples, with a step as each model's series are done.
+        checkReportProgress(progress, base + 0.1 * perRun);
         nlohmann::json evals = nlohmann::json::object();
         for (const EvaluationRecord& e : runs.evaluations(id)) evals[e.model][e.split] = nlohmann::json::parse(e.resultJson);
         r["evaluations"] = evals;
+        checkReportProgress(progress, base + 0.2 * perRun);
         nlohmann::json metrics = nlohmann::json::object();
-        for (const MetricSample& s : runs.metrics(id)) {
+        const MetricBatch samples = runs.metrics(id);
+        for (std::size_t i = 0; i < samples.size(); ++i) {
+            const MetricSample& s = samples[i];
             nlohmann::json& m = metrics[s.model][s.metric];
             m["step"].push_back(s.step);
             m["value"].push_back(s.value);
+            if (i + 1 == samples.size() || samples[i + 1].model != s.model)
+                checkReportProgress(progress, base + (0.2 + 0.8 * static_cast<double>(i + 1) / static_cast<double>(samples.size())) * perRun);
         }
         r["metrics"] = metrics;
         list.push_back(std::move(r));
+        base += perRun;
+        checkReportProgress(progress, base);
     }
     report["runs"] = list;
     return report;
@@ -123,13 +136,20 @@ std::string renderRunReportHtml(const nlohmann::json& report)
     return renderReportHtml(buildRunReport(report));
 }
 
-std::string renderRunReportCsv(BarStore& store, const std::vector<std::int64_t>& runIds)
+std::string renderRunReportCsv(BarStore& store, const std::vector<std::int64_t>& runIds, const ReportProgress& progress)
 {
     RunStore runs(store);
     std::string out = "run,model,metric,step,time,value\n";
     char buf[64];
-    for (std::int64_t id : runIds)
-        for (const MetricSample& s : runs.metrics(id)) {
+    checkReportProgress(progress, 0.0);
+    const double perRun = 1.0 / static_cast<double>(std::max<std::size_t>(runIds.size(), 1));
+    for (std::size_t k = 0; k < runIds.size(); ++k) {
+        const std::int64_t id = runIds[k];
+        const MetricBatch samples = runs.metrics(id);
+        // A tenth of a run's share for reading its metrics, the rest by rows, a step per model.
+        checkReportProgress(progress, (static_cast<double>(k) + 0.1) * perRun);
+        for (std::size_t i = 0; i < samples.size(); ++i) {
+            const MetricSample& s = samples[i];
             out += std::to_string(id) + ',';
             appendCsvField(out, s.model);
             out += ',';
@@ -138,7 +158,12 @@ std::string renderRunReportCsv(BarStore& store, const std::vector<std::int64_t>&
             std::snprintf(buf, sizeof buf, "%.17g", s.value);
             out += buf;
             out += '\n';
+            if (i + 1 == samples.size() || samples[i + 1].model != s.model)
+                checkReportProgress(progress, (static_cast<double>(k) + 0.1 + 0.9 * static_cast<double>(i + 1) /
+                                                                            static_cast<double>(samples.size())) * perRun);
         }
+        checkReportProgress(progress, static_cast<double>(k + 1) * perRun);
+    }
     return out;
 }
 
@@ -159,6 +184,12 @@ void checkReportProgress(const ReportProgress& progress, double fraction)
     if (progress && !progress(fraction)) throw ReportCancelled();
 }
 
+ReportProgress reportProgressPart(const ReportProgress& progress, double from, double to)
+{
+    if (!progress) return {};
+    return [progress, from, to](double f) { return progress(from + (to - from) * std::clamp(f, 0.0, 1.0)); };
+}
+
 void writeTextFile(const std::string& path, const std::string& text)
 {
     // All or nothing, so a full disk or a cancelled export never leaves half a file.
@@ -176,12 +207,17 @@ void writeRunReport(const std::string& databasePath, const std::vector<std::int6
     checkReportProgress(progress, 0.0);
     BarStore store(databasePath);
     std::string text;
+    // Each part reports its own steps (per run, per model, per section) inside its share.
     if (format == ReportFormat::Csv) {
-        text = renderRunReportCsv(store, runIds);
+        text = renderRunReportCsv(store, runIds, reportProgressPart(progress, 0.0, 0.9));
+    } else if (format == ReportFormat::Json) {
+        const nlohmann::json report = runReportJson(store, runIds, reportProgressPart(progress, 0.0, 0.8));
+        text = report.dump(2) + "\n";
     } else {
-        const nlohmann::json report = runReportJson(store, runIds);
+        const nlohmann::json report = runReportJson(store, runIds, reportProgressPart(progress, 0.0, 0.4));
+        const ReportDocument document = buildRunReport(report);
         checkReportProgress(progress, 0.5);
-        text = format == ReportFormat::Json ? report.dump(2) + "\n" : renderRunReportHtml(report);
+        text = renderReportHtml(document, reportProgressPart(progress, 0.5, 0.9));
     }
     checkReportProgress(progress, 0.9);
     writeTextFile(path, text);

@@ -3,6 +3,7 @@
 // progress and cancel, and the one export entry point for all four formats.
 
 #include "engine/report/report_blocks.h"
+#include "engine/report/run_report.h"
 #include "engine/store/bar_store.h"
 #include "engine/store/run_store.h"
 #include "tests/app/report_fixture.h"
@@ -19,8 +20,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <vector>
 
 class TestReportPdf : public QObject {
     Q_OBJECT
@@ -33,6 +36,8 @@ private Q_SLOTS:
     void exportDispatchesOnExtension();
     void exportRejectsBadRequests();
     void fullDiskLeavesNoTruncatedPdf();
+    void everyFormatReportsProgressPerSection_data();
+    void everyFormatReportsProgressPerSection();
 
 private:
     static QByteArray tool(const QString& program, const QStringList& args);
@@ -40,6 +45,7 @@ private:
     QTemporaryDir m_dir;
     std::string m_db;
     std::int64_t m_run = 0;
+    std::int64_t m_manyModels = 0; ///< a finished run of four models, with evaluations
 };
 
 QByteArray TestReportPdf::tool(const QString& program, const QStringList& args)
@@ -74,6 +80,20 @@ void TestReportPdf::initTestCase()
     }
     runs.appendMetrics(m_run, batch);
     runs.setStatus(m_run, foxhunt::RunStatus::Finished);
+
+    m_manyModels = runs.createRun("four models", R"({"models":["dqn","ppo","mamba2","tft"],"seed":4,"device":"cpu"})",
+                                  foxhunt::SeriesInfo{}, 0, 0, R"({"foxhunt":"0.1.0","torch":"1.13.1","cuda":false})");
+    foxhunt::MetricBatch many;
+    for (const char* model : {"dqn", "mamba2", "ppo", "tft"})
+        for (std::int64_t step = 1; step <= 300; ++step) {
+            many.push_back({model, "loss", step, step, 2.0 / static_cast<double>(step)});
+            many.push_back({model, "grad_norm", step, step, 0.25});
+            many.push_back({model, "latency_ms", step, step, 0.3});
+        }
+    runs.appendMetrics(m_manyModels, many);
+    for (const char* model : {"dqn", "ppo"})
+        runs.saveEvaluation(m_manyModels, model, "test", R"({"policy":{"sharpe":0.4,"pnl_usd":120}})");
+    runs.setStatus(m_manyModels, foxhunt::RunStatus::Finished);
 }
 
 void TestReportPdf::pdfHasPagesAndText_data()
@@ -218,6 +238,47 @@ void TestReportPdf::fullDiskLeavesNoTruncatedPdf()
     QFile f(path);
     QVERIFY(f.open(QIODevice::ReadOnly));
     QCOMPARE(f.readAll(), old);
+}
+
+void TestReportPdf::everyFormatReportsProgressPerSection_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::newRow("html") << "steps.html";
+    QTest::newRow("pdf") << "steps.pdf";
+    QTest::newRow("json") << "steps.json";
+    QTest::newRow("csv") << "steps.csv";
+}
+
+void TestReportPdf::everyFormatReportsProgressPerSection()
+{
+    QFETCH(QString, file);
+    // Sections of the page formats; the data formats go by run and model (four models here).
+    int sections = 0;
+    {
+        foxhunt::BarStore store(m_db);
+        sections = foxhunt::reportSectionCount(foxhunt::buildRunReport(foxhunt::runReportJson(store, {m_manyModels})));
+    }
+    const bool page = file.endsWith(QLatin1String(".html")) || file.endsWith(QLatin1String(".pdf"));
+    const int wanted = page ? sections : 4;
+    QVERIFY(sections >= 6);
+
+    std::vector<double> seen;
+    const QString path = m_dir.filePath(file);
+    foxhunt::exportRunReport(m_db, {m_manyModels}, path.toStdString(), [&](double f) {
+        seen.push_back(f);
+        return true;
+    });
+    QVERIFY(QFileInfo(path).size() > 0);
+    QVERIFY(!seen.empty());
+    QVERIFY2(std::is_sorted(seen.begin(), seen.end()), "progress went back");
+    QCOMPARE(seen.front(), 0.0);
+    QCOMPARE(seen.back(), 1.0);
+    std::vector<double> distinct = seen;
+    distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+    // Strictly between the start and the end: at least one step per section, and more than 0, .5, .9.
+    const int inner = static_cast<int>(std::count_if(distinct.begin(), distinct.end(), [](double f) { return f > 0 && f < 1; }));
+    QVERIFY2(inner >= wanted, qPrintable(QStringLiteral("%1 steps for %2 sections").arg(inner).arg(wanted)));
+    QVERIFY(inner > 3);
 }
 
 QTEST_MAIN(TestReportPdf)
