@@ -25,6 +25,7 @@ namespace {
 struct RunsArgs {
     std::string db;
     bool json = false;
+    bool trashed = false;
 };
 
 struct LabelArgs {
@@ -50,7 +51,8 @@ nlohmann::json runJson(const RunStore& runs, const RunInfo& r)
             {"models", config.value("models", nlohmann::json::array())},
             {"metrics", runs.metricCount(r.id)},
             {"checkpoints", runs.checkpoints(r.id).size()},
-            {"error", r.error}};
+            {"error", r.error},
+            {"trashed", r.trashedNs ? formatUtc(r.trashedNs) : ""}};
 }
 
 /// "name [tag, tag]" for the text listing.
@@ -106,7 +108,8 @@ int run(const RunsArgs& a)
             std::cerr << "foxhunt-cli: runs whose process ended are shown as running: " << e.what() << '\n';
         }
         nlohmann::json list = nlohmann::json::array();
-        for (const RunInfo& r : runs.runs()) list.push_back(runJson(runs, r));
+        for (const RunInfo& r : runs.runs(a.trashed ? RunListing::Trashed : RunListing::Active))
+            list.push_back(runJson(runs, r));
         if (a.json) {
             printJson({{"db", store.path()}, {"runs", list}});
             return kExitOk;
@@ -114,7 +117,9 @@ int run(const RunsArgs& a)
         for (const nlohmann::json& r : list)
             std::cout << r["id"] << "  " << r["status"].get<std::string>() << "  " << labelText(r) << "  "
                       << r["models"].dump() << "  " << r["metrics"] << " samples, " << r["checkpoints"]
-                      << " checkpoints" << (r["error"].get<std::string>().empty() ? "" : "  " + r["error"].get<std::string>())
+                      << " checkpoints"
+                      << (a.trashed ? "  trashed " + r["trashed"].get<std::string>() : std::string())
+                      << (r["error"].get<std::string>().empty() ? "" : "  " + r["error"].get<std::string>())
                       << '\n';
         return kExitOk;
     } catch (const std::exception& e) {
@@ -129,9 +134,10 @@ Runner addRunsCommand(CLI::App& app)
 {
     auto args = std::make_shared<RunsArgs>();
     auto labels = std::make_shared<LabelArgs>();
-    CLI::App* cmd = app.add_subcommand("runs", "List stored runs (runs whose process died are marked interrupted)");
+    CLI::App* cmd = app.add_subcommand("runs", "List stored runs outside the trash (runs whose process died are marked interrupted)");
     addDbOption(*cmd, args->db);
     cmd->add_flag("--json", args->json, "Print JSON");
+    cmd->add_flag("--trashed", args->trashed, "List the runs in the trash (deleted in the GUI, not yet purged) instead");
     CLI::App* labelCmd = cmd->add_subcommand("label", "Rename a run, tag or untag it, or set its notes");
     labelCmd->add_option("id", labels->id, "Run id (see foxhunt-cli runs)")->required();
     labels->nameOption = labelCmd->add_option("--name", labels->name, "New name (at most 200 characters; \"\" clears it)");

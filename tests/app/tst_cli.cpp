@@ -3,6 +3,9 @@
 // import with the results SOURCES.md describes; bad files are rejected with
 // file:line: reason and leave the store unchanged.
 
+#include "engine/store/bar_store.h"
+#include "engine/store/run_store.h"
+
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -25,6 +28,9 @@ private Q_SLOTS:
     void reimportIsNoOp();
     void importShowsProgressOnlyWhenAsked_data();
     void importShowsProgressOnlyWhenAsked();
+    void trainAndReportShowProgressOnlyWhenAsked_data();
+    void trainAndReportShowProgressOnlyWhenAsked();
+    void runsHidesTrashedRuns();
     void rejectsBadFiles_data();
     void rejectsBadFiles();
     void correctedPricesNeedReplace();
@@ -179,6 +185,80 @@ void TestCli::importShowsProgressOnlyWhenAsked()
     const Result replay = cli(QStringList{QStringLiteral("replay"), QStringLiteral("--db"), store} + flags);
     QCOMPARE(replay.exitCode, 0);
     QCOMPARE(QString::fromUtf8(replay.err).contains(QStringLiteral("ETA")), shown);
+}
+
+void TestCli::trainAndReportShowProgressOnlyWhenAsked_data()
+{
+    importShowsProgressOnlyWhenAsked_data();
+}
+
+void TestCli::trainAndReportShowProgressOnlyWhenAsked()
+{
+    QFETCH(QStringList, flags);
+    QFETCH(bool, shown);
+    QString tag = QString::fromLatin1(QTest::currentDataTag());
+    tag.replace(QLatin1Char(' '), QLatin1Char('-'));
+    const QString store = db(QStringLiteral("train-progress%1.db").arg(tag));
+    // A tiny run on the bundled bars: the line is the point here, not the training.
+    const Result train = cli(QStringList{QStringLiteral("train"), QStringLiteral("--db"), store, QStringLiteral("--models"),
+                                         QStringLiteral("dqn"), QStringLiteral("--steps"), QStringLiteral("60"),
+                                         QStringLiteral("--seed"), QStringLiteral("2"), QStringLiteral("--json")} + flags);
+    QVERIFY2(train.exitCode == 0, train.err.constData());
+    const QString trainErr = QString::fromUtf8(train.err);
+    QCOMPARE(trainErr.contains(QStringLiteral("train: ")), shown);
+    QCOMPARE(trainErr.contains(QStringLiteral(" bars  ")), shown);
+    QCOMPARE(trainErr.contains(QLatin1Char('%')), shown);
+    QCOMPARE(trainErr.contains(QLatin1Char('\r')), shown);
+    // The result stays on stdout either way.
+    const QString id = QString::number(train.json().value(QStringLiteral("run_id")).toInt());
+    QVERIFY(id.toInt() > 0);
+
+    const QString out = m_dir.filePath(QStringLiteral("progress-%1.html").arg(tag));
+    const Result report = cli(QStringList{QStringLiteral("report"), id, QStringLiteral("--db"), store,
+                                          QStringLiteral("--out"), out} + flags);
+    QVERIFY2(report.exitCode == 0, report.err.constData());
+    const QString reportErr = QString::fromUtf8(report.err);
+    QCOMPARE(reportErr.contains(QStringLiteral("report progress-%1.html: ").arg(tag)), shown);
+    QCOMPARE(reportErr.contains(QStringLiteral("ETA")), shown);
+    QCOMPARE(reportErr.contains(QLatin1Char('\r')), shown);
+    if (shown) QVERIFY2(reportErr.contains(QStringLiteral("100 %")), qPrintable(reportErr));
+    QVERIFY2(report.out.contains(out.toUtf8()), report.out.constData());
+    QVERIFY(QFile::exists(out));
+}
+
+void TestCli::runsHidesTrashedRuns()
+{
+    const QString store = db(QStringLiteral("trash.db"));
+    auto train = [&] {
+        const Result r = cli({QStringLiteral("train"), QStringLiteral("--db"), store, QStringLiteral("--models"),
+                              QStringLiteral("dqn"), QStringLiteral("--steps"), QStringLiteral("60"), QStringLiteral("--json")});
+        return r.exitCode == 0 ? static_cast<std::int64_t>(r.json().value(QStringLiteral("run_id")).toInt()) : 0;
+    };
+    const std::int64_t kept = train(), trashed = train();
+    QVERIFY(kept > 0 && trashed > kept);
+    {
+        foxhunt::BarStore bars(store.toStdString());
+        foxhunt::RunStore runs(bars);
+        runs.trashRun(trashed);
+    }
+    auto listed = [&](const QStringList& extra) {
+        const Result r = cli(QStringList{QStringLiteral("runs"), QStringLiteral("--db"), store, QStringLiteral("--json")} + extra);
+        QList<std::int64_t> ids;
+        for (const QJsonValue& v : r.json().value(QStringLiteral("runs")).toArray())
+            ids << static_cast<std::int64_t>(v.toObject().value(QStringLiteral("id")).toInt());
+        return r.exitCode == 0 ? ids : QList<std::int64_t>{-1};
+    };
+    QCOMPARE(listed({}), QList<std::int64_t>{kept});
+    QCOMPARE(listed({QStringLiteral("--trashed")}), QList<std::int64_t>{trashed});
+    const Result plain = cli({QStringLiteral("runs"), QStringLiteral("--db"), store, QStringLiteral("--trashed")});
+    QCOMPARE(plain.exitCode, 0);
+    QVERIFY2(plain.out.contains("trashed 20"), plain.out.constData());
+
+    // A run in the trash does not resume; the message says where it is.
+    const Result resumed = cli({QStringLiteral("train"), QStringLiteral("--db"), store, QStringLiteral("--resume"),
+                                QString::number(trashed), QStringLiteral("--json")});
+    QCOMPARE(resumed.exitCode, 1);
+    QVERIFY2(resumed.err.contains("in the trash"), resumed.err.constData());
 }
 
 void TestCli::rejectsBadFiles_data()
