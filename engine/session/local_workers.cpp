@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "engine/session/local_workers.h"
 
+#include "engine/session/child_process.h"
+
 #include "models/distributed/communicator.h"
 
 #include <chrono>
@@ -11,11 +13,8 @@
 #include <thread>
 
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-extern char** environ;
 
 namespace foxhunt {
 
@@ -66,31 +65,20 @@ void LocalWorkers::start(const std::string& program, const Rendezvous& r, int fi
                                  std::strerror(errno) + ")");
     for (int i = 0; i < count; ++i) {
         const int rank = first + i;
-        std::vector<std::string> env;
-        for (char** e = environ; *e; ++e) {
-            const std::string kv = *e;
-            const std::string key = kv.substr(0, kv.find('='));
-            if (key != "MASTER_ADDR" && key != "MASTER_PORT" && key != "WORLD_SIZE" && key != "RANK" &&
-                key != "LOCAL_RANK" && key != "FOXHUNT_DIST_TIMEOUT")
-                env.push_back(kv);
-        }
+        std::vector<std::string> env = environmentWithout(
+            {"MASTER_ADDR", "MASTER_PORT", "WORLD_SIZE", "RANK", "LOCAL_RANK", "FOXHUNT_DIST_TIMEOUT"});
         env.push_back("MASTER_ADDR=" + r.masterAddr);
         env.push_back("MASTER_PORT=" + std::to_string(r.masterPort));
         env.push_back("WORLD_SIZE=" + std::to_string(r.worldSize));
         env.push_back("RANK=" + std::to_string(rank));
         env.push_back("LOCAL_RANK=" + std::to_string(r.localRank + i));
         env.push_back("FOXHUNT_DIST_TIMEOUT=" + std::to_string(r.timeoutSeconds));
-        std::vector<char*> envp;
-        for (std::string& kv : env) envp.push_back(kv.data());
-        envp.push_back(nullptr);
-        std::string arg0 = program, arg1 = "worker";
-        char* argv[] = {arg0.data(), arg1.data(), nullptr};
         pid_t pid = -1;
-        const int rc = ::posix_spawn(&pid, program.c_str(), nullptr, nullptr, argv, envp.data());
-        if (rc != 0) {
+        try {
+            pid = spawnProcess(program, {"worker"}, env);
+        } catch (const std::runtime_error& e) {
             kill();
-            throw std::runtime_error("cannot start worker rank " + std::to_string(rank) + " (" + program +
-                                     "): " + std::strerror(rc));
+            throw std::runtime_error("cannot start worker rank " + std::to_string(rank) + ": " + e.what());
         }
         m_workers.push_back({pid, rank, false, 0});
     }
