@@ -167,6 +167,24 @@ CREATE INDEX run_tags_by_tag ON run_tags(tag);
 ALTER TABLE runs ADD COLUMN trashed_at INTEGER;
 ALTER TABLE runs ADD COLUMN trash_path TEXT NOT NULL DEFAULT '';
 )sql"},
+    // Run groups: one config trained once per member (a seed; later a fold or a sweep point), each
+    // member an ordinary run that names its group and its member. A member appears once per group.
+    {7, R"sql(
+CREATE TABLE run_groups (
+    id        INTEGER PRIMARY KEY,
+    uuid      TEXT    NOT NULL,
+    kind      TEXT    NOT NULL CHECK (kind IN ('seeds', 'folds', 'sweep')),
+    config    TEXT    NOT NULL DEFAULT '{}',
+    members   TEXT    NOT NULL DEFAULT '[]',
+    created   INTEGER NOT NULL,
+    finished  INTEGER,
+    status    TEXT    NOT NULL CHECK (status IN ('running', 'finished', 'stopped', 'failed', 'interrupted')),
+    owner_pid INTEGER
+);
+ALTER TABLE runs ADD COLUMN group_id INTEGER REFERENCES run_groups(id) ON DELETE SET NULL;
+ALTER TABLE runs ADD COLUMN group_member INTEGER;
+CREATE UNIQUE INDEX runs_by_group_member ON runs(group_id, group_member) WHERE group_id IS NOT NULL;
+)sql"},
 };
 
 static_assert(kApplicationId == 1182287988, "migration 1 writes the application id literally");

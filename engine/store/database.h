@@ -23,7 +23,7 @@ public:
 class Database {
 public:
     /// Schema version written to PRAGMA user_version.
-    static constexpr int kSchemaVersion = 6;
+    static constexpr int kSchemaVersion = 7;
 
     /// Opens or creates the database and migrates it. Throws StoreError with a
     /// readable reason for a foreign, corrupt or newer file.

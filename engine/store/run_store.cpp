@@ -4,9 +4,11 @@
 #include "engine/store/run_owner.h"
 #include "engine/store/sqlite_util.h"
 
+#include <nlohmann/json.hpp>
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <set>
 #include <cmath>
 #include <limits>
 #include <cerrno>
@@ -24,7 +26,7 @@ namespace {
 
 constexpr const char* kRunColumns =
     "id, name, created, COALESCE(finished, 0), status, config, COALESCE(series_id, 0), series, COALESCE(from_ts, 0), "
-    "COALESCE(to_ts, 0), versions, error, uuid, notes, COALESCE(trashed_at, 0), trash_path";
+    "COALESCE(to_ts, 0), versions, error, uuid, notes, COALESCE(trashed_at, 0), trash_path, COALESCE(group_id, 0), COALESCE(group_member, 0)";
 
 RunInfo readRun(const sql::Statement& q)
 {
@@ -45,6 +47,8 @@ RunInfo readRun(const sql::Statement& q)
     r.notes = q.text(13);
     r.trashedNs = q.int64(14);
     r.trashPath = q.text(15);
+    r.groupId = q.int64(16);
+    r.groupMember = q.int64(17);
     return r;
 }
 
@@ -118,7 +122,49 @@ std::string readNote(const std::filesystem::path& path)
     return text.substr(0, text.find('\0'));
 }
 
+/// Groups take the same kind of owner lock as runs, in a lock file of their own.
+std::string groupLockKey(const std::string& databasePath) { return databasePath + ".groups"; }
+
+constexpr const char* kGroupColumns =
+    "id, uuid, kind, config, members, created, COALESCE(finished, 0), status";
+
+RunGroupInfo readGroup(const sql::Statement& q, const std::string& databasePath)
+{
+    RunGroupInfo g;
+    g.id = q.int64(0);
+    g.uuid = q.text(1);
+    g.kind = groupKindFromString(q.text(2));
+    g.configJson = q.text(3);
+    const nlohmann::json members = nlohmann::json::parse(q.text(4), nullptr, false);
+    if (members.is_array())
+        for (const nlohmann::json& m : members)
+            if (m.is_number_integer()) g.members.push_back(m.get<std::int64_t>());
+    g.createdNs = q.int64(5);
+    g.finishedNs = q.int64(6);
+    g.status = runStatusFromString(q.text(7));
+    if (g.status == RunStatus::Running && run_owner::probe(groupLockKey(databasePath), g.id) == run_owner::Owner::Gone)
+        g.status = RunStatus::Interrupted;
+    return g;
+}
+
 } // namespace
+
+std::string toString(GroupKind kind)
+{
+    switch (kind) {
+    case GroupKind::Seeds: return "seeds";
+    case GroupKind::Folds: return "folds";
+    case GroupKind::Sweep: return "sweep";
+    }
+    return "seeds";
+}
+
+GroupKind groupKindFromString(const std::string& name)
+{
+    for (GroupKind k : {GroupKind::Seeds, GroupKind::Folds, GroupKind::Sweep})
+        if (toString(k) == name) return k;
+    throw std::invalid_argument("unknown run group kind '" + name + "'");
+}
 
 std::string toString(RunStatus status)
 {
@@ -156,6 +202,96 @@ std::int64_t RunStore::createRun(const std::string& name, const std::string& con
     const std::int64_t id = sqlite3_last_insert_rowid(m_database.handle());
     takeOwnership(id);
     return id;
+}
+
+std::int64_t RunStore::createGroup(GroupKind kind, const std::string& configJson, const std::vector<std::int64_t>& members)
+{
+    if (members.empty()) throw std::invalid_argument("a run group needs at least one member");
+    if (std::set<std::int64_t>(members.begin(), members.end()).size() != members.size())
+        throw std::invalid_argument("a run group's members must differ (a member is trained once)");
+    sql::Statement q(m_database.handle(),
+                     "INSERT INTO run_groups(uuid, kind, config, members, created, status, owner_pid) "
+                     "VALUES (lower(hex(randomblob(16))), ?, ?, ?, ?, 'running', ?)");
+    q.bind(1, toString(kind)).bind(2, configJson).bind(3, nlohmann::json(members).dump()).bind(4, wallClockNs());
+    q.bind(5, std::int64_t{::getpid()}).run();
+    const std::int64_t id = sqlite3_last_insert_rowid(m_database.handle());
+    try {
+        run_owner::acquire(groupLockKey(m_database.path()), id);
+    } catch (const std::runtime_error&) {
+        // No lock file: the group then never reads as interrupted, which only costs a resume's hint.
+    }
+    return id;
+}
+
+void RunStore::reopenGroup(std::int64_t groupId)
+{
+    bool held = true;
+    try {
+        held = run_owner::acquire(groupLockKey(m_database.path()), groupId);
+    } catch (const std::runtime_error&) {
+    }
+    if (!held) throw std::runtime_error("run group " + std::to_string(groupId) + " is being run by another process");
+    sql::Statement q(m_database.handle(),
+                     "UPDATE run_groups SET status = 'running', finished = NULL, owner_pid = ? WHERE id = ?");
+    q.bind(1, std::int64_t{::getpid()}).bind(2, groupId).run();
+}
+
+void RunStore::addGroupMember(std::int64_t groupId, std::int64_t runId, std::int64_t member)
+{
+    const std::optional<RunGroupInfo> g = group(groupId);
+    if (!g) throw std::invalid_argument("no run group " + std::to_string(groupId));
+    if (std::find(g->members.begin(), g->members.end(), member) == g->members.end())
+        throw std::invalid_argument(std::to_string(member) + " is not a member of run group " + std::to_string(groupId));
+    sql::Statement taken(m_database.handle(), "SELECT id FROM runs WHERE group_id = ? AND group_member = ? AND id != ?");
+    taken.bind(1, groupId).bind(2, member).bind(3, runId);
+    if (taken.step())
+        throw std::invalid_argument("member " + std::to_string(member) + " of run group " + std::to_string(groupId) +
+                                    " is run " + std::to_string(taken.int64(0)) + " already");
+    sql::Statement q(m_database.handle(), "UPDATE runs SET group_id = ?, group_member = ? WHERE id = ?");
+    q.bind(1, groupId).bind(2, member).bind(3, runId).run();
+}
+
+void RunStore::setGroupStatus(std::int64_t groupId, RunStatus status)
+{
+    sql::Statement q(m_database.handle(), "UPDATE run_groups SET status = ?, finished = ? WHERE id = ?");
+    q.bind(1, toString(status));
+    if (status == RunStatus::Running)
+        q.bindNull(2);
+    else
+        q.bind(2, wallClockNs());
+    q.bind(3, groupId).run();
+    if (status != RunStatus::Running) run_owner::release(groupLockKey(m_database.path()), groupId);
+}
+
+std::vector<RunGroupInfo> RunStore::groups() const
+{
+    sql::Statement q(m_database.handle(), std::string("SELECT ") + kGroupColumns + " FROM run_groups ORDER BY id DESC");
+    std::vector<RunGroupInfo> out;
+    while (q.step()) out.push_back(readGroup(q, m_database.path()));
+    return out;
+}
+
+std::optional<RunGroupInfo> RunStore::group(std::int64_t groupId) const
+{
+    sql::Statement q(m_database.handle(), std::string("SELECT ") + kGroupColumns + " FROM run_groups WHERE id = ?");
+    q.bind(1, groupId);
+    if (!q.step()) return std::nullopt;
+    return readGroup(q, m_database.path());
+}
+
+std::vector<RunInfo> RunStore::groupMembers(std::int64_t groupId) const
+{
+    const std::optional<RunGroupInfo> g = group(groupId);
+    if (!g) return {};
+    sql::Statement q(m_database.handle(), std::string("SELECT ") + kRunColumns + " FROM runs WHERE group_id = ?");
+    q.bind(1, groupId);
+    std::vector<RunInfo> out;
+    while (q.step()) out.push_back(readRun(q));
+    const auto rank = [&](const RunInfo& r) {
+        return std::find(g->members.begin(), g->members.end(), r.groupMember) - g->members.begin();
+    };
+    std::sort(out.begin(), out.end(), [&](const RunInfo& a, const RunInfo& b) { return rank(a) < rank(b); });
+    return out;
 }
 
 void RunStore::takeOwnership(std::int64_t runId)

@@ -35,6 +35,28 @@ struct RunInfo {
     std::vector<std::string> tags; ///< the user's labels, sorted case-insensitively
     std::int64_t trashedNs = 0;    ///< when the run was moved to the trash, 0 when it is not there
     std::string trashPath;         ///< where the desktop trash holds its checkpoint folder ("" for none)
+    std::int64_t groupId = 0;      ///< the run group it belongs to, 0 = none
+    std::int64_t groupMember = 0;  ///< its member of that group (a seed for a seeds group)
+};
+
+/// What the members of a run group vary: the seed for now; walk-forward folds and sweep points later.
+enum class GroupKind { Seeds, Folds, Sweep };
+/// "seeds", "folds", "sweep".
+std::string toString(GroupKind kind);
+/// Parses the names above; throws std::invalid_argument otherwise.
+GroupKind groupKindFromString(const std::string& name);
+
+/// One stored run group: one config, trained once per member, each member an ordinary run.
+struct RunGroupInfo {
+    std::int64_t id = 0;
+    std::string uuid;
+    GroupKind kind = GroupKind::Seeds;
+    std::string configJson = "{}";     ///< the config every member shares (its own seed aside)
+    std::vector<std::int64_t> members; ///< the member spec, in order: the seeds of a seeds group
+    std::int64_t createdNs = 0;
+    std::int64_t finishedNs = 0;       ///< 0 while running
+    /// As stored, except that a group left running by a process that has gone reads interrupted.
+    RunStatus status = RunStatus::Running;
 };
 
 /// Which runs RunStore::runs() lists.
@@ -141,6 +163,22 @@ public:
     void trashRun(std::int64_t runId, const std::string& trashPath = {});
     /// Takes a run out of the trash. Throws std::invalid_argument when it is unknown or not there.
     void restoreRun(std::int64_t runId);
+    /// Creates a run group in status running, owned by this process (its members come later, with
+    /// addGroupMember). Throws std::invalid_argument for an empty or repeated member list.
+    std::int64_t createGroup(GroupKind kind, const std::string& configJson, const std::vector<std::int64_t>& members);
+    /// Takes over a group left by another process (to resume it): status running, owned by this
+    /// process. Throws std::runtime_error while another process runs it.
+    void reopenGroup(std::int64_t groupId);
+    /// Makes run `runId` the group's member `member`. Throws std::invalid_argument when the member is
+    /// not in the group's spec or already has a run.
+    void addGroupMember(std::int64_t groupId, std::int64_t runId, std::int64_t member);
+    /// Sets the group's status (finished time too when it leaves running).
+    void setGroupStatus(std::int64_t groupId, RunStatus status);
+    /// Every group, newest first.
+    std::vector<RunGroupInfo> groups() const;
+    std::optional<RunGroupInfo> group(std::int64_t groupId) const;
+    /// The runs of a group, in member order.
+    std::vector<RunInfo> groupMembers(std::int64_t groupId) const;
 
     /// The folder beside the database that holds its runs' checkpoints: "<database>.checkpoints".
     std::string checkpointFolder() const;

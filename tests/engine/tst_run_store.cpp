@@ -50,6 +50,9 @@ private Q_SLOTS:
     void purgeFromTrashDeletes();
     void trashedIdIsNotReused();
     void trashMigrationKeepsRuns();
+    void groupsKeepTheirMembers();
+    void groupOfAVanishedProcessIsInterrupted();
+    void migrationAddsGroupsToAnOlderStore();
 
 private:
     QTemporaryDir m_dir;
@@ -636,6 +639,112 @@ void TestRunStore::trashMigrationKeepsRuns()
     runs.trashRun(id);
     QVERIFY(runs.runs().empty());
     QCOMPARE(idsOf(runs.runs(RunListing::Trashed)), std::vector<std::int64_t>{id});
+
+void TestRunStore::groupsKeepTheirMembers()
+{
+    BarStore bars(m_path);
+    RunStore runs(bars);
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, runs.createGroup(GroupKind::Seeds, "{}", {}));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, runs.createGroup(GroupKind::Seeds, "{}", {1, 2, 1}));
+    const std::int64_t g = runs.createGroup(GroupKind::Seeds, R"({"steps":10})", {3, 1, 2});
+    const std::int64_t other = runs.createGroup(GroupKind::Seeds, "{}", {1});
+    QVERIFY(g > 0 && other > g);
+    const std::int64_t a = runs.createRun("seed 1", R"({"seed":1})", {}, 0, 0, "{}");
+    const std::int64_t b = runs.createRun("seed 3", R"({"seed":3})", {}, 0, 0, "{}");
+    const std::int64_t c = runs.createRun("seed 1 again", R"({"seed":1})", {}, 0, 0, "{}");
+    const std::int64_t loose = runs.createRun("no group", "{}", {}, 0, 0, "{}");
+    runs.addGroupMember(g, a, 1);
+    runs.addGroupMember(g, b, 3);
+    // A seed is trained once per group; a seed outside the spec is no member.
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, runs.addGroupMember(g, c, 1));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, runs.addGroupMember(g, c, 7));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, runs.addGroupMember(g + 99, c, 1));
+    runs.addGroupMember(other, c, 1); // the same seed in another group is another member
+
+    const std::vector<RunGroupInfo> groups = runs.groups();
+    QCOMPARE(groups.size(), std::size_t(2));
+    QCOMPARE(groups[0].id, other); // newest first
+    const RunGroupInfo& info = groups[1];
+    QVERIFY(info.kind == GroupKind::Seeds);
+    QCOMPARE(info.configJson, std::string(R"({"steps":10})"));
+    QCOMPARE(info.members, (std::vector<std::int64_t>{3, 1, 2}));
+    QCOMPARE(info.uuid.size(), std::size_t(32));
+    QVERIFY(info.uuid != groups[0].uuid);
+    QVERIFY(info.status == RunStatus::Running);
+
+    const std::vector<RunInfo> members = runs.groupMembers(g);
+    QCOMPARE(members.size(), std::size_t(2));
+    QCOMPARE(members[0].id, b); // in the spec's order: 3, then 1
+    QCOMPARE(members[0].groupMember, std::int64_t(3));
+    QCOMPARE(members[1].id, a);
+    QCOMPARE(members[1].groupId, g);
+    QCOMPARE(runs.run(loose)->groupId, std::int64_t(0));
+    QCOMPARE(runs.run(c)->groupId, other);
+
+    runs.setGroupStatus(g, RunStatus::Finished);
+    QVERIFY(runs.group(g)->status == RunStatus::Finished);
+    QVERIFY(runs.group(g)->finishedNs >= runs.group(g)->createdNs);
+    QVERIFY(!runs.group(g + 99));
+    // Deleting a member leaves the group with one fewer; deleting nothing else.
+    runs.deleteRun(a);
+    QCOMPARE(runs.groupMembers(g).size(), std::size_t(1));
+    QCOMPARE(toString(GroupKind::Folds), std::string("folds"));
+    QVERIFY(groupKindFromString("sweep") == GroupKind::Sweep);
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, groupKindFromString("bags"));
+}
+
+void TestRunStore::groupOfAVanishedProcessIsInterrupted()
+{
+    // A group launcher that dies leaves its group "running"; it reads as interrupted, and can be
+    // taken over (reopened) by the next launcher.
+    const pid_t child = ::fork();
+    if (child == 0) {
+        BarStore bars(m_path);
+        RunStore runs(bars);
+        runs.createGroup(GroupKind::Seeds, "{}", {1, 2});
+        ::_exit(0);
+    }
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    QVERIFY(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    BarStore bars(m_path);
+    RunStore runs(bars);
+    QCOMPARE(runs.groups().size(), std::size_t(1));
+    const std::int64_t g = runs.groups()[0].id;
+    QVERIFY(runs.group(g)->status == RunStatus::Interrupted);
+    runs.reopenGroup(g);
+    QVERIFY(runs.group(g)->status == RunStatus::Running);
+    // A group of this very process is alive.
+    const std::int64_t mine = runs.createGroup(GroupKind::Seeds, "{}", {5});
+    QVERIFY(runs.group(mine)->status == RunStatus::Running);
+}
+
+void TestRunStore::migrationAddsGroupsToAnOlderStore()
+{
+    std::int64_t id = 0;
+    {
+        BarStore bars(m_path);
+        RunStore runs(bars);
+        id = runs.createRun("before groups", "{}", {}, 0, 0, "{}");
+        runs.setStatus(id, RunStatus::Finished);
+        // Back to schema 6: no run_groups, no group columns.
+        const char* sql = "DROP INDEX runs_by_group_member; ALTER TABLE runs DROP COLUMN group_member; "
+                          "ALTER TABLE runs DROP COLUMN group_id; DROP TABLE run_groups; PRAGMA user_version = 6";
+        QCOMPARE(sqlite3_exec(bars.database().handle(), sql, nullptr, nullptr, nullptr), 0);
+    }
+    BarStore bars(m_path);
+    RunStore runs(bars);
+    sqlite3_stmt* st = nullptr;
+    QCOMPARE(sqlite3_prepare_v2(bars.database().handle(), "PRAGMA user_version", -1, &st, nullptr), 0);
+    QCOMPARE(sqlite3_step(st), SQLITE_ROW);
+    QCOMPARE(sqlite3_column_int(st, 0), Database::kSchemaVersion);
+    sqlite3_finalize(st);
+    QCOMPARE(runs.run(id)->name, std::string("before groups"));
+    QCOMPARE(runs.run(id)->groupId, std::int64_t(0));
+    QVERIFY(runs.groups().empty());
+    const std::int64_t g = runs.createGroup(GroupKind::Seeds, "{}", {1});
+    runs.addGroupMember(g, id, 1);
+    QCOMPARE(runs.groupMembers(g).size(), std::size_t(1));
 }
 
 QTEST_APPLESS_MAIN(TestRunStore)
