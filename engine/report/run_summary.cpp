@@ -160,13 +160,26 @@ RunSummary summarizeRun(const RunStore& runs, const RunInfo& run)
         const json& validation = evaluations[model]["validation"];
         const json& test = evaluations[model]["test"];
         const json& training = evaluations[model]["training"];
-        ModelResults r{model, kNaN, kNaN, kNaN, kNaN, kNaN, kNaN, kNaN, kNaN, kNaN};
+        ModelResults r{model, kNaN, kNaN, kNaN, kNaN, kNaN, kNaN, kNaN, kNaN, kNaN,
+                       kNaN, kNaN, kNaN, kNaN, kNaN, kNaN, kNaN, kNaN, kNaN, {}};
         r.validationSharpe = numberAt(validation, {"policy", "sharpe"});
         r.testSharpe = numberAt(test, {"policy", "sharpe"});
         r.testPnlUsd = numberAt(test, {"policy", "pnl_usd"});
         r.buyHoldPnlUsd = numberAt(test, {"buy_and_hold", "pnl_usd"});
         r.quantileLoss = numberAt(test, {"model", "quantile_loss"});
         r.persistenceLoss = numberAt(test, {"persistence", "quantile_loss"});
+        r.testMaxDrawdownUsd = numberAt(test, {"policy", "max_drawdown_usd"});
+        r.flatSharpe = numberAt(test, {"flat", "sharpe"});
+        r.flatPnlUsd = numberAt(test, {"flat", "pnl_usd"});
+        r.flatMaxDrawdownUsd = numberAt(test, {"flat", "max_drawdown_usd"});
+        r.buyHoldSharpe = numberAt(test, {"buy_and_hold", "sharpe"});
+        r.buyHoldMaxDrawdownUsd = numberAt(test, {"buy_and_hold", "max_drawdown_usd"});
+        r.zeroReturnLoss = numberAt(test, {"zero_return", "quantile_loss"});
+        r.testSteps = numberAt(test, {"policy", "steps"});
+        r.testBarsPerYear = numberAt(test, {"bars_per_year"});
+        if (test.contains("equity_usd") && test["equity_usd"].is_array())
+            for (const json& v : test["equity_usd"])
+                if (v.is_number()) r.testEquityUsd.push_back(v.get<double>());
         r.int8Degradation = numberAt(validation, {"int8", "degradation"});
         if (validation.contains("int8") && validation["int8"].is_object())
             int8Served[model] = validation["int8"].value("served", false);

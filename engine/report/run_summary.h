@@ -26,6 +26,16 @@ struct ModelResults {
     double int8Degradation;   ///< relative validation loss change of the INT8 copy
     double p95LatencyMs;      ///< inference P95 during training (batch 1)
     double peakMemoryBytes;   ///< the sum of the model's memory components at their peaks
+    double testMaxDrawdownUsd;    ///< agents: the policy's largest peak-to-trough loss on the test split
+    double flatSharpe;            ///< agents: the flat baseline's test Sharpe (NaN: it never varies)
+    double flatPnlUsd;            ///< agents: the flat baseline's test P&L
+    double flatMaxDrawdownUsd;    ///< agents: the flat baseline's test drawdown
+    double buyHoldSharpe;         ///< agents: buy-and-hold's test Sharpe
+    double buyHoldMaxDrawdownUsd; ///< agents: buy-and-hold's test drawdown
+    double zeroReturnLoss;        ///< forecasters: the zero-return baseline's test quantile loss
+    double testSteps;             ///< agents: test bars the policy traded (the Sharpe's observations)
+    double testBarsPerYear;       ///< agents: the bars per year its Sharpe was annualised with
+    std::vector<double> testEquityUsd; ///< agents: the policy's test equity curve as stored (thinned)
 };
 
 struct RunSummary {

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The group summary on hand-made stored evaluation documents with known figures: the members'
+// aggregates, the probability of beating buy-and-hold, the deflated Sharpe ratio of the best
+// member, the forecasters' losses; members without results and pending members.
+
+#include "engine/report/group_summary.h"
+#include "engine/store/bar_store.h"
+#include "engine/store/run_store.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+
+using namespace foxhunt;
+
+class TestGroupSummary : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void init();
+    void aggregatesOfKnownValues();
+    void agentsAcrossMembers_data();
+    void agentsAcrossMembers();
+    void forecastersAcrossMembers();
+
+private:
+    /// A finished member run of `group` with a dqn test document and a tft test document.
+    std::int64_t member(RunStore& runs, std::int64_t group, std::int64_t seed, double sharpe, double pnl, double drawdown,
+                        long long steps);
+    QTemporaryDir m_dir;
+    std::string m_path;
+    int m_n = 0;
+};
+
+namespace {
+constexpr double kBarsPerYear = 347760.0; // 252 days of 1380 one-minute bars
+}
+
+void TestGroupSummary::init()
+{
+    QVERIFY(m_dir.isValid());
+    m_path = m_dir.filePath(QStringLiteral("group-%1.db").arg(++m_n)).toStdString();
+}
+
+std::int64_t TestGroupSummary::member(RunStore& runs, std::int64_t group, std::int64_t seed, double sharpe, double pnl,
+                                      double drawdown, long long steps)
+{
+    const std::int64_t id =
+        runs.createRun("seed " + std::to_string(seed), nlohmann::json{{"models", {"dqn", "tft"}}, {"seed", seed}}.dump(),
+                       {}, 0, 0, "{}");
+    const nlohmann::json trading = {
+        {"policy", {{"sharpe", sharpe}, {"pnl_usd", pnl}, {"max_drawdown_usd", drawdown}, {"steps", steps}}},
+        {"flat", {{"sharpe", nullptr}, {"pnl_usd", 0.0}, {"max_drawdown_usd", 0.0}, {"steps", steps}}},
+        {"buy_and_hold", {{"sharpe", 0.8}, {"pnl_usd", 250.0}, {"max_drawdown_usd", 900.0}, {"steps", steps}}},
+        {"bars_per_year", kBarsPerYear},
+        {"equity_usd", {0.0, pnl}}};
+    runs.saveEvaluation(id, "dqn", "test", trading.dump());
+    const nlohmann::json forecast = {{"model", {{"quantile_loss", 0.001 * static_cast<double>(seed)}}},
+                                     {"zero_return", {{"quantile_loss", 0.01}}},
+                                     {"persistence", {{"quantile_loss", 0.02}}}};
+    runs.saveEvaluation(id, "tft", "test", forecast.dump());
+    runs.setStatus(id, RunStatus::Finished);
+    runs.addGroupMember(group, id, seed);
+    return id;
+}
+
+void TestGroupSummary::aggregatesOfKnownValues()
+{
+    const MemberAggregate a = aggregateMembers({100.0, 200.0, 300.0, 1000.0});
+    QCOMPARE(a.count, std::size_t(4));
+    QCOMPARE(a.mean, 400.0);
+    QCOMPARE(a.median, 250.0);
+    QCOMPARE(a.iqm, 250.0); // the middle two of four
+    for (const stats::Interval* ci : {&a.meanCi, &a.medianCi, &a.iqmCi}) {
+        QVERIFY(ci->lower >= 100.0 && ci->upper <= 1000.0);
+        QVERIFY(ci->lower <= ci->estimate && ci->estimate <= ci->upper);
+        QVERIFY(ci->upper > ci->lower);
+    }
+    QCOMPARE(a.meanCi.estimate, 400.0);
+    // Deterministic: the same values give the same interval.
+    QCOMPARE(aggregateMembers({100.0, 200.0, 300.0, 1000.0}).meanCi.lower, a.meanCi.lower);
+    const MemberAggregate none = aggregateMembers({});
+    QCOMPARE(none.count, std::size_t(0));
+    QVERIFY(std::isnan(none.mean) && std::isnan(none.iqmCi.lower));
+}
+
+void TestGroupSummary::agentsAcrossMembers_data()
+{
+    QTest::addColumn<long long>("steps");
+    QTest::addColumn<double>("deflated");
+    QTest::addColumn<bool>("significant");
+    // Hand-computed: per-bar Sharpes s / sqrt(347760) for s = 0.5, 1, 1.5, 3; SR0 from their sample
+    // variance and N = 4 = 0.00192708; normal returns (a two-point equity curve);
+    // DSR = Phi((SR - SR0) sqrt(T - 1) / sqrt(1 + SR^2 / 2)).
+    QTest::newRow("10k test bars") << 10'000LL << 0.6239976492 << false;
+    QTest::newRow("4M test bars") << 4'000'000LL << 0.9999999999 << true;
+}
+
+void TestGroupSummary::agentsAcrossMembers()
+{
+    QFETCH(long long, steps);
+    QFETCH(double, deflated);
+    QFETCH(bool, significant);
+    BarStore bars(m_path);
+    RunStore runs(bars);
+    const std::int64_t g = runs.createGroup(GroupKind::Seeds, "{}", {1, 2, 3, 4, 5});
+    member(runs, g, 1, 0.5, 100.0, 400.0, steps);
+    member(runs, g, 2, 1.0, 200.0, 300.0, steps);
+    const std::int64_t best = member(runs, g, 3, 3.0, 1000.0, 100.0, steps);
+    member(runs, g, 4, 1.5, 300.0, 200.0, steps);
+    // Seed 5 never started.
+
+    const GroupSummary s = summarizeGroup(runs, g);
+    QCOMPARE(s.groupId, g);
+    QCOMPARE(s.members.size(), std::size_t(5));
+    QCOMPARE(s.members[4].status, std::string("pending"));
+    QCOMPARE(s.members[2].runId, best);
+    QCOMPARE(s.models.size(), std::size_t(2));
+    const ModelGroupSummary& dqn = s.models[0];
+    QCOMPARE(dqn.model, std::string("dqn"));
+    QVERIFY(dqn.agent);
+    QCOMPARE(dqn.policy.pnlUsd.count, std::size_t(4));
+    QCOMPARE(dqn.policy.pnlUsd.mean, 400.0);
+    QCOMPARE(dqn.policy.pnlUsd.median, 250.0);
+    QCOMPARE(dqn.policy.pnlUsd.iqm, 250.0);
+    QCOMPARE(dqn.policy.sharpe.mean, 1.5);
+    QCOMPARE(dqn.policy.maxDrawdownUsd.median, 250.0);
+    QCOMPARE(dqn.buyAndHold.pnlUsd.mean, 250.0);
+    QCOMPARE(dqn.buyAndHold.pnlUsd.meanCi.lower, 250.0); // the same bars for every member
+    QCOMPARE(dqn.buyAndHold.sharpe.median, 0.8);
+    QCOMPARE(dqn.flat.pnlUsd.mean, 0.0);
+    QCOMPARE(dqn.flat.sharpe.count, std::size_t(0)); // null Sharpe: no member has one
+    // Two of four members beat buy-and-hold's 250 USD.
+    QVERIFY(dqn.hasBeatsBuyHold);
+    QCOMPARE(dqn.beatsBuyHold.estimate, 0.5);
+    QVERIFY(dqn.beatsBuyHold.lower <= 0.5 && dqn.beatsBuyHold.upper >= 0.5);
+
+    QVERIFY(dqn.hasBest);
+    QCOMPARE(dqn.best.member, std::int64_t(3));
+    QCOMPARE(dqn.best.runId, best);
+    QCOMPARE(dqn.best.trials, std::size_t(4));
+    QCOMPARE(dqn.best.input.observations, static_cast<std::size_t>(steps));
+    QCOMPARE(dqn.best.input.kurtosis, 3.0);
+    QVERIFY(std::abs(dqn.best.verdict.benchmark - 0.0019270812385679258) < 1e-12);
+    QVERIFY2(std::abs(dqn.best.verdict.probability - deflated) < 1e-8, std::to_string(dqn.best.verdict.probability).c_str());
+    QCOMPARE(dqn.best.verdict.significant, significant);
+
+    const nlohmann::json j = toJson(s);
+    QCOMPARE(j["models"]["dqn"]["best_member"]["verdict"].get<std::string>(),
+             std::string(significant ? "significant" : "not significant"));
+    QCOMPARE(j["models"]["dqn"]["test"]["policy"]["pnl_usd"]["iqm"].get<double>(), 250.0);
+    QVERIFY(j["models"]["dqn"]["test"]["policy"]["pnl_usd"]["ci95"]["iqm"].size() == 2);
+    QVERIFY(j["models"]["dqn"]["test"]["flat"]["sharpe"]["mean"].is_null());
+    QCOMPARE(j["members"].size(), std::size_t(5));
+}
+
+void TestGroupSummary::forecastersAcrossMembers()
+{
+    BarStore bars(m_path);
+    RunStore runs(bars);
+    const std::int64_t g = runs.createGroup(GroupKind::Seeds, "{}", {1, 2, 3});
+    for (std::int64_t seed : {1, 2, 3}) member(runs, g, seed, 1.0, 100.0, 50.0, 1000);
+    const GroupSummary s = summarizeGroup(runs, g);
+    const ModelGroupSummary& tft = s.models[1];
+    QCOMPARE(tft.model, std::string("tft"));
+    QVERIFY(!tft.agent && !tft.hasBest);
+    QCOMPARE(tft.quantileLoss.count, std::size_t(3));
+    QVERIFY(std::abs(tft.quantileLoss.mean - 0.002) < 1e-15);
+    QVERIFY(std::abs(tft.quantileLoss.median - 0.002) < 1e-15);
+    QCOMPARE(tft.zeroReturnLoss.mean, 0.01);
+    QCOMPARE(tft.persistenceLoss.iqm, 0.02);
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, summarizeGroup(runs, g + 1));
+}
+
+QTEST_APPLESS_MAIN(TestGroupSummary)
+#include "tst_group_summary.moc"
