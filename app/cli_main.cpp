@@ -28,6 +28,7 @@ int main(int argc, char** argv)
     add(&foxhunt::cli::addTrainCommand);
     add(&foxhunt::cli::addReportCommand);
     add(&foxhunt::cli::addRunsCommand);
+    add(&foxhunt::cli::addGroupsCommand);
     add(&foxhunt::cli::addMetricsCommand);
     add(&foxhunt::cli::addWorkerCommand);
     add(&foxhunt::cli::addBenchCommand);

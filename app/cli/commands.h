@@ -24,6 +24,7 @@ Runner addBenchCommand(CLI::App& app);
 Runner addTrainCommand(CLI::App& app);
 Runner addReportCommand(CLI::App& app);
 Runner addRunsCommand(CLI::App& app);
+Runner addGroupsCommand(CLI::App& app);
 Runner addWorkerCommand(CLI::App& app);
 Runner addMachineCommand(CLI::App& app);
 Runner addMetricsCommand(CLI::App& app);

@@ -52,7 +52,9 @@ nlohmann::json runJson(const RunStore& runs, const RunInfo& r)
             {"metrics", runs.metricCount(r.id)},
             {"checkpoints", runs.checkpoints(r.id).size()},
             {"error", r.error},
-            {"trashed", r.trashedNs ? formatUtc(r.trashedNs) : ""}};
+            {"trashed", r.trashedNs ? formatUtc(r.trashedNs) : ""},
+            {"group_id", r.groupId > 0 ? nlohmann::json(r.groupId) : nlohmann::json(nullptr)},
+            {"group_member", r.groupId > 0 ? nlohmann::json(r.groupMember) : nlohmann::json(nullptr)}};
 }
 
 /// "name [tag, tag]" for the text listing.

@@ -7,6 +7,8 @@
 #include "app/cli/progress_line.h"
 
 #include "engine/data/market_time.h"
+#include "engine/report/group_summary.h"
+#include "engine/session/child_process.h"
 #include "engine/session/devices.h"
 #include "engine/session/training_session.h"
 #include "engine/store/bar_store.h"
@@ -15,17 +17,23 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <csignal>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <map>
 #include <sstream>
 #include <condition_variable>
 #include <mutex>
 #include <stop_token>
 #include <thread>
+
+#include <unistd.h>
 
 namespace foxhunt::cli {
 
@@ -55,6 +63,11 @@ struct TrainArgs {
     int rank = -1;
     bool json = false;
     ProgressMode progress = ProgressMode::Auto;
+    std::string seeds;              ///< a run group: one member per seed ("1-5", "1,3,7")
+    int jobs = 0;                   ///< members trained at once (default: the hardware threads)
+    std::int64_t resumeGroup = 0;   ///< finish a group: start, resume or skip each member
+    std::int64_t groupId = 0;       ///< internal: this process trains member groupMember of that group
+    long long groupMember = -1;
 };
 
 std::atomic<TrainingSession*> g_session{nullptr};
@@ -66,10 +79,12 @@ extern "C" void onSignal(int)
     if (TrainingSession* s = g_session.load()) s->stop();
 }
 
-int run(const TrainArgs& a)
+/// The session config the options describe (preset, --config, then the options on top).
+/// Throws std::invalid_argument naming the option at fault.
+SessionConfig configFromArgs(const TrainArgs& a)
 {
     SessionConfig config = SessionConfig::defaults();
-    try {
+    {
         applyModelPreset(config, *modelPresetFromString(a.preset)); // --config's keys go on top
         if (!a.config.empty()) {
             std::ifstream in(a.config);
@@ -116,6 +131,30 @@ int run(const TrainArgs& a)
             if (!*out) throw std::invalid_argument("dates are YYYY-MM-DD ES trading days, not '" + *text + "'");
         }
         if (a.resume == 0) validate(config); // a resumed run's stored config is checked when it loads
+    }
+    return config;
+}
+
+int runGroup(const TrainArgs& a);
+
+/// Makes run `runId` member `a.groupMember` of group `a.groupId` (its own connection: the session
+/// writes through another).
+void joinGroupAsMember(const std::string& db, const TrainArgs& a, std::int64_t runId)
+{
+    BarStore store(db);
+    RunStore(store).addGroupMember(a.groupId, runId, a.groupMember);
+}
+
+int run(const TrainArgs& a)
+{
+    if (!a.seeds.empty() || a.resumeGroup > 0) return runGroup(a);
+    if ((a.groupId > 0) != (a.groupMember >= 0)) {
+        printError("--group-id and --group-member go together");
+        return kExitError;
+    }
+    SessionConfig config;
+    try {
+        config = configFromArgs(a);
     } catch (const std::exception& e) {
         printError(e.what());
         return kExitError;
@@ -198,11 +237,47 @@ int run(const TrainArgs& a)
             }
         });
     }
+    // A group member joins its group as soon as its run exists, so that a member killed early is
+    // resumed rather than trained a second time; a resumed member is in its group already.
+    std::atomic<bool> joined{a.groupId == 0 || a.resume > 0};
+    std::jthread joiner;
+    if (!joined) {
+        joiner = std::jthread([&](std::stop_token stop) {
+            std::mutex mutex;
+            std::condition_variable_any wake;
+            std::unique_lock lock(mutex);
+            while (!stop.stop_requested()) {
+                if (const std::int64_t id = session.progress().runId.load(); id > 0) {
+                    try {
+                        joinGroupAsMember(db, a, id);
+                    } catch (const std::exception& e) {
+                        printError("group " + std::to_string(a.groupId) + ": " + e.what());
+                        session.stop();
+                    }
+                    joined = true;
+                    return;
+                }
+                wake.wait_for(lock, stop, std::chrono::milliseconds(10), [] { return false; });
+            }
+        });
+    }
     const SessionResult result = session.run();
     g_session = nullptr;
     if (progress.joinable()) {
         progress.request_stop();
         progress.join();
+    }
+    if (joiner.joinable()) {
+        joiner.request_stop();
+        joiner.join();
+    }
+    if (!joined && result.runId > 0) {
+        try {
+            joinGroupAsMember(db, a, result.runId);
+        } catch (const std::exception& e) {
+            printError("group " + std::to_string(a.groupId) + ": " + e.what());
+            return kExitError;
+        }
     }
 
     if (a.resume > 0 && (!a.tags.empty() || !a.name.empty()) && result.runId > 0) {
@@ -253,6 +328,249 @@ int run(const TrainArgs& a)
     return kExitOk;
 }
 
+/// "1-5", "1,3,7" or both ("1-3,7"): the seeds in the order given. Throws std::invalid_argument.
+std::vector<std::int64_t> parseSeeds(const std::string& text)
+{
+    const auto number = [&](const std::string& part) {
+        std::size_t used = 0;
+        long long v = -1;
+        try {
+            v = std::stoll(part, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (part.empty() || used != part.size() || v < 0 || static_cast<std::uint64_t>(v) > kMaxSeed)
+            throw std::invalid_argument("--seeds takes seeds like 1-5 or 1,3,7 (whole numbers >= 0), not '" + text + "'");
+        return static_cast<std::int64_t>(v);
+    };
+    std::vector<std::int64_t> seeds;
+    std::stringstream list(text);
+    for (std::string part; std::getline(list, part, ',');) {
+        const std::size_t dash = part.find('-');
+        if (dash == std::string::npos) {
+            seeds.push_back(number(part));
+            continue;
+        }
+        const std::int64_t from = number(part.substr(0, dash)), to = number(part.substr(dash + 1));
+        if (to < from || to - from >= 10'000)
+            throw std::invalid_argument("--seeds range " + part + " must run upwards, at most 10000 seeds");
+        for (std::int64_t s = from; s <= to; ++s) seeds.push_back(s);
+    }
+    if (seeds.empty()) throw std::invalid_argument("--seeds names no seed");
+    std::vector<std::int64_t> sorted = seeds;
+    std::sort(sorted.begin(), sorted.end());
+    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+        throw std::invalid_argument("--seeds names a seed twice: '" + text + "'");
+    return seeds;
+}
+
+std::atomic<bool> g_groupStop{false};
+
+extern "C" void onGroupSignal(int) { g_groupStop = true; }
+
+/// One member a group launcher still has to train: fresh (resumeRunId 0) or resumed.
+struct MemberJob {
+    std::int64_t seed = 0;
+    std::int64_t resumeRunId = 0;
+};
+
+int runGroup(const TrainArgs& a)
+{
+    const bool resuming = a.resumeGroup > 0;
+    if (resuming && !a.seeds.empty()) {
+        printError("--resume-group takes the seeds the group was made with; leave out --seeds");
+        return kExitError;
+    }
+    for (const auto& [given, name] : {std::pair{a.seed >= 0, "--seed"}, std::pair{a.resume > 0, "--resume"},
+                                      std::pair{!a.report.empty(), "--report"}, std::pair{a.groupId > 0, "--group-id"},
+                                      std::pair{a.worldSize > 0 || a.rank >= 0, "--world-size/--rank"}})
+        if (given) {
+            printError(std::string(name) + " does not go with a run group (--seeds, --resume-group)");
+            return kExitError;
+        }
+    std::vector<std::int64_t> seeds;
+    std::string configJson;
+    try {
+        if (!resuming) {
+            seeds = parseSeeds(a.seeds);
+            configJson = toJson(configFromArgs(a)).dump(); // checked before the store is touched
+        }
+    } catch (const std::exception& e) {
+        printError(e.what());
+        return kExitError;
+    }
+
+    const std::string db = resolveDbPath(a.db);
+    std::int64_t groupId = 0;
+    std::vector<MemberJob> jobs;
+    std::size_t done = 0;
+    std::unique_ptr<BarStore> store;
+    std::unique_ptr<RunStore> runs;
+    try {
+        store = std::make_unique<BarStore>(db);
+        runs = std::make_unique<RunStore>(*store);
+        runs->markInterruptedRuns();
+        if (resuming) {
+            const std::optional<RunGroupInfo> group = runs->group(a.resumeGroup);
+            if (!group) throw std::invalid_argument("no run group " + std::to_string(a.resumeGroup) + " in " + db);
+            groupId = group->id;
+            seeds = group->members;
+            configJson = group->configJson;
+            runs->reopenGroup(groupId); // refuses a group another process is running
+            std::map<std::int64_t, RunInfo> byMember;
+            for (RunInfo& r : runs->groupMembers(groupId)) byMember.emplace(r.groupMember, std::move(r));
+            for (std::int64_t seed : seeds) {
+                const auto it = byMember.find(seed);
+                if (it == byMember.end()) jobs.push_back({seed, 0});
+                else if (it->second.status == RunStatus::Finished) ++done;
+                else if (it->second.status == RunStatus::Running)
+                    throw std::runtime_error("member " + std::to_string(seed) + " (run " + std::to_string(it->second.id) +
+                                             ") is still running in another process");
+                else jobs.push_back({seed, it->second.id});
+            }
+        }
+        // Here, once: the members would otherwise race to store the synthetic default series.
+        const std::string series = nlohmann::json::parse(configJson).value("series", std::string());
+        if (!chooseSeries(*store, series))
+            throw std::invalid_argument(series.empty() ? "the store holds no series" : "no series '" + series + "' in " + db);
+        if (!resuming) {
+            groupId = runs->createGroup(GroupKind::Seeds, configJson, seeds);
+            for (std::int64_t seed : seeds) jobs.push_back({seed, 0});
+        }
+    } catch (const std::exception& e) {
+        printError(e.what());
+        return kExitError;
+    }
+
+    // The members share the group's config through a file; each gets its seed on the command line.
+    const nlohmann::json config = nlohmann::json::parse(configJson);
+    std::string models;
+    for (const nlohmann::json& m : config.value("models", nlohmann::json::array()))
+        models += (models.empty() ? "" : ",") + m.get<std::string>();
+    const std::filesystem::path configFile =
+        std::filesystem::temp_directory_path() /
+        ("foxhunt-group-" + std::to_string(groupId) + "-" + std::to_string(::getpid()) + ".json");
+    {
+        std::ofstream out(configFile);
+        out << configJson;
+        if (!out) {
+            printError("cannot write " + configFile.string());
+            return kExitError;
+        }
+    }
+    const int hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int parallel = std::max(1, std::min<int>(a.jobs > 0 ? a.jobs : hardware, static_cast<int>(std::max<std::size_t>(jobs.size(), 1))));
+    const int threads = a.threads > 0 ? a.threads : std::max(1, hardware / parallel);
+    const std::string program = defaultWorkerProgram();
+    const std::vector<std::string> env = environmentWithout({"MASTER_ADDR", "MASTER_PORT", "WORLD_SIZE", "RANK", "LOCAL_RANK"});
+    auto commandFor = [&](const MemberJob& job) {
+        std::vector<std::string> args{"train", "--db", db, "--threads", std::to_string(threads), "--group-id",
+                                      std::to_string(groupId), "--group-member", std::to_string(job.seed), "--no-progress"};
+        if (job.resumeRunId > 0) {
+            for (std::string s : {std::string("--resume"), std::to_string(job.resumeRunId)}) args.push_back(std::move(s));
+        } else {
+            for (std::string s : {std::string("--config"), configFile.string(), std::string("--models"), models,
+                                  std::string("--seed"), std::to_string(job.seed)})
+                args.push_back(std::move(s));
+        }
+        // With --resume-group: a new step budget (the total) for every member, as --resume takes it.
+        if (resuming && a.steps > 0) for (std::string s : {std::string("--steps"), std::to_string(a.steps)}) args.push_back(std::move(s));
+        if (!a.device.empty()) for (std::string s : {std::string("--device"), a.device}) args.push_back(std::move(s));
+        if (a.nproc > 0) for (std::string s : {std::string("--nproc"), std::to_string(a.nproc)}) args.push_back(std::move(s));
+        if (a.timeout > 0.0) for (std::string s : {std::string("--timeout"), std::to_string(a.timeout)}) args.push_back(std::move(s));
+        return args;
+    };
+
+    g_groupStop = false;
+    std::signal(SIGINT, onGroupSignal);
+    std::signal(SIGTERM, onGroupSignal);
+    std::vector<std::string> failures;
+    {
+        ProgressLine line(progressEnabled(a.progress) ? ProgressMode::On : ProgressMode::Off,
+                          "group " + std::to_string(groupId), "members");
+        line.update(done, seeds.size());
+        std::vector<std::pair<pid_t, std::int64_t>> running; // pid, seed
+        std::size_t next = 0;
+        bool stopping = false;
+        while (next < jobs.size() || !running.empty()) {
+            while (!stopping && next < jobs.size() && static_cast<int>(running.size()) < parallel) {
+                const MemberJob& job = jobs[next++];
+                try {
+                    running.emplace_back(spawnProcess(program, commandFor(job), env, "/dev/null"), job.seed);
+                } catch (const std::exception& e) {
+                    failures.push_back("member " + std::to_string(job.seed) + ": " + e.what());
+                }
+            }
+            for (auto it = running.begin(); it != running.end();) {
+                const ChildExit exit = pollChild(it->first);
+                if (!exit.ended) {
+                    ++it;
+                    continue;
+                }
+                if (const std::string why = describe(exit); !why.empty())
+                    failures.push_back("member " + std::to_string(it->second) + " " + why);
+                ++done;
+                line.update(done, seeds.size());
+                it = running.erase(it);
+            }
+            if (g_groupStop && !stopping) {
+                // Every member stops as `train` does on a signal: "stopped", checkpointed, resumable.
+                stopping = true;
+                for (const auto& [pid, seed] : running) ::kill(pid, SIGTERM);
+            }
+            if (!running.empty() || (!stopping && next < jobs.size()))
+                std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            if (stopping && running.empty()) break;
+        }
+        line.finish();
+    }
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+    std::error_code ec;
+    std::filesystem::remove(configFile, ec);
+
+    try {
+        std::size_t finished = 0;
+        for (const RunInfo& r : runs->groupMembers(groupId)) finished += r.status == RunStatus::Finished;
+        const RunStatus status = finished == seeds.size() ? RunStatus::Finished
+                                 : g_groupStop            ? RunStatus::Stopped
+                                                          : RunStatus::Failed;
+        runs->setGroupStatus(groupId, status);
+        const GroupSummary summary = summarizeGroup(*runs, groupId);
+        if (a.json) {
+            printJson(toJson(summary));
+        } else {
+            std::cout << "group " << groupId << ": " << summary.status << '\n';
+            for (const GroupMemberLine& m : summary.members)
+                std::cout << "  seed " << m.member << ": run " << m.runId << " " << m.status << '\n';
+            for (const ModelGroupSummary& g : summary.models) {
+                std::cout << "  " << g.model << ":";
+                const auto figure = [](const MemberAggregate& x) {
+                    std::ostringstream o;
+                    o << "IQM " << x.iqm << " [" << x.iqmCi.lower << ", " << x.iqmCi.upper << "] over " << x.count;
+                    return o.str();
+                };
+                if (g.agent) {
+                    std::cout << " test P&L " << figure(g.policy.pnlUsd) << ", buy-and-hold " << figure(g.buyAndHold.pnlUsd);
+                    if (g.hasBest)
+                        std::cout << "; best seed " << g.best.member << " deflated Sharpe " << g.best.verdict.probability
+                                  << (g.best.verdict.significant ? " (significant)" : " (not significant)");
+                } else {
+                    std::cout << " test quantile loss " << figure(g.quantileLoss) << ", persistence "
+                              << figure(g.persistenceLoss);
+                }
+                std::cout << '\n';
+            }
+        }
+        for (const std::string& f : failures) printError(f);
+        return status == RunStatus::Finished ? kExitOk : kExitError;
+    } catch (const std::exception& e) {
+        printError(e.what());
+        return kExitError;
+    }
+}
+
+
 } // namespace
 
 Runner addTrainCommand(CLI::App& app)
@@ -295,7 +613,18 @@ Runner addTrainCommand(CLI::App& app)
     cmd->add_option("--master-port", args->masterPort, "Several machines: rank 0's store port (MASTER_PORT, default 29500)");
     cmd->add_option("--world-size", args->worldSize, "Several machines: processes in the run (WORLD_SIZE)");
     cmd->add_option("--rank", args->rank, "Several machines: this process's rank (RANK; 0 owns the run)");
-    cmd->add_flag("--json", args->json, "Print the result as JSON");
+    cmd->add_option("--seeds", args->seeds,
+                    "A run group: one run per seed, e.g. 1-5 or 1,3,7 (members in parallel up to --jobs)");
+    cmd->add_option("--jobs", args->jobs, "A run group: members trained at once (default: the hardware threads)")
+        ->check(CLI::Range(1, 1024));
+    cmd->add_option("--resume-group", args->resumeGroup,
+                    "Finish a run group: start the members that never ran, resume the stopped, failed or "
+                    "interrupted ones, skip the finished")
+        ->check(CLI::PositiveNumber);
+    // Internal: how a group launcher tells a member process which member it is.
+    cmd->add_option("--group-id", args->groupId)->group("")->check(CLI::PositiveNumber);
+    cmd->add_option("--group-member", args->groupMember)->group("")->check(CLI::NonNegativeNumber);
+    cmd->add_flag("--json", args->json, "Print the result as JSON (a run group: its summary)");
     addProgressOptions(*cmd, args->progress);
     return [args] { return run(*args); };
 }

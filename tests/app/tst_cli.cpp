@@ -15,7 +15,15 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "engine/store/bar_store.h"
+#include "engine/store/run_store.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QSet>
+
 #include <csignal>
+#include <map>
 #include <thread>
 
 class TestCli : public QObject {
@@ -38,6 +46,8 @@ private Q_SLOTS:
     void replayReportsFeatures();
     void trainsAgentsAndWritesReports();
     void killedRunIsInterruptedAndResumes();
+    void seedsTrainAGroup();
+    void interruptedGroupResumes();
     void badTrainSettingsAreRefused_data();
     void badTrainSettingsAreRefused();
     void usageErrorsExitWithTheDocumentedCode();
@@ -471,6 +481,123 @@ void TestCli::killedRunIsInterruptedAndResumes()
     QVERIFY(resumed.json().value(QStringLiteral("resumed")).toBool());
 }
 
+void TestCli::seedsTrainAGroup()
+{
+    // Two members of a tiny DQN run on the synthetic series, in parallel: each an ordinary run
+    // with its seed and the group's id; --json prints the group's summary.
+    const QString store = db(QStringLiteral("group.db"));
+    const Result r = cli({QStringLiteral("train"), QStringLiteral("--db"), store, QStringLiteral("--models"),
+                          QStringLiteral("dqn"), QStringLiteral("--steps"), QStringLiteral("300"), QStringLiteral("--seeds"),
+                          QStringLiteral("1-2"), QStringLiteral("--jobs"), QStringLiteral("2"), QStringLiteral("--json")});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const QJsonObject j = r.json();
+    const int group = j.value(QStringLiteral("group_id")).toInt();
+    QVERIFY2(group > 0, r.out.constData());
+    QCOMPARE(j.value(QStringLiteral("kind")).toString(), QStringLiteral("seeds"));
+    QCOMPARE(j.value(QStringLiteral("status")).toString(), QStringLiteral("finished"));
+    const QJsonArray members = j.value(QStringLiteral("members")).toArray();
+    QCOMPARE(members.size(), 2);
+    for (int i = 0; i < 2; ++i) {
+        QCOMPARE(members.at(i).toObject().value(QStringLiteral("member")).toInt(), i + 1);
+        QCOMPARE(members.at(i).toObject().value(QStringLiteral("status")).toString(), QStringLiteral("finished"));
+    }
+    const QJsonObject dqn = j.value(QStringLiteral("models")).toObject().value(QStringLiteral("dqn")).toObject();
+    const QJsonObject test = dqn.value(QStringLiteral("test")).toObject();
+    for (const char* who : {"policy", "flat", "buy_and_hold"})
+        for (const char* figure : {"sharpe", "pnl_usd", "max_drawdown_usd"}) {
+            const QJsonObject f = test.value(QLatin1String(who)).toObject().value(QLatin1String(figure)).toObject();
+            for (const char* key : {"n", "mean", "median", "iqm", "ci95"})
+                QVERIFY2(f.contains(QLatin1String(key)), (std::string(who) + "." + figure + "." + key).c_str());
+        }
+    QCOMPARE(test.value(QStringLiteral("policy")).toObject().value(QStringLiteral("pnl_usd")).toObject().value(QStringLiteral("n")).toInt(), 2);
+    QVERIFY(dqn.value(QStringLiteral("p_beats_buy_and_hold")).toObject().contains(QStringLiteral("ci95")));
+    const QJsonObject best = dqn.value(QStringLiteral("best_member")).toObject();
+    QCOMPARE(best.value(QStringLiteral("trials")).toInt(), 2);
+    QVERIFY(best.value(QStringLiteral("verdict")).toString().endsWith(QStringLiteral("significant")));
+
+    // The members are ordinary runs, with the group's id and their seed.
+    const Result runs = cli({QStringLiteral("runs"), QStringLiteral("--db"), store, QStringLiteral("--json")});
+    QCOMPARE(runs.exitCode, 0);
+    const QJsonArray list = runs.json().value(QStringLiteral("runs")).toArray();
+    QCOMPARE(list.size(), 2);
+    QSet<int> seeds;
+    for (const QJsonValue& v : list) {
+        QCOMPARE(v.toObject().value(QStringLiteral("group_id")).toInt(), group);
+        seeds.insert(v.toObject().value(QStringLiteral("group_member")).toInt());
+    }
+    QCOMPARE(seeds, (QSet<int>{1, 2}));
+    {
+        foxhunt::BarStore bars(store.toStdString());
+        foxhunt::RunStore stored(bars);
+        for (const foxhunt::RunInfo& run : stored.groupMembers(group))
+            QCOMPARE(nlohmann::json::parse(run.configJson).at("seed").get<std::int64_t>(), run.groupMember);
+    }
+    const Result groups = cli({QStringLiteral("groups"), QStringLiteral("--db"), store, QStringLiteral("--json")});
+    QVERIFY2(groups.exitCode == 0, groups.err.constData());
+    const QJsonArray g = groups.json().value(QStringLiteral("groups")).toArray();
+    QCOMPARE(g.size(), 1);
+    QCOMPARE(g.at(0).toObject().value(QStringLiteral("id")).toInt(), group);
+    QCOMPARE(g.at(0).toObject().value(QStringLiteral("seeds")).toArray().size(), 2);
+    QCOMPARE(g.at(0).toObject().value(QStringLiteral("status")).toString(), QStringLiteral("finished"));
+    const Result text = cli({QStringLiteral("groups"), QStringLiteral("--db"), store});
+    QVERIFY(text.out.contains("2/2 finished"));
+}
+
+void TestCli::interruptedGroupResumes()
+{
+    // A three-seed group; then one member reads interrupted (its process died) and one never
+    // started (no run). Resuming the group resumes the first, trains the second and leaves the
+    // finished one alone: every seed ends finished, in one run each.
+    const QString store = db(QStringLiteral("group-resume.db"));
+    const Result r = cli({QStringLiteral("train"), QStringLiteral("--db"), store, QStringLiteral("--models"),
+                          QStringLiteral("dqn"), QStringLiteral("--steps"), QStringLiteral("300"), QStringLiteral("--seeds"),
+                          QStringLiteral("1,2,3"), QStringLiteral("--jobs"), QStringLiteral("2"), QStringLiteral("--json")});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const std::int64_t group = r.json().value(QStringLiteral("group_id")).toInt();
+    std::map<std::int64_t, foxhunt::RunInfo> before;
+    {
+        foxhunt::BarStore bars(store.toStdString());
+        foxhunt::RunStore runs(bars);
+        for (const foxhunt::RunInfo& run : runs.groupMembers(group)) before[run.groupMember] = run;
+        QCOMPARE(before.size(), std::size_t(3));
+        runs.setStatus(before[2].id, foxhunt::RunStatus::Interrupted, "the process running it ended unexpectedly");
+        runs.deleteRun(before[3].id);
+        runs.setGroupStatus(group, foxhunt::RunStatus::Interrupted);
+    }
+    const Result listed = cli({QStringLiteral("groups"), QStringLiteral("--db"), store, QStringLiteral("--json")});
+    const QJsonObject g = listed.json().value(QStringLiteral("groups")).toArray().at(0).toObject();
+    QCOMPARE(g.value(QStringLiteral("status")).toString(), QStringLiteral("interrupted"));
+    QCOMPARE(g.value(QStringLiteral("members")).toArray().at(2).toObject().value(QStringLiteral("status")).toString(),
+             QStringLiteral("pending"));
+
+    const Result resumed = cli({QStringLiteral("train"), QStringLiteral("--db"), store, QStringLiteral("--resume-group"),
+                                QString::number(group), QStringLiteral("--json")});
+    QVERIFY2(resumed.exitCode == 0, resumed.err.constData());
+    QCOMPARE(resumed.json().value(QStringLiteral("status")).toString(), QStringLiteral("finished"));
+    foxhunt::BarStore bars(store.toStdString());
+    foxhunt::RunStore runs(bars);
+    QCOMPARE(runs.runs().size(), std::size_t(3)); // no seed trained twice
+    std::map<std::int64_t, foxhunt::RunInfo> after;
+    for (const foxhunt::RunInfo& run : runs.groupMembers(group)) {
+        QVERIFY2(run.status == foxhunt::RunStatus::Finished, run.error.c_str());
+        QVERIFY(after.emplace(run.groupMember, run).second);
+    }
+    QCOMPARE(after.size(), std::size_t(3));
+    QCOMPARE(after[1].id, before[1].id);
+    QCOMPARE(after[1].finishedNs, before[1].finishedNs); // finished: not run again
+    QCOMPARE(after[2].id, before[2].id);                 // resumed in its own run
+    QVERIFY(after[2].finishedNs > before[2].finishedNs);
+    QVERIFY(after[3].uuid != before[3].uuid);            // trained afresh (SQLite may give it the freed id)
+    QVERIFY(after[3].createdNs > before[3].finishedNs);
+    QCOMPARE(nlohmann::json::parse(after[3].configJson).at("seed").get<std::int64_t>(), std::int64_t(3));
+    QVERIFY(runs.group(group)->status == foxhunt::RunStatus::Finished);
+    // A finished group has nothing left to do.
+    const Result again = cli({QStringLiteral("train"), QStringLiteral("--db"), store, QStringLiteral("--resume-group"),
+                              QString::number(group)});
+    QVERIFY2(again.exitCode == 0, again.err.constData());
+    QCOMPARE(runs.runs().size(), std::size_t(3));
+}
+
 void TestCli::badTrainSettingsAreRefused_data()
 {
     QTest::addColumn<QStringList>("args");
@@ -487,6 +614,11 @@ void TestCli::badTrainSettingsAreRefused_data()
     QTest::newRow("timeout -1") << QStringList{"--timeout", "-1"} << none << "--timeout";
     QTest::newRow("resume -1") << QStringList{"--resume", "-1"} << none << "--resume";
     QTest::newRow("speed abc") << QStringList{"--speed", "abc"} << none << "--speed is max or a positive";
+    QTest::newRow("seeds abc") << QStringList{"--seeds", "abc"} << none << "--seeds takes seeds like 1-5";
+    QTest::newRow("seeds downwards") << QStringList{"--seeds", "3-1"} << none << "must run upwards";
+    QTest::newRow("seeds twice") << QStringList{"--seeds", "1-3,2"} << none << "names a seed twice";
+    QTest::newRow("seeds with seed") << QStringList{"--seeds", "1-2", "--seed", "4"} << none << "--seed does not go with";
+    QTest::newRow("seeds bad config") << QStringList{"--seeds", "1-2"} << QByteArray(R"({"stepz": 10})") << "unknown key stepz";
     QTest::newRow("config seed -1") << QStringList{} << QByteArray(R"({"seed": -1})") << "seed must be a whole number";
     QTest::newRow("config steps 1e300") << QStringList{} << QByteArray(R"({"steps": 1e300})") << "steps must be a whole number";
     QTest::newRow("config unknown top-level key") << QStringList{} << QByteArray(R"({"stepz": 10})") << "unknown key stepz";
