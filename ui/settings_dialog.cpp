@@ -9,13 +9,13 @@
 #include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFormLayout>
-#include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSignalBlocker>
 #include <QSpinBox>
+#include <QTabWidget>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -62,8 +62,11 @@ SettingsDialog::SettingsDialog(const AppSettings& current, QWidget* parent) : QD
     auto* note = new QLabel(tr("Changes apply to the next run; a running run keeps what it started with."));
     note->setWordWrap(true);
     layout->addWidget(note);
+    // One page per section: all four stacked were taller than a 768-pixel screen.
+    auto* tabs = named(new QTabWidget, "settingsTabs");
+    layout->addWidget(tabs);
 
-    auto* compute = new QGroupBox(tr("Compute"));
+    auto* compute = new QWidget;
     auto* computeForm = new QFormLayout(compute);
     auto* machine = named(new QLabel(QString::fromStdString(machineSummary())), "machineSummary");
     machine->setWordWrap(true);
@@ -91,9 +94,9 @@ SettingsDialog::SettingsDialog(const AppSettings& current, QWidget* parent) : QD
                                    "fails the run, and the error names its rank"));
     computeForm->addRow(tr("Worker timeout"), m_workerTimeout);
     connect(m_workers, &QSpinBox::valueChanged, this, [this](int n) { m_workerTimeout->setEnabled(n > 1); });
-    layout->addWidget(compute);
+    tabs->addTab(compute, tr("Compute"));
 
-    auto* amp = new QGroupBox(tr("Mixed precision (AMP)"));
+    auto* amp = new QWidget;
     auto* ampForm = new QFormLayout(amp);
     m_preset = named(new QComboBox, "ampPreset");
     m_preset->addItem(tr("Custom"));
@@ -130,9 +133,9 @@ SettingsDialog::SettingsDialog(const AppSettings& current, QWidget* parent) : QD
     m_precisionNote->setMinimumHeight(m_precisionNote->fontMetrics().lineSpacing() * 3);
     m_precisionNote->setAlignment(Qt::AlignLeft | Qt::AlignTop);
     ampForm->addRow(m_precisionNote);
-    layout->addWidget(amp);
+    tabs->addTab(amp, tr("Mixed precision (AMP)"));
 
-    auto* int8 = new QGroupBox(tr("INT8 inference"));
+    auto* int8 = new QWidget;
     auto* int8Form = new QFormLayout(int8);
     m_int8 = named(new QCheckBox(tr("Keep an INT8 copy of each model, checked against FP32")), "int8Enabled");
     int8Form->addRow(tr("INT8"), m_int8);
@@ -166,9 +169,9 @@ SettingsDialog::SettingsDialog(const AppSettings& current, QWidget* parent) : QD
     int8Form->addRow(tr("Memory budget"), m_memoryBudget);
     m_memoryBudgetWarn = named(new QCheckBox(tr("Only warn when over (else refuse to start)")), "memoryBudgetWarn");
     int8Form->addRow(QString(), m_memoryBudgetWarn);
-    layout->addWidget(int8);
+    tabs->addTab(int8, tr("INT8 inference"));
 
-    auto* app = new QGroupBox(tr("Run and display"));
+    auto* app = new QWidget;
     auto* appForm = new QFormLayout(app);
     m_ensemble = named(new QCheckBox(tr("Feed the forecasters' median forecasts to the agents")), "ensemble");
     appForm->addRow(tr("Ensemble"), m_ensemble);
@@ -191,7 +194,7 @@ SettingsDialog::SettingsDialog(const AppSettings& current, QWidget* parent) : QD
     m_palette->addItem(tr("Light"), toString(PaletteChoice::Light));
     m_palette->addItem(tr("Dark"), toString(PaletteChoice::Dark));
     appForm->addRow(tr("Palette"), m_palette);
-    layout->addWidget(app);
+    tabs->addTab(app, tr("Run and display"));
 
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel | QDialogButtonBox::RestoreDefaults);
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);

@@ -30,6 +30,7 @@
 #include <QSplitter>
 #include <QStyle>
 #include <QTemporaryDir>
+#include <QTabWidget>
 #include <QTest>
 
 #include <nlohmann/json.hpp>
@@ -50,6 +51,7 @@ private Q_SLOTS:
     void presetsAndEngineVerdict_data();
     void presetsAndEngineVerdict();
     void dialogChoicesReachStoredRun();
+    void dialogFitsSmallScreen();
     void workersReachNextRunConfig_data();
     void workersReachNextRunConfig();
     void fp16OnCpuIsRefusedWithReason();
@@ -181,6 +183,20 @@ void TestSettings::presetsAndEngineVerdict()
         d.findChild<QSpinBox*>(QStringLiteral("growthInterval"))->setValue(1234);
         if (s.precision.amp.dynamic_loss_scale) QCOMPARE(box->currentIndex(), 0);
     }
+}
+
+void TestSettings::dialogFitsSmallScreen()
+{
+    // A 768-pixel screen less its panel and the title bar: the dialog at the default font fits.
+    SettingsDialog d(quietSettings());
+    QVERIFY2(d.sizeHint().height() <= 700, qPrintable(QString::number(d.sizeHint().height())));
+    d.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&d));
+    QVERIFY2(d.height() <= 700, qPrintable(QString::number(d.height())));
+    // Every section is still there, a page each.
+    auto* tabs = d.findChild<QTabWidget*>(QStringLiteral("settingsTabs"));
+    QVERIFY(tabs);
+    QCOMPARE(tabs->count(), 4);
 }
 
 void TestSettings::dialogChoicesReachStoredRun()
