@@ -58,6 +58,6 @@ int main(int argc, char** argv)
     }
     foxhunt::MainWindow window(db);
     window.show();
-    if (!parser.positionalArguments().isEmpty()) window.importFiles(parser.positionalArguments());
+    if (!parser.positionalArguments().isEmpty()) window.importFromCommandLine(parser.positionalArguments());
     return app.exec();
 }

@@ -11,6 +11,7 @@
 #include "ui/import_controller.h"
 #include "ui/import_report.h"
 #include "ui/run_history.h"
+#include "ui/series_label.h"
 
 #include "engine/data/market_time.h"
 #include "engine/session/devices.h"
@@ -62,16 +63,6 @@ namespace {
 
 enum SeriesColumn { ColSymbol, ColKind, ColDataset, ColInterval, ColBars, ColFrom, ColTo, ColCount };
 
-QString intervalText(std::int64_t ns)
-{
-    const std::int64_t s = ns / kNsPerSecond;
-    if (s <= 0) return QStringLiteral("?");
-    if (s % 86400 == 0) return QStringLiteral("%1 d").arg(s / 86400);
-    if (s % 3600 == 0) return QStringLiteral("%1 h").arg(s / 3600);
-    if (s % 60 == 0) return QStringLiteral("%1 min").arg(s / 60);
-    return QStringLiteral("%1 s").arg(s);
-}
-
 } // namespace
 
 MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
@@ -97,6 +88,11 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
     connect(m_training.get(), &TrainingController::started, this, [this](qint64 runId) { m_runId = runId; });
     connect(m_training.get(), &TrainingController::samples, this, &MainWindow::onRunSamples);
     connect(m_training.get(), &TrainingController::finished, this, &MainWindow::onTrainingFinished);
+    // Paused, resumed or stopping: the actions and the status bar say so at once, not at the next refresh.
+    connect(m_training.get(), &TrainingController::stateChanged, this, [this] {
+        updateTrainingActions();
+        updateRunStatus();
+    });
     updateTrainingActions();
     addRunHistory();
 
@@ -137,7 +133,6 @@ void MainWindow::buildMenus()
     m_startAction->setShortcut(QKeySequence(QStringLiteral("Ctrl+R")));
     m_pauseAction = training->addAction(tr("&Pause"), this, [this] {
         if (m_training->paused()) m_training->resume(); else m_training->pause();
-        updateTrainingActions();
     });
     // Ctrl+P and Ctrl+T are Print and New tab everywhere else; these do not take them.
     m_pauseAction->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+P")));
@@ -214,6 +209,7 @@ void MainWindow::buildCentral()
     vertical->setStretchFactor(0, 4);
     vertical->setStretchFactor(1, 1);
     m_tabs = new QTabWidget;
+    m_tabs->setObjectName(QStringLiteral("mainTabs"));
     auto* dataTab = new QWidget;
     auto* dataLayout = new QVBoxLayout(dataTab);
     dataLayout->setContentsMargins(0, 0, 0, 0);
@@ -242,6 +238,7 @@ void MainWindow::buildCentral()
         statusBar()->showMessage(tr("Cancelling the import..."));
     });
     m_statusRun = new QLabel;
+    m_statusRun->setObjectName(QStringLiteral("statusRun"));
     statusBar()->addPermanentWidget(m_statusRun);
     statusBar()->addPermanentWidget(m_progress);
     statusBar()->addPermanentWidget(m_importCancel);
@@ -308,10 +305,12 @@ void MainWindow::updateTrainingActions()
 {
     const bool running = m_training->running();
     m_startAction->setEnabled(!running);
-    m_pauseAction->setEnabled(running);
     m_pauseAction->setText(m_training->paused() ? tr("&Resume") : tr("&Pause"));
-    m_stepAction->setEnabled(running && m_training->paused());
-    m_stopAction->setEnabled(running);
+    // Stopping takes a few seconds (the run stores what it has): nothing more to ask of it meanwhile.
+    const bool stopping = m_training->stopping();
+    m_pauseAction->setEnabled(running && !stopping);
+    m_stepAction->setEnabled(running && !stopping && m_training->paused());
+    m_stopAction->setEnabled(running && !stopping);
 }
 
 void MainWindow::onTrainingFinished(const QString& status, const QString& error)
@@ -358,7 +357,16 @@ void MainWindow::refreshSeries()
         set(ColTo, s.barCount ? QString::fromStdString(formatUtc(s.lastTs)) : QString());
         if (s.id == selectedId) selectRow = row;
     }
-    if (m_trainingTab) m_trainingTab->setSeries(all);
+    if (m_trainingTab) {
+        // "Default" names the series a run would take, so its range bounds the dates too.
+        std::optional<SeriesInfo> fallback;
+        try {
+            if (!all.empty()) fallback = chooseSeries(*m_store, std::string());
+        } catch (const std::exception&) {
+            // A store that cannot say: Default stays unnamed.
+        }
+        m_trainingTab->setSeries(all, fallback ? fallback->id : 0);
+    }
     m_banner->setVisible(showingSyntheticOnly());
     m_statusSeries->setText(tr("%n series", nullptr, static_cast<int>(all.size())));
     if (selectRow >= 0) m_seriesTable->selectRow(selectRow);
@@ -401,6 +409,13 @@ bool MainWindow::importFiles(const QStringList& files)
     m_importCancel->setEnabled(true);
     m_importCancel->setVisible(true);
     return true;
+}
+
+bool MainWindow::importFromCommandLine(const QStringList& files)
+{
+    // The per-file report is on the Data tab, whichever tab the last session ended on.
+    m_tabs->setCurrentIndex(kDataTab);
+    return importFiles(files);
 }
 
 void MainWindow::openImportDialog()
@@ -470,6 +485,12 @@ void MainWindow::onImportFinished()
     statusBar()->showMessage(failed ? tr("Import finished: %1 file(s) rejected").arg(failed) : tr("Import finished"),
                              10000);
     refreshSeries();
+    // The series the batch stored (its first file's main one) is what the next run is meant for.
+    for (const ImportOutcome& o : m_import->outcomes())
+        if (o.ok && !o.result.seriesIds.empty()) {
+            m_trainingTab->selectSeries(o.result.seriesIds.front());
+            break;
+        }
     if (failed && isVisible() && !qEnvironmentVariableIsSet("FOXHUNT_NO_DIALOGS"))
         QMessageBox::warning(this, tr("Import"), m_lastReport);
     Q_EMIT importReportReady(m_lastReport);

@@ -56,8 +56,13 @@ public:
     explicit MainWindow(const QString& databasePath, QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    /// Imports the files on the worker thread (what the dialog and drops call).
+    /// Imports the files on the worker thread (what the dialog and drops call). When the batch is
+    /// done, the Training tab's Series box selects the series it stored.
     bool importFiles(const QStringList& files);
+    /// `foxhunt FILE...`: shows the Data tab (with the per-file import report) and imports the files.
+    bool importFromCommandLine(const QStringList& files);
+    /// The tabs, in order.
+    enum Tab { kDataTab = 0, kTrainingTab = 1, kRunsTab = 2 };
     /// Reloads the series list from the store.
     void refreshSeries();
     /// Number of series listed.

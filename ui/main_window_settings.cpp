@@ -194,7 +194,13 @@ void MainWindow::updateRunStatus()
         m_statusEta->setText(total > 0 ? tr("ETA -") : QString());
     m_statusStep->setText(total > 0 ? tr("bar %1 / %2").arg(tick).arg(total) : tr("bar %1").arg(tick));
     m_statusDevice->setText(runSummary());
-    if (m_runId > 0) m_statusRun->setText(tr("run %1").arg(m_runId));
+    const QString run = m_runId > 0 ? tr("run %1").arg(m_runId) : tr("training");
+    if (m_training->stopping())
+        m_statusRun->setText(tr("%1 · Stopping…").arg(run));
+    else if (m_training->paused())
+        m_statusRun->setText(tr("%1 · Paused").arg(run));
+    else
+        m_statusRun->setText(m_runId > 0 ? run : tr("training..."));
 }
 
 QString MainWindow::runSummary() const
@@ -269,11 +275,13 @@ void MainWindow::saveLayout() const
     s.setValue(QStringLiteral("dashboard/smoothing"), m_dashboard->smoothing());
     s.setValue(QStringLiteral("dashboard/ignoreOutliers"), m_dashboard->ignoresOutliers());
     s.endGroup();
+    m_trainingTab->saveState(s); // the next run's form, as the user left it
 }
 
 bool MainWindow::restoreLayout()
 {
     QSettings s;
+    m_trainingTab->restoreState(s);
     s.beginGroup(QStringLiteral("window"));
     if (!s.contains(QStringLiteral("geometry"))) return false;
     restoreGeometry(s.value(QStringLiteral("geometry")).toByteArray());

@@ -3,6 +3,7 @@
 
 #include "ui/dashboard.h"
 #include "ui/run_compare.h"
+#include "ui/series_label.h"
 
 #include "ui/report_export.h"
 
@@ -370,6 +371,13 @@ void RunHistory::refresh()
         m_status->setText(tr("Cannot read runs: %1").arg(QString::fromStdString(e.what())));
     }
     const std::int64_t now = wallClockNs();
+    // Series named as the Series box names them (two ES series differ by interval and range).
+    std::map<std::int64_t, QString> seriesLabels;
+    try {
+        for (const SeriesInfo& s : m_store->series()) seriesLabels.emplace(s.id, seriesLabel(s));
+    } catch (const std::exception&) {
+        // Symbols only, as stored with the runs.
+    }
     for (const RunInfo& r : runs) {
         const QJsonObject config = configOf(r);
         const QStringList models = modelsIn(config);
@@ -394,7 +402,9 @@ void RunHistory::refresh()
         add(created.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")), QVariant::fromValue<qint64>(r.createdNs));
         add(QString::fromStdString(toString(r.status)), QString::fromStdString(toString(r.status)));
         add(models.join(QStringLiteral(", ")), models.join(QLatin1Char(',')));
-        add(QString::fromStdString(r.series), QString::fromStdString(r.series));
+        const auto label = seriesLabels.find(r.seriesId);
+        const QString series = label != seriesLabels.end() ? label->second : QString::fromStdString(r.series);
+        add(series, series);
         add(steps > 0 ? QLocale().toString(steps) : QString(), QVariant::fromValue<qint64>(steps));
         add(durationText(duration), QVariant::fromValue<qint64>(duration));
         RunSummary summary;

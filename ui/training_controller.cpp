@@ -14,6 +14,7 @@ TrainingController::TrainingController(QString databasePath, QObject* parent)
     // The GUI and the CLI are installed side by side; naming it here keeps the choice visible.
     if (QCoreApplication::instance())
         m_workerProgram = QCoreApplication::applicationDirPath() + QStringLiteral("/foxhunt-cli");
+    m_monotonic.start();
     m_timer.setSingleShot(true);
     m_timer.setInterval(100);
     connect(&m_timer, &QTimer::timeout, this, &TrainingController::drain);
@@ -37,7 +38,8 @@ bool TrainingController::start(const SessionConfig& config, qint64 resumeRunId)
     m_session->setWorkerProgram(m_workerProgram.toStdString());
     m_announced = false;
     m_timings.clear();
-    m_elapsed.start();
+    m_stopping = false;
+    m_clock.start(m_monotonic.elapsed());
     // Payload-free notification from the worker: arm the drain timer on the UI thread.
     m_session->setSamplesReadyCallback([this] {
         QMetaObject::invokeMethod(this, [this] {
@@ -55,12 +57,18 @@ bool TrainingController::start(const SessionConfig& config, qint64 resumeRunId)
 
 void TrainingController::pause()
 {
-    if (m_session) m_session->pause();
+    if (!m_session || m_stopping) return;
+    m_session->pause();
+    m_clock.pause(m_monotonic.elapsed());
+    Q_EMIT stateChanged();
 }
 
 void TrainingController::resume()
 {
-    if (m_session) m_session->resume();
+    if (!m_session || m_stopping) return;
+    m_session->resume();
+    m_clock.resume(m_monotonic.elapsed());
+    Q_EMIT stateChanged();
 }
 
 void TrainingController::step()
@@ -70,7 +78,10 @@ void TrainingController::step()
 
 void TrainingController::stop()
 {
-    if (m_session) m_session->stop();
+    if (!m_session || m_stopping) return;
+    m_stopping = true;
+    m_session->stop();
+    Q_EMIT stateChanged();
 }
 
 bool TrainingController::paused() const { return m_session && m_session->paused(); }
@@ -105,8 +116,8 @@ void TrainingController::drain()
 void TrainingController::onWorkerDone(SessionResult result)
 {
     drain();
-    m_lastElapsedMs = m_elapsed.elapsed();
-    m_elapsed.invalidate();
+    m_clock.stop(m_monotonic.elapsed());
+    m_stopping = false;
     // Kept for the status bar once the session is gone (a short run may end between two refreshes).
     m_lastTick = m_session->progress().tick.load();
     m_lastTotalTicks = m_session->progress().totalTicks.load();

@@ -17,6 +17,35 @@
 
 namespace foxhunt {
 
+/// A run's elapsed time that stands still while the run is paused. Times are the caller's
+/// milliseconds on one monotonic clock, so a test can drive it by hand.
+class PausableClock {
+public:
+    void start(qint64 nowMs) { m_banked = 0; m_since = nowMs; m_running = true; m_started = true; }
+    void pause(qint64 nowMs)
+    {
+        if (!m_running) return;
+        m_banked += nowMs - m_since;
+        m_running = false;
+    }
+    void resume(qint64 nowMs)
+    {
+        if (m_running || !m_started) return;
+        m_since = nowMs;
+        m_running = true;
+    }
+    /// Freezes the figure for good (the run ended).
+    void stop(qint64 nowMs) { pause(nowMs); m_started = false; }
+    qint64 elapsedMs(qint64 nowMs) const { return m_banked + (m_running ? nowMs - m_since : 0); }
+    bool ticking() const { return m_running; }
+
+private:
+    qint64 m_banked = 0; ///< time run before the last pause
+    qint64 m_since = 0;  ///< when it last started ticking
+    bool m_running = false;
+    bool m_started = false;
+};
+
 /// Runs one training session at a time, off the UI thread.
 class TrainingController : public QObject {
     Q_OBJECT
@@ -33,13 +62,15 @@ public:
     /// Asks the worker to stop; finished() follows once it has stored what it has.
     void stop();
     bool running() const { return m_session != nullptr; }
+    /// Between stop() and finished(): the run is storing what it has.
+    bool stopping() const { return m_session != nullptr && m_stopping; }
     bool paused() const;
     /// Bars replayed so far in the running session.
     long long tick() const;
     /// Bars the running session will replay (0 until it has loaded its series).
     long long totalTicks() const;
-    /// Milliseconds since the running (or last) session started.
-    qint64 elapsedMs() const { return m_elapsed.isValid() ? m_elapsed.elapsed() : m_lastElapsedMs; }
+    /// Milliseconds the running (or last) session has run, not counting the time it was paused.
+    qint64 elapsedMs() const { return m_clock.elapsedMs(m_monotonic.elapsed()); }
     /// The config the running (or last) session was started with.
     const SessionConfig& runConfig() const { return m_runConfig; }
     /// Replay pace applied live to the running session and to the next one: 0 = max, N = N x real time.
@@ -68,6 +99,8 @@ Q_SIGNALS:
     void samples(const foxhunt::MetricBatch& batch);
     /// The session ended: status "finished", "stopped" or "failed", with the error if any.
     void finished(const QString& status, const QString& error);
+    /// pause(), resume() or stop() changed paused() or stopping().
+    void stateChanged();
 
 private:
     void drain();
@@ -82,8 +115,9 @@ private:
     bool m_announced = false;
     SessionConfig m_runConfig;
     double m_speed = 0.0;
-    QElapsedTimer m_elapsed;
-    qint64 m_lastElapsedMs = 0;
+    QElapsedTimer m_monotonic; ///< started once; PausableClock reads it
+    PausableClock m_clock;
+    bool m_stopping = false;
     long long m_lastTick = 0;       ///< progress of the last finished session
     long long m_lastTotalTicks = 0;
     HandlerTimings m_timings;

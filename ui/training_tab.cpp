@@ -2,6 +2,7 @@
 #include "ui/training_tab.h"
 
 #include "ui/dashboard.h"
+#include "ui/series_label.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -14,6 +15,8 @@
 #include <QLabel>
 #include <QPair>
 #include <QScrollArea>
+#include <QSettings>
+#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
@@ -42,6 +45,10 @@ TrainingTab::TrainingTab(QWidget* parent) : QWidget(parent)
     }
     form->addRow(tr("Models"), models);
     m_trainSeries = new QComboBox;
+    m_trainSeries->setObjectName(QStringLiteral("trainSeries"));
+    // Long labels (symbol, interval, range) must not widen the form past its maximum.
+    m_trainSeries->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_trainSeries->setMinimumContentsLength(20);
     form->addRow(tr("Series"), m_trainSeries);
     m_steps = new QSpinBox;
     m_steps->setRange(1, 100'000'000);
@@ -67,6 +74,7 @@ TrainingTab::TrainingTab(QWidget* parent) : QWidget(parent)
     }
     form->addRow(tr("From"), m_fromDate);
     form->addRow(tr("To"), m_toDate);
+    connect(m_trainSeries, &QComboBox::currentIndexChanged, this, &TrainingTab::applySeriesRange);
 
     // Presets set the network sizes; the key hyperparameters below can be edited on top.
     const SessionConfig defaults = SessionConfig::defaults();
@@ -164,15 +172,107 @@ SessionConfig TrainingTab::presetConfig() const
     return c;
 }
 
-void TrainingTab::setSeries(const std::vector<SeriesInfo>& all)
+namespace {
+constexpr int kFirstDayRole = Qt::UserRole + 1;
+constexpr int kLastDayRole = Qt::UserRole + 2;
+} // namespace
+
+void TrainingTab::setSeries(const std::vector<SeriesInfo>& all, std::int64_t defaultId)
 {
     const QString current = m_trainSeries->currentData().toString();
-    m_trainSeries->clear();
-    m_trainSeries->addItem(tr("Default (first real, else synthetic)"), QString());
-    for (const SeriesInfo& s : all)
-        m_trainSeries->addItem(QString::fromStdString(s.symbol) + (s.synthetic() ? tr(" (synthetic)") : QString()),
-                               QString::number(s.id));
-    m_trainSeries->setCurrentIndex(std::max(0, m_trainSeries->findData(current)));
+    {
+        // One range change, for the series chosen at the end, not one per item on the way.
+        const QSignalBlocker blocker(m_trainSeries);
+        m_trainSeries->clear();
+        m_trainSeries->addItem(tr("Default (first real, else synthetic)"), QString());
+        for (const SeriesInfo& s : all) {
+            const QString label = seriesLabel(s);
+            const auto [first, last] = seriesTradingDays(s);
+            m_trainSeries->addItem(label, QString::number(s.id));
+            const int row = m_trainSeries->count() - 1;
+            m_trainSeries->setItemData(row, label, Qt::ToolTipRole);
+            m_trainSeries->setItemData(row, first, kFirstDayRole);
+            m_trainSeries->setItemData(row, last, kLastDayRole);
+            if (s.id == defaultId) {
+                m_trainSeries->setItemText(0, tr("Default (%1)").arg(label));
+                m_trainSeries->setItemData(0, first, kFirstDayRole);
+                m_trainSeries->setItemData(0, last, kLastDayRole);
+            }
+        }
+        m_trainSeries->setCurrentIndex(std::max(0, m_trainSeries->findData(current)));
+    }
+    applySeriesRange();
+}
+
+bool TrainingTab::selectSeries(std::int64_t id)
+{
+    const int row = m_trainSeries->findData(QString::number(id));
+    if (row < 0) return false;
+    m_trainSeries->setCurrentIndex(row);
+    return true;
+}
+
+void TrainingTab::applySeriesRange()
+{
+    const QDate first = m_trainSeries->currentData(kFirstDayRole).toDate();
+    const QDate last = m_trainSeries->currentData(kLastDayRole).toDate();
+    for (QDateEdit* edit : {m_fromDate, m_toDate}) {
+        if (first.isValid() && last.isValid()) {
+            edit->setDateRange(first, last); // moves a date outside it to the nearer end
+        } else {
+            edit->clearMinimumDate();
+            edit->clearMaximumDate();
+        }
+    }
+}
+
+void TrainingTab::saveState(QSettings& s) const
+{
+    s.beginGroup(QStringLiteral("training"));
+    QStringList models;
+    for (QCheckBox* box : m_modelBoxes)
+        if (box->isChecked()) models << box->property("model").toString();
+    s.setValue(QStringLiteral("models"), models);
+    s.setValue(QStringLiteral("series"), m_trainSeries->currentData().toString());
+    s.setValue(QStringLiteral("steps"), m_steps->value());
+    s.setValue(QStringLiteral("seed"), m_seed->value());
+    s.setValue(QStringLiteral("whole_series"), m_wholeSeries->isChecked());
+    s.setValue(QStringLiteral("from"), m_fromDate->date().toString(Qt::ISODate));
+    s.setValue(QStringLiteral("to"), m_toDate->date().toString(Qt::ISODate));
+    s.setValue(QStringLiteral("preset"), m_preset->currentData().toString());
+    s.setValue(QStringLiteral("agent_learning_rate"), m_agentLearningRate->value());
+    s.setValue(QStringLiteral("forecaster_learning_rate"), m_forecasterLearningRate->value());
+    s.setValue(QStringLiteral("past_length"), m_pastLength->value());
+    s.endGroup();
+}
+
+void TrainingTab::restoreState(const QSettings& s)
+{
+    const auto get = [&s](const char* key) { return s.value(QStringLiteral("training/") + QLatin1String(key)); };
+    if (const QVariant v = get("models"); v.isValid()) setModels(v.toStringList());
+    // A series deleted since keeps Default.
+    if (const QVariant v = get("series"); v.isValid())
+        if (const int row = m_trainSeries->findData(v.toString()); row >= 0) m_trainSeries->setCurrentIndex(row);
+    const auto setInt = [&](const char* key, QSpinBox* box) {
+        bool ok = false;
+        const int v = get(key).toInt(&ok);
+        if (ok && v >= box->minimum() && v <= box->maximum()) box->setValue(v);
+    };
+    setInt("steps", m_steps);
+    setInt("seed", m_seed);
+    if (const QVariant v = get("whole_series"); v.isValid()) m_wholeSeries->setChecked(v.toBool());
+    // After the series: its range clamps dates that no longer fit.
+    for (auto [key, edit] : {std::pair{"from", m_fromDate}, std::pair{"to", m_toDate}})
+        if (const QDate d = QDate::fromString(get(key).toString(), Qt::ISODate); d.isValid()) edit->setDate(d);
+    // The preset sets the window; a window saved by hand comes after it.
+    if (const int row = m_preset->findData(get("preset").toString()); row >= 0) m_preset->setCurrentIndex(row);
+    for (auto [key, box] : {std::pair{"agent_learning_rate", m_agentLearningRate},
+                            std::pair{"forecaster_learning_rate", m_forecasterLearningRate}}) {
+        bool ok = false;
+        const double v = get(key).toDouble(&ok);
+        if (ok && v >= box->minimum() && v <= box->maximum()) box->setValue(v);
+    }
+    setInt("past_length", m_pastLength);
 }
 
 void TrainingTab::setNextRunSummary(const QString& text) { m_nextRunSummary->setText(text); }

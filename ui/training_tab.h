@@ -15,6 +15,7 @@
 #include <vector>
 
 QT_BEGIN_NAMESPACE
+class QSettings;
 class QCheckBox;
 class QComboBox;
 class QDateEdit;
@@ -36,8 +37,19 @@ public:
     void setModels(const QStringList& models);
     /// Steps per model of the next run.
     void setSteps(int steps);
-    /// Lists the stored series to train on after "Default"; the chosen one stays chosen while listed.
-    void setSeries(const std::vector<SeriesInfo>& all);
+    /// Lists the stored series to train on after "Default" (which names the series `defaultId`, the one a
+    /// run takes when none is chosen); the chosen one stays chosen while listed. Each is shown by
+    /// seriesLabel() (symbol, interval, trading days).
+    void setSeries(const std::vector<SeriesInfo>& all, std::int64_t defaultId = 0);
+    /// Chooses stored series `id` in the Series box; false when it is not listed.
+    bool selectSeries(std::int64_t id);
+    /// The Series box.
+    QComboBox* seriesBox() const { return m_trainSeries; }
+    /// Writes the form (models, series, steps, seed, date range, preset, learning rates, window) to the
+    /// "training/" group.
+    void saveState(QSettings& settings) const;
+    /// Restores what saveState() wrote; keys that are missing or no longer fit keep the form's values.
+    void restoreState(const QSettings& settings);
     /// What the controls give the next run, before Settings are applied.
     SessionConfig config() const;
     /// The model preset chosen (Default, Small and fast, Seed scale).
@@ -57,6 +69,9 @@ public:
     Dashboard* dashboard() const { return m_dashboard; }
 
 private:
+    /// Bounds From/To by the chosen series' first and last trading days (clamping them into it).
+    void applySeriesRange();
+
     Dashboard* m_dashboard = nullptr;
     QList<QCheckBox*> m_modelBoxes;
     QSpinBox* m_steps = nullptr;

@@ -8,8 +8,15 @@
 #include "ui/training_controller.h"
 #include "ui/import_controller.h"
 #include "ui/main_window.h"
+#include "ui/run_history.h"
+#include "ui/training_tab.h"
+
+#include "engine/store/bar_store.h"
+#include "engine/store/run_store.h"
 
 #include <QComboBox>
+#include <QElapsedTimer>
+#include <QLabel>
 #include <QDropEvent>
 #include <QAction>
 #include <QFile>
@@ -50,6 +57,10 @@ private Q_SLOTS:
     void boundedSeriesStaysBounded();
     void aboutShowsLicenceAndThirdParties();
     void desktopHabits();
+    void sameSymbolSeriesAreToldApart();
+    void pausedClockStandsStill();
+    void pauseAndStopAreShown();
+    void importsShowTheirReportAndSeries();
 
 private:
     static QString realFile(const char* name) { return QStringLiteral(FOXHUNT_REAL_DATA_DIR "/") + QLatin1String(name); }
@@ -338,6 +349,143 @@ void TestMainWindow::desktopHabits()
     bool deleteKey = false;
     for (const QShortcut* sc : w.findChildren<QShortcut*>()) deleteKey |= sc->key() == QKeySequence(QKeySequence::Delete);
     QVERIFY(deleteKey);
+}
+
+void TestMainWindow::sameSymbolSeriesAreToldApart()
+{
+    // Two vendor CSVs of the same contract, one at 1 minute and one at 5: same symbol, other bars.
+    const QString path = m_dir.filePath(QStringLiteral("twins.db"));
+    std::int64_t oneMinuteRun = 0, fiveMinuteRun = 0;
+    {
+        foxhunt::BarStore store(path.toStdString());
+        const auto bars = [](std::int64_t firstTs, std::int64_t interval, int n) {
+            std::vector<foxhunt::Bar> out;
+            for (int i = 0; i < n; ++i) {
+                const std::int64_t price = 4700'000'000'000 + i * 250'000'000LL;
+                out.push_back({firstTs + i * interval, price, price + 250'000'000, price - 250'000'000, price, 10, 0});
+            }
+            return out;
+        };
+        // 2024-01-02 15:00 UTC (a Tuesday session) and 2024-03-28 15:00 UTC.
+        const std::int64_t jan2 = 1704207600LL * foxhunt::kNsPerSecond;
+        const std::int64_t mar28 = 1711638000LL * foxhunt::kNsPerSecond;
+        const std::int64_t minute = foxhunt::kNsPerMinute;
+        const std::int64_t a = store.storeSeries("ES.FUT", "csv", foxhunt::SeriesKind::Series, minute, bars(jan2, minute, 30));
+        const std::int64_t b = store.storeSeries("ES.FUT", "csv", foxhunt::SeriesKind::Series, 5 * minute,
+                                                 bars(mar28, 5 * minute, 30));
+        QVERIFY(a != b);
+        foxhunt::RunStore runs(store);
+        for (auto [id, run] : {std::pair{a, &oneMinuteRun}, std::pair{b, &fiveMinuteRun}}) {
+            const foxhunt::SeriesInfo info = *store.findSeries(std::to_string(id));
+            *run = runs.createRun("twin", R"({"models":["dqn"],"steps":10})", info, info.firstTs, info.lastTs, "{}");
+        }
+    }
+    MainWindow w(path);
+    QComboBox* box = w.trainingTab()->seriesBox();
+    QStringList texts;
+    for (int i = 1; i < box->count(); ++i) texts << box->itemText(i);
+    QVERIFY2(texts.contains(QStringLiteral("ES.FUT · 1 min · 2024-01-02 – 2024-01-02")), qPrintable(texts.join('\n')));
+    QVERIFY2(texts.contains(QStringLiteral("ES.FUT · 5 min · 2024-03-28 – 2024-03-28")), qPrintable(texts.join('\n')));
+    const QString one = w.runHistory()->cellText(oneMinuteRun, foxhunt::RunHistory::ColSeries);
+    const QString five = w.runHistory()->cellText(fiveMinuteRun, foxhunt::RunHistory::ColSeries);
+    QCOMPARE(one, QStringLiteral("ES.FUT · 1 min · 2024-01-02 – 2024-01-02"));
+    QCOMPARE(five, QStringLiteral("ES.FUT · 5 min · 2024-03-28 – 2024-03-28"));
+}
+
+void TestMainWindow::pausedClockStandsStill()
+{
+    foxhunt::PausableClock clock;
+    clock.start(1000);
+    QCOMPARE(clock.elapsedMs(1500), 500);
+    clock.pause(1500);
+    QCOMPARE(clock.elapsedMs(9000), 500); // paused: the clock stands still
+    clock.pause(9000);                    // twice is once
+    clock.resume(10000);
+    QCOMPARE(clock.elapsedMs(10250), 750); // resumed: it continues from where it stood
+    clock.stop(10250);
+    QCOMPARE(clock.elapsedMs(20000), 750); // ended: the final figure stays
+    clock.resume(20000);                   // no run to resume
+    QCOMPARE(clock.elapsedMs(30000), 750);
+}
+
+void TestMainWindow::pauseAndStopAreShown()
+{
+    MainWindow w(m_dir.filePath(QStringLiteral("pause.db")));
+    w.show();
+    w.setTrainingModels({QStringLiteral("dqn")});
+    w.presetBox()->setCurrentIndex(w.presetBox()->findData(QStringLiteral("small")));
+    w.setTrainingSteps(1'000'000); // far more than the test waits for
+    const auto action = [&w](const char* text) {
+        for (QAction* a : w.findChildren<QAction*>())
+            if (a->text() == QLatin1String(text)) return a;
+        return static_cast<QAction*>(nullptr);
+    };
+    QAction* stop = action("St&op");
+    QAction* step = action("S&tep");
+    QVERIFY(stop && step);
+    auto* status = w.findChild<QLabel*>(QStringLiteral("statusRun"));
+    QVERIFY(status);
+    foxhunt::TrainingController* c = w.trainingController();
+    QSignalSpy finished(c, &foxhunt::TrainingController::finished);
+    QVERIFY(w.startTraining());
+    QTRY_VERIFY_WITH_TIMEOUT(c->tick() > 0, 120000);
+
+    action("&Pause")->trigger();
+    QVERIFY(c->paused());
+    QVERIFY2(status->text().contains(QStringLiteral("Paused")), qPrintable(status->text()));
+    QVERIFY(action("&Resume") && step->isEnabled());
+    const qint64 atPause = c->elapsedMs();
+    QElapsedTimer waited;
+    waited.start();
+    while (waited.elapsed() < 50) QCoreApplication::processEvents(); // the status bar refreshes meanwhile
+    QCOMPARE(c->elapsedMs(), atPause);
+    action("&Resume")->trigger();
+    QVERIFY(!c->paused());
+    QVERIFY2(!status->text().contains(QStringLiteral("Paused")), qPrintable(status->text()));
+    QTRY_VERIFY(c->elapsedMs() > atPause);
+
+    stop->trigger();
+    QVERIFY(c->stopping());
+    QVERIFY2(status->text().contains(QStringLiteral("Stopping…")), qPrintable(status->text()));
+    QVERIFY(!stop->isEnabled());
+    QVERIFY(!step->isEnabled());
+    QVERIFY(!action("&Pause")->isEnabled());
+    QVERIFY(finished.wait(120000));
+    QVERIFY(!c->stopping());
+    QVERIFY2(status->text().contains(QStringLiteral("stopped")), qPrintable(status->text()));
+    QVERIFY(action("&Start")->isEnabled());
+}
+
+void TestMainWindow::importsShowTheirReportAndSeries()
+{
+    const QString path = m_dir.filePath(QStringLiteral("cmdline.db"));
+    {
+        // The last session ended on the Training tab.
+        MainWindow before(path);
+        before.findChild<QTabWidget*>(QStringLiteral("mainTabs"))->setCurrentIndex(MainWindow::kTrainingTab);
+        before.saveLayout();
+    }
+    MainWindow w(path);
+    w.show();
+    auto* tabs = w.findChild<QTabWidget*>(QStringLiteral("mainTabs"));
+    QVERIFY(tabs);
+    QCOMPARE(tabs->currentIndex(), int(MainWindow::kTrainingTab));
+    // `foxhunt FILE`: the report of each file is on the Data tab, shown at once.
+    QVERIFY(w.importFromCommandLine({realFile("ES_1min_sample.csv")}));
+    QCOMPARE(tabs->currentIndex(), int(MainWindow::kDataTab));
+    QVERIFY(waitForImport(w));
+    QComboBox* box = w.trainingTab()->seriesBox();
+    const auto& outcomes = w.importController()->outcomes();
+    QVERIFY(outcomes.size() == 1 && outcomes.front().ok);
+    QCOMPARE(box->currentData().toString(), QString::number(outcomes.front().result.seriesIds.front()));
+    // A later import (the dialog's way in) selects its series in turn.
+    box->setCurrentIndex(0);
+    QVERIFY(w.importFiles({realFile("test_data.ohlcv-1m.dbn.zst")}));
+    QVERIFY(waitForImport(w));
+    QCOMPARE(box->currentData().toString(),
+             QString::number(w.importController()->outcomes().front().result.seriesIds.front()));
+    QSettings().remove(QStringLiteral("window"));
+    QSettings().remove(QStringLiteral("training"));
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The Training tab's run configuration: date range, preset and key hyperparameters reach the
 // SessionConfig the next run starts with, and a reversed date range is refused before any work.
+// The form is remembered across launches, and the dates stay within the chosen series.
 
 #include "ui/main_window.h"
+#include "ui/training_tab.h"
 
 #include <QApplication>
 #include <QCheckBox>
@@ -25,6 +27,8 @@ private Q_SLOTS:
     void formReachesConfig_data();
     void formReachesConfig();
     void reversedDateRangeIsRefused();
+    void datesStayWithinTheSeries();
+    void formIsRememberedAcrossLaunches();
 
 private:
     QString db(const char* name) const { return m_dir.filePath(QLatin1String(name)); }
@@ -80,15 +84,15 @@ void TestRunConfig::formReachesConfig()
     MainWindow w(db("form.db"));
     w.wholeSeriesBox()->setChecked(false);
     QVERIFY(w.fromDateEdit()->isEnabled());
-    w.fromDateEdit()->setDate(QDate(2024, 3, 4));
-    w.toDateEdit()->setDate(QDate(2024, 3, 8));
+    w.fromDateEdit()->setDate(QDate(2024, 2, 5));
+    w.toDateEdit()->setDate(QDate(2024, 2, 9));
     w.presetBox()->setCurrentIndex(w.presetBox()->findData(preset));
     w.agentLearningRateBox()->setValue(0.0025);
     w.forecasterLearningRateBox()->setValue(0.0005);
 
     const SessionConfig c = w.nextRunConfig();
-    QCOMPARE(*c.fromDay, QDate(1970, 1, 1).daysTo(QDate(2024, 3, 4)));
-    QCOMPARE(*c.toDay, QDate(1970, 1, 1).daysTo(QDate(2024, 3, 8)));
+    QCOMPARE(*c.fromDay, QDate(1970, 1, 1).daysTo(QDate(2024, 2, 5)));
+    QCOMPARE(*c.toDay, QDate(1970, 1, 1).daysTo(QDate(2024, 2, 9)));
     QCOMPARE(c.dqn.learningRate, 0.0025);
     QCOMPARE(c.ppo.learningRate, 0.0025);
     QCOMPARE(c.mamba2.learningRate, 0.0005);
@@ -115,10 +119,66 @@ void TestRunConfig::reversedDateRangeIsRefused()
 {
     MainWindow w(db("reversed.db"));
     w.wholeSeriesBox()->setChecked(false);
-    w.fromDateEdit()->setDate(QDate(2024, 5, 2));
-    w.toDateEdit()->setDate(QDate(2024, 5, 1));
+    w.fromDateEdit()->setDate(QDate(2024, 2, 14));
+    w.toDateEdit()->setDate(QDate(2024, 2, 13));
     QVERIFY(!w.startTraining());
     QVERIFY2(w.lastErrorMessage().contains(QLatin1String("date range")), qPrintable(w.lastErrorMessage()));
+}
+
+void TestRunConfig::datesStayWithinTheSeries()
+{
+    MainWindow w(db("range.db"));
+    QComboBox* series = w.trainingTab()->seriesBox();
+    QCOMPARE(series->count(), 2); // Default and the synthetic series
+    // The synthetic default covers the trading days 2024-01-08 .. 2024-03-01; Default names it.
+    QVERIFY2(series->itemText(0).contains(QStringLiteral("2024-01-08 – 2024-03-01")), qPrintable(series->itemText(0)));
+    for (int row : {0, 1}) {
+        series->setCurrentIndex(row);
+        QCOMPARE(w.fromDateEdit()->minimumDate(), QDate(2024, 1, 8));
+        QCOMPARE(w.fromDateEdit()->maximumDate(), QDate(2024, 3, 1));
+        QCOMPARE(w.toDateEdit()->minimumDate(), QDate(2024, 1, 8));
+        QCOMPARE(w.toDateEdit()->maximumDate(), QDate(2024, 3, 1));
+    }
+    // The form's own starting dates (2024-01-02 .. 2024-12-31) were clamped to the series.
+    QCOMPARE(w.fromDateEdit()->date(), QDate(2024, 1, 8));
+    QCOMPARE(w.toDateEdit()->date(), QDate(2024, 3, 1));
+    w.wholeSeriesBox()->setChecked(false);
+    w.fromDateEdit()->setDate(QDate(2023, 6, 1));
+    w.toDateEdit()->setDate(QDate(2025, 6, 1));
+    const SessionConfig c = w.nextRunConfig();
+    QCOMPARE(*c.fromDay, QDate(1970, 1, 1).daysTo(QDate(2024, 1, 8)));
+    QCOMPARE(*c.toDay, QDate(1970, 1, 1).daysTo(QDate(2024, 3, 1)));
+}
+
+void TestRunConfig::formIsRememberedAcrossLaunches()
+{
+    QSettings().remove(QStringLiteral("training"));
+    const QString path = db("remembered.db");
+    {
+        MainWindow w(path);
+        w.setTrainingModels({QStringLiteral("ppo"), QStringLiteral("tft")});
+        w.setTrainingSteps(1234);
+        w.presetBox()->setCurrentIndex(w.presetBox()->findData(QStringLiteral("small")));
+        w.trainingTab()->seriesBox()->setCurrentIndex(1);
+        w.wholeSeriesBox()->setChecked(false);
+        w.fromDateEdit()->setDate(QDate(2024, 1, 22));
+        w.toDateEdit()->setDate(QDate(2024, 2, 2));
+        w.show();
+        w.close(); // what quitting does: the form is saved with the layout
+    }
+    MainWindow w(path);
+    const SessionConfig c = w.nextRunConfig();
+    QCOMPARE(c.models.size(), std::size_t{2});
+    QVERIFY(c.models[0] == foxhunt::ModelKind::Ppo);
+    QVERIFY(c.models[1] == foxhunt::ModelKind::Tft);
+    QCOMPARE(c.steps, 1234LL);
+    QCOMPARE(w.presetBox()->currentData().toString(), QStringLiteral("small"));
+    QCOMPARE(w.trainingTab()->seriesBox()->currentIndex(), 1);
+    QVERIFY(!c.series.empty());
+    QVERIFY(!w.wholeSeriesBox()->isChecked());
+    QCOMPARE(*c.fromDay, QDate(1970, 1, 1).daysTo(QDate(2024, 1, 22)));
+    QCOMPARE(*c.toDay, QDate(1970, 1, 1).daysTo(QDate(2024, 2, 2)));
+    QSettings().remove(QStringLiteral("training"));
 }
 
 QTEST_MAIN(TestRunConfig)
