@@ -2,6 +2,7 @@
 #include "engine/report/report_blocks.h"
 
 #include "engine/report/run_report.h"
+#include "engine/report/run_summary.h"
 #include "engine/report/svg_chart.h"
 #include "engine/telemetry/metric_registry.h"
 
@@ -307,6 +308,9 @@ private:
     void header()
     {
         heading(1, "header", m_doc.title);
+        // The results first: the run and machine facts, the data and the hyperparameters follow.
+        summary();
+        heading(2, "run", m_runs.size() == 1 ? "Run and machine" : "Runs and machines");
         const json& machine = m_report.value("machine", json::object());
         sideBySide({
             {"Run", perRun([](const json& r) { return r.value("name", std::string()) + " (id " + text(r["id"]) + ")"; })},
@@ -370,6 +374,49 @@ private:
         });
         paragraph("Report generated " + text(m_report, "generated") + " by Foxhunt " + text(m_report, "foxhunt_version") +
                   ".");
+    }
+
+    /// Each model's headline results (engine/report/run_summary: what the runs table shows), one column
+    /// per model of each run.
+    void summary()
+    {
+        heading(2, "summary", "Summary");
+        std::vector<RunSummary> sums;
+        for (const auto& r : m_runs) sums.push_back(summarizeReportRun(r));
+        std::vector<std::string> header{""};
+        std::vector<std::pair<std::size_t, const ModelResults*>> columns;
+        for (std::size_t i = 0; i < sums.size(); ++i)
+            for (const ModelResults& m : sums[i].models) {
+                header.push_back(m_runs.size() == 1 ? modelTitle(m.model) : modelTitle(m.model) + ", " + runLabel(m_runs[i]));
+                columns.emplace_back(i, &m);
+            }
+        if (columns.empty()) {
+            paragraph(m_runs.size() == 1 ? "The run trained no model." : "The runs trained no model.");
+            return;
+        }
+        std::vector<std::vector<std::string>> rows;
+        const auto add = [&](const std::string& label, auto&& cell) {
+            std::vector<std::string> row{label};
+            bool any = false;
+            for (const auto& [run, results] : columns) {
+                row.push_back(cell(run, *results));
+                any |= !row.back().empty();
+            }
+            if (any) rows.push_back(std::move(row));
+        };
+        add("Status", [&](std::size_t run, const ModelResults&) { return text(m_runs[run], "status"); });
+        add("Precision", [&](std::size_t run, const ModelResults&) { return sums[run].precision; });
+        add("Device", [&](std::size_t run, const ModelResults&) {
+            const RunSummary& s = sums[run];
+            return s.device + (s.processes > 1 ? ", " + std::to_string(s.processes) + " processes" : std::string());
+        });
+        for (const Measure& measure : measures())
+            add(std::string(measure.label), [&](std::size_t, const ModelResults& m) {
+                const bool agent = kAgents.count(m.model) > 0;
+                if (agent ? !measure.agents : !measure.forecasters) return std::string();
+                return formatMeasure(measure.kind, m.*measure.field);
+            });
+        table(std::move(header), std::move(rows));
     }
 
     static std::string gpuText(const json& v)

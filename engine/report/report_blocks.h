@@ -34,7 +34,8 @@ struct ReportDocument {
 };
 
 /// Section ids every report has; each model adds "model-<name>" after them.
-inline const std::vector<std::string> kReportSectionIds{"header", "warnings", "data", "configuration"};
+/// "summary" (each model's headline results) comes first, right after the title.
+inline const std::vector<std::string> kReportSectionIds{"header", "summary", "run", "warnings", "data", "configuration"};
 
 /// Builds the blocks of a report from runReportJson()'s document (one run, or a comparison of several).
 ReportDocument buildRunReport(const nlohmann::json& report);

@@ -5,6 +5,7 @@
 #include "engine/replay/split.h"
 #include "engine/report/csv_field.h"
 #include "engine/report/report_blocks.h"
+#include "engine/report/run_summary.h"
 #include "engine/session/devices.h"
 #include "engine/store/bar_store.h"
 #include "engine/store/atomic_file.h"
@@ -14,6 +15,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <sstream>
@@ -123,6 +125,21 @@ nlohmann::json runReportJson(BarStore& store, const std::vector<std::int64_t>& r
                 checkReportProgress(progress, base + (0.2 + 0.8 * static_cast<double>(i + 1) / static_cast<double>(samples.size())) * perRun);
         }
         r["metrics"] = metrics;
+        // The headline results per model, as the report's summary and the runs table give them (NaN = null).
+        const RunSummary summary = summarizeReportRun(r);
+        nlohmann::json models = nlohmann::json::array();
+        for (const ModelResults& m : summary.models) {
+            nlohmann::json results = {{"model", m.model}};
+            for (const Measure& measure : measures()) {
+                const double v = m.*measure.field;
+                results[std::string(measure.key)] = std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
+            }
+            models.push_back(std::move(results));
+        }
+        r["summary"] = {{"precision", summary.precision},
+                        {"device", summary.device},
+                        {"processes", summary.processes},
+                        {"models", models}};
         list.push_back(std::move(r));
         base += perRun;
         checkReportProgress(progress, base);

@@ -140,17 +140,18 @@ const ModelResults* RunSummary::find(const std::string& model) const
     return it == models.end() ? nullptr : &*it;
 }
 
-RunSummary summarizeRun(const RunStore& runs, const RunInfo& run)
+namespace {
+
+/// The summary from a run's config, versions and evaluations (model -> split -> document); `peakOf(model,
+/// metric)` is the largest sample of one of the model's memory metrics, or a negative number for none.
+template <class PeakOf>
+RunSummary summarize(std::int64_t id, const json& config, const json& versions,
+                     std::map<std::string, std::map<std::string, json>>& evaluations, PeakOf&& peakOf)
 {
     RunSummary s;
-    s.id = run.id;
-    const json config = parsed(run.configJson);
-    const json versions = parsed(run.versionsJson);
+    s.id = id;
     s.device = config.value("device", std::string("cpu"));
     s.processes = std::max(1, versions.value("ranks", config.value("workers", 1)));
-
-    std::map<std::string, std::map<std::string, json>> evaluations; // model -> split -> document
-    for (const EvaluationRecord& e : runs.evaluations(run.id)) evaluations[e.model][e.split] = parsed(e.resultJson);
 
     std::vector<std::string> models;
     for (const json& m : config.value("models", json::array()))
@@ -190,9 +191,7 @@ RunSummary summarizeRun(const RunStore& runs, const RunInfo& run)
         bool any = false;
         for (const metrics::Metric& m : metrics::all()) {
             if (m.unit != metrics::Unit::Bytes || m.family == metrics::Family::Session || m.chart != "memory") continue;
-            double most = -1.0;
-            for (const MetricSample& sample : runs.metrics(run.id, model, std::string(m.name)))
-                if (std::isfinite(sample.value)) most = std::max(most, sample.value);
+            const double most = peakOf(model, std::string(m.name));
             if (most >= 0.0) {
                 peak += most;
                 any = true;
@@ -203,6 +202,44 @@ RunSummary summarizeRun(const RunStore& runs, const RunInfo& run)
     }
     s.precision = precisionText(config, versions, int8Served);
     return s;
+}
+
+} // namespace
+
+RunSummary summarizeRun(const RunStore& runs, const RunInfo& run)
+{
+    std::map<std::string, std::map<std::string, json>> evaluations; // model -> split -> document
+    for (const EvaluationRecord& e : runs.evaluations(run.id)) evaluations[e.model][e.split] = parsed(e.resultJson);
+    return summarize(run.id, parsed(run.configJson), parsed(run.versionsJson), evaluations,
+                     [&](const std::string& model, const std::string& metric) {
+                         double most = -1.0;
+                         for (const MetricSample& sample : runs.metrics(run.id, model, metric))
+                             if (std::isfinite(sample.value)) most = std::max(most, sample.value);
+                         return most;
+                     });
+}
+
+RunSummary summarizeReportRun(const nlohmann::json& run)
+{
+    const json empty = json::object();
+    const auto objectAt = [&](const char* key) -> const json& {
+        return run.contains(key) && run[key].is_object() ? run[key] : empty;
+    };
+    std::map<std::string, std::map<std::string, json>> evaluations;
+    for (const auto& [model, splits] : objectAt("evaluations").items())
+        if (splits.is_object())
+            for (const auto& [split, doc] : splits.items()) evaluations[model][split] = doc;
+    const json& metrics = objectAt("metrics");
+    const std::int64_t id = run.contains("id") && run["id"].is_number_integer() ? run["id"].get<std::int64_t>() : 0;
+    return summarize(id, objectAt("config"), objectAt("versions"), evaluations,
+                     [&](const std::string& model, const std::string& metric) {
+                         double most = -1.0;
+                         if (!metrics.contains(model) || !metrics[model].contains(metric)) return most;
+                         const json& values = metrics[model][metric].value("value", json::array());
+                         for (const json& v : values)
+                             if (v.is_number() && std::isfinite(v.get<double>())) most = std::max(most, v.get<double>());
+                         return most;
+                     });
 }
 
 std::vector<ConfigDifference> configDifferences(const std::vector<std::string>& configJsons)

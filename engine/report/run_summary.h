@@ -7,6 +7,8 @@
 
 #include "engine/store/run_store.h"
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -70,6 +72,9 @@ std::string formatMeasure(MeasureKind kind, double value);
 
 /// Reads a run's summary; peak memory comes from its stored memory samples.
 RunSummary summarizeRun(const RunStore& runs, const RunInfo& run);
+/// The same summary from one run of a report document (runReportJson()'s "runs" entries: config,
+/// versions, evaluations and metrics), for the report's summary section.
+RunSummary summarizeReportRun(const nlohmann::json& run);
 
 /// A setting whose value differs between runs: its dotted key ("precision.amp",
 /// "dqn.hidden") and each run's value as compact JSON ("" where a run lacks it).

@@ -65,6 +65,66 @@ std::string tickLabel(double v, double step)
     return buf;
 }
 
+/// Rough advance of one character, in viewBox units, of the charts' sans-serif at `fontSize`
+/// (bold digits and capitals are the widest; a little generous so estimates never overflow).
+double charWidth(double fontSize) { return fontSize * 0.62; }
+
+/// The chart's title in lines that fit `width`: wrapped at spaces into at most two lines, then shrunk
+/// (down to 9 units) until the longest fits, a word longer than that cut with an ellipsis.
+struct TitleLayout {
+    std::vector<std::string> lines;
+    double fontSize = 13;
+    double height = 0; ///< from the top of the chart to below the last line
+};
+
+TitleLayout layoutTitle(const std::string& title, double width)
+{
+    TitleLayout t;
+    if (title.empty()) return t;
+    std::vector<std::string> words;
+    std::istringstream in(title);
+    for (std::string w; in >> w;) words.push_back(w);
+    const auto wrap = [&](double fontSize) {
+        const std::size_t perLine = static_cast<std::size_t>(std::max(1.0, width / charWidth(fontSize)));
+        std::vector<std::string> lines;
+        for (const std::string& w : words) {
+            if (!lines.empty() && lines.back().size() + 1 + w.size() <= perLine)
+                lines.back() += ' ' + w;
+            else
+                lines.push_back(w);
+        }
+        return std::pair{lines, perLine};
+    };
+    for (double size = 13; size >= 9; size -= 1) {
+        auto [lines, perLine] = wrap(size);
+        t.fontSize = size;
+        t.lines = lines;
+        const bool fits = lines.size() <= 2 && std::all_of(lines.begin(), lines.end(),
+                                                           [&](const std::string& l) { return l.size() <= perLine; });
+        if (fits) break;
+        if (size == 9) {
+            // Still too long at the smallest size: keep two lines, the second cut.
+            t.lines.resize(std::min<std::size_t>(t.lines.size(), 2));
+            for (std::size_t i = 0; i < t.lines.size(); ++i) {
+                const bool cut = t.lines[i].size() > perLine || (i == 1 && lines.size() > 2);
+                if (cut) t.lines[i] = t.lines[i].substr(0, perLine > 3 ? perLine - 3 : 0) + "...";
+            }
+        }
+    }
+    t.height = 8 + (t.fontSize + 4) * static_cast<double>(t.lines.size());
+    return t;
+}
+
+/// The title's <text> lines, starting at x; class "title" marks them.
+std::string titleSvg(const TitleLayout& t, double x)
+{
+    std::ostringstream svg;
+    for (std::size_t i = 0; i < t.lines.size(); ++i)
+        svg << "<text class=\"title\" x=\"" << x << "\" y=\"" << 4 + (t.fontSize + 4) * static_cast<double>(i + 1) - 2
+            << "\" font-size=\"" << t.fontSize << "\" font-weight=\"bold\">" << escapeXml(t.lines[i]) << "</text>";
+    return svg.str();
+}
+
 } // namespace
 
 std::string escapeXml(const std::string& text)
@@ -116,41 +176,76 @@ std::vector<std::string> timeTickLabels(const std::vector<double>& seconds)
 
 std::string renderSvgLineChart(const std::vector<SvgSeries>& series, const SvgChartOptions& o)
 {
-    const double left = 64, right = 12, top = o.title.empty() ? 12 : 30, bottom = 40;
     const double w = o.width, h = o.height;
-    const double plotW = w - left - right, plotH = h - top - bottom;
+    const double left = 64, right = 12;
+    const TitleLayout title = layoutTitle(o.title, w - 16);
+    const double top = o.title.empty() ? 12 : std::max(30.0, title.height + 4);
 
     std::vector<std::vector<double>> xs(series.size()), ys(series.size());
     double xmin = std::numeric_limits<double>::infinity(), xmax = -xmin, ymin = xmin, ymax = -xmin;
+    std::size_t samples = 0; // finite points over all series
     for (std::size_t i = 0; i < series.size(); ++i) {
         decimate(series[i], o.maxPoints, xs[i], ys[i]);
         for (std::size_t k = 0; k < xs[i].size(); ++k) {
             if (!std::isfinite(xs[i][k]) || !std::isfinite(ys[i][k])) continue;
+            ++samples;
             xmin = std::min(xmin, xs[i][k]);
             xmax = std::max(xmax, xs[i][k]);
             ymin = std::min(ymin, ys[i][k]);
             ymax = std::max(ymax, ys[i][k]);
         }
     }
+
+    // The legend goes below the x tick labels, outside the plot, in as many rows as it needs.
+    struct LegendItem {
+        std::size_t series;
+        double x;
+        int row;
+    };
+    std::vector<LegendItem> legend;
+    {
+        const double fontSize = 11, swatch = 14, gap = 12;
+        double x = left;
+        int row = 0;
+        for (std::size_t i = 0; i < series.size(); ++i) {
+            if (series[i].name.empty()) continue;
+            const double itemW = swatch + 4 + charWidth(fontSize) * static_cast<double>(series[i].name.size());
+            if (x > left && x + itemW > w - right) {
+                x = left;
+                ++row;
+            }
+            legend.push_back({i, x, row});
+            x += itemW + gap;
+        }
+    }
+    const int legendRows = legend.empty() ? 0 : legend.back().row + 1;
+    const double bottom = 40 + 14.0 * legendRows;
+    const double plotW = w - left - right, plotH = std::max(20.0, h - top - bottom);
+
     std::ostringstream svg;
     svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 " << w << ' ' << h
         << "\" width=\"100%\" role=\"img\" class=\"chart\"><title>" << escapeXml(o.title) << "</title>";
     svg << "<rect x=\"0\" y=\"0\" width=\"" << w << "\" height=\"" << h << "\" fill=\"#fff\"/>";
-    if (!o.title.empty())
-        svg << "<text x=\"" << left << "\" y=\"18\" font-size=\"13\" font-weight=\"bold\">" << escapeXml(o.title)
-            << "</text>";
+    svg << titleSvg(title, 8);
     if (!std::isfinite(xmin)) {
         svg << "<text x=\"" << w / 2 << "\" y=\"" << h / 2 << "\" text-anchor=\"middle\" fill=\"#888\">no data</text></svg>";
         return svg.str();
     }
-    if (xmax == xmin) xmax = xmin + 1;
-    if (ymax == ymin) {
-        ymax += 0.5;
-        ymin -= 0.5;
+    if (xmax == xmin) {
+        // One sample (or all at one x): it sits in the middle.
+        xmin -= 0.5;
+        xmax += 0.5;
     }
-    const double pad = (ymax - ymin) * 0.05;
-    ymin -= pad;
-    ymax += pad;
+    if (ymax == ymin) {
+        // A constant (a fixed learning rate): centred on its value, a tenth of it either side.
+        const double half = ymin != 0 ? std::fabs(ymin) * 0.1 : 1.0;
+        ymin -= half;
+        ymax += half;
+    } else {
+        const double pad = (ymax - ymin) * 0.05;
+        ymin -= pad;
+        ymax += pad;
+    }
     auto px = [&](double x) { return left + (x - xmin) / (xmax - xmin) * plotW; };
     auto py = [&](double y) { return top + (1.0 - (y - ymin) / (ymax - ymin)) * plotH; };
 
@@ -159,10 +254,13 @@ std::string renderSvgLineChart(const std::vector<SvgSeries>& series, const SvgCh
     for (double y = std::ceil(ymin / ystep) * ystep; y <= ymax; y += ystep) {
         svg << "<line x1=\"" << left << "\" x2=\"" << left + plotW << "\" y1=\"" << py(y) << "\" y2=\"" << py(y)
             << "\" stroke=\"#eee\"/>";
-        svg << "<text x=\"" << left - 4 << "\" y=\"" << py(y) + 3 << "\" text-anchor=\"end\">" << tickLabel(y, ystep) << "</text>";
+        svg << "<text class=\"ytick\" x=\"" << left - 4 << "\" y=\"" << py(y) + 3 << "\" text-anchor=\"end\">"
+            << tickLabel(y, ystep) << "</text>";
     }
     std::vector<double> xticks;
-    if (o.timeAxis) {
+    if (samples == 1) {
+        xticks.push_back((xmin + xmax) / 2);
+    } else if (o.timeAxis) {
         for (int k = 0; k <= 5; ++k) xticks.push_back(xmin + (xmax - xmin) * k / 5);
     } else {
         const double xstep = niceStep(xmax - xmin, 6);
@@ -179,37 +277,61 @@ std::string renderSvgLineChart(const std::vector<SvgSeries>& series, const SvgCh
         svg << "<text x=\"12\" y=\"" << top + plotH / 2 << "\" transform=\"rotate(-90 12 " << top + plotH / 2
             << ")\" text-anchor=\"middle\">" << escapeXml(o.yLabel) << "</text>";
     svg << "</g>";
-    svg << "<rect x=\"" << left << "\" y=\"" << top << "\" width=\"" << plotW << "\" height=\"" << plotH
+    svg << "<rect class=\"plot\" x=\"" << left << "\" y=\"" << top << "\" width=\"" << plotW << "\" height=\"" << plotH
         << "\" fill=\"none\" stroke=\"#999\"/>";
 
+    char buf[64];
     for (std::size_t i = 0; i < series.size(); ++i) {
-        svg << "<polyline fill=\"none\" stroke=\"" << escapeXml(series[i].color)
+        const std::string colour = escapeXml(series[i].color);
+        std::vector<std::pair<double, double>> points;
+        for (std::size_t k = 0; k < xs[i].size(); ++k)
+            if (std::isfinite(xs[i][k]) && std::isfinite(ys[i][k])) points.emplace_back(px(xs[i][k]), py(ys[i][k]));
+        if (points.size() == 1) {
+            // A line needs two points: a lone sample is a dot.
+            std::snprintf(buf, sizeof buf, "cx=\"%.1f\" cy=\"%.1f\"", points[0].first, points[0].second);
+            svg << "<circle " << buf << " r=\"3\" fill=\"" << colour << "\"/>";
+            continue;
+        }
+        svg << "<polyline fill=\"none\" stroke=\"" << colour
             << "\" stroke-width=\"1.2\" vector-effect=\"non-scaling-stroke\" points=\"";
-        char buf[48];
-        for (std::size_t k = 0; k < xs[i].size(); ++k) {
-            if (!std::isfinite(ys[i][k])) continue;
-            std::snprintf(buf, sizeof buf, "%.1f,%.1f ", px(xs[i][k]), py(ys[i][k]));
+        for (const auto& [x, y] : points) {
+            std::snprintf(buf, sizeof buf, "%.1f,%.1f ", x, y);
             svg << buf;
         }
         svg << "\"/>";
-        const double ly = top + 12 + 14 * static_cast<double>(i);
-        svg << "<text x=\"" << left + plotW - 6 << "\" y=\"" << ly << "\" text-anchor=\"end\" font-size=\"11\" fill=\""
-            << escapeXml(series[i].color) << "\">" << escapeXml(series[i].name) << "</text>";
+    }
+    if (samples == 1)
+        svg << "<text x=\"" << left + plotW - 6 << "\" y=\"" << top + 14
+            << "\" text-anchor=\"end\" font-size=\"10\" fill=\"#888\">1 sample</text>";
+    for (const LegendItem& item : legend) {
+        const double ly = top + plotH + 28 + 14.0 * item.row;
+        const std::string colour = escapeXml(series[item.series].color);
+        svg << "<line x1=\"" << item.x << "\" x2=\"" << item.x + 14 << "\" y1=\"" << ly - 4 << "\" y2=\"" << ly - 4
+            << "\" stroke=\"" << colour << "\" stroke-width=\"2\"/>";
+        svg << "<text class=\"legend\" x=\"" << item.x + 18 << "\" y=\"" << ly << "\" font-size=\"11\" fill=\"" << colour
+            << "\">" << escapeXml(series[item.series].name) << "</text>";
     }
     svg << "</svg>";
     return svg.str();
 }
 
+namespace {
+double barChartTop(const SvgChartOptions& o)
+{
+    return o.title.empty() ? 8.0 : std::max(30.0, layoutTitle(o.title, o.width - 16).height + 4);
+}
+} // namespace
+
 double svgBarChartHeight(std::size_t bars, const SvgChartOptions& o)
 {
-    return (o.title.empty() ? 8.0 : 30.0) + 18.0 * static_cast<double>(bars) + 10.0;
+    return barChartTop(o) + 18.0 * static_cast<double>(bars) + 10.0;
 }
 
 std::string renderSvgBarChart(const std::vector<std::string>& labels, const std::vector<double>& values,
                               const SvgChartOptions& o)
 {
     const std::size_t n = std::min(labels.size(), values.size());
-    const double rowH = 18, top = o.title.empty() ? 8 : 30, left = 150, right = 60;
+    const double rowH = 18, top = barChartTop(o), left = 150, right = 60;
     const double w = o.width, h = svgBarChartHeight(n, o);
     double vmax = 0;
     for (std::size_t i = 0; i < n; ++i)
@@ -219,8 +341,7 @@ std::string renderSvgBarChart(const std::vector<std::string>& labels, const std:
     svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 " << w << ' ' << h
         << "\" width=\"100%\" role=\"img\" class=\"chart\"><title>" << escapeXml(o.title) << "</title>";
     svg << "<rect x=\"0\" y=\"0\" width=\"" << w << "\" height=\"" << h << "\" fill=\"#fff\"/>";
-    if (!o.title.empty())
-        svg << "<text x=\"8\" y=\"18\" font-size=\"13\" font-weight=\"bold\">" << escapeXml(o.title) << "</text>";
+    svg << titleSvg(layoutTitle(o.title, w - 16), 8);
     if (n == 0)
         svg << "<text x=\"" << w / 2 << "\" y=\"" << h / 2 << "\" text-anchor=\"middle\" fill=\"#888\">no data</text>";
     char buf[160];
@@ -252,7 +373,8 @@ std::string renderSvgHeatmap(const std::vector<std::vector<double>>& cells, cons
                 hi = std::max(hi, v);
             }
     }
-    const double left = 48, right = 70, top = o.title.empty() ? 10 : 30, bottom = 30;
+    const TitleLayout title = layoutTitle(o.title, o.width - 16);
+    const double left = 48, right = 70, top = o.title.empty() ? 10 : std::max(30.0, title.height + 4), bottom = 30;
     const double w = o.width, h = o.height;
     const double cw = cols ? (w - left - right) / static_cast<double>(cols) : 0;
     const double ch = rows ? (h - top - bottom) / static_cast<double>(rows) : 0;
@@ -270,8 +392,7 @@ std::string renderSvgHeatmap(const std::vector<std::vector<double>>& cells, cons
     svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 " << w << ' ' << h
         << "\" width=\"100%\" role=\"img\" class=\"chart\"><title>" << escapeXml(o.title) << "</title>";
     svg << "<rect x=\"0\" y=\"0\" width=\"" << w << "\" height=\"" << h << "\" fill=\"#fff\"/>";
-    if (!o.title.empty())
-        svg << "<text x=\"8\" y=\"18\" font-size=\"13\" font-weight=\"bold\">" << escapeXml(o.title) << "</text>";
+    svg << titleSvg(title, 8);
     char buf[160];
     for (std::size_t r = 0; r < rows; ++r)
         for (std::size_t c = 0; c < cells[r].size(); ++c) {

@@ -48,6 +48,10 @@ private Q_SLOTS:
     void rejectsBadRequests();
     void realRunExportsEveryFormat();
     void timeAxisLabelsTellTicksApart();
+    void constantSeriesIsCentredOnItsValue();
+    void oneSampleIsDrawn();
+    void legendAndTitleStayOutOfThePlot();
+    void summaryComesFirst();
     void fullDiskFailsEveryFormat_data();
     void fullDiskFailsEveryFormat();
 
@@ -313,8 +317,9 @@ void TestRunReport::realRunExportsEveryFormat()
     const QByteArray page = readAll(html);
     const QString error = parseXml(page, &ids);
     QVERIFY2(error.isEmpty(), qPrintable(error));
-    for (const char* s : {"header", "warnings", "data", "configuration", "model-dqn", "model-mamba2", "model-dqn-test"})
+    for (const char* s : {"header", "summary", "warnings", "data", "configuration", "model-dqn", "model-mamba2", "model-dqn-test"})
         QVERIFY2(ids.contains(QLatin1String(s)), s);
+    QVERIFY(page.indexOf("id=\"summary\"") < page.indexOf("id=\"configuration\""));
     QVERIFY(page.contains("real market bars"));
     QVERIFY(!page.contains("synthetic (bundled"));
 
@@ -324,6 +329,13 @@ void TestRunReport::realRunExportsEveryFormat()
     const QJsonObject trained = result.value(QStringLiteral("split")).toObject();
     for (const char* part : {"train", "validation", "test"})
         QCOMPARE(split.value(QLatin1String(part)).toObject(), trained.value(QLatin1String(part)).toObject());
+    // The JSON carries the same headline results per model as the summary section.
+    const QJsonArray summaryModels =
+        runDoc.value(QStringLiteral("summary")).toObject().value(QStringLiteral("models")).toArray();
+    QCOMPARE(summaryModels.size(), 2);
+    QCOMPARE(summaryModels.at(0).toObject().value(QStringLiteral("model")).toString(), QStringLiteral("dqn"));
+    QVERIFY(summaryModels.at(0).toObject().value(QStringLiteral("test_sharpe")).isDouble());
+    QVERIFY(summaryModels.at(1).toObject().value(QStringLiteral("quantile_loss")).isDouble());
 
     QByteArray lines = readAll(csv);
     QVERIFY(lines.startsWith("run,model,metric,step,time,value\n"));
@@ -343,6 +355,9 @@ void TestRunReport::realRunExportsEveryFormat()
                                 QByteArray("Page 1 of ") + QByteArray::number(pages),
                                 QByteArray("Page ") + QByteArray::number(pages) + " of " + QByteArray::number(pages)})
         QVERIFY2(text.out.contains(s), s.constData());
+    // The PDF opens with the results: the summary before the hyperparameters.
+    QVERIFY(text.out.contains("Summary") && text.out.contains("test Sharpe"));
+    QVERIFY(text.out.indexOf("Summary") < text.out.indexOf("Configuration"));
 }
 
 void TestRunReport::timeAxisLabelsTellTicksApart()
@@ -366,6 +381,137 @@ void TestRunReport::timeAxisLabelsTellTicksApart()
     QCOMPARE(weeks[1], std::string("2024-01-09"));
     // Ticks seconds apart show seconds.
     QCOMPARE(timeTickLabels({open, open + 20.0})[1], std::string("14:30:20"));
+}
+
+namespace {
+
+/// The numbers in attribute `name` of every element `tag` with class `cls` (any class when empty).
+std::vector<double> attributeValues(const std::string& svg, const char* tag, const char* cls, const char* name)
+{
+    std::vector<double> out;
+    QXmlStreamReader xml(QByteArray::fromStdString(svg));
+    while (!xml.atEnd())
+        if (xml.readNext() == QXmlStreamReader::StartElement && xml.name() == QLatin1String(tag) &&
+            (!*cls || xml.attributes().value(QStringLiteral("class")) == QLatin1String(cls)))
+            out.push_back(xml.attributes().value(QLatin1String(name)).toDouble());
+    return out;
+}
+
+/// The texts of every <text> element with class `cls`.
+QStringList texts(const std::string& svg, const char* cls)
+{
+    QStringList out;
+    QXmlStreamReader xml(QByteArray::fromStdString(svg));
+    while (!xml.atEnd())
+        if (xml.readNext() == QXmlStreamReader::StartElement && xml.name() == QLatin1String("text") &&
+            xml.attributes().value(QStringLiteral("class")) == QLatin1String(cls))
+            out << xml.readElementText();
+    return out;
+}
+
+} // namespace
+
+void TestRunReport::constantSeriesIsCentredOnItsValue()
+{
+    // A fixed learning rate used to sit on the 0 line of a -0.4 .. 0.4 axis.
+    foxhunt::SvgSeries lr{"lr", "#1f77b4", {}, {}};
+    for (int i = 0; i < 20; ++i) {
+        lr.x.push_back(i * 100);
+        lr.y.push_back(3e-4);
+    }
+    foxhunt::SvgChartOptions o;
+    o.title = "learning rate";
+    const std::string svg = foxhunt::renderSvgLineChart({lr}, o);
+    const QStringList ticks = texts(svg, "ytick");
+    QVERIFY(ticks.size() >= 2);
+    double lo = 1, hi = -1;
+    for (const QString& t : ticks) {
+        bool ok = false;
+        const double v = t.toDouble(&ok);
+        QVERIFY2(ok, qPrintable(t));
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+    }
+    // Ticks on both sides of the value, none further than half of it away.
+    QVERIFY2(lo < 3e-4 && hi > 3e-4 && lo > 1.5e-4 && hi < 4.5e-4, qPrintable(ticks.join(QLatin1Char(' '))));
+    // The line runs through the middle of the plot.
+    const double top = attributeValues(svg, "rect", "plot", "y").at(0);
+    const double height = attributeValues(svg, "rect", "plot", "height").at(0);
+    const std::size_t at = svg.find("points=\"");
+    QVERIFY(at != std::string::npos);
+    const double y = std::stod(svg.substr(svg.find(',', at) + 1));
+    QVERIFY2(std::fabs(y - (top + height / 2)) < 1.0, qPrintable(QString::number(y)));
+}
+
+void TestRunReport::oneSampleIsDrawn()
+{
+    foxhunt::SvgChartOptions o;
+    o.title = "validation loss";
+    const std::string svg = foxhunt::renderSvgLineChart({{"loss", "#d62728", {500}, {0.25}}}, o);
+    QVERIFY(svg.find("no data") == std::string::npos);
+    QCOMPARE(attributeValues(svg, "circle", "", "cx").size(), std::size_t{1});
+    QVERIFY(svg.find("1 sample") != std::string::npos);
+    const QString error = parseXml(QByteArray::fromStdString(svg));
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+}
+
+void TestRunReport::legendAndTitleStayOutOfThePlot()
+{
+    std::vector<foxhunt::SvgSeries> lines;
+    for (const char* name : {"weights (bytes)", "activations (bytes)", "optimizer state (bytes)", "replay buffer (bytes)"}) {
+        foxhunt::SvgSeries s{name, "#1f77b4", {}, {}};
+        for (int i = 0; i < 50; ++i) {
+            s.x.push_back(i);
+            s.y.push_back(std::sin(i * 0.2) * 1000 + 5000);
+        }
+        lines.push_back(std::move(s));
+    }
+    foxhunt::SvgChartOptions o;
+    o.width = 480;
+    o.height = 220;
+    o.title = "Equity on the test split (USD) vs flat and buy and hold, with every cost and slippage counted, run 12";
+    const std::string svg = foxhunt::renderSvgLineChart(lines, o);
+    const double top = attributeValues(svg, "rect", "plot", "y").at(0);
+    const double bottom = top + attributeValues(svg, "rect", "plot", "height").at(0);
+    // Every legend entry below the plot (and the x tick labels), inside the picture.
+    const std::vector<double> legend = attributeValues(svg, "text", "legend", "y");
+    QCOMPARE(legend.size(), lines.size());
+    for (double y : legend) QVERIFY2(y - 11 > bottom && y <= o.height, qPrintable(QString::number(y)));
+    for (double x : attributeValues(svg, "text", "legend", "x")) QVERIFY(x >= 0 && x < o.width);
+    // The title wraps: every word is there, each line short enough for the width, all above the plot.
+    const QStringList title = texts(svg, "title");
+    QVERIFY2(title.size() >= 2, qPrintable(title.join(QLatin1Char('|'))));
+    QCOMPARE(title.join(QLatin1Char(' ')), QString::fromStdString(o.title));
+    for (const QString& line : title) QVERIFY2(line.size() * 13 * 0.62 <= o.width - 16, qPrintable(line));
+    for (double y : attributeValues(svg, "text", "title", "y")) QVERIFY(y < top);
+}
+
+void TestRunReport::summaryComesFirst()
+{
+    for (int runs : {1, 3}) {
+        const foxhunt::ReportDocument doc = foxhunt::buildRunReport(handBuiltReport(runs, false));
+        // Right after the title: the summary, a table with each model's headline results.
+        QVERIFY(doc.blocks.size() > 3);
+        QVERIFY(doc.blocks[0].kind == foxhunt::ReportBlockKind::Heading && doc.blocks[0].id == "header");
+        QVERIFY(doc.blocks[1].kind == foxhunt::ReportBlockKind::Heading && doc.blocks[1].id == "summary");
+        const foxhunt::ReportBlock& table = doc.blocks[2];
+        QVERIFY(table.kind == foxhunt::ReportBlockKind::Table);
+        QVERIFY2(table.header.size() >= 3, "a column per model"); // "", DQN, TFT (per run)
+        QCOMPARE(table.header[1].rfind("DQN", 0), std::size_t{0});
+        QStringList labels;
+        for (const auto& row : table.rows) labels << QString::fromStdString(row.front());
+        for (const char* l : {"Precision", "test Sharpe", "test P&L", "test quantile loss"})
+            QVERIFY2(labels.contains(QLatin1String(l)), l);
+        const auto& sharpe = table.rows[static_cast<std::size_t>(labels.indexOf(QStringLiteral("test Sharpe")))];
+        QCOMPARE(sharpe[1], std::string("0.8"));
+        // Before anything about the configuration.
+        std::size_t summaryAt = 0, configurationAt = 0;
+        for (std::size_t i = 0; i < doc.blocks.size(); ++i) {
+            if (doc.blocks[i].id == "summary") summaryAt = i;
+            if (doc.blocks[i].id == "configuration") configurationAt = i;
+        }
+        QVERIFY(summaryAt < configurationAt);
+    }
 }
 
 void TestRunReport::fullDiskFailsEveryFormat_data()
