@@ -189,6 +189,7 @@ void TestSettings::dialogFitsSmallScreen()
 {
     // A 768-pixel screen less its panel and the title bar: the dialog at the default font fits.
     SettingsDialog d(quietSettings());
+    qInfo("Settings dialog size hint: %d x %d px", d.sizeHint().width(), d.sizeHint().height());
     QVERIFY2(d.sizeHint().height() <= 700, qPrintable(QString::number(d.sizeHint().height())));
     d.show();
     QVERIFY(QTest::qWaitForWindowExposed(&d));
