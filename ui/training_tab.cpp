@@ -12,6 +12,7 @@
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
+#include <QAbstractItemView>
 #include <QLabel>
 #include <QPair>
 #include <QScrollArea>
@@ -195,12 +196,15 @@ void TrainingTab::setSeries(const std::vector<SeriesInfo>& all, std::int64_t def
             m_trainSeries->setItemData(row, last, kLastDayRole);
             if (s.id == defaultId) {
                 m_trainSeries->setItemText(0, tr("Default (%1)").arg(label));
+                m_trainSeries->setItemData(0, m_trainSeries->itemText(0), Qt::ToolTipRole);
                 m_trainSeries->setItemData(0, first, kFirstDayRole);
                 m_trainSeries->setItemData(0, last, kLastDayRole);
             }
         }
         m_trainSeries->setCurrentIndex(std::max(0, m_trainSeries->findData(current)));
     }
+    // The box is as wide as the form allows; its list opens wide enough for whole labels.
+    m_trainSeries->view()->setMinimumWidth(m_trainSeries->view()->sizeHintForColumn(0) + 24);
     applySeriesRange();
 }
 
@@ -214,6 +218,7 @@ bool TrainingTab::selectSeries(std::int64_t id)
 
 void TrainingTab::applySeriesRange()
 {
+    m_trainSeries->setToolTip(m_trainSeries->currentText());
     const QDate first = m_trainSeries->currentData(kFirstDayRole).toDate();
     const QDate last = m_trainSeries->currentData(kLastDayRole).toDate();
     for (QDateEdit* edit : {m_fromDate, m_toDate}) {
