@@ -631,7 +631,7 @@ void TestRunStore::trashMigrationKeepsRuns()
     sql::Statement version(db.handle(), "PRAGMA user_version");
     QVERIFY(version.step());
     QCOMPARE(version.int64(0), std::int64_t{Database::kSchemaVersion});
-    QCOMPARE(Database::kSchemaVersion, 6);
+    QVERIFY(Database::kSchemaVersion >= 6);
     RunStore runs(db);
     QCOMPARE(idsOf(runs.runs()), std::vector<std::int64_t>{id});
     QCOMPARE(runs.run(id)->trashedNs, std::int64_t{0});
@@ -639,6 +639,7 @@ void TestRunStore::trashMigrationKeepsRuns()
     runs.trashRun(id);
     QVERIFY(runs.runs().empty());
     QCOMPARE(idsOf(runs.runs(RunListing::Trashed)), std::vector<std::int64_t>{id});
+}
 
 void TestRunStore::groupsKeepTheirMembers()
 {
