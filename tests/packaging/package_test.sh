@@ -28,7 +28,7 @@ required=(libtorch libsqlite3 libzstd libopenblas0-pthread tzdata)
 for dep in "${required[@]}"; do
   [[ ",$depends" == *[\ ,]"$dep"* ]] || fail "Depends lacks $dep: $depends"
 done
-echo "$info" | grep -q "^ Version: $version-" || fail "package version is not the project version $version"
+grep -q "^ Version: $version-" <<< "$info" || fail "package version is not the project version $version"
 
 contents=$(dpkg-deb -c "$deb" | awk '{print $6}')
 expected=(./usr/bin/foxhunt-cli ./usr/share/man/man1/foxhunt-cli.1.gz ./usr/share/doc/foxhunt/copyright)
@@ -43,14 +43,14 @@ if [ "$gui" = 1 ]; then
   done
 fi
 for path in "${expected[@]}"; do
-  echo "$contents" | grep -qxF "$path" || fail "package lacks $path"
+  grep -qxF "$path" <<< "$contents" || fail "package lacks $path"
 done
-echo "$contents" | grep -q '^\./home\|^\./root\|\.db$' && fail "package ships user data"
-echo "$contents" | grep -qxF ./usr/share/doc/foxhunt/changelog.Debian.gz || fail "package lacks changelog.Debian.gz"
+grep -q '^\./home\|^\./root\|\.db$' <<< "$contents" && fail "package ships user data"
+grep -qxF ./usr/share/doc/foxhunt/changelog.Debian.gz <<< "$contents" || fail "package lacks changelog.Debian.gz"
 grep -q '^License: GPL-3+' <(dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/share/doc/foxhunt/copyright) \
   || fail "copyright does not license the package GPL-3+"
 if [ "$gui" = 1 ]; then
-  echo "$contents" | grep -q '^\./usr/share/mime/packages/.*\.xml$' || fail "no shared-mime-info entry for .dbn"
+  grep -q '^\./usr/share/mime/packages/.*\.xml$' <<< "$contents" || fail "no shared-mime-info entry for .dbn"
 fi
 
 echo "== debug symbols"
@@ -68,7 +68,7 @@ allowed_warnings=(initial-upload-closes-no-bugs)
 if command -v lintian > /dev/null; then
   tags=$(lintian --tag-display-limit 0 "$deb" "$ddeb" 2>&1 | grep -E '^[EW]: ' || true)
   echo "${tags:-no errors or warnings}"
-  if echo "$tags" | grep -q '^E: '; then fail "lintian errors"; fi
+  if grep -q '^E: ' <<< "$tags"; then fail "lintian errors"; fi
   while read -r line; do
     [ -z "$line" ] && continue
     tag=$(echo "$line" | awk '{print $3}')
@@ -86,8 +86,9 @@ bins=("$root/usr/bin/foxhunt-cli")
 for bin in "${bins[@]}"; do
   if readelf -d "$bin" | grep -E 'RPATH|RUNPATH'; then fail "$(basename "$bin") keeps an RPATH"; fi
   # dpkg-buildflags' hardening: full RELRO, immediate binding, the stack protector, fortified calls
-  readelf -lW "$bin" | grep -q GNU_RELRO || fail "$(basename "$bin") has no RELRO segment"
-  readelf -dW "$bin" | grep -qE 'BIND_NOW|FLAGS_1.*NOW' || fail "$(basename "$bin") is not linked with -z now"
+  # (grep -q reads from a variable: in a pipe it may exit first, and pipefail would count the writer's SIGPIPE)
+  grep -q GNU_RELRO <<< "$(readelf -lW "$bin")" || fail "$(basename "$bin") has no RELRO segment"
+  grep -qE 'BIND_NOW|FLAGS_1.*NOW' <<< "$(readelf -dW "$bin")" || fail "$(basename "$bin") is not linked with -z now"
   undefined=$(nm -D --undefined-only "$bin")
   grep -q '__stack_chk_fail' <<< "$undefined" || fail "$(basename "$bin") has no stack protector"
   grep -qE '__[a-z_]+_chk(@|$)' <<< "$undefined" || fail "$(basename "$bin") calls no fortified libc function"
@@ -104,7 +105,7 @@ if [ "$gui" = 1 ]; then
   fi
   grep -qx "Icon=$app_id" "$root/usr/share/applications/$app_id.desktop" || fail "desktop entry names another icon"
 fi
-zcat "$root/usr/share/man/man1/foxhunt-cli.1.gz" | grep -q '^\.SS "foxhunt-cli replay"' \
+grep -q '^\.SS "foxhunt-cli replay"' <<< "$(zcat "$root/usr/share/man/man1/foxhunt-cli.1.gz")" \
   || fail "the man page does not document the subcommands"
 
 echo "== run the installed binaries"
