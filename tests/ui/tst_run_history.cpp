@@ -428,6 +428,9 @@ void TestRunHistory::resultColumnsShowStoredResults()
 {
     const qint64 id = resultRun(R"({"amp":true,"amp_dtype":"bf16","int8":true})", 0.75, 1234.5);
     RunHistory h(m_compareDb);
+    // docs/runs_table.png: the runs table with its settings and result columns.
+    h.resize(1280, 520);
+    QVERIFY(h.grab().save(QStringLiteral(FOXHUNT_SCREENSHOT_DIR "/runs_table.png")));
     QCOMPARE(h.cellText(id, RunHistory::ColPrecision), QStringLiteral("BF16 + INT8"));
     QCOMPARE(h.cellText(id, RunHistory::ColDevice), QStringLiteral("cpu"));
     QCOMPARE(h.cellText(id, RunHistory::ColProcesses), QStringLiteral("1"));
@@ -506,6 +509,10 @@ void TestRunHistory::compareShowsDifferencesAndDeltas()
     QCOMPARE(results->item(resultRow(QStringLiteral("precision")), 1)->text(), QStringLiteral("BF16 + INT8"));
     // The same forecaster rows do not appear: neither run has one.
     QCOMPARE(resultRow(QStringLiteral("tft · test quantile loss")), -1);
+
+    // docs/compare.png: an FP32 run against a BF16 + INT8 run, the differing settings and the results.
+    h.compareView()->resize(960, 560);
+    QVERIFY(h.compareView()->grab().save(QStringLiteral(FOXHUNT_SCREENSHOT_DIR "/compare.png")));
 
     h.compareView()->setBaseline(1);
     QCOMPARE(results->item(pnl, 0)->text(), QStringLiteral("100.00 USD (-150.00 USD)"));
