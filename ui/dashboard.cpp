@@ -2,6 +2,7 @@
 #include "ui/dashboard.h"
 
 #include "engine/store/run_store.h"
+#include "engine/telemetry/axis_scale.h"
 #include "engine/telemetry/debiased_ema.h"
 #include "engine/telemetry/metric_registry.h"
 
@@ -53,10 +54,10 @@ struct LineSpec {
 struct ChartSpec {
     QString key;
     QString title;
-    QString unit;
+    metrics::Unit unit = metrics::Unit::None; ///< of every line; values are held in it and scaled for display
     ModelRole role = ModelRole::Any;
     bool smoothable = false;
-    double scale = 1.0;      ///< applied to values when they are stored (bytes -> MiB)
+    bool stepped = false;    ///< drawn as steps: a value holds until the next sample (memory)
     bool zeroLine = false;   ///< a flat reference at 0 across the x range
     bool band = false;       ///< lines 0 and 1 are the lower and upper edge of an area
     std::vector<LineSpec> lines;
@@ -65,7 +66,10 @@ struct ChartSpec {
     bool onDemand = false;
 };
 
-constexpr double kMiB = 1.0 / (1024.0 * 1024.0);
+/// A chart whose every line has held one value for this many samples shows a one-line read-out instead.
+constexpr std::size_t kConstantAfter = 3;
+/// Ticks per value axis, at most (round values: 1, 2 or 5 times a power of ten apart).
+constexpr int kMaxTicks = 6;
 /// At most this many charts per row, however wide the window.
 constexpr int kMaxColumns = 6;
 /// The narrowest a chart gets (its minimum size); the grid wraps to as many such columns as fit.
@@ -73,6 +77,8 @@ constexpr int kChartMinWidth = 300;
 constexpr int kChartMinHeight = 230;
 /// Share of the drawn points below and above the y range when outliers are ignored.
 constexpr double kOutlierShare = 0.02;
+/// Alpha of a smoothed chart's raw line while smoothing is on.
+constexpr int kFadedAlpha = 70;
 /// Lines with fewer points than this also draw their points: one update is a dot, not nothing.
 constexpr std::size_t kMarkedBelow = 12;
 
@@ -90,7 +96,8 @@ const QString& rssMetric()
     return name;
 }
 
-/// The charts of a model's section, from the metric registry: bytes are drawn in MiB.
+/// The charts of a model's section, from the metric registry. Values are held in the registry's unit
+/// (bytes, milliseconds) and drawn in the display unit their magnitude reads best in.
 const std::vector<ChartSpec>& chartSpecs()
 {
     static const std::vector<ChartSpec> specs = [] {
@@ -100,13 +107,12 @@ const std::vector<ChartSpec>& chartSpecs()
             ChartSpec spec;
             spec.key = text(c.key);
             spec.title = text(c.title);
-            const bool bytes = c.unit == metrics::Unit::Bytes;
-            spec.unit = bytes ? QStringLiteral("MiB") : text(metrics::symbol(c.unit));
+            spec.unit = c.unit;
+            spec.stepped = c.unit == metrics::Unit::Bytes;
             spec.role = c.family == Family::Agent        ? ModelRole::Agent
                         : c.family == Family::Forecaster ? ModelRole::Forecaster
                                                          : ModelRole::Any;
             spec.smoothable = c.smoothable;
-            spec.scale = bytes ? kMiB : 1.0;
             spec.zeroLine = c.zeroLine;
             spec.band = c.band;
             spec.onDemand = c.onDemand;
@@ -172,6 +178,36 @@ const QList<QColor>& lineColors()
 
 QString key2(const QString& a, const QString& b) { return a + QLatin1Char('/') + b; }
 
+/// A value axis's title: its display unit, or for unitless values what they are ("loss scale");
+/// the right-hand axis names its line ("process RSS (MiB)").
+QString axisTitle(const ChartSpec& spec, const axis::DisplayUnit& unit, bool secondary)
+{
+    const QString symbol = QString::fromStdString(unit.symbol);
+    if (secondary) {
+        for (const LineSpec& l : spec.lines)
+            if (l.rightAxis) return symbol.isEmpty() ? l.label : QStringLiteral("%1 (%2)").arg(l.label, symbol);
+    }
+    return symbol.isEmpty() ? spec.title : symbol;
+}
+
+/// Round tick values for an axis's range: a dynamic tick every 1, 2 or 5 times a power of ten,
+/// anchored at 0, with as many decimals as the step needs.
+void roundTicks(QValueAxis* ax, double min, double max)
+{
+    const axis::Ticks t = axis::niceTicks(min, max, kMaxTicks);
+    if (ax->tickType() != QValueAxis::TicksDynamic) ax->setTickType(QValueAxis::TicksDynamic);
+    if (ax->tickAnchor() != 0.0) ax->setTickAnchor(0.0);
+    if (ax->tickInterval() != t.step) ax->setTickInterval(t.step);
+    const QString format = QStringLiteral("%.%1f").arg(t.decimals);
+    if (ax->labelFormat() != format) ax->setLabelFormat(format);
+}
+
+/// A value in the chart's unit, for read-outs ("40.0 KiB", "250 µs", "0.5300").
+QString valueText(double value, metrics::Unit unit)
+{
+    return QString::fromStdString(axis::formatValue(value, unit, 4));
+}
+
 } // namespace
 
 // ---------------------------------------------------------------------------
@@ -179,7 +215,6 @@ QString key2(const QString& a, const QString& b) { return a + QLatin1Char('/') +
 struct Dashboard::Line {
     QString metric;
     QString label;
-    double scale = 1.0;
     bool smoothable = false;
     BoundedSeries::Extremes extremes = BoundedSeries::Extremes::Both;
     BoundedSeries raw;
@@ -191,10 +226,19 @@ struct Dashboard::Line {
     int rank = -1; ///< the rank of a per-rank line
     bool secondary = false; ///< drawn against the chart's right-hand axis
     bool dirty = false;
+    bool rescale = false; ///< the axis's display unit changed: draw the kept decimation again
+    std::vector<QPointF> decimated;       ///< what was last drawn, in the registry's unit
+    std::vector<QPointF> smoothDecimated; ///< likewise of the smoothed line
     // Range of what was last drawn, so an untouched line is not decimated again.
     double x0 = 0, x1 = 0, lo = 0, hi = 0;
     double robustLo = 0, robustHi = 0; ///< lo and hi without the outliers (the 2nd and 98th percentile)
     bool drawn = false;
+    // Every sample seen (not only those held): whether it ever changed, and its minimum.
+    std::size_t samples = 0;
+    double first = 0.0;
+    bool varies = false;
+    double minSeen = std::numeric_limits<double>::infinity();
+    std::vector<std::pair<std::int64_t, std::int64_t>> wall; ///< (step, UNIX ns) of held points, in step order
 };
 
 struct Dashboard::Chart {
@@ -204,11 +248,15 @@ struct Dashboard::Chart {
     std::size_t spec = 0; ///< index in chartSpecs()
     QStackedWidget* stack = nullptr;
     QLabel* placeholder = nullptr;
+    QLabel* constant = nullptr; ///< the one-line read-out of a chart whose lines never change
+    bool collapsed = false;     ///< showing `constant` instead of the chart
     QChartView* view = nullptr;
     QChart* chart = nullptr;
     QValueAxis* x = nullptr;
     QValueAxis* y = nullptr;
     QValueAxis* y2 = nullptr; ///< right-hand axis of the session-wide lines (process RSS)
+    axis::DisplayUnit yUnit, y2Unit; ///< what the axes' values are divided by, and its symbol
+    bool unitsSet = false;
     QLineSeries* zero = nullptr;
     QAreaSeries* band = nullptr;
     std::vector<std::unique_ptr<Line>> lines;
@@ -368,11 +416,14 @@ void Dashboard::relayout(bool force)
         std::vector<Chart*> charts;
         for (const auto& c : m_owned)
             if (c->model == model) charts.push_back(c.get());
-        std::stable_sort(charts.begin(), charts.end(), [](const Chart* a, const Chart* b) { return a->spec < b->spec; });
+        // One-line read-outs of constant series come after the charts, so they share short rows.
+        std::stable_sort(charts.begin(), charts.end(), [](const Chart* a, const Chart* b) {
+            return std::make_pair(a->collapsed, a->spec) < std::make_pair(b->collapsed, b->spec);
+        });
         // An expanded chart takes a row of its own across every column; the others fill rows in turn.
         int column = 0;
         for (Chart* c : charts) {
-            if (c->expanded) {
+            if (c->expanded && !c->collapsed) {
                 if (column > 0) ++row;
                 m_grid->addWidget(c->stack, row++, 0, 1, columns);
                 column = 0;
@@ -395,8 +446,10 @@ void Dashboard::setExpanded(const QString& model, const QString& key, bool expan
     if (!c || c->expanded == expanded) return;
     c->expanded = expanded;
     const int height = expanded ? 2 * kChartMinHeight : kChartMinHeight;
-    c->view->setMinimumHeight(height);
-    c->placeholder->setMinimumHeight(height);
+    if (!c->collapsed) {
+        c->view->setMinimumHeight(height);
+        c->placeholder->setMinimumHeight(height);
+    }
     c->view->setToolTip(chartToolTip(*c, QString()));
     relayout(true); // the view's resize then decimates it again for its new width
 }
@@ -497,12 +550,14 @@ Dashboard::Chart* Dashboard::makeChart(const QString& model, const QString& key)
     c->y = new QValueAxis;
     c->x->setLabelFormat(QStringLiteral("%.0f"));
     c->x->setTitleText(tr("step"));
-    if (!spec.unit.isEmpty()) c->y->setTitleText(spec.unit);
+    c->yUnit = c->y2Unit = axis::displayUnit(spec.unit, 0.0);
+    c->y->setTitleText(axisTitle(spec, c->yUnit, false));
     c->chart->addAxis(c->x, Qt::AlignBottom);
     c->chart->addAxis(c->y, Qt::AlignLeft);
     if (std::any_of(spec.lines.begin(), spec.lines.end(), [](const LineSpec& l) { return l.rightAxis; })) {
         c->y2 = new QValueAxis;
         c->y2->setGridLineVisible(false);
+        c->y2->setTitleText(axisTitle(spec, c->y2Unit, true));
         c->chart->addAxis(c->y2, Qt::AlignRight);
     }
 
@@ -549,9 +604,14 @@ Dashboard::Chart* Dashboard::makeChart(const QString& model, const QString& key)
     c->placeholder->setWordWrap(true);
     c->placeholder->setMinimumSize(kChartMinWidth, kChartMinHeight);
     c->placeholder->setFrameShape(QFrame::StyledPanel);
+    c->constant = new QLabel;
+    c->constant->setObjectName(QStringLiteral("constantReadout"));
+    c->constant->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    c->constant->setFrameShape(QFrame::StyledPanel);
     c->stack = new QStackedWidget;
     c->stack->addWidget(c->placeholder);
     c->stack->addWidget(c->view);
+    c->stack->addWidget(c->constant);
 
     Chart* raw = c.get();
     m_charts.insert(key2(model, key), raw);
@@ -580,7 +640,6 @@ Dashboard::Line* Dashboard::addLine(Chart& c, std::size_t index, int rank)
         line->label += QLatin1Char(' ') + QString::number(rank);
     }
     line->rank = rank;
-    line->scale = spec.scale;
     line->smoothable = spec.smoothable;
     line->extremes = ls.extremes;
     line->raw.setCapacity(m_capacity);
@@ -595,8 +654,11 @@ Dashboard::Line* Dashboard::addLine(Chart& c, std::size_t index, int rank)
     const auto at = std::find_if(c.lines.begin(), c.lines.end(), [rank](const auto& l) { return rank >= 0 && l->rank > rank; });
     if (!(spec.band && index < 2)) {
         // A rank keeps its colour whichever ranks came first; other lines take colours in spec order.
-        const int color = rank >= 0 ? rank : static_cast<int>(spec.band ? index - 2 : index);
-        QPen pen(lineColors().at(color % lineColors().size()));
+        const int colorIndex = rank >= 0 ? rank : static_cast<int>(spec.band ? index - 2 : index);
+        QColor color = lineColors().at(colorIndex % lineColors().size());
+        // With smoothing on the raw line is drawn faint from the start, not only once the weight is edited.
+        if (spec.smoothable && m_smoothing > 0) color.setAlpha(kFadedAlpha);
+        QPen pen(color);
         pen.setWidthF(1.5);
         line->series->setPen(pen);
         std::vector<QLineSeries*> later;
@@ -619,7 +681,10 @@ Dashboard::Line* Dashboard::addLine(Chart& c, std::size_t index, int rank)
     const QString source = ls.session ? sessionModel() : c.model;
     m_routes[key2(source, line->metric)] << line.get();
     if (ls.session)
-        for (const QPointF& p : m_sessionRss.points()) line->raw.append(p.x(), p.y() * line->scale);
+        for (const QPointF& p : m_sessionRss.points()) {
+            line->raw.append(p.x(), p.y());
+            noteValue(*line, p.y());
+        }
     return c.lines.insert(at, std::move(line))->get();
 }
 
@@ -644,6 +709,28 @@ QList<Dashboard::Line*> Dashboard::onDemandLines(const QString& model, const QSt
     return {};
 }
 
+void Dashboard::noteValue(Line& l, double v)
+{
+    if (l.samples++ == 0) l.first = v;
+    else if (v != l.first) l.varies = true;
+    l.minSeen = std::min(l.minSeen, v);
+}
+
+QString Dashboard::constantText(const Chart& c) const
+{
+    // Every line with data has held one value for kConstantAfter samples or more.
+    const ChartSpec& spec = chartSpecs()[c.spec];
+    QStringList parts;
+    for (const auto& l : c.lines) {
+        if (l->samples == 0) continue;
+        if (l->varies || l->samples < kConstantAfter) return {};
+        parts << (c.lines.size() == 1 ? valueText(l->first, spec.unit)
+                                      : QStringLiteral("%1 %2").arg(l->label, valueText(l->first, spec.unit)));
+    }
+    if (parts.isEmpty()) return {};
+    return tr("%1: %2 (constant)").arg(spec.title, parts.join(QStringLiteral(", ")));
+}
+
 void Dashboard::updatePlaceholder(Chart& c)
 {
     const bool hasData = std::any_of(c.lines.begin(), c.lines.end(), [&](const auto& l) {
@@ -655,7 +742,22 @@ void Dashboard::updatePlaceholder(Chart& c)
         c.placeholder->setText(QStringLiteral("<b>%1</b><br>%2").arg(c.title.toHtmlEscaped(), message));
         c.placeholder->setProperty("message", message);
     }
-    if (c.stack->currentIndex() != (hasData ? 1 : 0)) c.stack->setCurrentIndex(hasData ? 1 : 0);
+    // A chart of one value held throughout (the loss scale of an FP32 run) is a line of text, not a
+    // flat chart; it becomes a chart again when the value changes.
+    const QString constant = hasData ? constantText(c) : QString();
+    const bool collapse = !constant.isEmpty();
+    if (collapse && c.constant->text() != constant) c.constant->setText(constant);
+    if (collapse != c.collapsed) {
+        c.collapsed = collapse;
+        const int height = c.expanded ? 2 * kChartMinHeight : kChartMinHeight;
+        // A stack is as tall as its tallest page's minimum: the chart pages give theirs up meanwhile.
+        c.view->setMinimumHeight(collapse ? 0 : height);
+        c.placeholder->setMinimumHeight(collapse ? 0 : height);
+        c.stack->setMaximumHeight(collapse ? c.constant->sizeHint().height() : QWIDGETSIZE_MAX);
+        relayout(true); // read-outs go after the model's charts
+    }
+    const int page = collapse ? 2 : hasData ? 1 : 0;
+    if (c.stack->currentIndex() != page) c.stack->setCurrentIndex(page);
 }
 
 void Dashboard::addSamples(const MetricBatch& batch)
@@ -679,8 +781,10 @@ void Dashboard::addSamples(const MetricBatch& batch)
         const double x = static_cast<double>(s.step);
         if (model == sessionModel() && metric == rssMetric()) m_sessionRss.append(x, s.value);
         for (Line* l : lines) {
-            const double v = s.value * l->scale;
+            const double v = s.value;
             l->raw.append(x, v);
+            noteValue(*l, v);
+            if (s.wallNs > 0) noteWallTime(*l, s.step, s.wallNs);
             if (l->smoothable && m_smoothing > 0) l->smooth.append(x, l->ema.push(v));
             l->dirty = true;
             l->owner->dirty = true;
@@ -694,21 +798,41 @@ void Dashboard::addSamples(const MetricBatch& batch)
     }
 }
 
+void Dashboard::noteWallTime(Line& l, std::int64_t step, std::int64_t wallNs)
+{
+    if (!l.wall.empty() && l.wall.back().first == step) {
+        l.wall.back().second = wallNs;
+        return;
+    }
+    l.wall.emplace_back(step, wallNs);
+    if (l.wall.size() <= 2 * l.raw.size() + 64) return;
+    // Keep the wall times of the points still held (both are in step order).
+    std::vector<std::pair<std::int64_t, std::int64_t>> kept;
+    kept.reserve(l.raw.size());
+    auto it = l.wall.begin();
+    for (const QPointF& p : l.raw.points()) {
+        const auto step = static_cast<std::int64_t>(p.x());
+        while (it != l.wall.end() && it->first < step) ++it;
+        if (it != l.wall.end() && it->first == step && (kept.empty() || kept.back().first != step)) kept.push_back(*it);
+    }
+    l.wall = std::move(kept);
+}
+
 void Dashboard::redraw(Chart& c)
 {
     // Min/max per pixel column of the plot area (the axes' labels take the rest of the view).
     const int plotWidth = static_cast<int>(c.chart->plotArea().width());
     const int buckets = std::max(100, plotWidth > 0 ? plotWidth : c.stack->width());
     c.decimatedFor = plotWidth;
+    const ChartSpec& spec = chartSpecs()[c.spec];
     double x0 = std::numeric_limits<double>::infinity(), x1 = -x0, lo = x0, hi = -x0, lo2 = x0, hi2 = -x0;
     for (auto& lp : c.lines) {
         Line& l = *lp;
         if (l.dirty) {
             l.dirty = false;
-            const std::vector<QPointF> points = l.raw.decimated(buckets, l.extremes);
-            l.series->replace(QList<QPointF>(points.begin(), points.end()));
-            const bool marked = points.size() < kMarkedBelow;
-            if (l.series->pointsVisible() != marked) l.series->setPointsVisible(marked);
+            l.rescale = true;
+            l.decimated = l.raw.decimated(buckets, l.extremes);
+            const std::vector<QPointF>& points = l.decimated;
             l.drawn = !points.empty();
             if (l.drawn) {
                 l.x0 = points.front().x();
@@ -731,11 +855,7 @@ void Dashboard::redraw(Chart& c)
                     l.robustHi = ys[ys.size() - 1 - cut];
                 }
             }
-            if (l.smoothSeries) {
-                const std::vector<QPointF> smooth =
-                    m_smoothing > 0 ? l.smooth.decimated(buckets) : std::vector<QPointF>{};
-                l.smoothSeries->replace(QList<QPointF>(smooth.begin(), smooth.end()));
-            }
+            if (l.smoothSeries) l.smoothDecimated = m_smoothing > 0 ? l.smooth.decimated(buckets) : std::vector<QPointF>{};
         }
         if (!l.drawn) continue;
         x0 = std::min(x0, l.x0);
@@ -750,7 +870,48 @@ void Dashboard::redraw(Chart& c)
         lo = std::min(lo, low);
         hi = std::max(hi, high);
     }
+    // Each value axis reads in the unit its largest magnitude calls for (40 KiB of weights in KiB, a
+    // 3 MiB peak in MiB); a change of unit draws the axis's lines again and refits it.
+    auto chooseUnit = [&](axis::DisplayUnit& current, QValueAxis* ax, double low, double high, bool secondary) {
+        if (!ax || !std::isfinite(low)) return;
+        axis::DisplayUnit u = axis::displayUnit(spec.unit, std::max(std::abs(low), std::abs(high)));
+        if (c.unitsSet && u.divisor == current.divisor) return;
+        current = std::move(u);
+        ax->setTitleText(axisTitle(spec, current, secondary));
+        for (auto& l : c.lines)
+            if (l->secondary == secondary) l->rescale = true;
+        c.refit = true;
+    };
+    const bool wasSet = c.unitsSet;
+    chooseUnit(c.yUnit, c.y, lo, hi, false);
+    chooseUnit(c.y2Unit, c.y2, lo2, hi2, true);
+    c.unitsSet = wasSet || std::isfinite(lo) || std::isfinite(lo2);
+    auto toDisplay = [&](const std::vector<QPointF>& points, double divisor, bool stepped) {
+        // Stepped: a value holds until the next sample, so each sample after the first starts at the
+        // previous value's height.
+        QList<QPointF> out;
+        out.reserve(static_cast<qsizetype>(stepped && !points.empty() ? 2 * points.size() - 1 : points.size()));
+        for (std::size_t i = 0; i < points.size(); ++i) {
+            if (stepped && i > 0) out.append(QPointF(points[i].x(), points[i - 1].y() / divisor));
+            out.append(QPointF(points[i].x(), points[i].y() / divisor));
+        }
+        return out;
+    };
+    for (auto& lp : c.lines) {
+        Line& l = *lp;
+        if (!l.rescale) continue;
+        l.rescale = false;
+        const double divisor = l.secondary ? c.y2Unit.divisor : c.yUnit.divisor;
+        l.series->replace(toDisplay(l.decimated, divisor, spec.stepped));
+        const bool marked = l.decimated.size() < kMarkedBelow;
+        if (l.series->pointsVisible() != marked) l.series->setPointsVisible(marked);
+        if (l.smoothSeries) l.smoothSeries->replace(toDisplay(l.smoothDecimated, divisor, false));
+    }
     if (!std::isfinite(x0)) return;
+    lo /= c.yUnit.divisor;
+    hi /= c.yUnit.divisor;
+    lo2 /= c.y2Unit.divisor;
+    hi2 /= c.y2Unit.divisor;
     if (c.zero) {
         c.zero->replace(QList<QPointF>{{x0, 0.0}, {x1, 0.0}});
         lo = std::min(lo, 0.0);
@@ -759,14 +920,17 @@ void Dashboard::redraw(Chart& c)
     // Axes move only when the data leaves them (with headroom) or fills less than half
     // of them: a range change re-lays out the whole chart, which costs more than the data.
     const bool refit = std::exchange(c.refit, false);
-    auto fit = [refit](QValueAxis* axis, double low, double high) {
-        if (!axis || !std::isfinite(low)) return;
+    auto fit = [refit](QValueAxis* ax, double low, double high) {
+        if (!ax || !std::isfinite(low)) return;
         const double pad = high > low ? (high - low) * 0.05 : std::max(1e-9, std::abs(high) * 0.05 + 1e-9);
         // Data that never goes negative (bytes, latency, most losses) keeps its axis at or above zero.
         const double floor = low >= 0 ? std::max(0.0, low - pad) : low - pad;
-        const bool outside = low < axis->min() || high > axis->max();
-        const bool loose = (high - low + 2 * pad) < 0.5 * (axis->max() - axis->min());
-        if (outside || loose || refit) axis->setRange(floor, high + pad);
+        const bool outside = low < ax->min() || high > ax->max();
+        const bool loose = (high - low + 2 * pad) < 0.5 * (ax->max() - ax->min());
+        if (outside || loose || refit) {
+            ax->setRange(floor, high + pad);
+            roundTicks(ax, floor, high + pad);
+        }
     };
     fit(c.y, lo, hi);
     fit(c.y2, lo2, hi2);
@@ -779,6 +943,8 @@ void Dashboard::redraw(Chart& c)
             c.x->setRange(x0 - 2.0, x1 + 2.0);
         else
             c.x->setRange(x0, x1 + span * 0.1);
+        roundTicks(c.x, c.x->min(), c.x->max());
+        c.x->setLabelFormat(QStringLiteral("%.0f")); // steps are whole
     }
 }
 
@@ -825,7 +991,7 @@ void Dashboard::setSmoothing(double weight)
             recomputeSmoothing(*l);
             QPen pen = l->series->pen();
             QColor color = pen.color();
-            color.setAlpha(weight > 0 ? 70 : 255);
+            color.setAlpha(weight > 0 ? kFadedAlpha : 255);
             pen.setColor(color);
             l->series->setPen(pen);
             l->smoothSeries->setVisible(weight > 0);
@@ -896,6 +1062,20 @@ QString Dashboard::chartMessage(const QString& model, const QString& key) const
     return c ? c->placeholder->property("message").toString() : QString();
 }
 
+QString Dashboard::constantReadout(const QString& model, const QString& key) const
+{
+    const Chart* c = chart(model, key);
+    return c && c->collapsed ? c->constant->text() : QString();
+}
+
+QPair<QString, double> Dashboard::yAxisUnit(const QString& model, const QString& key, bool right) const
+{
+    const Chart* c = chart(model, key);
+    const QValueAxis* ax = c ? (right ? c->y2 : c->y) : nullptr;
+    if (!ax) return {QString(), 0.0};
+    return {ax->titleText(), right ? c->y2Unit.divisor : c->yUnit.divisor};
+}
+
 QChartView* Dashboard::chartView(const QString& model, const QString& key) const
 {
     const Chart* c = chart(model, key);
@@ -917,14 +1097,15 @@ QString Dashboard::hoverAt(const QString& model, const QString& key, const QPoin
     if (!primary) return {};
     const QPointF value = c->chart->mapToValue(itemPos); // every series shares the chart's axes
     const std::optional<QPointF> anchor = primary->raw.nearest(value.x());
+    const metrics::Unit unit = chartSpecs()[c->spec].unit;
     QStringList parts;
     for (auto& l : c->lines) {
         const std::optional<QPointF> p = l->raw.nearest(anchor->x());
         if (!p) continue;
-        parts << QStringLiteral("%1 %2").arg(l->label, QString::number(p->y(), 'g', 6));
+        parts << QStringLiteral("%1 %2").arg(l->label, valueText(p->y(), unit));
         if (l->smoothable && m_smoothing > 0)
             if (const auto s = l->smooth.nearest(anchor->x()))
-                parts << tr("smoothed %1").arg(QString::number(s->y(), 'g', 6));
+                parts << tr("smoothed %1").arg(valueText(s->y(), unit));
     }
     const QString text = QStringLiteral("%1 · step %2 · %3")
                              .arg(c->title, QString::number(static_cast<qlonglong>(anchor->x())),

@@ -109,6 +109,12 @@ public:
     QList<QPointF> bandEdge(const QString& model, bool upper) const;
     /// The placeholder shown instead of a chart ("" when the chart has data).
     QString chartMessage(const QString& model, const QString& chart) const;
+    /// The one-line read-out shown instead of a chart whose every line has held one value for a few
+    /// samples ("loss scale: 1 (constant)"); "" while the chart is drawn.
+    QString constantReadout(const QString& model, const QString& chart) const;
+    /// A value axis's title and its display unit's divisor (the left axis, or with `right` the
+    /// right-hand one); ("", 0) without the chart or axis.
+    QPair<QString, double> yAxisUnit(const QString& model, const QString& chart, bool right = false) const;
     /// Charts per row at the current width (1 to 6).
     int columns() const { return m_columns; }
     /// Grid cell (row, column) of a model's chart; (-1, -1) without the chart.
@@ -156,6 +162,12 @@ private:
     void redraw(Chart& chart);
     void updatePlaceholder(Chart& chart);
     void recomputeSmoothing(Line& line);
+    /// Notes a sample's value in what the line has seen (constancy, minimum).
+    static void noteValue(Line& line, double value);
+    /// Notes a sample's wall time for the CSV export (kept for the held points only).
+    static void noteWallTime(Line& line, std::int64_t step, std::int64_t wallNs);
+    /// The one-line read-out of a chart whose every line has held one value ("" otherwise).
+    QString constantText(const Chart& chart) const;
 
     QGridLayout* m_grid = nullptr;
     QLabel* m_hint = nullptr;

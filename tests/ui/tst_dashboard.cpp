@@ -13,10 +13,12 @@
 #include <QtCharts/QChart>
 #include <QtCharts/QChartView>
 #include <QtCharts/QLineSeries>
+#include <QtCharts/QValueAxis>
 
 #include <QMouseEvent>
 #include <QScrollArea>
 #include <QScrollBar>
+#include <QStackedWidget>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -53,6 +55,10 @@ private Q_SLOTS:
     void chartsWrapToTheVisibleWidth_data();
     void chartsWrapToTheVisibleWidth();
     void int8SummaryFromStoreAndResult();
+    void axesReadInTheirUnit();
+    void memoryIsDrawnAsSteps();
+    void constantSeriesCollapsesToAReadout();
+    void rawLineIsFadedWhenSmoothingStartsOn();
 
 private:
     static MetricSample sample(const char* model, const char* metric, long long step, double value)
@@ -90,10 +96,12 @@ void TestDashboard::samplesFillSeries()
     batch.push_back(sample(m.c_str(), k.c_str(), 50, std::nan(""))); // never drawn
     d.addSamples(batch);
     QCOMPARE(d.pointCount(model, metric), 50);
-    QCOMPARE(d.shownPoints(model, metric).size(), 50);
+    // Memory is drawn as steps: each sample after the first also starts at the previous value.
+    const bool stepped = chart == QLatin1String("memory");
+    QCOMPARE(d.shownPoints(model, metric).size(), stepped ? 99 : 50);
     QCOMPARE(d.chartMessage(model, chart), QString());
-    const double scale = chart == QLatin1String("memory") ? 1.0 / (1024.0 * 1024.0) : 1.0;
-    QCOMPARE(d.shownPoints(model, metric).at(7).y(), (std::sin(7 * 0.3) + 2.0) * scale);
+    // 1..3 bytes read as bytes.
+    QCOMPARE(d.shownPoints(model, metric).at(stepped ? 14 : 7).y(), std::sin(7 * 0.3) + 2.0);
 }
 
 void TestDashboard::emptyChartsSayWhy()
@@ -284,7 +292,7 @@ void TestDashboard::sessionRssInMemoryChart()
     d.setModels({QStringLiteral("dqn")});
     d.addSamples({sample("session", "rss_bytes", 1, 64.0 * 1024 * 1024), sample("session", "rss_bytes", 2, 128.0 * 1024 * 1024)});
     QCOMPARE(d.pointCount(QStringLiteral("dqn"), QStringLiteral("rss_bytes")), 2);
-    QCOMPARE(d.shownPoints(QStringLiteral("dqn"), QStringLiteral("rss_bytes")).at(1).y(), 128.0); // MiB
+    QCOMPARE(d.shownPoints(QStringLiteral("dqn"), QStringLiteral("rss_bytes")).last().y(), 128.0); // MiB
     // The process RSS alone does not count as the model's memory.
     QCOMPARE(d.chartMessage(QStringLiteral("dqn"), QStringLiteral("memory")), QStringLiteral("waiting for data"));
     // A model added later gets the RSS seen so far.
@@ -626,6 +634,145 @@ void TestDashboard::int8SummaryFromStoreAndResult()
     QVERIFY(live.int8Summary(QStringLiteral("dqn")).contains(QStringLiteral("served: degradation 1.00 %")));
     live.clear();
     QVERIFY(live.int8Summary(QStringLiteral("dqn")).isEmpty());
+}
+
+namespace {
+
+QLineSeries* seriesNamed(QChartView* view, const QString& name)
+{
+    for (QAbstractSeries* s : view->chart()->series())
+        if (s->name() == name) return qobject_cast<QLineSeries*>(s);
+    return nullptr;
+}
+
+} // namespace
+
+void TestDashboard::axesReadInTheirUnit()
+{
+    Dashboard d;
+    d.resize(1200, 900);
+    d.setModels({QStringLiteral("dqn")});
+    MetricBatch batch;
+    // A 40 KiB model beside a 3 MiB activation peak: the axis reads MiB, the read-out each in its own unit.
+    for (int i = 0; i < 20; ++i) {
+        batch.push_back(sample("dqn", "param_bytes", i, 40.0 * 1024));
+        batch.push_back(sample("dqn", "activation_bytes", i, (1.0 + i / 10.0) * 1024 * 1024));
+        batch.push_back(sample("dqn", "latency_ms", i, 0.2 + 0.01 * i));
+    }
+    d.addSamples(batch);
+    const auto memory = d.yAxisUnit(QStringLiteral("dqn"), QStringLiteral("memory"));
+    QCOMPARE(memory.first, QStringLiteral("MiB"));
+    QCOMPARE(memory.second, 1024.0 * 1024.0);
+    QCOMPARE(d.shownPoints(QStringLiteral("dqn"), QStringLiteral("param_bytes")).first().y(), 40.0 / 1024.0);
+    const auto range = d.yRange(QStringLiteral("dqn"), QStringLiteral("memory"));
+    QVERIFY2(range.second > 2.9 && range.second < 4.0, qPrintable(QString::number(range.second)));
+    // Round ticks: one every 1, 2 or 5 times a power of ten, with the decimals that step needs.
+    auto* y = qobject_cast<QValueAxis*>(
+        d.chartView(QStringLiteral("dqn"), QStringLiteral("memory"))->chart()->axes(Qt::Vertical).first());
+    QVERIFY(y);
+    QVERIFY(y->tickType() == QValueAxis::TicksDynamic);
+    QCOMPARE(y->tickInterval(), 1.0); // 0 .. 3.04 MiB
+    QCOMPARE(y->labelFormat(), QStringLiteral("%.0f"));
+    // The right-hand axis names its line.
+    QCOMPARE(d.yAxisUnit(QStringLiteral("dqn"), QStringLiteral("memory"), true).first, QStringLiteral("process RSS (B)"));
+    d.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&d));
+    QChartView* view = d.chartView(QStringLiteral("dqn"), QStringLiteral("memory"));
+    const QString readout = d.hoverAt(QStringLiteral("dqn"), QStringLiteral("memory"), view->viewport()->rect().center());
+    QVERIFY2(readout.contains(QStringLiteral("params 40.00 KiB")), qPrintable(readout));
+    QVERIFY2(readout.contains(QStringLiteral(" MiB")), qPrintable(readout));
+    QVERIFY2(!readout.contains(QStringLiteral(" 0.0 ")), qPrintable(readout));
+
+    // Sub-millisecond latency reads in µs, on both the axis and the read-out.
+    QCOMPARE(d.yAxisUnit(QStringLiteral("dqn"), QStringLiteral("latency")).first, QStringLiteral("µs"));
+    QCOMPARE(d.shownPoints(QStringLiteral("dqn"), QStringLiteral("latency_ms")).first().y(), 200.0);
+    // Only KiB: the axis follows the data down.
+    Dashboard small;
+    small.setModels({QStringLiteral("ppo")});
+    MetricBatch kib;
+    for (int i = 0; i < 5; ++i) kib.push_back(sample("ppo", "param_bytes", i, (30.0 + i) * 1024));
+    small.addSamples(kib);
+    QCOMPARE(small.yAxisUnit(QStringLiteral("ppo"), QStringLiteral("memory")).first, QStringLiteral("KiB"));
+    // Every chart titles both axes.
+    for (const QString& key : d.chartsOf(QStringLiteral("dqn"))) {
+        const QChart* chart = d.chartView(QStringLiteral("dqn"), key)->chart();
+        QCOMPARE(chart->axes(Qt::Horizontal).first()->titleText(), QStringLiteral("step"));
+        QVERIFY2(!chart->axes(Qt::Vertical).first()->titleText().isEmpty(), qPrintable(key));
+    }
+}
+
+void TestDashboard::memoryIsDrawnAsSteps()
+{
+    Dashboard d;
+    d.setModels({QStringLiteral("dqn")});
+    d.addSamples({sample("dqn", "activation_bytes", 10, 100.0), sample("dqn", "activation_bytes", 20, 300.0),
+                  sample("dqn", "activation_bytes", 30, 200.0)});
+    const QList<QPointF> expected = {{10, 100}, {20, 100}, {20, 300}, {30, 300}, {30, 200}};
+    QCOMPARE(d.shownPoints(QStringLiteral("dqn"), QStringLiteral("activation_bytes")), expected);
+    // Lines of other charts are not.
+    d.addSamples({sample("dqn", "loss", 10, 1.0), sample("dqn", "loss", 20, 2.0)});
+    QCOMPARE(d.shownPoints(QStringLiteral("dqn"), QStringLiteral("loss")).size(), 2);
+}
+
+void TestDashboard::constantSeriesCollapsesToAReadout()
+{
+    Dashboard d;
+    d.setModels({QStringLiteral("ppo")});
+    const QString ppo = QStringLiteral("ppo"), lossScale = QStringLiteral("loss_scale");
+    // Two samples are not yet "never changes".
+    d.addSamples({sample("ppo", "loss_scale", 1, 1.0), sample("ppo", "loss_scale", 2, 1.0)});
+    QCOMPARE(d.constantReadout(ppo, lossScale), QString());
+    QVERIFY(d.chartView(ppo, lossScale)->isVisibleTo(d.chartView(ppo, lossScale)->parentWidget()));
+    d.addSamples({sample("ppo", "loss_scale", 3, 1.0), sample("ppo", "loss_scale", 4, 1.0)});
+    QCOMPARE(d.constantReadout(ppo, lossScale), QStringLiteral("loss scale: 1 (constant)"));
+    QCOMPARE(d.chartMessage(ppo, lossScale), QString());
+    auto* stack = qobject_cast<QStackedWidget*>(d.chartView(ppo, lossScale)->parentWidget());
+    QVERIFY(stack);
+    QCOMPARE(stack->currentWidget()->objectName(), QStringLiteral("constantReadout"));
+    QVERIFY(stack->maximumHeight() < 100);
+    // The read-out goes after the charts that are drawn.
+    d.addSamples({sample("ppo", "loss", 1, 1.0), sample("ppo", "loss", 2, 0.5)});
+    QVERIFY(d.cellOf(ppo, lossScale).x() > d.cellOf(ppo, QStringLiteral("loss")).x());
+    // A change brings the chart back.
+    d.addSamples({sample("ppo", "loss_scale", 5, 2.0)});
+    QCOMPARE(d.constantReadout(ppo, lossScale), QString());
+    QCOMPARE(stack->currentWidget(), static_cast<QWidget*>(d.chartView(ppo, lossScale)));
+    QVERIFY(stack->maximumHeight() > 1000);
+    QCOMPARE(d.shownPoints(ppo, QStringLiteral("loss_scale")).size(), 5);
+    // Several lines: each is named, in its unit.
+    Dashboard m;
+    m.setModels({QStringLiteral("dqn")});
+    MetricBatch batch;
+    for (int i = 0; i < 4; ++i) {
+        batch.push_back(sample("dqn", "param_bytes", i, 40.0 * 1024));
+        batch.push_back(sample("dqn", "grad_bytes", i, 40.0 * 1024));
+    }
+    m.addSamples(batch);
+    QCOMPARE(m.constantReadout(QStringLiteral("dqn"), QStringLiteral("memory")),
+             QStringLiteral("memory: params 40.00 KiB, grads 40.00 KiB (constant)"));
+}
+
+void TestDashboard::rawLineIsFadedWhenSmoothingStartsOn()
+{
+    // Smoothing on before the run's charts exist (a run started or opened with it on).
+    Dashboard d;
+    d.setSmoothing(0.6);
+    d.setModels({QStringLiteral("dqn")});
+    MetricBatch batch;
+    for (int i = 0; i < 30; ++i) batch.push_back(sample("dqn", "loss", i, 1.0 + std::sin(i)));
+    d.addSamples(batch);
+    QChartView* view = d.chartView(QStringLiteral("dqn"), QStringLiteral("loss"));
+    QLineSeries* raw = seriesNamed(view, QStringLiteral("loss"));
+    QLineSeries* smooth = seriesNamed(view, QStringLiteral("loss (smoothed)"));
+    QVERIFY(raw && smooth);
+    QVERIFY2(raw->pen().color().alpha() < 128, qPrintable(QString::number(raw->pen().color().alpha())));
+    QCOMPARE(smooth->pen().color().alpha(), 255);
+    QVERIFY(smooth->isVisible());
+    // Off and on again keeps it so.
+    d.setSmoothing(0.0);
+    QCOMPARE(raw->pen().color().alpha(), 255);
+    d.setSmoothing(0.3);
+    QVERIFY(raw->pen().color().alpha() < 128);
 }
 
 QTEST_MAIN(TestDashboard)
