@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/dashboard.h"
 
+#include "engine/report/csv_field.h"
+#include "engine/store/atomic_file.h"
 #include "engine/store/run_store.h"
 #include "engine/telemetry/axis_scale.h"
 #include "engine/telemetry/debiased_ema.h"
@@ -10,9 +12,19 @@
 #include <QtCharts/QChart>
 #include <QtCharts/QChartView>
 #include <QtCharts/QLineSeries>
+#include <QtCharts/QLogValueAxis>
 #include <QtCharts/QValueAxis>
 
 #include <QAbstractScrollArea>
+#include <QBuffer>
+#include <QDateTime>
+#include <QFileDialog>
+#include <QGraphicsLineItem>
+#include <QGraphicsSimpleTextItem>
+#include <QMenu>
+#include <QPainter>
+#include <QSvgGenerator>
+#include <QWheelEvent>
 #include <QCheckBox>
 #include <QDoubleSpinBox>
 #include <QEvent>
@@ -30,7 +42,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <charconv>
 #include <limits>
+#include <map>
+#include <stdexcept>
 #include <utility>
 
 namespace foxhunt {
@@ -257,6 +272,10 @@ struct Dashboard::Chart {
     QValueAxis* y2 = nullptr; ///< right-hand axis of the session-wide lines (process RSS)
     axis::DisplayUnit yUnit, y2Unit; ///< what the axes' values are divided by, and its symbol
     bool unitsSet = false;
+    QLogValueAxis* ylog = nullptr; ///< replaces `y` while log scale is on
+    bool zoomed = false;           ///< the x range is the user's (wheel, drag) until reset
+    QGraphicsLineItem* cross = nullptr;       ///< the crosshair's vertical line
+    QGraphicsSimpleTextItem* crossText = nullptr; ///< and the values beside it
     QLineSeries* zero = nullptr;
     QAreaSeries* band = nullptr;
     std::vector<std::unique_ptr<Line>> lines;
@@ -598,6 +617,13 @@ Dashboard::Chart* Dashboard::makeChart(const QString& model, const QString& key)
     c->view->viewport()->installEventFilter(this);
     c->view->setToolTip(chartToolTip(*c, QString()));
     c->view->viewport()->setProperty("dashboardChart", key2(model, key));
+    c->view->setContextMenuPolicy(Qt::CustomContextMenu);
+    QChartView* view = c->view;
+    connect(view, &QWidget::customContextMenuRequested, this, [this, model, key, view](const QPoint& pos) {
+        QMenu* menu = contextMenu(model, key);
+        menu->setAttribute(Qt::WA_DeleteOnClose);
+        menu->popup(view->viewport()->mapToGlobal(pos));
+    });
 
     c->placeholder = new QLabel;
     c->placeholder->setAlignment(Qt::AlignCenter);
@@ -825,6 +851,8 @@ void Dashboard::redraw(Chart& c)
     const int buckets = std::max(100, plotWidth > 0 ? plotWidth : c.stack->width());
     c.decimatedFor = plotWidth;
     const ChartSpec& spec = chartSpecs()[c.spec];
+    // A value <= 0 has no place on a log axis: the chart goes back to linear before it is drawn.
+    if (c.ylog && !logPossible(c)) switchLog(c, false);
     double x0 = std::numeric_limits<double>::infinity(), x1 = -x0, lo = x0, hi = -x0, lo2 = x0, hi2 = -x0;
     for (auto& lp : c.lines) {
         Line& l = *lp;
@@ -932,10 +960,13 @@ void Dashboard::redraw(Chart& c)
             roundTicks(ax, floor, high + pad);
         }
     };
-    fit(c.y, lo, hi);
+    if (c.ylog)
+        fitLogAxis(c, lo, hi);
+    else
+        fit(c.y, lo, hi);
     fit(c.y2, lo2, hi2);
     const double xMax = c.x->max();
-    if (c.x->min() != x0 || x1 > xMax || (x1 - x0) < 0.8 * (xMax - x0)) {
+    if (!c.zoomed && (c.x->min() != x0 || x1 > xMax || (x1 - x0) < 0.8 * (xMax - x0))) {
         const double span = std::max(x1 - x0, 1.0);
         // A single step (one PPO update so far) gets a few steps either side, so its dot shows
         // between distinct tick labels.
@@ -973,6 +1004,7 @@ void Dashboard::setIgnoreOutliers(bool ignore)
 QPair<double, double> Dashboard::yRange(const QString& model, const QString& key) const
 {
     const Chart* c = chart(model, key);
+    if (c && c->ylog) return qMakePair(c->ylog->min(), c->ylog->max());
     return c ? qMakePair(c->y->min(), c->y->max()) : QPair<double, double>(0.0, 0.0);
 }
 
@@ -1120,20 +1152,418 @@ QString Dashboard::hoverText() const { return m_readout->text(); }
 bool Dashboard::eventFilter(QObject* watched, QEvent* event)
 {
     if (watched == m_watchedParent && event->type() == QEvent::Resize) relayout(false);
-    if (event->type() == QEvent::MouseButtonDblClick || event->type() == QEvent::MouseMove) {
-        // A chart's viewport carries "model/key".
-        const QString id = watched->property("dashboardChart").toString();
-        const qsizetype slash = id.indexOf(QLatin1Char('/'));
-        if (slash > 0) {
-            const QString model = id.left(slash), key = id.mid(slash + 1);
-            if (event->type() == QEvent::MouseButtonDblClick) {
-                setExpanded(model, key, !isExpanded(model, key));
-                return true;
+    const QEvent::Type type = event->type();
+    if (type != QEvent::MouseButtonDblClick && type != QEvent::MouseMove && type != QEvent::Wheel &&
+        type != QEvent::MouseButtonPress && type != QEvent::MouseButtonRelease && type != QEvent::Leave)
+        return QWidget::eventFilter(watched, event);
+    // A chart's viewport carries "model/key".
+    const QString id = watched->property("dashboardChart").toString();
+    const qsizetype slash = id.indexOf(QLatin1Char('/'));
+    Chart* c = slash > 0 ? chart(id.left(slash), id.mid(slash + 1)) : nullptr;
+    if (!c) return QWidget::eventFilter(watched, event);
+    const QString model = c->model, key = c->key;
+    auto valueAt = [c](const QPointF& viewportPos) {
+        return c->chart->mapToValue(c->chart->mapFromScene(c->view->mapToScene(viewportPos.toPoint()))).x();
+    };
+    switch (type) {
+    case QEvent::MouseButtonDblClick:
+        // A zoomed chart goes back to its whole range first; otherwise double-click expands.
+        if (c->zoomed)
+            resetZoom(model, key);
+        else
+            setExpanded(model, key, !isExpanded(model, key));
+        return true;
+    case QEvent::Wheel: {
+        // The wheel zooms the steps axis around the mouse: a notch is 15 % in or out.
+        auto* wheel = static_cast<QWheelEvent*>(event);
+        const int delta = wheel->angleDelta().y();
+        if (delta == 0) return false;
+        zoomX(model, key, std::pow(0.85, delta / 120.0), valueAt(wheel->position()));
+        return true;
+    }
+    case QEvent::MouseButtonPress: {
+        auto* mouse = static_cast<QMouseEvent*>(event);
+        if (mouse->button() != Qt::LeftButton) break;
+        m_dragChart = id;
+        m_dragRange = qMakePair(c->x->min(), c->x->max());
+        m_dragStart = mouse->position();
+        break;
+    }
+    case QEvent::MouseButtonRelease:
+        m_dragChart.clear();
+        break;
+    case QEvent::Leave:
+        hideCrosshair(model);
+        break;
+    case QEvent::MouseMove: {
+        auto* mouse = static_cast<QMouseEvent*>(event);
+        if (m_dragChart == id && (mouse->buttons() & Qt::LeftButton)) {
+            // Dragging pans: the data follows the mouse.
+            const double width = c->chart->plotArea().width();
+            const double dx = mouse->position().x() - m_dragStart.x();
+            if (width > 0 && std::abs(dx) >= 1.0) {
+                const double steps = -dx * (m_dragRange.second - m_dragRange.first) / width;
+                c->zoomed = true;
+                c->x->setRange(m_dragRange.first + steps, m_dragRange.second + steps);
             }
-            hoverAt(model, key, static_cast<QMouseEvent*>(event)->position().toPoint());
+            return true;
         }
+        hoverAt(model, key, mouse->position().toPoint());
+        const QPointF item = c->chart->mapFromScene(c->view->mapToScene(mouse->position().toPoint()));
+        if (c->chart->plotArea().contains(item))
+            setCrosshair(model, valueAt(mouse->position()));
+        else
+            hideCrosshair(model);
+        break;
+    }
+    default: break;
     }
     return QWidget::eventFilter(watched, event);
+}
+
+// --- log scale ---------------------------------------------------------------
+
+bool Dashboard::logPossible(const Chart& c) const
+{
+    if (c.zero || c.band) return false;
+    bool any = false;
+    for (const auto& l : c.lines) {
+        if (l->secondary || l->samples == 0) continue;
+        if (!(l->minSeen > 0.0)) return false;
+        any = true;
+    }
+    return any;
+}
+
+bool Dashboard::logScaleAvailable(const QString& model, const QString& key) const
+{
+    const Chart* c = chart(model, key);
+    return c && logPossible(*c);
+}
+
+bool Dashboard::isLogScale(const QString& model, const QString& key) const
+{
+    const Chart* c = chart(model, key);
+    return c && c->ylog;
+}
+
+void Dashboard::switchLog(Chart& c, bool on)
+{
+    if (on == (c.ylog != nullptr)) return;
+    std::vector<QAbstractSeries*> left;
+    for (auto& l : c.lines) {
+        if (l->secondary) continue;
+        left.push_back(l->series);
+        if (l->smoothSeries) left.push_back(l->smoothSeries);
+    }
+    if (on) {
+        c.ylog = new QLogValueAxis;
+        c.ylog->setBase(10.0);
+        c.ylog->setLabelFormat(QStringLiteral("%g"));
+        c.ylog->setMinorTickCount(8);
+        c.ylog->setTitleText(c.y->titleText() + tr(", log"));
+        c.chart->addAxis(c.ylog, Qt::AlignLeft);
+        for (QAbstractSeries* s : left) {
+            s->detachAxis(c.y);
+            s->attachAxis(c.ylog);
+        }
+        c.y->setVisible(false);
+    } else {
+        for (QAbstractSeries* s : left) {
+            s->detachAxis(c.ylog);
+            s->attachAxis(c.y);
+        }
+        c.chart->removeAxis(c.ylog);
+        delete c.ylog;
+        c.ylog = nullptr;
+        c.y->setVisible(true);
+    }
+    c.refit = true;
+}
+
+bool Dashboard::setLogScale(const QString& model, const QString& key, bool on)
+{
+    Chart* c = chart(model, key);
+    if (!c || (on && !logPossible(*c))) return false;
+    switchLog(*c, on);
+    redraw(*c);
+    return true;
+}
+
+void Dashboard::fitLogAxis(Chart& c, double lo, double hi)
+{
+    if (!(lo > 0.0) || !std::isfinite(hi)) return;
+    // Whole decades, so every major tick is a power of ten.
+    const double min = std::pow(10.0, std::floor(std::log10(lo)));
+    double max = std::pow(10.0, std::ceil(std::log10(hi)));
+    if (max <= min) max = min * 10.0;
+    if (c.ylog->min() != min || c.ylog->max() != max) c.ylog->setRange(min, max);
+    c.refit = false;
+}
+
+// --- zoom and pan ------------------------------------------------------------
+
+QPair<double, double> Dashboard::xRange(const QString& model, const QString& key) const
+{
+    const Chart* c = chart(model, key);
+    return c ? qMakePair(c->x->min(), c->x->max()) : QPair<double, double>(0.0, 0.0);
+}
+
+bool Dashboard::isZoomed(const QString& model, const QString& key) const
+{
+    const Chart* c = chart(model, key);
+    return c && c->zoomed;
+}
+
+void Dashboard::zoomX(const QString& model, const QString& key, double factor, double centre)
+{
+    Chart* c = chart(model, key);
+    if (!c || !(factor > 0.0)) return;
+    const double min = c->x->min(), max = c->x->max();
+    // Not narrower than two steps: a step is the finest thing a series holds.
+    const double span = std::max(2.0, (max - min) * factor);
+    const double share = max > min ? std::clamp((centre - min) / (max - min), 0.0, 1.0) : 0.5;
+    const double newMin = centre - share * span;
+    c->zoomed = true;
+    c->x->setRange(newMin, newMin + span);
+    roundTicks(c->x, newMin, newMin + span);
+    c->x->setLabelFormat(QStringLiteral("%.0f"));
+}
+
+void Dashboard::panX(const QString& model, const QString& key, double steps)
+{
+    Chart* c = chart(model, key);
+    if (!c) return;
+    c->zoomed = true;
+    c->x->setRange(c->x->min() + steps, c->x->max() + steps);
+}
+
+void Dashboard::resetZoom(const QString& model, const QString& key)
+{
+    Chart* c = chart(model, key);
+    if (!c || !c->zoomed) return;
+    c->zoomed = false;
+    // Any range the data does not start at is refitted by the next redraw.
+    c->x->setRange(c->x->min() - 1.0, c->x->max());
+    redraw(*c);
+}
+
+// --- crosshair ---------------------------------------------------------------
+
+void Dashboard::setCrosshair(const QString& model, double x)
+{
+    for (auto& cp : m_owned) {
+        Chart& c = *cp;
+        if (c.model != model) continue;
+        const bool inside = !c.collapsed && !c.lines.empty() && x >= c.x->min() && x <= c.x->max();
+        const Line* anchor = nullptr;
+        for (const auto& l : c.lines)
+            if (!l->raw.empty()) {
+                anchor = l.get();
+                break;
+            }
+        if (!inside || !anchor) {
+            if (c.cross) c.cross->hide();
+            if (c.crossText) c.crossText->hide();
+            continue;
+        }
+        if (!c.cross) {
+            c.cross = new QGraphicsLineItem(c.chart);
+            c.cross->setPen(QPen(QColor(128, 128, 128, 180), 1.0, Qt::DashLine));
+            c.cross->setZValue(10);
+            c.crossText = new QGraphicsSimpleTextItem(c.chart);
+            c.crossText->setZValue(11);
+            QFont font = c.crossText->font();
+            font.setPointSizeF(std::max(6.0, font.pointSizeF() - 1.0));
+            c.crossText->setFont(font);
+        }
+        const QRectF plot = c.chart->plotArea();
+        // The steps axis is linear whatever the value axis.
+        const double px = plot.left() + (x - c.x->min()) / (c.x->max() - c.x->min()) * plot.width();
+        c.cross->setLine(px, plot.top(), px, plot.bottom());
+        const metrics::Unit unit = chartSpecs()[c.spec].unit;
+        QStringList parts;
+        for (const auto& l : c.lines) {
+            const std::optional<QPointF> p = l->raw.nearest(x);
+            if (p) parts << QStringLiteral("%1 %2").arg(l->label, valueText(p->y(), unit));
+        }
+        c.crossText->setText(QStringLiteral("step %1\n%2").arg(QString::number(std::llround(x)), parts.join(QLatin1Char('\n'))));
+        c.crossText->setBrush(c.chart->titleBrush());
+        // Beside the line, on the side with room.
+        const QRectF box = c.crossText->boundingRect();
+        const double tx = px + 4 + box.width() <= plot.right() ? px + 4 : px - 4 - box.width();
+        c.crossText->setPos(tx, plot.top() + 2);
+        c.cross->show();
+        c.crossText->show();
+    }
+}
+
+void Dashboard::hideCrosshair(const QString& model)
+{
+    for (auto& c : m_owned) {
+        if (c->model != model) continue;
+        if (c->cross) c->cross->hide();
+        if (c->crossText) c->crossText->hide();
+    }
+}
+
+QString Dashboard::crosshairText(const QString& model, const QString& key) const
+{
+    const Chart* c = chart(model, key);
+    return c && c->crossText && c->crossText->isVisible() ? c->crossText->text() : QString();
+}
+
+// --- export ------------------------------------------------------------------
+
+namespace {
+
+std::string number(double v)
+{
+    char buf[32];
+    const auto r = std::to_chars(buf, buf + sizeof buf, v); // shortest text that reads back the same
+    return std::string(buf, r.ptr);
+}
+
+bool writeAtomically(const QString& path, std::string_view bytes, QString* error)
+{
+    try {
+        writeFileAtomically(path.toStdString(), bytes);
+        return true;
+    } catch (const std::exception& e) {
+        if (error) *error = QString::fromUtf8(e.what());
+        return false;
+    }
+}
+
+} // namespace
+
+bool Dashboard::exportCsv(const QString& model, const QString& key, const QString& path, QString* error) const
+{
+    const Chart* c = chart(model, key);
+    if (!c) {
+        if (error) *error = tr("no chart %1 of %2").arg(key, model);
+        return false;
+    }
+    const std::string unit(metrics::symbol(chartSpecs()[c->spec].unit));
+    std::string out = "step,wall_time";
+    for (const auto& l : c->lines) {
+        out += ',';
+        const std::string label = l->label.toStdString();
+        appendCsvField(out, unit.empty() ? label : label + " (" + unit + ")");
+    }
+    out += '\n';
+    // One row per step any line holds; a line without that step leaves its cell empty.
+    struct Row {
+        std::vector<std::optional<double>> values;
+        std::int64_t wallNs = 0;
+    };
+    std::map<std::int64_t, Row> rows;
+    for (std::size_t i = 0; i < c->lines.size(); ++i) {
+        const Line& l = *c->lines[i];
+        for (const QPointF& p : l.raw.points()) {
+            Row& row = rows[static_cast<std::int64_t>(p.x())];
+            row.values.resize(c->lines.size());
+            row.values[i] = p.y();
+        }
+        for (const auto& [step, wallNs] : l.wall) {
+            const auto it = rows.find(step);
+            if (it != rows.end() && it->second.wallNs == 0) it->second.wallNs = wallNs;
+        }
+    }
+    for (const auto& [step, row] : rows) {
+        out += std::to_string(step);
+        out += ',';
+        if (row.wallNs > 0)
+            out += QDateTime::fromMSecsSinceEpoch(row.wallNs / 1000000, Qt::UTC)
+                       .toString(Qt::ISODateWithMs)
+                       .toStdString();
+        for (std::size_t i = 0; i < c->lines.size(); ++i) {
+            out += ',';
+            if (i < row.values.size() && row.values[i]) out += number(*row.values[i]);
+        }
+        out += '\n';
+    }
+    return writeAtomically(path, out, error);
+}
+
+bool Dashboard::exportImage(const QString& model, const QString& key, const QString& path, QString* error) const
+{
+    const Chart* c = chart(model, key);
+    if (!c) {
+        if (error) *error = tr("no chart %1 of %2").arg(key, model);
+        return false;
+    }
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
+    // The chart as laid out on screen; a chart never shown yet gets its minimum size.
+    const QSize size = c->view->size().expandedTo(c->view->minimumSize()).expandedTo(QSize(kChartMinWidth, kChartMinHeight));
+    if (path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive)) {
+        QSvgGenerator svg;
+        svg.setOutputDevice(&buffer);
+        svg.setSize(size);
+        svg.setViewBox(QRect(QPoint(0, 0), size));
+        svg.setTitle(c->title);
+        QPainter painter(&svg);
+        c->view->render(&painter, QRectF(QPointF(0, 0), QSizeF(size)), QRect(QPoint(0, 0), c->view->viewport()->size()));
+        painter.end();
+    } else {
+        QPixmap pixmap(size);
+        pixmap.fill(Qt::white);
+        QPainter painter(&pixmap);
+        c->view->render(&painter, QRectF(QPointF(0, 0), QSizeF(size)), QRect(QPoint(0, 0), c->view->viewport()->size()));
+        painter.end();
+        if (!pixmap.save(&buffer, "PNG")) {
+            if (error) *error = tr("cannot encode %1 as PNG").arg(path);
+            return false;
+        }
+    }
+    return writeAtomically(path, std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size())), error);
+}
+
+void Dashboard::exportWithDialog(const QString& model, const QString& key, const QString& kind)
+{
+    const Chart* c = chart(model, key);
+    if (!c || qEnvironmentVariableIsSet("FOXHUNT_NO_DIALOGS")) return;
+    const QString filter = kind == QLatin1String("csv") ? tr("CSV (*.csv)")
+                           : kind == QLatin1String("svg") ? tr("SVG image (*.svg)")
+                                                          : tr("PNG image (*.png)");
+    QString path = QFileDialog::getSaveFileName(this, tr("Export chart"),
+                                                QStringLiteral("%1-%2.%3").arg(model, key, kind), filter);
+    if (path.isEmpty()) return;
+    if (!path.endsWith(QLatin1Char('.') + kind, Qt::CaseInsensitive)) path += QLatin1Char('.') + kind;
+    QString error;
+    const bool ok = kind == QLatin1String("csv") ? exportCsv(model, key, path, &error) : exportImage(model, key, path, &error);
+    m_readout->setText(ok ? tr("Wrote %1").arg(path) : tr("Export failed: %1").arg(error));
+}
+
+QMenu* Dashboard::contextMenu(const QString& model, const QString& key)
+{
+    Chart* c = chart(model, key);
+    if (!c) return nullptr;
+    auto* menu = new QMenu(this);
+    QAction* log = menu->addAction(tr("Log scale"));
+    log->setObjectName(QStringLiteral("logScale"));
+    log->setCheckable(true);
+    log->setChecked(c->ylog != nullptr);
+    // Offered only where every value is > 0.
+    log->setEnabled(logPossible(*c));
+    if (!log->isEnabled()) log->setToolTip(tr("Only for charts whose every value is above zero"));
+    connect(log, &QAction::toggled, this, [this, model, key](bool on) { setLogScale(model, key, on); });
+    QAction* reset = menu->addAction(tr("Reset zoom"));
+    reset->setObjectName(QStringLiteral("resetZoom"));
+    reset->setEnabled(c->zoomed);
+    connect(reset, &QAction::triggered, this, [this, model, key] { resetZoom(model, key); });
+    menu->addSeparator();
+    for (const char* kind : {"csv", "png", "svg"}) {
+        const QString k = QLatin1String(kind);
+        QAction* a = menu->addAction(k == QLatin1String("csv") ? tr("Export data as CSV…")
+                                     : k == QLatin1String("png") ? tr("Export chart as PNG…")
+                                                                 : tr("Export chart as SVG…"));
+        a->setObjectName(QStringLiteral("export_") + k);
+        connect(a, &QAction::triggered, this, [this, model, key, k] { exportWithDialog(model, key, k); });
+    }
+    return menu;
 }
 
 bool Dashboard::fromStore(const RunStore& store, std::int64_t runId)

@@ -36,6 +36,7 @@ class QJsonObject;
 class QLabel;
 class QResizeEvent;
 class QLineSeries;
+class QMenu;
 class QStackedWidget;
 class QValueAxis;
 QT_END_NAMESPACE
@@ -133,6 +134,41 @@ public:
     /// The hover read-out label's text.
     QString hoverText() const;
 
+    /// A log-scale y axis is offered where every value a chart's left-axis lines have seen is > 0
+    /// (and the chart has no zero line or band); a value <= 0 arriving later turns it off again.
+    bool logScaleAvailable(const QString& model, const QString& chart) const;
+    /// Switches a chart's left axis to log scale (false when not available) or back to linear.
+    bool setLogScale(const QString& model, const QString& chart, bool on);
+    bool isLogScale(const QString& model, const QString& chart) const;
+
+    /// The x range shown (min, max); (0, 0) without the chart.
+    QPair<double, double> xRange(const QString& model, const QString& chart) const;
+    /// Zooms a chart's x axis by `factor` (< 1 in, > 1 out) around step `centre` (the mouse wheel).
+    /// A zoomed chart keeps its x range while samples arrive, until resetZoom().
+    void zoomX(const QString& model, const QString& chart, double factor, double centre);
+    /// Moves a chart's x range by `steps` (dragging).
+    void panX(const QString& model, const QString& chart, double steps);
+    /// Back to the whole x range, following the data (the menu's "Reset zoom", or a double-click
+    /// on a zoomed chart).
+    void resetZoom(const QString& model, const QString& chart);
+    bool isZoomed(const QString& model, const QString& chart) const;
+
+    /// Shows at step `x` the crosshair of every chart of `model`: a vertical line and, beside it,
+    /// the values there (moving the mouse over any chart of a model's section does so).
+    void setCrosshair(const QString& model, double x);
+    /// Hides a model's crosshairs (the mouse left its chart).
+    void hideCrosshair(const QString& model);
+    /// The value text a chart's crosshair shows ("" when hidden).
+    QString crosshairText(const QString& model, const QString& chart) const;
+
+    /// Writes a chart's held data as CSV: step, wall_time (ISO 8601 UTC where the sample carried
+    /// one) and one column per line in the registry's unit; through a temporary file and rename.
+    bool exportCsv(const QString& model, const QString& chart, const QString& path, QString* error = nullptr) const;
+    /// Writes the chart as drawn, PNG or SVG by the path's suffix, all or nothing.
+    bool exportImage(const QString& model, const QString& chart, const QString& path, QString* error = nullptr) const;
+    /// The right-click menu of a chart (log scale, reset zoom, CSV/PNG/SVG export); the caller owns it.
+    QMenu* contextMenu(const QString& model, const QString& chart);
+
 protected:
     bool event(QEvent* event) override;
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -162,6 +198,14 @@ private:
     void redraw(Chart& chart);
     void updatePlaceholder(Chart& chart);
     void recomputeSmoothing(Line& line);
+    /// Whether a chart's left-axis lines have only seen values > 0 (and it has no zero line or band).
+    bool logPossible(const Chart& chart) const;
+    /// Moves the left-axis lines to a log axis or back; the next redraw fits it.
+    void switchLog(Chart& chart, bool on);
+    /// Fits the log axis of a chart to its lines (display units, every value > 0).
+    void fitLogAxis(Chart& chart, double lo, double hi);
+    /// Asks where to save and writes (CSV, PNG or SVG); reports a failure in the read-out label.
+    void exportWithDialog(const QString& model, const QString& chart, const QString& kind);
     /// Notes a sample's value in what the line has seen (constancy, minimum).
     static void noteValue(Line& line, double value);
     /// Notes a sample's wall time for the CSV export (kept for the held points only).
@@ -188,6 +232,10 @@ private:
     double m_smoothing = 0.0;
     bool m_ignoreOutliers = true;
     bool m_live = true;
+    /// A left-button drag over a chart: its key, the x range and the position at the press.
+    QString m_dragChart;
+    QPair<double, double> m_dragRange;
+    QPointF m_dragStart;
 };
 
 } // namespace foxhunt

@@ -15,14 +15,21 @@
 #include <QtCharts/QLineSeries>
 #include <QtCharts/QValueAxis>
 
+#include <QAction>
+#include <QDir>
+#include <QImage>
+#include <QMenu>
 #include <QMouseEvent>
+#include <QWheelEvent>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QStackedWidget>
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
+#include <memory>
 
 using foxhunt::BoundedSeries;
 using foxhunt::Dashboard;
@@ -59,6 +66,10 @@ private Q_SLOTS:
     void memoryIsDrawnAsSteps();
     void constantSeriesCollapsesToAReadout();
     void rawLineIsFadedWhenSmoothingStartsOn();
+    void logScaleOnlyWhereEveryValueIsPositive();
+    void exportsCsvAndImages();
+    void wheelZoomsDragPansAndResetRestores();
+    void crosshairIsSharedByAModelsCharts();
 
 private:
     static MetricSample sample(const char* model, const char* metric, long long step, double value)
@@ -773,6 +784,166 @@ void TestDashboard::rawLineIsFadedWhenSmoothingStartsOn()
     QCOMPARE(raw->pen().color().alpha(), 255);
     d.setSmoothing(0.3);
     QVERIFY(raw->pen().color().alpha() < 128);
+}
+
+void TestDashboard::logScaleOnlyWhereEveryValueIsPositive()
+{
+    Dashboard d;
+    d.setModels({QStringLiteral("dqn")});
+    MetricBatch batch;
+    for (int i = 0; i < 30; ++i) batch.push_back(sample("dqn", "loss", i, std::pow(10.0, -i / 10.0)));
+    for (int i = 0; i < 30; ++i) batch.push_back(sample("dqn", "equity_ticks", i, i - 10.0));
+    d.addSamples(batch);
+    const QString dqn = QStringLiteral("dqn"), loss = QStringLiteral("loss"), equity = QStringLiteral("equity");
+    QVERIFY(d.logScaleAvailable(dqn, loss));
+    QVERIFY(!d.logScaleAvailable(dqn, equity)); // values <= 0, and a zero line
+    QVERIFY(!d.setLogScale(dqn, equity, true));
+    std::unique_ptr<QMenu> menu(d.contextMenu(dqn, equity));
+    QVERIFY(!menu->findChild<QAction*>(QStringLiteral("logScale"))->isEnabled());
+    menu.reset(d.contextMenu(dqn, loss));
+    QAction* log = menu->findChild<QAction*>(QStringLiteral("logScale"));
+    QVERIFY(log->isEnabled() && !log->isChecked());
+    log->trigger(); // the menu's toggle
+    QVERIFY(d.isLogScale(dqn, loss));
+    // Whole decades around 1e-2.9 .. 1.
+    QCOMPARE(d.yRange(dqn, loss), qMakePair(0.001, 1.0));
+    const QChart* chart = d.chartView(dqn, loss)->chart();
+    const QList<QAbstractAxis*> vertical = chart->axes(Qt::Vertical);
+    QVERIFY(std::any_of(vertical.begin(), vertical.end(),
+                        [](QAbstractAxis* a) { return a->type() == QAbstractAxis::AxisTypeLogValue && a->isVisible(); }));
+    // A value <= 0 turns it back to linear and withdraws the offer.
+    d.addSamples({sample("dqn", "loss", 30, 0.0)});
+    QVERIFY(!d.isLogScale(dqn, loss));
+    QVERIFY(!d.logScaleAvailable(dqn, loss));
+    QVERIFY(d.yRange(dqn, loss).first <= 0.0);
+}
+
+void TestDashboard::exportsCsvAndImages()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    Dashboard d;
+    d.setModels({QStringLiteral("dqn")});
+    const std::int64_t wall = 1764639643123000000; // 2025-12-02T01:40:43.123Z
+    MetricBatch batch;
+    batch.push_back(MetricSample{"dqn", "param_bytes", 1, wall, 40960.0});
+    batch.push_back(MetricSample{"dqn", "param_bytes", 2, 0, 40960.0});
+    batch.push_back(MetricSample{"dqn", "activation_bytes", 2, wall + 1000000, 3145728.5});
+    d.addSamples(batch);
+    const QString csv = dir.filePath(QStringLiteral("memory.csv"));
+    QString error;
+    QVERIFY2(d.exportCsv(QStringLiteral("dqn"), QStringLiteral("memory"), csv, &error), qPrintable(error));
+    QFile f(csv);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QStringList lines = QString::fromUtf8(f.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 3);
+    QCOMPARE(lines.at(0), QStringLiteral("step,wall_time,params (bytes),grads (bytes),optimizer (bytes),activations (bytes),process RSS (bytes)"));
+    QCOMPARE(lines.at(1), QStringLiteral("1,2025-12-02T01:40:43.123Z,40960,,,,"));
+    QCOMPARE(lines.at(2), QStringLiteral("2,2025-12-02T01:40:43.124Z,40960,,,3145728.5,"));
+    // Nothing but the file: it went through a temporary and a rename.
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{QStringLiteral("memory.csv")});
+    // A folder that does not exist: an error, no file.
+    QVERIFY(!d.exportCsv(QStringLiteral("dqn"), QStringLiteral("memory"), dir.filePath(QStringLiteral("no/such.csv")), &error));
+    QVERIFY(error.contains(QStringLiteral("cannot write")));
+
+    const QString png = dir.filePath(QStringLiteral("memory.png")), svg = dir.filePath(QStringLiteral("memory.svg"));
+    QVERIFY2(d.exportImage(QStringLiteral("dqn"), QStringLiteral("memory"), png, &error), qPrintable(error));
+    QVERIFY2(d.exportImage(QStringLiteral("dqn"), QStringLiteral("memory"), svg, &error), qPrintable(error));
+    QImage image(png);
+    QVERIFY(!image.isNull());
+    QVERIFY(image.width() >= 300 && image.height() >= 230);
+    QFile s(svg);
+    QVERIFY(s.open(QIODevice::ReadOnly));
+    const QByteArray svgText = s.readAll();
+    QVERIFY(svgText.contains("<svg"));
+    QVERIFY(svgText.contains("dqn — memory"));
+    // The menu offers all three.
+    std::unique_ptr<QMenu> menu(d.contextMenu(QStringLiteral("dqn"), QStringLiteral("memory")));
+    for (const char* name : {"export_csv", "export_png", "export_svg"}) QVERIFY(menu->findChild<QAction*>(QLatin1String(name)));
+}
+
+void TestDashboard::wheelZoomsDragPansAndResetRestores()
+{
+    Dashboard d;
+    d.resize(1600, 900);
+    d.setModels({QStringLiteral("dqn")});
+    MetricBatch batch;
+    for (int s = 0; s <= 1000; s += 10) batch.push_back(sample("dqn", "loss", s, 1.0 + s * 0.001));
+    d.addSamples(batch);
+    d.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&d));
+    const QString dqn = QStringLiteral("dqn"), loss = QStringLiteral("loss");
+    const auto whole = d.xRange(dqn, loss);
+    QChartView* view = d.chartView(dqn, loss);
+    QChart* chart = view->chart();
+    const QPoint centre = view->mapFromScene(chart->mapToScene(chart->plotArea().center()));
+    const double centreStep = chart->mapToValue(chart->plotArea().center()).x();
+    // One notch in: 15 % narrower, around the step under the mouse.
+    QWheelEvent wheel(QPointF(centre), view->viewport()->mapToGlobal(QPointF(centre)), QPoint(), QPoint(0, 120), Qt::NoButton,
+                      Qt::NoModifier, Qt::NoScrollPhase, false);
+    QCoreApplication::sendEvent(view->viewport(), &wheel);
+    QVERIFY(d.isZoomed(dqn, loss));
+    const auto zoomed = d.xRange(dqn, loss);
+    QVERIFY(std::abs((zoomed.second - zoomed.first) - 0.85 * (whole.second - whole.first)) < 1e-6);
+    QVERIFY(zoomed.first < centreStep && zoomed.second > centreStep);
+    // New samples do not move a zoomed axis.
+    d.addSamples({sample("dqn", "loss", 2000, 3.0)});
+    QCOMPARE(d.xRange(dqn, loss), zoomed);
+    // Dragging left by 100 pixels moves the range right by 100 pixels' worth of steps.
+    const double perPixel = (zoomed.second - zoomed.first) / chart->plotArea().width();
+    QTest::mousePress(view->viewport(), Qt::LeftButton, Qt::NoModifier, centre);
+    QMouseEvent move(QEvent::MouseMove, QPointF(centre - QPoint(100, 0)),
+                     view->viewport()->mapToGlobal(QPointF(centre - QPoint(100, 0))), Qt::NoButton, Qt::LeftButton,
+                     Qt::NoModifier);
+    QCoreApplication::sendEvent(view->viewport(), &move);
+    QTest::mouseRelease(view->viewport(), Qt::LeftButton, Qt::NoModifier, centre - QPoint(100, 0));
+    const auto panned = d.xRange(dqn, loss);
+    QVERIFY2(std::abs(panned.first - (zoomed.first + 100 * perPixel)) < 1e-6, qPrintable(QString::number(panned.first)));
+    // Reset (the menu's entry, or a double-click on a zoomed chart) follows the data again.
+    std::unique_ptr<QMenu> menu(d.contextMenu(dqn, loss));
+    QAction* reset = menu->findChild<QAction*>(QStringLiteral("resetZoom"));
+    QVERIFY(reset->isEnabled());
+    reset->trigger();
+    QVERIFY(!d.isZoomed(dqn, loss));
+    QCOMPARE(d.xRange(dqn, loss).first, 0.0);
+    QVERIFY(d.xRange(dqn, loss).second >= 2000.0);
+    d.zoomX(dqn, loss, 0.5, 500.0);
+    QTest::mouseDClick(view->viewport(), Qt::LeftButton, Qt::NoModifier, centre);
+    QVERIFY(!d.isZoomed(dqn, loss));
+    QVERIFY(!d.isExpanded(dqn, loss)); // that double-click reset, it did not expand
+}
+
+void TestDashboard::crosshairIsSharedByAModelsCharts()
+{
+    Dashboard d;
+    d.resize(1600, 900);
+    d.setModels({QStringLiteral("dqn"), QStringLiteral("ppo")});
+    MetricBatch batch;
+    for (int s = 0; s <= 1000; s += 10) {
+        batch.push_back(sample("dqn", "loss", s, s * 0.5));
+        batch.push_back(sample("dqn", "grad_norm", s, 2.0));
+        batch.push_back(sample("dqn", "grad_norm", s, s < 500 ? 2.0 : 3.0));
+        batch.push_back(sample("ppo", "loss", s, 1.0 + s));
+    }
+    d.addSamples(batch);
+    d.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&d));
+    QChartView* view = d.chartView(QStringLiteral("dqn"), QStringLiteral("loss"));
+    QChart* chart = view->chart();
+    const QPointF item = chart->mapToPosition(QPointF(420, 210), chart->series().constFirst());
+    const QPoint pos = view->mapFromScene(chart->mapToScene(item));
+    QMouseEvent move(QEvent::MouseMove, QPointF(pos), view->viewport()->mapToGlobal(QPointF(pos)), Qt::NoButton,
+                     Qt::NoButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(view->viewport(), &move);
+    const QString here = d.crosshairText(QStringLiteral("dqn"), QStringLiteral("loss"));
+    const QString there = d.crosshairText(QStringLiteral("dqn"), QStringLiteral("grad_norm"));
+    QVERIFY2(here.startsWith(QStringLiteral("step 4")) && here.contains(QStringLiteral("loss 2")), qPrintable(here));
+    QVERIFY2(there.contains(QStringLiteral("grad norm 2")), qPrintable(there));
+    // Only that model's section.
+    QCOMPARE(d.crosshairText(QStringLiteral("ppo"), QStringLiteral("loss")), QString());
+    QEvent leave(QEvent::Leave);
+    QCoreApplication::sendEvent(view->viewport(), &leave);
+    QCOMPARE(d.crosshairText(QStringLiteral("dqn"), QStringLiteral("grad_norm")), QString());
 }
 
 QTEST_MAIN(TestDashboard)
