@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/dashboard.h"
 
+#include "ui/chart_axes.h"
+
 #include "engine/report/csv_field.h"
 #include "engine/store/atomic_file.h"
 #include "engine/store/run_store.h"
@@ -205,17 +207,7 @@ QString axisTitle(const ChartSpec& spec, const axis::DisplayUnit& unit, bool sec
     return symbol.isEmpty() ? spec.title : symbol;
 }
 
-/// Round tick values for an axis's range: a dynamic tick every 1, 2 or 5 times a power of ten,
-/// anchored at 0, with as many decimals as the step needs.
-void roundTicks(QValueAxis* ax, double min, double max)
-{
-    const axis::Ticks t = axis::niceTicks(min, max, kMaxTicks);
-    if (ax->tickType() != QValueAxis::TicksDynamic) ax->setTickType(QValueAxis::TicksDynamic);
-    if (ax->tickAnchor() != 0.0) ax->setTickAnchor(0.0);
-    if (ax->tickInterval() != t.step) ax->setTickInterval(t.step);
-    const QString format = QStringLiteral("%.%1f").arg(t.decimals);
-    if (ax->labelFormat() != format) ax->setLabelFormat(format);
-}
+void roundTicks(QValueAxis* ax, double min, double max) { applyRoundTicks(ax, min, max, kMaxTicks); }
 
 /// A value in the chart's unit, for read-outs ("40.0 KiB", "250 µs", "0.5300").
 QString valueText(double value, metrics::Unit unit)
@@ -914,26 +906,16 @@ void Dashboard::redraw(Chart& c)
     chooseUnit(c.yUnit, c.y, lo, hi, false);
     chooseUnit(c.y2Unit, c.y2, lo2, hi2, true);
     c.unitsSet = wasSet || std::isfinite(lo) || std::isfinite(lo2);
-    auto toDisplay = [&](const std::vector<QPointF>& points, double divisor, bool stepped) {
-        // Stepped: a value holds until the next sample, so each sample after the first starts at the
-        // previous value's height.
-        QList<QPointF> out;
-        out.reserve(static_cast<qsizetype>(stepped && !points.empty() ? 2 * points.size() - 1 : points.size()));
-        for (std::size_t i = 0; i < points.size(); ++i) {
-            if (stepped && i > 0) out.append(QPointF(points[i].x(), points[i - 1].y() / divisor));
-            out.append(QPointF(points[i].x(), points[i].y() / divisor));
-        }
-        return out;
-    };
     for (auto& lp : c.lines) {
         Line& l = *lp;
         if (!l.rescale) continue;
         l.rescale = false;
         const double divisor = l.secondary ? c.y2Unit.divisor : c.yUnit.divisor;
-        l.series->replace(toDisplay(l.decimated, divisor, spec.stepped));
+        // Stepped (memory): a value holds until the next sample.
+        l.series->replace(displayPoints(l.decimated, divisor, spec.stepped));
         const bool marked = l.decimated.size() < kMarkedBelow;
         if (l.series->pointsVisible() != marked) l.series->setPointsVisible(marked);
-        if (l.smoothSeries) l.smoothSeries->replace(toDisplay(l.smoothDecimated, divisor, false));
+        if (l.smoothSeries) l.smoothSeries->replace(displayPoints(l.smoothDecimated, divisor, false));
     }
     if (!std::isfinite(x0)) return;
     lo /= c.yUnit.divisor;

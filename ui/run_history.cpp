@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/run_history.h"
 
+#include "ui/chart_axes.h"
 #include "ui/dashboard.h"
 #include "ui/run_compare.h"
 #include "ui/series_label.h"
@@ -11,6 +12,7 @@
 #include "engine/report/run_summary.h"
 #include "engine/store/bar_store.h"
 #include "engine/store/run_store.h"
+#include "engine/telemetry/axis_scale.h"
 #include "engine/telemetry/metric_registry.h"
 
 #include <QtCharts/QChart>
@@ -750,6 +752,7 @@ int RunHistory::overlay(const QList<qint64>& runIds, const QString& model, const
     chart->addAxis(y, Qt::AlignLeft);
     double x0 = std::numeric_limits<double>::infinity(), x1 = -x0, lo = x0, hi = -x0;
     int drawn = 0;
+    std::vector<std::vector<QPointF>> decimated; ///< per drawn series, in the metric's registry unit
     // Each run's label, as the compare view gives it: read once, before any series is drawn.
     std::map<qint64, QString> labels;
     {
@@ -786,6 +789,7 @@ int RunHistory::overlay(const QList<qint64>& runIds, const QString& model, const
         }
         if (data.empty()) continue;
         const std::vector<QPointF> points = data.decimated(std::max(200, m_overlayView->width()));
+        decimated.push_back(points);
         auto* series = new QLineSeries;
         // The run's colour and label are the compare view's: "run 7 · BF16 + INT8" where precision differs.
         const int index = static_cast<int>(runIds.indexOf(id));
@@ -794,7 +798,6 @@ int RunHistory::overlay(const QList<qint64>& runIds, const QString& model, const
         QPen pen(RunCompare::runColour(index));
         pen.setWidthF(1.5);
         series->setPen(pen);
-        series->replace(QList<QPointF>(points.begin(), points.end()));
         chart->addSeries(series);
         series->attachAxis(x);
         series->attachAxis(y);
@@ -806,10 +809,26 @@ int RunHistory::overlay(const QList<qint64>& runIds, const QString& model, const
         x1 = std::max(x1, points.back().x());
         ++drawn;
     }
+    // As on the dashboard: the y axis reads in the unit the values' magnitude calls for (KiB, MiB, µs,
+    // ms, s), with round ticks, and memory is drawn as steps.
+    const metrics::Metric* known = metrics::find(metric.toStdString());
+    const metrics::Unit unit = known ? known->unit : metrics::Unit::None;
+    const foxhunt::axis::DisplayUnit shown = foxhunt::axis::displayUnit(unit, std::isfinite(lo) ? std::max(std::abs(lo), std::abs(hi)) : 0.0);
+    const QString symbol = QString::fromStdString(shown.symbol);
+    const QString quantity = known ? QString::fromStdString(metrics::label(metric.toStdString())) : metric;
+    y->setTitleText(symbol.isEmpty() ? quantity : QStringLiteral("%1 (%2)").arg(quantity, symbol));
+    const QList<QAbstractSeries*> drawnSeries = chart->series();
+    for (qsizetype i = 0; i < drawnSeries.size() && i < static_cast<qsizetype>(decimated.size()); ++i)
+        static_cast<QLineSeries*>(drawnSeries[i])
+            ->replace(displayPoints(decimated[static_cast<std::size_t>(i)], shown.divisor, unit == metrics::Unit::Bytes));
     if (drawn > 0) {
+        lo /= shown.divisor;
+        hi /= shown.divisor;
         const double pad = hi > lo ? (hi - lo) * 0.05 : std::abs(hi) * 0.05 + 1e-9;
         y->setRange(lo - pad, hi + pad);
+        applyRoundTicks(y, lo - pad, hi + pad);
         x->setRange(x0, std::max(x1, x0 + (byTime ? 1e-3 : 1.0)));
+        applyRoundTicks(x, x->min(), x->max());
         m_bottomTabs->setCurrentIndex(1);
     }
     m_status->setText(tr("Overlay of %1 %2: %n run(s)", nullptr, drawn).arg(model, metric));

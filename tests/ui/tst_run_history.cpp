@@ -12,6 +12,7 @@
 
 #include <QtCharts/QChart>
 #include <QtCharts/QLineSeries>
+#include <QtCharts/QValueAxis>
 
 #include <QDir>
 #include <QFile>
@@ -25,6 +26,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <cmath>
 #include <utility>
 
 using foxhunt::Dashboard;
@@ -525,6 +527,16 @@ void TestRunHistory::compareShowsDifferencesAndDeltas()
     auto* second = qobject_cast<QLineSeries*>(series.at(1));
     QVERIFY(second->name().startsWith(QStringLiteral("run %1 · BF16 + INT8").arg(bf16)));
     QCOMPARE(second->pen().color(), foxhunt::RunCompare::runColour(1));
+    // Its y axis reads in the unit the values call for, with round ticks; bytes are drawn as steps.
+    auto* y = qobject_cast<QValueAxis*>(h.overlayChart()->axes(Qt::Vertical).constFirst());
+    QVERIFY(y);
+    QVERIFY2(y->titleText().startsWith(QStringLiteral("params (")), qPrintable(y->titleText()));
+    QVERIFY(y->tickType() == QValueAxis::TicksDynamic);
+    const double step = y->tickInterval();
+    const double mantissa = step / std::pow(10.0, std::floor(std::log10(step)));
+    QVERIFY2(std::abs(mantissa - 1) < 1e-9 || std::abs(mantissa - 2) < 1e-9 || std::abs(mantissa - 5) < 1e-9,
+             qPrintable(QString::number(step)));
+    QVERIFY(y->max() < 1024.0); // never thousands of a smaller unit
 }
 
 void TestRunHistory::runsAreRenamedTaggedAndFiltered()
