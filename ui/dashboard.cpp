@@ -231,6 +231,7 @@ struct Dashboard::Line {
     QLineSeries* smoothSeries = nullptr;
     Chart* owner = nullptr;
     int rank = -1; ///< the rank of a per-rank line
+    int colorIndex = -1; ///< in lineColors(); -1 for a band's edges (the area draws them)
     bool secondary = false; ///< drawn against the chart's right-hand axis
     bool dirty = false;
     bool rescale = false; ///< the axis's display unit changed: draw the kept decimation again
@@ -584,10 +585,6 @@ Dashboard::Chart* Dashboard::makeChart(const QString& model, const QString& key)
         // The area owns neither edge's data: the edges are plain line series replaced once per tick.
         c->band = new QAreaSeries(c->lines[1]->series, c->lines[0]->series);
         c->band->setName(tr("q10..q90"));
-        QColor fill = lineColors().at(0);
-        fill.setAlpha(60);
-        c->band->setBrush(fill);
-        c->band->setPen(QPen(fill.darker(), 0.5));
         attach(c->band);
         c->lines[0]->series->setParent(c->band);
         c->lines[1]->series->setParent(c->band);
@@ -595,9 +592,9 @@ Dashboard::Chart* Dashboard::makeChart(const QString& model, const QString& key)
     if (spec.zeroLine) {
         c->zero = new QLineSeries;
         c->zero->setName(tr("flat"));
-        c->zero->setPen(QPen(Qt::gray, 1.0, Qt::DashLine));
         attach(c->zero);
     }
+    styleChart(*c);
     // A chart whose plot changed width (window resize, re-flow, expand) is decimated again for
     // its pixel columns, even when no new samples come (a stored run).
     connect(c->chart, &QChart::plotAreaChanged, this, [this](const QRectF&) { redecimateLater(); });
@@ -672,13 +669,7 @@ Dashboard::Line* Dashboard::addLine(Chart& c, std::size_t index, int rank)
     const auto at = std::find_if(c.lines.begin(), c.lines.end(), [rank](const auto& l) { return rank >= 0 && l->rank > rank; });
     if (!(spec.band && index < 2)) {
         // A rank keeps its colour whichever ranks came first; other lines take colours in spec order.
-        const int colorIndex = rank >= 0 ? rank : static_cast<int>(spec.band ? index - 2 : index);
-        QColor color = lineColors().at(colorIndex % lineColors().size());
-        // With smoothing on the raw line is drawn faint from the start, not only once the weight is edited.
-        if (spec.smoothable && m_smoothing > 0) color.setAlpha(kFadedAlpha);
-        QPen pen(color);
-        pen.setWidthF(1.5);
-        line->series->setPen(pen);
+        line->colorIndex = rank >= 0 ? rank : static_cast<int>(spec.band ? index - 2 : index);
         std::vector<QLineSeries*> later;
         for (auto it = at; it != c.lines.end(); ++it) {
             c.chart->removeSeries((*it)->series);
@@ -690,12 +681,10 @@ Dashboard::Line* Dashboard::addLine(Chart& c, std::size_t index, int rank)
     if (spec.smoothable) {
         line->smoothSeries = new QLineSeries;
         line->smoothSeries->setName(line->label + tr(" (smoothed)"));
-        QPen pen(lineColors().at(0));
-        pen.setWidthF(2.0);
-        line->smoothSeries->setPen(pen);
         line->smoothSeries->setVisible(m_smoothing > 0);
         attach(line->smoothSeries);
     }
+    styleLine(*line);
     const QString source = ls.session ? sessionModel() : c.model;
     m_routes[key2(source, line->metric)] << line.get();
     if (ls.session)
@@ -961,6 +950,43 @@ void Dashboard::redraw(Chart& c)
     }
 }
 
+void Dashboard::styleLine(Line& l) const
+{
+    const int index = std::max(0, l.colorIndex);
+    const QColor base = lineColors().at(index % lineColors().size());
+    if (l.colorIndex >= 0) {
+        // With smoothing on the raw line is faint from the start (not only once the weight is edited),
+        // in the colour of its smoothed line.
+        QColor color = base;
+        if (l.smoothable && m_smoothing > 0) color.setAlpha(kFadedAlpha);
+        QPen pen(color);
+        pen.setWidthF(1.5);
+        l.series->setPen(pen);
+    }
+    if (l.smoothSeries) {
+        QPen pen(base);
+        pen.setWidthF(2.0);
+        l.smoothSeries->setPen(pen);
+    }
+}
+
+void Dashboard::styleChart(Chart& c) const
+{
+    for (auto& l : c.lines) styleLine(*l);
+    if (c.band) {
+        QColor fill = lineColors().at(0);
+        fill.setAlpha(60);
+        c.band->setBrush(fill);
+        c.band->setPen(QPen(fill.darker(), 0.5));
+    }
+    if (c.zero) c.zero->setPen(QPen(Qt::gray, 1.0, Qt::DashLine));
+}
+
+void Dashboard::restyle()
+{
+    for (auto& c : m_owned) styleChart(*c);
+}
+
 void Dashboard::recomputeSmoothing(Line& l)
 {
     l.ema = DebiasedEma(m_smoothing);
@@ -1003,11 +1029,7 @@ void Dashboard::setSmoothing(double weight)
         for (auto& l : c->lines) {
             if (!l->smoothable) continue;
             recomputeSmoothing(*l);
-            QPen pen = l->series->pen();
-            QColor color = pen.color();
-            color.setAlpha(weight > 0 ? kFadedAlpha : 255);
-            pen.setColor(color);
-            l->series->setPen(pen);
+            styleLine(*l);
             l->smoothSeries->setVisible(weight > 0);
             l->dirty = true;
         }

@@ -80,6 +80,9 @@ public:
     /// The INT8 summary shown for a model, as plain text ("" when none).
     QString int8Summary(const QString& model) const;
 
+    /// Puts the lines' own pens back (colours, the faint raw line under a smoothed one, the band)
+    /// after a chart theme was applied, which resets every series' pen.
+    void restyle();
     /// Smoothing weight 0..0.99 (TensorBoard's debiased EMA); the raw line stays, faint.
     void setSmoothing(double weight);
     double smoothing() const { return m_smoothing; }
@@ -198,6 +201,10 @@ private:
     void redraw(Chart& chart);
     void updatePlaceholder(Chart& chart);
     void recomputeSmoothing(Line& line);
+    /// A line's pens: its colour, faint while smoothing is on, its smoothed line in the same colour.
+    void styleLine(Line& line) const;
+    /// Every line's pens, and the band's and zero line's.
+    void styleChart(Chart& chart) const;
     /// Whether a chart's left-axis lines have only seen values > 0 (and it has no zero line or band).
     bool logPossible(const Chart& chart) const;
     /// Moves the left-axis lines to a log axis or back; the next redraw fits it.

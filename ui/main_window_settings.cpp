@@ -156,7 +156,7 @@ void MainWindow::onRunSamples(const MetricBatch& batch)
     if (m_dashboard->chartCount() != m_themedCharts) {
         const ScopedHandlerTiming timing(m_uiTimings, QStringLiteral("chart theme"));
         m_themedCharts = m_dashboard->chartCount();
-        applyChartTheme(m_dashboard, m_settings.palette);
+        if (applyChartTheme(m_dashboard, m_settings.palette) > 0) m_dashboard->restyle();
     }
 }
 
@@ -222,7 +222,8 @@ void MainWindow::applySettings(const AppSettings& settings)
     m_settings = settings;
     m_settings.save();
     applyPalette(m_settings.palette);
-    applyChartTheme(this, m_settings.palette);
+    if (applyChartTheme(this, m_settings.palette) > 0)
+        for (Dashboard* dashboard : findChildren<Dashboard*>()) dashboard->restyle(); // the live one and the Runs tab's
     m_training->setRefreshInterval(m_settings.refreshIntervalMs());
     updateNextRunSummary();
 }

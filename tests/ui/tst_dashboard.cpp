@@ -779,6 +779,14 @@ void TestDashboard::rawLineIsFadedWhenSmoothingStartsOn()
     QVERIFY2(raw->pen().color().alpha() < 128, qPrintable(QString::number(raw->pen().color().alpha())));
     QCOMPARE(smooth->pen().color().alpha(), 255);
     QVERIFY(smooth->isVisible());
+    // The smoothed line is in the raw line's colour.
+    QCOMPARE(smooth->pen().color().rgb(), raw->pen().color().rgb());
+    // A chart theme (the dark palette) resets every series' pen; restyle() puts them back.
+    view->chart()->setTheme(QChart::ChartThemeDark);
+    QCOMPARE(raw->pen().color().alpha(), 255); // what the theme did
+    d.restyle();
+    QVERIFY(raw->pen().color().alpha() < 128);
+    QCOMPARE(smooth->pen().color().rgb(), raw->pen().color().rgb());
     // Off and on again keeps it so.
     d.setSmoothing(0.0);
     QCOMPARE(raw->pen().color().alpha(), 255);
