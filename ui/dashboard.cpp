@@ -18,6 +18,7 @@
 #include <QtCharts/QValueAxis>
 
 #include <QAbstractScrollArea>
+#include <QApplication>
 #include <QBuffer>
 #include <QDateTime>
 #include <QFileDialog>
@@ -94,6 +95,8 @@ constexpr int kChartMinWidth = 300;
 constexpr int kChartMinHeight = 230;
 /// Share of the drawn points below and above the y range when outliers are ignored.
 constexpr double kOutlierShare = 0.02;
+/// A zoomed-in chart decimates into at most this many times its pixel columns.
+constexpr double kMaxZoomDetail = 16.0;
 /// Alpha of a smoothed chart's raw line while smoothing is on.
 constexpr int kFadedAlpha = 70;
 /// Lines with fewer points than this also draw their points: one update is a dot, not nothing.
@@ -267,6 +270,7 @@ struct Dashboard::Chart {
     bool unitsSet = false;
     QLogValueAxis* ylog = nullptr; ///< replaces `y` while log scale is on
     bool zoomed = false;           ///< the x range is the user's (wheel, drag) until reset
+    int zoomBuckets = 0;           ///< while zoomed in: buckets over the whole series, so the part shown keeps its detail
     QGraphicsLineItem* cross = nullptr;       ///< the crosshair's vertical line
     QGraphicsSimpleTextItem* crossText = nullptr; ///< and the values beside it
     QLineSeries* zero = nullptr;
@@ -829,7 +833,7 @@ void Dashboard::redraw(Chart& c)
 {
     // Min/max per pixel column of the plot area (the axes' labels take the rest of the view).
     const int plotWidth = static_cast<int>(c.chart->plotArea().width());
-    const int buckets = std::max(100, plotWidth > 0 ? plotWidth : c.stack->width());
+    const int buckets = c.zoomBuckets > 0 ? c.zoomBuckets : std::max(100, plotWidth > 0 ? plotWidth : c.stack->width());
     c.decimatedFor = plotWidth;
     const ChartSpec& spec = chartSpecs()[c.spec];
     // A value <= 0 has no place on a log axis: the chart goes back to linear before it is drawn.
@@ -1205,7 +1209,8 @@ bool Dashboard::eventFilter(QObject* watched, QEvent* event)
             // Dragging pans: the data follows the mouse.
             const double width = c->chart->plotArea().width();
             const double dx = mouse->position().x() - m_dragStart.x();
-            if (width > 0 && std::abs(dx) >= 1.0) {
+            // A click that moves a pixel or two is not a drag: it must not freeze the axis.
+            if (width > 0 && (c->zoomed || std::abs(dx) >= QApplication::startDragDistance())) {
                 const double steps = -dx * (m_dragRange.second - m_dragRange.first) / width;
                 c->zoomed = true;
                 c->x->setRange(m_dragRange.first + steps, m_dragRange.second + steps);
@@ -1332,6 +1337,24 @@ void Dashboard::zoomX(const QString& model, const QString& key, double factor, d
     c->x->setRange(newMin, newMin + span);
     roundTicks(c->x, newMin, newMin + span);
     c->x->setLabelFormat(QStringLiteral("%.0f"));
+    // Decimate the whole series into as many more buckets as the zoom shows less of it (up to
+    // kMaxZoomDetail times), so the part on screen keeps about one min/max pair per pixel. Fixed
+    // until the next zoom, so the incremental decimation keeps its cache while samples arrive.
+    double first = std::numeric_limits<double>::infinity(), last = -first;
+    for (const auto& l : c->lines)
+        if (!l->raw.empty()) {
+            first = std::min(first, l->raw.points().front().x());
+            last = std::max(last, l->raw.points().back().x());
+        }
+    const int plotArea = static_cast<int>(c->chart->plotArea().width());
+    const int plotWidth = std::max(100, plotArea > 0 ? plotArea : c->stack->width()); // as redraw() counts
+    const double detail = std::isfinite(first) ? std::clamp((last - first) / span, 1.0, kMaxZoomDetail) : 1.0;
+    const int buckets = detail > 1.0 ? static_cast<int>(plotWidth * detail) : 0;
+    if (buckets != c->zoomBuckets) {
+        c->zoomBuckets = buckets;
+        for (auto& l : c->lines) l->dirty = !l->raw.empty();
+        redraw(*c);
+    }
 }
 
 void Dashboard::panX(const QString& model, const QString& key, double steps)
@@ -1347,6 +1370,8 @@ void Dashboard::resetZoom(const QString& model, const QString& key)
     Chart* c = chart(model, key);
     if (!c || !c->zoomed) return;
     c->zoomed = false;
+    if (std::exchange(c->zoomBuckets, 0) > 0)
+        for (auto& l : c->lines) l->dirty = !l->raw.empty();
     // Any range the data does not start at is refitted by the next redraw.
     c->x->setRange(c->x->min() - 1.0, c->x->max());
     redraw(*c);

@@ -919,6 +919,25 @@ void TestDashboard::wheelZoomsDragPansAndResetRestores()
     QTest::mouseDClick(view->viewport(), Qt::LeftButton, Qt::NoModifier, centre);
     QVERIFY(!d.isZoomed(dqn, loss));
     QVERIFY(!d.isExpanded(dqn, loss)); // that double-click reset, it did not expand
+
+    // Zoomed in, a long series keeps its detail: more of its points are drawn.
+    Dashboard big;
+    big.setSeriesCapacity(100000);
+    big.setModels({dqn});
+    MetricBatch many;
+    for (int s = 0; s < 20000; ++s) many.push_back(sample("dqn", "loss", s, std::sin(s * 0.01) + 0.001 * (s % 7)));
+    big.addSamples(many);
+    big.resize(1600, 900);
+    big.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&big));
+    QCoreApplication::processEvents();
+    QCoreApplication::processEvents(); // the coalesced re-decimation for the shown width
+    const auto before = big.shownPoints(dqn, loss).size();
+    big.zoomX(dqn, loss, 0.1, 10000.0);
+    const auto after = big.shownPoints(dqn, loss).size();
+    QVERIFY2(after > 4 * before, qPrintable(QStringLiteral("%1 -> %2").arg(before).arg(after)));
+    big.resetZoom(dqn, loss);
+    QCOMPARE(big.shownPoints(dqn, loss).size(), before);
 }
 
 void TestDashboard::crosshairIsSharedByAModelsCharts()
