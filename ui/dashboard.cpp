@@ -1183,9 +1183,11 @@ bool Dashboard::eventFilter(QObject* watched, QEvent* event)
         return true;
     case QEvent::Wheel: {
         // The wheel zooms the steps axis around the mouse: a notch is 15 % in or out.
+        // Outside the plot (axes, title, legend) the wheel still scrolls the dashboard.
         auto* wheel = static_cast<QWheelEvent*>(event);
         const int delta = wheel->angleDelta().y();
-        if (delta == 0) return false;
+        const QPointF item = c->chart->mapFromScene(c->view->mapToScene(wheel->position().toPoint()));
+        if (delta == 0 || !c->chart->plotArea().contains(item)) return false;
         zoomX(model, key, std::pow(0.85, delta / 120.0), valueAt(wheel->position()));
         return true;
     }

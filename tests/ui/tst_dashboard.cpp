@@ -886,6 +886,11 @@ void TestDashboard::wheelZoomsDragPansAndResetRestores()
     QChart* chart = view->chart();
     const QPoint centre = view->mapFromScene(chart->mapToScene(chart->plotArea().center()));
     const double centreStep = chart->mapToValue(chart->plotArea().center()).x();
+    // Over the title or the axes the wheel is left to the scroll area.
+    QWheelEvent outside(QPointF(2, 2), view->viewport()->mapToGlobal(QPointF(2, 2)), QPoint(), QPoint(0, 120), Qt::NoButton,
+                        Qt::NoModifier, Qt::NoScrollPhase, false);
+    QCoreApplication::sendEvent(view->viewport(), &outside);
+    QVERIFY(!d.isZoomed(dqn, loss));
     // One notch in: 15 % narrower, around the step under the mouse.
     QWheelEvent wheel(QPointF(centre), view->viewport()->mapToGlobal(QPointF(centre)), QPoint(), QPoint(0, 120), Qt::NoButton,
                       Qt::NoModifier, Qt::NoScrollPhase, false);
