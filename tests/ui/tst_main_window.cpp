@@ -160,10 +160,6 @@ void TestMainWindow::cancelledImportStoresNothing()
     QVERIFY(w.importFiles({realFile("ES_1min_sample.csv")}));
     QVERIFY(!cancel->isHidden());
     QVERIFY(cancel->isEnabled());
-    // docs/import_progress.png: the import's one rising figure with its Cancel button, once the
-    // file has been read part of the way (the store is still locked, so it cannot finish).
-    QTRY_VERIFY_WITH_TIMEOUT(!progress.isEmpty() && progress.last().at(0).toInt() > 0, 20000);
-    QVERIFY(w.grab().save(QStringLiteral(FOXHUNT_SCREENSHOT_DIR "/import_progress.png")));
     QTest::mouseClick(cancel, Qt::LeftButton);
     QVERIFY(!cancel->isEnabled());
     sqlite3_exec(other, "ROLLBACK", nullptr, nullptr, nullptr);
