@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "engine/report/group_summary.h"
 
+#include "engine/data/market_time.h"
 #include "engine/stats/comparison.h"
 #include "engine/stats/descriptive.h"
 
@@ -8,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 #include <stdexcept>
@@ -49,6 +51,43 @@ std::vector<double> finiteValues(const std::vector<const ModelResults*>& results
     return out;
 }
 
+json toJson(const WalkForwardSummary& w)
+{
+    json rows = json::array();
+    for (const FoldRow& r : w.rows)
+        rows.push_back({{"member", r.member},
+                        {"seed", r.seed},
+                        {"fold", r.fold},
+                        {"run_id", r.runId},
+                        {"test_from", formatDate(r.testFrom)},
+                        {"test_to", formatDate(r.testTo)},
+                        {"test_days", r.testDays},
+                        {"pnl_usd", number(r.pnlUsd)},
+                        {"buy_and_hold_pnl_usd", number(r.buyHoldPnlUsd)},
+                        {"sharpe", number(r.sharpe)},
+                        {"buy_and_hold_sharpe", number(r.buyHoldSharpe)}});
+    json joined = json::array();
+    for (const JoinedEquity& j : w.joined) {
+        json curve = json::array();
+        for (double v : j.equityUsd) curve.push_back(number(v));
+        joined.push_back({{"seed", j.seed},
+                          {"folds", j.folds},
+                          {"folds_joined", j.foldsJoined},
+                          {"complete", j.complete},
+                          {"pnl_usd", number(j.pnlUsd)},
+                          {"buy_and_hold_pnl_usd", number(j.buyHoldPnlUsd)},
+                          {"fold_starts", j.foldStarts},
+                          {"equity_usd", curve}});
+    }
+    return {{"folds", rows},
+            {"out_of_sample", joined},
+            {"over_folds",
+             {{"policy", toJson(w.policy)},
+              {"buy_and_hold", {{"sharpe", toJson(w.buyHoldSharpe)}, {"pnl_usd", toJson(w.buyHoldPnlUsd)}}},
+              {"folds_beating_buy_and_hold", w.foldsBeatingBuyHold},
+              {"folds_compared", w.foldsCompared}}}};
+}
+
 TradingAggregates trading(const std::vector<const ModelResults*>& results, double ModelResults::*sharpe,
                           double ModelResults::*pnl, double ModelResults::*drawdown)
 {
@@ -56,10 +95,112 @@ TradingAggregates trading(const std::vector<const ModelResults*>& results, doubl
             aggregateMembers(finiteValues(results, drawdown))};
 }
 
+/// The strata of a folds group's figures: one per fold when every fold has two or more values
+/// (then each fold is resampled within itself), else all values pooled in one.
+std::vector<std::vector<double>> foldStrata(const std::map<std::size_t, std::vector<double>>& byFold)
+{
+    std::vector<std::vector<double>> strata;
+    bool enough = !byFold.empty();
+    for (const auto& [fold, values] : byFold) {
+        strata.push_back(values);
+        enough = enough && values.size() >= 2;
+    }
+    if (enough) return strata;
+    std::vector<double> pooled;
+    for (const std::vector<double>& v : strata) pooled.insert(pooled.end(), v.begin(), v.end());
+    return {pooled};
+}
+
+/// A folds group's figures for one agent; resultOf(member) gives the member's run id (0: none)
+/// and its results for that agent (nullptr: none).
+WalkForwardSummary walkForward(const FoldPlan& plan,
+                               const std::function<std::pair<std::int64_t, const ModelResults*>(std::int64_t)>& resultOf)
+{
+    WalkForwardSummary w;
+    std::map<std::size_t, std::vector<double>> sharpe, pnl, drawdown, buyHoldPnl, buyHoldSharpe;
+    std::vector<const ModelResults*> results(plan.members.size(), nullptr);
+    for (std::size_t i = 0; i < plan.members.size(); ++i) {
+        const FoldMember& m = plan.members[i];
+        FoldRow row;
+        row.member = static_cast<std::int64_t>(i);
+        row.seed = m.seed;
+        row.fold = m.days.fold;
+        row.testFrom = m.days.testFrom;
+        row.testTo = m.days.testTo;
+        row.testDays = m.days.testDays;
+        row.pnlUsd = row.buyHoldPnlUsd = row.sharpe = row.buyHoldSharpe = kNaN;
+        const auto [runId, r] = resultOf(row.member);
+        row.runId = runId;
+        if (r) {
+            results[i] = r;
+            row.pnlUsd = r->testPnlUsd;
+            row.buyHoldPnlUsd = r->buyHoldPnlUsd;
+            row.sharpe = r->testSharpe;
+            row.buyHoldSharpe = r->buyHoldSharpe;
+            const auto add = [&](std::map<std::size_t, std::vector<double>>& to, double v) {
+                if (std::isfinite(v)) to[row.fold].push_back(v);
+            };
+            add(sharpe, r->testSharpe);
+            add(pnl, r->testPnlUsd);
+            add(drawdown, r->testMaxDrawdownUsd);
+            add(buyHoldPnl, r->buyHoldPnlUsd);
+            add(buyHoldSharpe, r->buyHoldSharpe);
+            if (std::isfinite(r->testPnlUsd) && std::isfinite(r->buyHoldPnlUsd)) {
+                ++w.foldsCompared;
+                w.foldsBeatingBuyHold += r->testPnlUsd > r->buyHoldPnlUsd;
+            }
+        }
+        w.rows.push_back(row);
+    }
+    w.policy = {aggregateStrata(foldStrata(sharpe)), aggregateStrata(foldStrata(pnl)), aggregateStrata(foldStrata(drawdown))};
+    w.buyHoldPnlUsd = aggregateStrata(foldStrata(buyHoldPnl));
+    w.buyHoldSharpe = aggregateStrata(foldStrata(buyHoldSharpe));
+
+    // One joined out-of-sample curve per seed: its folds in order, each segment shifted by the P&L
+    // of the folds before it (a segment is the P&L since its own first test bar).
+    std::vector<std::int64_t> seeds;
+    for (const FoldMember& m : plan.members)
+        if (std::find(seeds.begin(), seeds.end(), m.seed) == seeds.end()) seeds.push_back(m.seed);
+    for (std::int64_t seed : seeds) {
+        std::vector<std::size_t> order;
+        for (std::size_t i = 0; i < plan.members.size(); ++i)
+            if (plan.members[i].seed == seed) order.push_back(i);
+        std::sort(order.begin(), order.end(),
+                  [&](std::size_t a, std::size_t b) { return plan.members[a].days.fold < plan.members[b].days.fold; });
+        JoinedEquity j;
+        j.seed = seed;
+        j.folds = order.size();
+        for (std::size_t i : order) {
+            const ModelResults* r = results[i];
+            if (!r || !std::isfinite(r->testPnlUsd) || !std::isfinite(r->buyHoldPnlUsd)) break; // a gap ends the join
+            j.foldStarts.push_back(j.equityUsd.size());
+            for (double v : r->testEquityUsd) j.equityUsd.push_back(j.pnlUsd + v);
+            j.pnlUsd += r->testPnlUsd;
+            j.buyHoldPnlUsd += r->buyHoldPnlUsd;
+            ++j.foldsJoined;
+        }
+        j.complete = j.foldsJoined == j.folds;
+        w.joined.push_back(std::move(j));
+    }
+    return w;
+}
+
 } // namespace
 
 MemberAggregate aggregateMembers(const std::vector<double>& values, int resamples)
 {
+    return aggregateStrata({values}, resamples);
+}
+
+MemberAggregate aggregateStrata(const std::vector<std::vector<double>>& given, int resamples)
+{
+    std::vector<std::vector<double>> strata;
+    std::vector<double> values;
+    for (const std::vector<double>& s : given)
+        if (!s.empty()) {
+            strata.push_back(s);
+            values.insert(values.end(), s.begin(), s.end());
+        }
     MemberAggregate a;
     a.count = values.size();
     const stats::Interval none{kNaN, kNaN, kNaN, 0};
@@ -73,7 +214,6 @@ MemberAggregate aggregateMembers(const std::vector<double>& values, int resample
     a.iqm = stats::interquartileMean(values);
     stats::BootstrapOptions options;
     options.resamples = resamples;
-    const std::vector<std::vector<double>> strata{values};
     const auto interval = [&](double (*statistic)(std::span<const double>)) {
         return stats::stratifiedBootstrapInterval(strata, statistic, options);
     };
@@ -92,6 +232,19 @@ GroupSummary summarizeGroup(const RunStore& runs, std::int64_t groupId)
     s.kind = toString(group->kind);
     s.status = toString(group->status);
 
+    if (group->kind == GroupKind::Folds) {
+        const json config = json::parse(group->configJson, nullptr, /*allow_exceptions=*/false);
+        if (config.is_object() && config.contains("walk_forward")) s.folds = foldPlanFromJson(config["walk_forward"]);
+    }
+    // A member's seed and fold: a seeds group's member is its seed; a folds group's indexes its plan.
+    const auto seedAndFold = [&](std::int64_t m) -> std::pair<std::int64_t, std::int64_t> {
+        if (s.folds && m >= 0 && static_cast<std::size_t>(m) < s.folds->members.size()) {
+            const FoldMember& f = s.folds->members[static_cast<std::size_t>(m)];
+            return {f.seed, static_cast<std::int64_t>(f.days.fold)};
+        }
+        return {m, -1};
+    };
+
     std::map<std::int64_t, RunInfo> byMember;
     for (RunInfo& r : runs.groupMembers(groupId)) byMember.emplace(r.groupMember, std::move(r));
     struct Member {
@@ -101,12 +254,13 @@ GroupSummary summarizeGroup(const RunStore& runs, std::int64_t groupId)
     std::vector<Member> summaries;
     std::vector<std::string> modelOrder;
     for (std::int64_t m : group->members) {
+        const auto [seed, fold] = seedAndFold(m);
         const auto it = byMember.find(m);
         if (it == byMember.end()) {
-            s.members.push_back({m, 0, "pending"});
+            s.members.push_back({m, seed, fold, 0, "pending"});
             continue;
         }
-        s.members.push_back({m, it->second.id, toString(it->second.status)});
+        s.members.push_back({m, seed, fold, it->second.id, toString(it->second.status)});
         Member member{m, it->second.id, summarizeRun(runs, it->second)};
         for (const ModelResults& r : member.summary.models)
             if (std::find(modelOrder.begin(), modelOrder.end(), r.model) == modelOrder.end()) modelOrder.push_back(r.model);
@@ -174,6 +328,15 @@ GroupSummary summarizeGroup(const RunStore& runs, std::int64_t groupId)
                 b.verdict = stats::deflatedSharpe(b.input);
                 g.hasBest = true;
             }
+            if (s.folds) {
+                g.walkForward = walkForward(*s.folds, [&](std::int64_t m) -> std::pair<std::int64_t, const ModelResults*> {
+                    for (const Member& x : summaries)
+                        if (x.member == m) return {x.runId, x.summary.find(model)};
+                    const auto it = byMember.find(m);
+                    return {it == byMember.end() ? 0 : it->second.id, nullptr};
+                });
+                g.hasWalkForward = true;
+            }
         } else {
             g.quantileLoss = aggregateMembers(finiteValues(results, &ModelResults::quantileLoss));
             g.zeroReturnLoss = aggregateMembers(finiteValues(results, &ModelResults::zeroReturnLoss));
@@ -187,8 +350,11 @@ GroupSummary summarizeGroup(const RunStore& runs, std::int64_t groupId)
 nlohmann::json toJson(const GroupSummary& s)
 {
     json members = json::array();
-    for (const GroupMemberLine& m : s.members)
-        members.push_back({{"member", m.member}, {"run_id", m.runId}, {"status", m.status}});
+    for (const GroupMemberLine& m : s.members) {
+        json line{{"member", m.member}, {"seed", m.seed}, {"run_id", m.runId}, {"status", m.status}};
+        if (m.fold >= 0) line["fold"] = m.fold;
+        members.push_back(std::move(line));
+    }
     json models = json::object();
     for (const ModelGroupSummary& g : s.models) {
         json m;
@@ -205,6 +371,7 @@ nlohmann::json toJson(const GroupSummary& s)
                                     {"expected_max_sharpe_per_bar", number(g.best.verdict.benchmark)},
                                     {"deflated_sharpe", number(g.best.verdict.probability)},
                                     {"verdict", g.best.verdict.significant ? "significant" : "not significant"}};
+            if (g.hasWalkForward) m["walk_forward"] = toJson(g.walkForward);
         } else {
             m["test"] = {{"model", {{"quantile_loss", toJson(g.quantileLoss)}}},
                          {"zero_return", {{"quantile_loss", toJson(g.zeroReturnLoss)}}},
@@ -212,7 +379,9 @@ nlohmann::json toJson(const GroupSummary& s)
         }
         models[g.model] = std::move(m);
     }
-    return {{"group_id", s.groupId}, {"kind", s.kind}, {"status", s.status}, {"members", members}, {"models", models}};
+    json out{{"group_id", s.groupId}, {"kind", s.kind}, {"status", s.status}, {"members", members}, {"models", models}};
+    if (s.folds) out["walk_forward"] = toJson(*s.folds);
+    return out;
 }
 
 } // namespace foxhunt

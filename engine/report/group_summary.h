@@ -6,6 +6,7 @@
 // of the best member, with the members as the trials. Each member's figures are read by
 // summarizeRun(), the same as the runs table and the report show.
 
+#include "engine/replay/fold_plan.h"
 #include "engine/report/run_summary.h"
 #include "engine/stats/bootstrap.h"
 #include "engine/stats/sharpe_tests.h"
@@ -13,6 +14,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +42,39 @@ struct BestMemberSharpe {
     stats::SharpeVerdict verdict;     ///< DSR and "significant at 95 %"
 };
 
+/// Folds groups: one member's fold, out of sample.
+struct FoldRow {
+    std::int64_t member = 0, seed = 0, runId = 0; ///< runId 0: never started
+    std::size_t fold = 0;
+    std::int64_t testFrom = 0, testTo = 0; ///< trading days (days since epoch), inclusive
+    std::size_t testDays = 0;
+    double pnlUsd = 0.0, buyHoldPnlUsd = 0.0, sharpe = 0.0, buyHoldSharpe = 0.0; ///< NaN without a test evaluation
+};
+
+/// Folds groups: one seed's out-of-sample segments joined in fold order into one equity curve,
+/// each segment starting where the previous one ended.
+struct JoinedEquity {
+    std::int64_t seed = 0;
+    std::size_t folds = 0;        ///< folds planned for this seed
+    std::size_t foldsJoined = 0;  ///< of them, those with a test evaluation (joined in order; a gap ends the join)
+    bool complete = false;        ///< every fold joined
+    double pnlUsd = 0.0;          ///< sum of the joined folds' test P&L
+    double buyHoldPnlUsd = 0.0;   ///< buy-and-hold's over the same folds
+    std::vector<double> equityUsd;        ///< the joined (thinned) curves
+    std::vector<std::size_t> foldStarts;  ///< index in equityUsd where each joined fold begins
+};
+
+/// Folds groups, per agent: the fold-by-fold table, the joined curves and the figures over folds.
+struct WalkForwardSummary {
+    std::vector<FoldRow> rows;          ///< in member order
+    std::vector<JoinedEquity> joined;   ///< one per seed, in seed order
+    /// Over every fold with a test evaluation; the folds are the bootstrap's strata when each has
+    /// two or more seeds, else all are one stratum.
+    TradingAggregates policy;
+    MemberAggregate buyHoldPnlUsd, buyHoldSharpe;
+    std::size_t foldsBeatingBuyHold = 0, foldsCompared = 0; ///< test P&L above buy-and-hold's
+};
+
 /// One model of the group.
 struct ModelGroupSummary {
     std::string model;
@@ -50,22 +85,30 @@ struct ModelGroupSummary {
     BestMemberSharpe best;             ///< agents
     bool hasBest = false;
     MemberAggregate quantileLoss, zeroReturnLoss, persistenceLoss; ///< forecasters: test quantile loss
+    WalkForwardSummary walkForward;    ///< agents of a folds group
+    bool hasWalkForward = false;
 };
 
 /// One member of the group as the summary saw it.
 struct GroupMemberLine {
-    std::int64_t member = 0;
+    std::int64_t member = 0;  ///< the seed (seeds group) or the index into the fold plan (folds group)
+    std::int64_t seed = 0;    ///< its seed
+    std::int64_t fold = -1;   ///< folds group: its fold
     std::int64_t runId = 0;   ///< 0: never started
     std::string status;       ///< the run's, or "pending"
 };
 
 struct GroupSummary {
     std::int64_t groupId = 0;
-    std::string kind;                  ///< "seeds"
+    std::string kind;                  ///< "seeds" or "folds"
     std::string status;
     std::vector<GroupMemberLine> members;
+    std::optional<FoldPlan> folds;     ///< folds group: the stored plan
     std::vector<ModelGroupSummary> models;
 };
+
+/// The same over several strata (a folds group's folds: each fold resampled within itself).
+MemberAggregate aggregateStrata(const std::vector<std::vector<double>>& strata, int resamples = 2000);
 
 /// The figures across the members: count, mean, median, IQM and their 95 % intervals (one
 /// stratum: the members of a seeds group are draws from one distribution). Bootstrap seed 0.

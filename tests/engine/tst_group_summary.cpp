@@ -13,6 +13,7 @@
 #include <QTest>
 
 #include <cmath>
+#include <vector>
 
 using namespace foxhunt;
 
@@ -24,6 +25,7 @@ private Q_SLOTS:
     void agentsAcrossMembers_data();
     void agentsAcrossMembers();
     void forecastersAcrossMembers();
+    void foldsJoinTheirTestSegments();
 
 private:
     /// A finished member run of `group` with a dqn test document and a tft test document.
@@ -172,6 +174,86 @@ void TestGroupSummary::forecastersAcrossMembers()
     QCOMPARE(tft.zeroReturnLoss.mean, 0.01);
     QCOMPARE(tft.persistenceLoss.iqm, 0.02);
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, summarizeGroup(runs, g + 1));
+}
+
+void TestGroupSummary::foldsJoinTheirTestSegments()
+{
+    // Two seeds x two folds; seed 2's second fold never ran. Each fold's test curve starts at 0:
+    // joined, seed 1's second segment starts where its first ended.
+    BarStore bars(m_path);
+    RunStore runs(bars);
+    FoldPlan plan;
+    plan.folds = 2;
+    plan.window = FoldWindow::Expanding;
+    plan.validationShare = 0.2;
+    const std::int64_t d0 = 19'730;
+    for (std::int64_t seed : {1, 2})
+        for (std::size_t k = 0; k < 2; ++k) {
+            FoldDays f;
+            f.fold = k;
+            f.trainFrom = d0;
+            f.trainTo = d0 + 3 + 5 * std::int64_t(k);
+            f.validationFrom = f.validationTo = f.trainTo + 1;
+            f.testFrom = f.validationTo + 1;
+            f.testTo = f.testFrom + 4;
+            f.trainDays = 4 + 5 * k;
+            f.validationDays = 1;
+            f.testDays = 5;
+            plan.members.push_back({seed, f, {f.trainFrom, f.testTo, 0.5, 0.1}});
+        }
+    const std::int64_t g = runs.createGroup(GroupKind::Folds, nlohmann::json{{"walk_forward", toJson(plan)}}.dump(), {0, 1, 2, 3});
+    const auto fold = [&](std::int64_t member, double pnl, double sharpe, const std::vector<double>& curve) {
+        const std::int64_t id = runs.createRun("m" + std::to_string(member), R"({"models": ["dqn"]})", {}, 0, 0, "{}");
+        const nlohmann::json trading = {
+            {"policy", {{"sharpe", sharpe}, {"pnl_usd", pnl}, {"max_drawdown_usd", 10.0}, {"steps", 100}}},
+            {"flat", {{"sharpe", nullptr}, {"pnl_usd", 0.0}, {"max_drawdown_usd", 0.0}, {"steps", 100}}},
+            {"buy_and_hold", {{"sharpe", 0.8}, {"pnl_usd", 60.0}, {"max_drawdown_usd", 90.0}, {"steps", 100}}},
+            {"bars_per_year", kBarsPerYear},
+            {"equity_usd", curve}};
+        runs.saveEvaluation(id, "dqn", "test", trading.dump());
+        runs.setStatus(id, RunStatus::Finished);
+        runs.addGroupMember(g, id, member);
+        return id;
+    };
+    const std::int64_t first = fold(0, 100.0, 2.0, {0.0, 50.0, 100.0});
+    fold(1, -30.0, -1.0, {0.0, -30.0});
+    fold(2, 20.0, 0.5, {0.0, 20.0});
+
+    const GroupSummary s = summarizeGroup(runs, g);
+    QCOMPARE(s.kind, std::string("folds"));
+    QVERIFY(s.folds.has_value());
+    QCOMPARE(s.members.size(), std::size_t(4));
+    QCOMPARE(s.members[1].seed, std::int64_t(1));
+    QCOMPARE(s.members[1].fold, std::int64_t(1));
+    QCOMPARE(s.members[3].status, std::string("pending"));
+    const ModelGroupSummary& dqn = s.models.at(0);
+    QVERIFY(dqn.hasWalkForward);
+    const WalkForwardSummary& w = dqn.walkForward;
+    QCOMPARE(w.rows.size(), std::size_t(4));
+    QCOMPARE(w.rows[0].runId, first);
+    QCOMPARE(w.rows[0].pnlUsd, 100.0);
+    QCOMPARE(w.rows[0].testFrom, plan.members[0].days.testFrom);
+    QCOMPARE(w.rows[3].runId, std::int64_t(0));
+    QVERIFY(std::isnan(w.rows[3].pnlUsd));
+    QCOMPARE(w.joined.size(), std::size_t(2));
+    QCOMPARE(w.joined[0].seed, std::int64_t(1));
+    QVERIFY(w.joined[0].complete);
+    QCOMPARE(w.joined[0].equityUsd, (std::vector<double>{0.0, 50.0, 100.0, 100.0, 70.0}));
+    QCOMPARE(w.joined[0].foldStarts, (std::vector<std::size_t>{0, 3}));
+    QCOMPARE(w.joined[0].pnlUsd, 70.0);
+    QCOMPARE(w.joined[0].buyHoldPnlUsd, 120.0);
+    QVERIFY(!w.joined[1].complete);
+    QCOMPARE(w.joined[1].foldsJoined, std::size_t(1));
+    QCOMPARE(w.joined[1].pnlUsd, 20.0);
+    // Over folds: fold 0 has two seeds, fold 1 one, so the three values are one stratum.
+    QCOMPARE(w.policy.pnlUsd.count, std::size_t(3));
+    QCOMPARE(w.policy.pnlUsd.mean, 30.0);
+    QCOMPARE(w.foldsCompared, std::size_t(3));
+    QCOMPARE(w.foldsBeatingBuyHold, std::size_t(1));
+    const nlohmann::json j = toJson(s);
+    QCOMPARE(j.at("walk_forward").at("members").size(), std::size_t(4));
+    QCOMPARE(j.at("models").at("dqn").at("walk_forward").at("out_of_sample").at(0).at("equity_usd").size(), std::size_t(5));
+    QCOMPARE(j["members"][2].at("fold").get<int>(), 0);
 }
 
 QTEST_APPLESS_MAIN(TestGroupSummary)
