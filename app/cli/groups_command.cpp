@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// foxhunt-cli groups : the run groups (train --seeds), each with its members and, with --json,
+// foxhunt-cli groups : the run groups (train --seeds, --folds), each with its members and, with --json,
 // its summary across the members.
 
 #include "app/cli/cli_util.h"
@@ -13,6 +13,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <iostream>
 #include <memory>
 
@@ -42,7 +43,17 @@ int run(const GroupsArgs& a)
             j["uuid"] = g.uuid;
             j["created"] = formatUtc(g.createdNs);
             j["finished"] = g.finishedNs ? formatUtc(g.finishedNs) : "";
-            j["seeds"] = g.members;
+            if (j.contains("walk_forward")) {
+                // A folds group's members index its plan: list its seeds and folds instead.
+                nlohmann::json seeds = nlohmann::json::array();
+                for (const nlohmann::json& m : j["walk_forward"]["members"])
+                    if (std::find(seeds.begin(), seeds.end(), m["seed"]) == seeds.end()) seeds.push_back(m["seed"]);
+                j["seeds"] = seeds;
+                j["folds"] = j["walk_forward"]["folds"];
+                j["window"] = j["walk_forward"]["window"];
+            } else {
+                j["seeds"] = g.members;
+            }
             list.push_back(std::move(j));
         }
         if (a.json) {
@@ -53,8 +64,10 @@ int run(const GroupsArgs& a)
             std::size_t finished = 0;
             for (const nlohmann::json& m : g["members"]) finished += m["status"] == "finished";
             std::cout << g["id"] << "  " << g["kind"].get<std::string>() << "  " << g["status"].get<std::string>() << "  "
-                      << finished << "/" << g["members"].size() << " finished  seeds " << g["seeds"].dump() << "  "
-                      << g["created"].get<std::string>() << '\n';
+                      << finished << "/" << g["members"].size() << " finished  seeds " << g["seeds"].dump() << "  ";
+            if (g.contains("folds"))
+                std::cout << g["folds"] << " " << g["window"].get<std::string>() << " folds  ";
+            std::cout << g["created"].get<std::string>() << '\n';
         }
         return kExitOk;
     } catch (const std::exception& e) {
@@ -68,7 +81,7 @@ int run(const GroupsArgs& a)
 Runner addGroupsCommand(CLI::App& app)
 {
     auto args = std::make_shared<GroupsArgs>();
-    CLI::App* cmd = app.add_subcommand("groups", "List run groups (train --seeds) with their members and summaries");
+    CLI::App* cmd = app.add_subcommand("groups", "List run groups (train --seeds, --folds) with their members and summaries");
     addDbOption(*cmd, args->db);
     cmd->add_flag("--json", args->json, "Print JSON, with each group's summary across its members");
     return [args] { return run(*args); };

@@ -7,6 +7,8 @@
 #include "app/cli/progress_line.h"
 
 #include "engine/data/market_time.h"
+#include "engine/replay/fold_plan.h"
+#include "engine/replay/split.h"
 #include "engine/report/group_summary.h"
 #include "engine/session/child_process.h"
 #include "engine/session/devices.h"
@@ -25,7 +27,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <memory>
+#include <optional>
 #include <map>
 #include <sstream>
 #include <condition_variable>
@@ -64,6 +68,8 @@ struct TrainArgs {
     bool json = false;
     ProgressMode progress = ProgressMode::Auto;
     std::string seeds;              ///< a run group: one member per seed ("1-5", "1,3,7")
+    int folds = 0;                  ///< a run group of walk-forward folds (x seeds)
+    std::string window;             ///< folds: "expanding" (default) or "rolling"
     int jobs = 0;                   ///< members trained at once (default: the hardware threads)
     std::int64_t resumeGroup = 0;   ///< finish a group: start, resume or skip each member
     std::int64_t groupId = 0;       ///< internal: this process trains member groupMember of that group
@@ -147,7 +153,11 @@ void joinGroupAsMember(const std::string& db, const TrainArgs& a, std::int64_t r
 
 int run(const TrainArgs& a)
 {
-    if (!a.seeds.empty() || a.resumeGroup > 0) return runGroup(a);
+    if (!a.window.empty() && a.folds == 0) {
+        printError("--window goes with --folds");
+        return kExitError;
+    }
+    if (!a.seeds.empty() || a.folds > 0 || a.resumeGroup > 0) return runGroup(a);
     if ((a.groupId > 0) != (a.groupMember >= 0)) {
         printError("--group-id and --group-member go together");
         return kExitError;
@@ -370,35 +380,82 @@ extern "C" void onGroupSignal(int) { g_groupStop = true; }
 
 /// One member a group launcher still has to train: fresh (resumeRunId 0) or resumed.
 struct MemberJob {
+    std::int64_t member = 0; ///< its id in the group: the seed, or the index into the fold plan
     std::int64_t seed = 0;
     std::int64_t resumeRunId = 0;
 };
 
+/// Plans a folds group over the bars `config` selects in `store` (seed-major: member i is seed
+/// i / folds on fold i % folds) and pins the series, so that every member loads the same bars.
+FoldPlan planFoldGroup(BarStore& store, SessionConfig& config, const std::vector<std::int64_t>& seeds, int folds,
+                       FoldWindow window)
+{
+    const std::optional<SeriesInfo> series = chooseSeries(store, config.series);
+    if (!series) throw std::invalid_argument(config.series.empty() ? "the store holds no series" : "no series '" + config.series + "'");
+    config.series = std::to_string(series->id);
+    const std::int64_t fromTs = config.fromDay ? sessionOpenUtc(*config.fromDay) : std::numeric_limits<std::int64_t>::min();
+    const std::int64_t toTs = config.toDay ? sessionOpenUtc(*config.toDay + 1) : std::numeric_limits<std::int64_t>::max();
+    const std::vector<Bar> bars = store.loadBars(series->id, fromTs, toTs);
+    FoldPlan plan;
+    plan.folds = static_cast<std::size_t>(folds);
+    plan.window = window;
+    // A fold's window is split between train and validation as the config splits a whole run.
+    plan.validationShare = config.validationFraction / (config.trainFraction + config.validationFraction);
+    const std::vector<FoldDays> days = planFolds(tradingDaysOf(bars), plan.folds, window, plan.validationShare);
+    std::vector<FoldRunSettings> settings;
+    for (const FoldDays& d : days) settings.push_back(foldRunSettings(bars, d));
+    for (std::int64_t seed : seeds)
+        for (std::size_t k = 0; k < days.size(); ++k) plan.members.push_back({seed, days[k], settings[k]});
+    return plan;
+}
+
+/// The config a fold member trains with: the group's, cut to its fold's days and split.
+nlohmann::json foldMemberConfig(nlohmann::json config, const FoldMember& m)
+{
+    config.erase("walk_forward");
+    config["from_day"] = m.settings.fromDay;
+    config["to_day"] = m.settings.toDay;
+    config["train_fraction"] = m.settings.trainFraction;
+    config["validation_fraction"] = m.settings.validationFraction;
+    return config;
+}
+
 int runGroup(const TrainArgs& a)
 {
     const bool resuming = a.resumeGroup > 0;
-    if (resuming && !a.seeds.empty()) {
-        printError("--resume-group takes the seeds the group was made with; leave out --seeds");
+    if (resuming && (!a.seeds.empty() || a.folds > 0)) {
+        printError("--resume-group takes the seeds and folds the group was made with; leave out --seeds and --folds");
         return kExitError;
     }
-    for (const auto& [given, name] : {std::pair{a.seed >= 0, "--seed"}, std::pair{a.resume > 0, "--resume"},
+    // --folds alone trains one seed: the config's, or --seed's.
+    for (const auto& [given, name] : {std::pair{a.seed >= 0 && (!a.seeds.empty() || resuming), "--seed"},
+                                      std::pair{a.resume > 0, "--resume"},
                                       std::pair{!a.report.empty(), "--report"}, std::pair{a.groupId > 0, "--group-id"},
                                       std::pair{a.worldSize > 0 || a.rank >= 0, "--world-size/--rank"}})
         if (given) {
-            printError(std::string(name) + " does not go with a run group (--seeds, --resume-group)");
+            printError(std::string(name) + " does not go with a run group (--seeds, --folds, --resume-group)");
             return kExitError;
         }
     std::vector<std::int64_t> seeds;
     std::string configJson;
+    SessionConfig base;
+    std::optional<FoldWindow> window;
     try {
         if (!resuming) {
-            seeds = parseSeeds(a.seeds);
-            configJson = toJson(configFromArgs(a)).dump(); // checked before the store is touched
+            if (a.folds > 0) {
+                window = foldWindowFromString(a.window.empty() ? "expanding" : a.window);
+                if (!window) throw std::invalid_argument("--window is expanding or rolling, not '" + a.window + "'");
+            }
+            base = configFromArgs(a); // checked before the store is touched
+            seeds = a.seeds.empty() ? std::vector<std::int64_t>{static_cast<std::int64_t>(base.seed)} : parseSeeds(a.seeds);
+            configJson = toJson(base).dump();
         }
     } catch (const std::exception& e) {
         printError(e.what());
         return kExitError;
     }
+    std::optional<FoldPlan> plan;   // a folds group's members
+    std::vector<std::int64_t> memberIds;
 
     const std::string db = resolveDbPath(a.db);
     std::int64_t groupId = 0;
@@ -414,49 +471,84 @@ int runGroup(const TrainArgs& a)
             const std::optional<RunGroupInfo> group = runs->group(a.resumeGroup);
             if (!group) throw std::invalid_argument("no run group " + std::to_string(a.resumeGroup) + " in " + db);
             groupId = group->id;
-            seeds = group->members;
+            memberIds = group->members;
             configJson = group->configJson;
+            if (group->kind == GroupKind::Folds)
+                plan = foldPlanFromJson(nlohmann::json::parse(configJson).at("walk_forward"));
             runs->reopenGroup(groupId); // refuses a group another process is running
             std::map<std::int64_t, RunInfo> byMember;
             for (RunInfo& r : runs->groupMembers(groupId)) byMember.emplace(r.groupMember, std::move(r));
-            for (std::int64_t seed : seeds) {
-                const auto it = byMember.find(seed);
-                if (it == byMember.end()) jobs.push_back({seed, 0});
+            for (std::int64_t member : memberIds) {
+                std::int64_t seed = member;
+                if (plan) {
+                    if (member < 0 || static_cast<std::size_t>(member) >= plan->members.size())
+                        throw std::runtime_error("member " + std::to_string(member) + " is not in the group's fold plan");
+                    seed = plan->members[static_cast<std::size_t>(member)].seed;
+                }
+                const auto it = byMember.find(member);
+                if (it == byMember.end()) jobs.push_back({member, seed, 0});
                 else if (it->second.status == RunStatus::Finished) ++done;
                 else if (it->second.status == RunStatus::Running)
-                    throw std::runtime_error("member " + std::to_string(seed) + " (run " + std::to_string(it->second.id) +
+                    throw std::runtime_error("member " + std::to_string(member) + " (run " + std::to_string(it->second.id) +
                                              ") is still running in another process");
-                else jobs.push_back({seed, it->second.id});
+                else jobs.push_back({member, seed, it->second.id});
             }
+        } else if (a.folds > 0) {
+            // The folds are cut once, here, from the series' trading days, and stored with the group.
+            plan = planFoldGroup(*store, base, seeds, a.folds, *window);
+            nlohmann::json config = toJson(base);
+            config["walk_forward"] = toJson(*plan);
+            configJson = config.dump();
         }
         // Here, once: the members would otherwise race to store the synthetic default series.
         const std::string series = nlohmann::json::parse(configJson).value("series", std::string());
         if (!chooseSeries(*store, series))
             throw std::invalid_argument(series.empty() ? "the store holds no series" : "no series '" + series + "' in " + db);
         if (!resuming) {
-            groupId = runs->createGroup(GroupKind::Seeds, configJson, seeds);
-            for (std::int64_t seed : seeds) jobs.push_back({seed, 0});
+            if (plan) {
+                for (std::size_t i = 0; i < plan->members.size(); ++i) {
+                    memberIds.push_back(static_cast<std::int64_t>(i));
+                    jobs.push_back({static_cast<std::int64_t>(i), plan->members[i].seed, 0});
+                }
+                groupId = runs->createGroup(GroupKind::Folds, configJson, memberIds);
+            } else {
+                memberIds = seeds;
+                groupId = runs->createGroup(GroupKind::Seeds, configJson, seeds);
+                for (std::int64_t seed : seeds) jobs.push_back({seed, seed, 0});
+            }
         }
     } catch (const std::exception& e) {
         printError(e.what());
         return kExitError;
     }
 
-    // The members share the group's config through a file; each gets its seed on the command line.
+    // The members share the group's config through a file (a folds group: one per fresh member, cut
+    // to its fold); each gets its seed on the command line.
     const nlohmann::json config = nlohmann::json::parse(configJson);
     std::string models;
     for (const nlohmann::json& m : config.value("models", nlohmann::json::array()))
         models += (models.empty() ? "" : ",") + m.get<std::string>();
-    const std::filesystem::path configFile =
-        std::filesystem::temp_directory_path() /
-        ("foxhunt-group-" + std::to_string(groupId) + "-" + std::to_string(::getpid()) + ".json");
-    {
-        std::ofstream out(configFile);
-        out << configJson;
-        if (!out) {
-            printError("cannot write " + configFile.string());
-            return kExitError;
+    const std::string filePrefix = "foxhunt-group-" + std::to_string(groupId) + "-" + std::to_string(::getpid());
+    std::map<std::int64_t, std::filesystem::path> configFiles; // member -> its config file (-1: the shared one)
+    const auto writeConfig = [&](std::int64_t key, const std::string& name, const std::string& text) {
+        const std::filesystem::path file = std::filesystem::temp_directory_path() / name;
+        std::ofstream out(file);
+        out << text;
+        if (!out) throw std::runtime_error("cannot write " + file.string());
+        configFiles[key] = file;
+    };
+    try {
+        if (plan) {
+            for (const MemberJob& job : jobs)
+                if (job.resumeRunId == 0)
+                    writeConfig(job.member, filePrefix + "-m" + std::to_string(job.member) + ".json",
+                                foldMemberConfig(config, plan->members[static_cast<std::size_t>(job.member)]).dump());
+        } else {
+            writeConfig(-1, filePrefix + ".json", configJson);
         }
+    } catch (const std::exception& e) {
+        printError(e.what());
+        return kExitError;
     }
     const int hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     const int parallel = std::max(1, std::min<int>(a.jobs > 0 ? a.jobs : hardware, static_cast<int>(std::max<std::size_t>(jobs.size(), 1))));
@@ -465,10 +557,11 @@ int runGroup(const TrainArgs& a)
     const std::vector<std::string> env = environmentWithout({"MASTER_ADDR", "MASTER_PORT", "WORLD_SIZE", "RANK", "LOCAL_RANK"});
     auto commandFor = [&](const MemberJob& job) {
         std::vector<std::string> args{"train", "--db", db, "--threads", std::to_string(threads), "--group-id",
-                                      std::to_string(groupId), "--group-member", std::to_string(job.seed), "--no-progress"};
+                                      std::to_string(groupId), "--group-member", std::to_string(job.member), "--no-progress"};
         if (job.resumeRunId > 0) {
             for (std::string s : {std::string("--resume"), std::to_string(job.resumeRunId)}) args.push_back(std::move(s));
         } else {
+            const std::filesystem::path& configFile = configFiles.at(plan ? job.member : -1);
             for (std::string s : {std::string("--config"), configFile.string(), std::string("--models"), models,
                                   std::string("--seed"), std::to_string(job.seed)})
                 args.push_back(std::move(s));
@@ -488,17 +581,17 @@ int runGroup(const TrainArgs& a)
     {
         ProgressLine line(progressEnabled(a.progress) ? ProgressMode::On : ProgressMode::Off,
                           "group " + std::to_string(groupId), "members");
-        line.update(done, seeds.size());
-        std::vector<std::pair<pid_t, std::int64_t>> running; // pid, seed
+        line.update(done, memberIds.size());
+        std::vector<std::pair<pid_t, std::int64_t>> running; // pid, member
         std::size_t next = 0;
         bool stopping = false;
         while (next < jobs.size() || !running.empty()) {
             while (!stopping && next < jobs.size() && static_cast<int>(running.size()) < parallel) {
                 const MemberJob& job = jobs[next++];
                 try {
-                    running.emplace_back(spawnProcess(program, commandFor(job), env, "/dev/null"), job.seed);
+                    running.emplace_back(spawnProcess(program, commandFor(job), env, "/dev/null"), job.member);
                 } catch (const std::exception& e) {
-                    failures.push_back("member " + std::to_string(job.seed) + ": " + e.what());
+                    failures.push_back("member " + std::to_string(job.member) + ": " + e.what());
                 }
             }
             for (auto it = running.begin(); it != running.end();) {
@@ -510,7 +603,7 @@ int runGroup(const TrainArgs& a)
                 if (const std::string why = describe(exit); !why.empty())
                     failures.push_back("member " + std::to_string(it->second) + " " + why);
                 ++done;
-                line.update(done, seeds.size());
+                line.update(done, memberIds.size());
                 it = running.erase(it);
             }
             if (g_groupStop && !stopping) {
@@ -526,13 +619,15 @@ int runGroup(const TrainArgs& a)
     }
     std::signal(SIGINT, SIG_DFL);
     std::signal(SIGTERM, SIG_DFL);
-    std::error_code ec;
-    std::filesystem::remove(configFile, ec);
+    for (const auto& [member, file] : configFiles) {
+        std::error_code ec;
+        std::filesystem::remove(file, ec);
+    }
 
     try {
         std::size_t finished = 0;
         for (const RunInfo& r : runs->groupMembers(groupId)) finished += r.status == RunStatus::Finished;
-        const RunStatus status = finished == seeds.size() ? RunStatus::Finished
+        const RunStatus status = finished == memberIds.size() ? RunStatus::Finished
                                  : g_groupStop            ? RunStatus::Stopped
                                                           : RunStatus::Failed;
         runs->setGroupStatus(groupId, status);
@@ -541,8 +636,11 @@ int runGroup(const TrainArgs& a)
             printJson(toJson(summary));
         } else {
             std::cout << "group " << groupId << ": " << summary.status << '\n';
-            for (const GroupMemberLine& m : summary.members)
-                std::cout << "  seed " << m.member << ": run " << m.runId << " " << m.status << '\n';
+            for (const GroupMemberLine& m : summary.members) {
+                if (m.fold >= 0) std::cout << "  member " << m.member << " (seed " << m.seed << ", fold " << m.fold << ")";
+                else std::cout << "  seed " << m.member;
+                std::cout << ": run " << m.runId << " " << m.status << '\n';
+            }
             for (const ModelGroupSummary& g : summary.models) {
                 std::cout << "  " << g.model << ":";
                 const auto figure = [](const MemberAggregate& x) {
@@ -553,8 +651,12 @@ int runGroup(const TrainArgs& a)
                 if (g.agent) {
                     std::cout << " test P&L " << figure(g.policy.pnlUsd) << ", buy-and-hold " << figure(g.buyAndHold.pnlUsd);
                     if (g.hasBest)
-                        std::cout << "; best seed " << g.best.member << " deflated Sharpe " << g.best.verdict.probability
+                        std::cout << "; best " << (summary.folds ? "member " : "seed ") << g.best.member << " deflated Sharpe "
+                                  << g.best.verdict.probability
                                   << (g.best.verdict.significant ? " (significant)" : " (not significant)");
+                    for (const JoinedEquity& j : g.walkForward.joined)
+                        std::cout << "\n    seed " << j.seed << " out of sample over " << j.foldsJoined << "/" << j.folds
+                                  << " folds: P&L " << j.pnlUsd << " USD, buy-and-hold " << j.buyHoldPnlUsd << " USD";
                 } else {
                     std::cout << " test quantile loss " << figure(g.quantileLoss) << ", persistence "
                               << figure(g.persistenceLoss);
@@ -615,6 +717,12 @@ Runner addTrainCommand(CLI::App& app)
     cmd->add_option("--rank", args->rank, "Several machines: this process's rank (RANK; 0 owns the run)");
     cmd->add_option("--seeds", args->seeds,
                     "A run group: one run per seed, e.g. 1-5 or 1,3,7 (members in parallel up to --jobs)");
+    cmd->add_option("--folds", args->folds,
+                    "A run group of K walk-forward folds by trading day (x --seeds): each fold trains afresh and "
+                    "is tested on the days after its window")
+        ->check(CLI::Range(1, 1000));
+    cmd->add_option("--window", args->window, "Folds: the training window, expanding (from the first day) or rolling")
+        ->check(CLI::IsMember({"expanding", "rolling"}));
     cmd->add_option("--jobs", args->jobs, "A run group: members trained at once (default: the hardware threads)")
         ->check(CLI::Range(1, 1024));
     cmd->add_option("--resume-group", args->resumeGroup,

@@ -15,6 +15,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "engine/data/market_time.h"
+#include "engine/replay/split.h"
 #include "engine/store/bar_store.h"
 #include "engine/store/run_store.h"
 
@@ -48,6 +50,7 @@ private Q_SLOTS:
     void killedRunIsInterruptedAndResumes();
     void seedsTrainAGroup();
     void interruptedGroupResumes();
+    void foldsTrainWalkForward();
     void badTrainSettingsAreRefused_data();
     void badTrainSettingsAreRefused();
     void usageErrorsExitWithTheDocumentedCode();
@@ -598,6 +601,144 @@ void TestCli::interruptedGroupResumes()
     QCOMPARE(runs.runs().size(), std::size_t(3));
 }
 
+void TestCli::foldsTrainWalkForward()
+{
+    // Two seeds x three expanding folds of a tiny DQN run over 20 synthetic trading days: six
+    // members, each an ordinary run whose split (as its report recomputes it from the stored
+    // config) ends training and validation before its fold's test days; the summary joins each
+    // seed's test segments into one out-of-sample curve.
+    const QString store = db(QStringLiteral("folds.db"));
+    const Result r = cli({QStringLiteral("train"), QStringLiteral("--db"), store, QStringLiteral("--models"),
+                          QStringLiteral("dqn"), QStringLiteral("--steps"), QStringLiteral("200"), QStringLiteral("--to"),
+                          QStringLiteral("2024-02-02"), QStringLiteral("--seeds"), QStringLiteral("1-2"),
+                          QStringLiteral("--folds"), QStringLiteral("3"), QStringLiteral("--jobs"), QStringLiteral("2"),
+                          QStringLiteral("--json")});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const nlohmann::json j = nlohmann::json::parse(r.out.toStdString());
+    QCOMPARE(j.at("kind").get<std::string>(), std::string("folds"));
+    QCOMPARE(j.at("status").get<std::string>(), std::string("finished"));
+    const nlohmann::json& plan = j.at("walk_forward");
+    QCOMPARE(plan.at("folds").get<int>(), 3);
+    QCOMPARE(plan.at("window").get<std::string>(), std::string("expanding"));
+    QCOMPARE(plan.at("members").size(), std::size_t(6));
+    QCOMPARE(j.at("members").size(), std::size_t(6));
+    for (std::size_t i = 0; i < 6; ++i) {
+        const nlohmann::json& m = j["members"][i];
+        QCOMPARE(m.at("member").get<std::size_t>(), i);
+        QCOMPARE(m.at("seed").get<std::size_t>(), i / 3 + 1);
+        QCOMPARE(m.at("fold").get<std::size_t>(), i % 3);
+        QCOMPARE(m.at("status").get<std::string>(), std::string("finished"));
+    }
+    // 20 days in blocks of 5: the folds test on days 6-10, 11-15 and 16-20, one after the other.
+    for (std::size_t k = 0; k < 3; ++k) {
+        const nlohmann::json& f = plan["members"][k];
+        QCOMPARE(f.at("test").at("days").get<int>(), 5);
+        QVERIFY(f["train"]["to"].get<std::string>() < f["validation"]["from"].get<std::string>());
+        QVERIFY(f["validation"]["to"].get<std::string>() < f["test"]["from"].get<std::string>());
+        if (k > 0) QVERIFY(plan["members"][k - 1]["test"]["to"].get<std::string>() < f["test"]["from"].get<std::string>());
+        QVERIFY(f["train"]["from"] == plan["members"][0]["train"]["from"]); // expanding: from the first day
+        QVERIFY(f["test"] == plan["members"][k + 3]["test"]);                // the same folds for seed 2
+    }
+    QCOMPARE(plan["members"][2]["test"]["to"].get<std::string>(), std::string("2024-02-02"));
+
+    // Every member's stored split (its report's) ends training and validation before its test days.
+    std::map<std::int64_t, foxhunt::RunInfo> byMember;
+    {
+        foxhunt::BarStore bars(store.toStdString());
+        foxhunt::RunStore runs(bars);
+        for (const foxhunt::RunInfo& run : runs.groupMembers(j.at("group_id").get<std::int64_t>()))
+            byMember[run.groupMember] = run;
+    }
+    QCOMPARE(byMember.size(), std::size_t(6));
+    QStringList reportArgs{QStringLiteral("report")};
+    for (const auto& [member, run] : byMember) reportArgs << QString::number(run.id);
+    const QString reportFile = m_dir.filePath(QStringLiteral("folds-report.json"));
+    reportArgs << QStringLiteral("--db") << store << QStringLiteral("--out") << reportFile;
+    const Result report = cli(reportArgs);
+    QVERIFY2(report.exitCode == 0, report.err.constData());
+    QFile file(reportFile);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const nlohmann::json reported = nlohmann::json::parse(file.readAll().toStdString());
+    std::map<std::int64_t, nlohmann::json> splitOf;
+    for (const nlohmann::json& run : reported.at("runs")) splitOf[run.at("id").get<std::int64_t>()] = run.at("split");
+    for (const auto& [member, run] : byMember) {
+        const nlohmann::json& f = plan["members"][std::size_t(member)];
+        const nlohmann::json config = nlohmann::json::parse(run.configJson);
+        QCOMPARE(config.at("seed").get<std::int64_t>(), f.at("seed").get<std::int64_t>());
+        const nlohmann::json& split = splitOf.at(run.id);
+        QVERIFY2(split.is_object(), reported.dump().c_str());
+        const auto open = [](const nlohmann::json& date) {
+            return foxhunt::formatUtc(foxhunt::sessionOpenUtc(*foxhunt::parseDate(date.get<std::string>())));
+        };
+        QCOMPARE(split["train"]["from"].get<std::string>(), open(f["train"]["from"]));
+        QCOMPARE(split["validation"]["from"].get<std::string>(), open(f["validation"]["from"]));
+        QCOMPARE(split["test"]["from"].get<std::string>(), open(f["test"]["from"]));
+        QVERIFY(split["train"]["to"].get<std::string>() <= split["test"]["from"].get<std::string>());
+        QVERIFY(split["validation"]["to"].get<std::string>() <= split["test"]["from"].get<std::string>());
+        // The run saw no bar after its test days: its data ends before the next fold's test begins.
+        QVERIFY(run.toTs < foxhunt::sessionOpenUtc(*foxhunt::parseDate(f["test"]["to"].get<std::string>()) + 1));
+    }
+
+    // The fold-by-fold table and one joined out-of-sample curve per seed.
+    const nlohmann::json& wf = j.at("models").at("dqn").at("walk_forward");
+    QCOMPARE(wf.at("folds").size(), std::size_t(6));
+    QCOMPARE(wf.at("out_of_sample").size(), std::size_t(2));
+    for (const nlohmann::json& joined : wf["out_of_sample"]) {
+        QVERIFY(joined.at("complete").get<bool>());
+        QCOMPARE(joined.at("fold_starts").size(), std::size_t(3));
+        QVERIFY(!joined.at("equity_usd").empty());
+        double sum = 0.0, buyHold = 0.0;
+        for (const nlohmann::json& row : wf["folds"])
+            if (row["seed"] == joined["seed"]) {
+                sum += row.at("pnl_usd").get<double>();
+                buyHold += row.at("buy_and_hold_pnl_usd").get<double>();
+            }
+        QCOMPARE(joined.at("pnl_usd").get<double>(), sum);
+        QCOMPARE(joined.at("buy_and_hold_pnl_usd").get<double>(), buyHold);
+    }
+    QCOMPARE(wf.at("over_folds").at("policy").at("pnl_usd").at("n").get<int>(), 6);
+    QCOMPARE(wf["over_folds"].at("folds_compared").get<int>(), 6);
+
+    // A member trained again by --resume-group gets the stored fold, not a new cut.
+    {
+        foxhunt::BarStore bars(store.toStdString());
+        foxhunt::RunStore runs(bars);
+        runs.deleteRun(byMember[4].id);
+        runs.setGroupStatus(j["group_id"].get<std::int64_t>(), foxhunt::RunStatus::Interrupted);
+    }
+    const Result resumed = cli({QStringLiteral("train"), QStringLiteral("--db"), store, QStringLiteral("--resume-group"),
+                                QString::number(j["group_id"].get<std::int64_t>()), QStringLiteral("--json")});
+    QVERIFY2(resumed.exitCode == 0, resumed.err.constData());
+    {
+        foxhunt::BarStore bars(store.toStdString());
+        foxhunt::RunStore runs(bars);
+        for (const foxhunt::RunInfo& run : runs.groupMembers(j["group_id"].get<std::int64_t>())) {
+            const nlohmann::json config = nlohmann::json::parse(run.configJson);
+            const nlohmann::json before = nlohmann::json::parse(byMember[run.groupMember].configJson);
+            for (const char* key : {"from_day", "to_day", "train_fraction", "validation_fraction", "seed"})
+                QVERIFY2(config.at(key) == before.at(key), key);
+            QVERIFY(run.status == foxhunt::RunStatus::Finished);
+        }
+    }
+
+    const Result groups = cli({QStringLiteral("groups"), QStringLiteral("--db"), store, QStringLiteral("--json")});
+    QVERIFY2(groups.exitCode == 0, groups.err.constData());
+    const nlohmann::json g = nlohmann::json::parse(groups.out.toStdString()).at("groups").at(0);
+    QCOMPARE(g.at("folds").get<int>(), 3);
+    QVERIFY(g.at("seeds") == nlohmann::json::array({1, 2}));
+    QVERIFY(g.at("models").at("dqn").contains("walk_forward"));
+
+    // More folds than the days allow: refused, and no group is made.
+    const Result tooMany = cli({QStringLiteral("train"), QStringLiteral("--db"), store, QStringLiteral("--models"),
+                                QStringLiteral("dqn"), QStringLiteral("--steps"), QStringLiteral("200"),
+                                QStringLiteral("--to"), QStringLiteral("2024-02-02"), QStringLiteral("--folds"),
+                                QStringLiteral("19")});
+    QCOMPARE(tooMany.exitCode, 1);
+    QVERIFY2(tooMany.err.contains("19 folds need at least 21 trading days"), tooMany.err.constData());
+    foxhunt::BarStore bars(store.toStdString());
+    QCOMPARE(foxhunt::RunStore(bars).groups().size(), std::size_t(1));
+}
+
 void TestCli::badTrainSettingsAreRefused_data()
 {
     QTest::addColumn<QStringList>("args");
@@ -618,6 +759,11 @@ void TestCli::badTrainSettingsAreRefused_data()
     QTest::newRow("seeds downwards") << QStringList{"--seeds", "3-1"} << none << "must run upwards";
     QTest::newRow("seeds twice") << QStringList{"--seeds", "1-3,2"} << none << "names a seed twice";
     QTest::newRow("seeds with seed") << QStringList{"--seeds", "1-2", "--seed", "4"} << none << "--seed does not go with";
+    QTest::newRow("window without folds") << QStringList{"--window", "rolling"} << none << "--window goes with --folds";
+    QTest::newRow("folds 0") << QStringList{"--folds", "0"} << none << "--folds";
+    QTest::newRow("window bad") << QStringList{"--folds", "3", "--window", "sideways"} << none << "--window";
+    QTest::newRow("folds with resume-group") << QStringList{"--folds", "3", "--resume-group", "1"} << none
+                                             << "leave out --seeds and --folds";
     QTest::newRow("seeds bad config") << QStringList{"--seeds", "1-2"} << QByteArray(R"({"stepz": 10})") << "unknown key stepz";
     QTest::newRow("config seed -1") << QStringList{} << QByteArray(R"({"seed": -1})") << "seed must be a whole number";
     QTest::newRow("config steps 1e300") << QStringList{} << QByteArray(R"({"steps": 1e300})") << "steps must be a whole number";
