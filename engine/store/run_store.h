@@ -36,10 +36,10 @@ struct RunInfo {
     std::int64_t trashedNs = 0;    ///< when the run was moved to the trash, 0 when it is not there
     std::string trashPath;         ///< where the desktop trash holds its checkpoint folder ("" for none)
     std::int64_t groupId = 0;      ///< the run group it belongs to, 0 = none
-    std::int64_t groupMember = 0;  ///< its member of that group (a seed for a seeds group)
+    std::int64_t groupMember = 0;  ///< its member of that group (a seeds group: its seed; a folds group: its index into the fold plan)
 };
 
-/// What the members of a run group vary: the seed for now; walk-forward folds and sweep points later.
+/// What the members of a run group vary: the seed; the walk-forward fold (and seed); sweep points later.
 enum class GroupKind { Seeds, Folds, Sweep };
 /// "seeds", "folds", "sweep".
 std::string toString(GroupKind kind);
@@ -52,7 +52,7 @@ struct RunGroupInfo {
     std::string uuid;
     GroupKind kind = GroupKind::Seeds;
     std::string configJson = "{}";     ///< the config every member shares (its own seed aside)
-    std::vector<std::int64_t> members; ///< the member spec, in order: the seeds of a seeds group
+    std::vector<std::int64_t> members; ///< the member spec, in order: the seeds of a seeds group, 0..N-1 of a folds group
     std::int64_t createdNs = 0;
     std::int64_t finishedNs = 0;       ///< 0 while running
     /// As stored, except that a group left running by a process that has gone reads interrupted.
