@@ -1,41 +1,54 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "engine/env/evaluation.h"
 
+#include "engine/data/market_time.h"
+#include "engine/stats/returns.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <numeric>
+#include <stdexcept>
+#include <string>
 
 namespace foxhunt {
 
-PerformanceMetrics computeMetrics(std::span<const double> stepPnlUsd, std::span<const double> tradePnlUsd,
-                                  long long turnover, double barsPerYear)
+PerformanceMetrics computeMetrics(std::span<const double> stepPnlUsd, std::span<const std::int64_t> stepDays,
+                                  std::span<const double> tradePnlUsd, long long turnover)
 {
+    if (stepPnlUsd.size() != stepDays.size())
+        throw std::invalid_argument("evaluation: " + std::to_string(stepPnlUsd.size()) + " step PnLs but " +
+                                    std::to_string(stepDays.size()) + " step days");
     PerformanceMetrics m;
     m.steps = static_cast<int>(stepPnlUsd.size());
     m.turnover = turnover;
     m.pnlUsd = std::accumulate(stepPnlUsd.begin(), stepPnlUsd.end(), 0.0);
     m.pnlTicks = m.pnlUsd / kEsTickValue;
-    if (!stepPnlUsd.empty()) {
-        const double n = static_cast<double>(stepPnlUsd.size());
-        const double mean = m.pnlUsd / n;
-        double sq = 0.0;
+    // The notional is fixed, so a day's return is its summed PnL in USD (not compounded).
+    std::map<std::int64_t, double> byDay;
+    double equity = 0.0;
+    double peak = 0.0;
+    for (std::size_t i = 0; i < stepPnlUsd.size(); ++i) {
+        byDay[stepDays[i]] += stepPnlUsd[i];
+        equity += stepPnlUsd[i];
+        peak = std::max(peak, equity);
+        m.maxDrawdownUsd = std::max(m.maxDrawdownUsd, peak - equity);
+    }
+    m.dailyPnlUsd.reserve(byDay.size());
+    for (const auto& [day, pnl] : byDay) m.dailyPnlUsd.push_back(pnl);
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    m.sharpe = stats::annualisedDailySharpe(m.dailyPnlUsd);
+    m.sharpePerBar = stats::perBarSharpe(stepPnlUsd);
+    m.sortino = nan;
+    if (!m.dailyPnlUsd.empty()) {
+        const double days = static_cast<double>(m.dailyPnlUsd.size());
+        const double mean = m.pnlUsd / days;
         double down = 0.0;
-        double equity = 0.0;
-        double peak = 0.0;
-        for (double r : stepPnlUsd) {
-            sq += (r - mean) * (r - mean);
-            down += r < 0.0 ? r * r : 0.0;
-            equity += r;
-            peak = std::max(peak, equity);
-            m.maxDrawdownUsd = std::max(m.maxDrawdownUsd, peak - equity);
-        }
-        const double sd = std::sqrt(sq / n);
-        const double dd = std::sqrt(down / n);
-        const double annual = std::sqrt(std::max(barsPerYear, 0.0));
-        m.sharpe = sd > 0.0 ? mean / sd * annual : 0.0;
-        m.sortino = dd > 0.0 ? mean / dd * annual : 0.0;
-        m.calmar = m.maxDrawdownUsd > 0.0 ? mean * barsPerYear / m.maxDrawdownUsd : 0.0;
+        for (double d : m.dailyPnlUsd) down += d < 0.0 ? d * d : 0.0;
+        const double dd = std::sqrt(down / days);
+        if (dd > 0.0) m.sortino = mean / dd * std::sqrt(stats::kTradingDaysPerYear);
+        m.calmar = m.maxDrawdownUsd > 0.0 ? mean * stats::kTradingDaysPerYear / m.maxDrawdownUsd : 0.0;
     }
     m.trades = static_cast<int>(tradePnlUsd.size());
     double grossProfit = 0.0;
@@ -61,6 +74,7 @@ namespace {
 
 struct Run {
     std::vector<double> stepPnlUsd;
+    std::vector<std::int64_t> stepDays; ///< the trading day of each step's decision bar
     std::vector<double> tradePnlUsd;
     long long turnover = 0;
 };
@@ -68,9 +82,11 @@ struct Run {
 Run runPolicy(TradingEnv& env, const GreedyPolicy& policy, const std::vector<int>& episodes)
 {
     Run run;
+    EsCalendar calendar;
     for (int e : episodes) {
         std::span<const float> obs = env.reset(e);
         while (!env.done()) {
+            run.stepDays.push_back(calendar.tradingDay(env.bars()[env.currentBar()].tsEvent));
             const StepResult r = env.step(policy(obs));
             obs = env.observation();
             run.stepPnlUsd.push_back(r.pnlTicks * kEsTickValue);
@@ -129,8 +145,7 @@ PolicyTransitions collectTransitions(TradingEnv& env, const GreedyPolicy& policy
     return kept;
 }
 
-EvaluationReport evaluatePolicy(TradingEnv& env, const GreedyPolicy& policy, std::vector<int> episodes,
-                                double barsPerYear)
+EvaluationReport evaluatePolicy(TradingEnv& env, const GreedyPolicy& policy, std::vector<int> episodes)
 {
     if (episodes.empty()) {
         episodes.resize(static_cast<std::size_t>(env.episodeCount()));
@@ -140,16 +155,16 @@ EvaluationReport evaluatePolicy(TradingEnv& env, const GreedyPolicy& policy, std
     EvaluationReport report;
     report.episodes = static_cast<int>(episodes.size());
     const Run mine = runPolicy(env, policy, episodes);
-    if (barsPerYear <= 0.0)
-        barsPerYear = kTradingDaysPerYear * static_cast<double>(mine.stepPnlUsd.size()) / std::max<std::size_t>(episodes.size(), 1);
-    report.barsPerYear = barsPerYear;
+    report.tradingDays.assign(mine.stepDays.begin(), mine.stepDays.end());
+    std::sort(report.tradingDays.begin(), report.tradingDays.end());
+    report.tradingDays.erase(std::unique(report.tradingDays.begin(), report.tradingDays.end()), report.tradingDays.end());
     const int flatAction = env.actionForPosition(0);
     const int longAction = env.actionForPosition(1);
     const Run flat = runPolicy(env, [flatAction](std::span<const float>) { return flatAction; }, episodes);
     const Run hold = runPolicy(env, [longAction](std::span<const float>) { return longAction; }, episodes);
-    report.policy = computeMetrics(mine.stepPnlUsd, mine.tradePnlUsd, mine.turnover, barsPerYear);
-    report.flat = computeMetrics(flat.stepPnlUsd, flat.tradePnlUsd, flat.turnover, barsPerYear);
-    report.buyAndHold = computeMetrics(hold.stepPnlUsd, hold.tradePnlUsd, hold.turnover, barsPerYear);
+    report.policy = computeMetrics(mine.stepPnlUsd, mine.stepDays, mine.tradePnlUsd, mine.turnover);
+    report.flat = computeMetrics(flat.stepPnlUsd, flat.stepDays, flat.tradePnlUsd, flat.turnover);
+    report.buyAndHold = computeMetrics(hold.stepPnlUsd, hold.stepDays, hold.tradePnlUsd, hold.turnover);
     auto cumulative = [](const std::vector<double>& stepPnl) {
         std::vector<double> curve;
         curve.reserve(stepPnl.size());

@@ -827,9 +827,21 @@ private:
             }
             if (rows.empty()) continue;
             heading(3, "model-" + model + "-" + split, std::string("Evaluation on the ") + split + " split");
-            table({"", "PnL USD", "PnL ticks", "Sharpe", "Sortino", "Max DD USD", "Calmar", "Win rate", "Profit factor",
-                   "Trades", "Turnover"},
+            table({"", "PnL USD", "PnL ticks", "Sharpe (daily, annualised)", "Sortino (daily, annualised)", "Max DD USD",
+                   "Calmar", "Win rate", "Profit factor", "Trades", "Turnover"},
                   std::move(rows));
+            for (const auto& r : m_runs) {
+                const json e = evaluation(r, model, split);
+                if (!e.is_object() || !e.contains("policy")) continue;
+                const json& p = e["policy"];
+                if (p.contains("days"))
+                    paragraph(prefix(r) + "Sharpe and Sortino are of the daily P&L (USD, one contract) over " +
+                              text(p, "days") + " trading days, annualised with sqrt(252). Per-bar Sharpe of the agent "
+                              "(mean / sd of the step P&L, not annualised): " + text(p, "sharpe_per_bar", 4) + ".");
+                else
+                    paragraph(prefix(r) + "Stored before daily aggregation: Sharpe and Sortino are of the per-bar P&L, "
+                              "annualised with sqrt(252 x bars per day), which overstates them.");
+            }
             std::vector<SvgSeries> lines;
             std::size_t k = 0;
             for (const auto& r : m_runs) {

@@ -90,8 +90,8 @@ const std::vector<Measure>& measures()
 {
     using K = MeasureKind;
     static const std::vector<Measure> table = {
-        {"validation_sharpe", "validation Sharpe", true, false, K::Number, &ModelResults::validationSharpe, true, false},
-        {"test_sharpe", "test Sharpe", true, false, K::Number, &ModelResults::testSharpe, true, true},
+        {"validation_sharpe", "validation Sharpe (daily, annualised)", true, false, K::Number, &ModelResults::validationSharpe, true, false},
+        {"test_sharpe", "test Sharpe (daily, annualised)", true, false, K::Number, &ModelResults::testSharpe, true, true},
         {"test_pnl", "test P&L", true, false, K::Usd, &ModelResults::testPnlUsd, true, true},
         {"buy_hold_pnl", "buy-and-hold P&L", true, false, K::Usd, &ModelResults::buyHoldPnlUsd, true, false},
         {"quantile_loss", "test quantile loss", false, true, K::Number, &ModelResults::quantileLoss, false, true},

@@ -19,7 +19,7 @@ namespace foxhunt {
 /// One model's headline results; NaN where the run has no such figure.
 struct ModelResults {
     std::string model;
-    double validationSharpe;  ///< agents: annualised Sharpe of the policy on the validation split
+    double validationSharpe;  ///< agents: Sharpe of the policy's daily P&L on the validation split, annualised with sqrt(252)
     double testSharpe;        ///< agents: on the test split
     double testPnlUsd;        ///< agents: net P&L on the test split
     double buyHoldPnlUsd;     ///< agents: buy-and-hold's on the same bars
@@ -56,7 +56,7 @@ enum class MeasureKind { Number, Usd, Fraction, Milliseconds, Bytes };
 /// One headline result of a model, as a column of the runs table and a row of the compare view.
 struct Measure {
     std::string_view key;    ///< "test_sharpe"
-    std::string_view label;  ///< "test Sharpe"
+    std::string_view label;  ///< "test Sharpe (daily, annualised)"
     bool agents;             ///< DQN and PPO have it
     bool forecasters;        ///< Mamba-2 and the TFT have it
     MeasureKind kind;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "engine/session/session_json.h"
 
+#include "engine/data/market_time.h"
 #include "engine/precision/int8_evaluation_json.h"
 
 #include <nlohmann/json.hpp>
@@ -20,10 +21,13 @@ nlohmann::json toJson(const PerformanceMetrics& m)
 {
     return {{"pnl_usd", finite(m.pnlUsd)},     {"pnl_ticks", finite(m.pnlTicks)},
             {"sharpe", finite(m.sharpe)},      {"sortino", finite(m.sortino)},
+            {"sharpe_per_bar", finite(m.sharpePerBar)},
             {"max_drawdown_usd", finite(m.maxDrawdownUsd)}, {"calmar", finite(m.calmar)},
             {"win_rate", finite(m.winRate)},   {"profit_factor", finite(m.profitFactor)},
             {"trades", m.trades},              {"turnover", m.turnover},
-            {"steps", m.steps}};
+            {"steps", m.steps},
+            {"days", m.dailyPnlUsd.size()},
+            {"daily_pnl_usd", m.dailyPnlUsd}};
 }
 
 nlohmann::json toJson(const EvaluationReport& r)
@@ -37,11 +41,13 @@ nlohmann::json toJson(const EvaluationReport& r)
         if (n > 0 && (n - 1) % stride != 0) out.push_back(curve.back());
         return out;
     };
+    nlohmann::json days = nlohmann::json::array();
+    for (std::int64_t d : r.tradingDays) days.push_back(formatDate(d));
     return {{"policy", toJson(r.policy)},
             {"flat", toJson(r.flat)},
             {"buy_and_hold", toJson(r.buyAndHold)},
             {"episodes", r.episodes},
-            {"bars_per_year", r.barsPerYear},
+            {"trading_days", days},
             {"equity_usd", thinned(r.policyEquityUsd)},
             {"buy_and_hold_equity_usd", thinned(r.buyAndHoldEquityUsd)}};
 }

@@ -11,9 +11,12 @@
 
 namespace foxhunt {
 
-/// {"pnl_usd","pnl_ticks","sharpe","sortino","max_drawdown_usd","calmar","win_rate","profit_factor","trades","turnover","steps"}
+/// {"pnl_usd","pnl_ticks","sharpe","sortino","sharpe_per_bar","max_drawdown_usd","calmar","win_rate","profit_factor",
+/// "trades","turnover","steps","days","daily_pnl_usd"}; sharpe and sortino are of daily PnL, annualised with
+/// sqrt(252); daily_pnl_usd follows the report's "trading_days".
 nlohmann::json toJson(const PerformanceMetrics& metrics);
-/// {"policy","flat","buy_and_hold","episodes","bars_per_year","equity_usd" (decimated to <= 400 points)}
+/// {"policy","flat","buy_and_hold","episodes","trading_days" ("YYYY-MM-DD", ascending),"equity_usd" (decimated
+/// to <= 400 points),"buy_and_hold_equity_usd"}
 nlohmann::json toJson(const EvaluationReport& report);
 /// {"quantile_loss","median_mae","directional_accuracy","interval_coverage","count"}
 nlohmann::json toJson(const ForecastMetrics& metrics);

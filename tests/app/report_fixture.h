@@ -94,7 +94,8 @@ inline nlohmann::json handBuiltRun(int id, bool troubled)
 
     const json perf = {{"pnl_usd", 125.0}, {"pnl_ticks", 10.0}, {"sharpe", 0.8}, {"sortino", 1.1},
                        {"max_drawdown_usd", -50.0}, {"calmar", 2.5}, {"win_rate", 0.55}, {"profit_factor", 1.3},
-                       {"trades", 12}, {"turnover", 24}, {"steps", 3000}};
+                       {"trades", 12}, {"turnover", 24}, {"steps", 3000}, {"sharpe_per_bar", 0.0123},
+                       {"days", 3}, {"daily_pnl_usd", {50.0, -25.0, 100.0}}};
     json flat = perf;
     for (const char* k : {"pnl_usd", "pnl_ticks", "sharpe", "sortino", "max_drawdown_usd", "calmar", "win_rate"}) flat[k] = 0.0;
     const json latency = {{"p50_ms", 0.21}, {"p95_ms", 0.25}, {"p99_ms", 0.3}, {"count", 400}};

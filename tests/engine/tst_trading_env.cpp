@@ -53,6 +53,7 @@ private Q_SLOTS:
     void rejectsBadInputs();
     void metricsByHand();
     void evaluationBaselines();
+    void evaluationAggregatesByTradingDay();
 };
 
 void TestTradingEnv::handWorkedFills_data()
@@ -214,21 +215,42 @@ void TestTradingEnv::rejectsBadInputs()
 
 void TestTradingEnv::metricsByHand()
 {
-    const std::vector<double> steps{10, -5, 20, -10};
+    // Two trading days of three steps each (days given out of order: booked by day, not by position).
+    const std::vector<double> steps{10, -5, 20, -10, 4, 1};
+    const std::vector<std::int64_t> days{19731, 19731, 19731, 19732, 19732, 19732};
     const std::vector<double> trades{30, -10, 5};
-    const PerformanceMetrics m = computeMetrics(steps, trades, 6, 4.0);
-    QCOMPARE(m.pnlUsd, 15.0);
-    QCOMPARE(m.pnlTicks, 1.2);
-    // mean 3.75, population sd sqrt(142.1875), sqrt(4) = 2.
-    QVERIFY(std::abs(m.sharpe - 0.628970902033151) < 1e-12);
-    // downside deviation sqrt((25 + 100) / 4).
-    QVERIFY(std::abs(m.sortino - 1.3416407864998738) < 1e-12);
+    const PerformanceMetrics m = computeMetrics(steps, days, trades, 6);
+    QCOMPARE(m.pnlUsd, 20.0);
+    QCOMPARE(m.pnlTicks, 1.6);
+    QCOMPARE(m.dailyPnlUsd, (std::vector<double>{25.0, -5.0}));
+    // Daily PnL 25, -5: mean 10, sample sd sqrt(450), times sqrt(252).
+    QVERIFY(std::abs(m.sharpe - 7.483314773547883) < 1e-12);
+    // Downside deviation of the days sqrt(25 / 2).
+    QVERIFY(std::abs(m.sortino - 44.8998886412873) < 1e-12);
+    // Per bar: mean 20 / 6 over the sample sd of the six steps, not annualised.
+    QVERIFY(std::abs(m.sharpePerBar - 0.3107448781509132) < 1e-12);
+    // Equity 10, 5, 25, 15, 19, 20: drawdown 10; Calmar 252 * 10 / 10.
     QCOMPARE(m.maxDrawdownUsd, 10.0);
-    QCOMPARE(m.calmar, 1.5);
+    QVERIFY(std::abs(m.calmar - 252.0) < 1e-12);
     QCOMPARE(m.trades, 3);
     QVERIFY(std::abs(m.winRate - 2.0 / 3.0) < 1e-12);
     QCOMPARE(m.profitFactor, 3.5);
     QCOMPARE(m.turnover, 6LL);
+
+    // The same steps with the second day first: the days still come out in calendar order.
+    const std::vector<double> swapped{-10, 4, 1, 10, -5, 20};
+    const std::vector<std::int64_t> swappedDays{19732, 19732, 19732, 19731, 19731, 19731};
+    const PerformanceMetrics s = computeMetrics(swapped, swappedDays, trades, 6);
+    QCOMPARE(s.dailyPnlUsd, (std::vector<double>{25.0, -5.0}));
+    QCOMPARE(s.sharpe, m.sharpe);
+
+    // One day has no Sharpe (no spread of daily returns); a day without a loss has no Sortino.
+    const std::vector<std::int64_t> oneDay(steps.size(), 19731);
+    const PerformanceMetrics single = computeMetrics(steps, oneDay, trades, 6);
+    QVERIFY(std::isnan(single.sharpe));
+    QVERIFY(std::isnan(single.sortino));
+    QVERIFY(std::isfinite(single.sharpePerBar));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, computeMetrics(steps, std::vector<std::int64_t>(2, 0), trades, 6));
 }
 
 void TestTradingEnv::evaluationBaselines()
@@ -237,7 +259,10 @@ void TestTradingEnv::evaluationBaselines()
     TradingEnv env(bars, indexFeature(5), 1, {{0, 3}, {2, 5}});
     const EvaluationReport report = evaluatePolicy(env, [](std::span<const float>) { return 2; });
     QCOMPARE(report.episodes, 2);
-    QCOMPARE(report.barsPerYear, 252.0 * 2);
+    // Both episodes lie in one trading day (2024-01-08), so they make one daily return.
+    QCOMPARE(report.tradingDays, (std::vector<std::int64_t>{19730}));
+    QCOMPARE(report.policy.dailyPnlUsd.size(), std::size_t(1));
+    QVERIFY(std::abs(report.policy.dailyPnlUsd[0] - report.policy.pnlUsd) < 1e-9);
     // Day 1: buy at open 401, marked to the exit close 402: +1 - 2 x 1.18 = -1.36 ticks.
     // Day 2: buy at open 403, exit at close 405: +2 - 2.36 = -0.36 ticks.
     QVERIFY(std::abs(report.policy.pnlTicks - (-1.72)) < 1e-9);
@@ -247,9 +272,47 @@ void TestTradingEnv::evaluationBaselines()
     QCOMPARE(report.policy.winRate, 0.0);
     QCOMPARE(report.flat.pnlUsd, 0.0);
     QCOMPARE(report.flat.trades, 0);
-    QCOMPARE(report.flat.sharpe, 0.0);
+    QVERIFY(std::isnan(report.flat.sharpe)); // no spread: undefined, not 0
     QCOMPARE(report.policyEquityUsd.size(), std::size_t(4));
     QVERIFY(std::abs(report.policyEquityUsd.back() - (-1.72 * 12.5)) < 1e-9);
+}
+
+void TestTradingEnv::evaluationAggregatesByTradingDay()
+{
+    // 16:57-16:59 ET close trading day 2024-01-08; 18:00-18:02 ET open 2024-01-09: two days of three bars.
+    const std::int64_t base = 1704751020LL * kNsPerSecond; // 2024-01-08 21:57 UTC
+    const double oc[6][2] = {{100.00, 100.25}, {100.50, 101.00}, {101.00, 100.50},
+                             {100.75, 101.50}, {101.25, 100.75}, {100.50, 102.00}};
+    std::vector<Bar> bars;
+    for (int i = 0; i < 6; ++i) {
+        Bar b;
+        b.tsEvent = base + (i < 3 ? i : 60 + i) * kNsPerMinute;
+        b.open = fromPoints(oc[i][0]);
+        b.close = fromPoints(oc[i][1]);
+        b.high = std::max(b.open, b.close);
+        b.low = std::min(b.open, b.close);
+        b.volume = 100;
+        bars.push_back(b);
+    }
+    const auto days = episodesByTradingDay(bars);
+    QCOMPARE(days, (std::vector<EpisodeRange>{{0, 3}, {3, 6}}));
+    for (const auto& episodes : {days, splitIntoWindows(days, 2)}) {
+        TradingEnv env(bars, indexFeature(6), 1, episodes);
+        const EvaluationReport report = evaluatePolicy(env, [](std::span<const float>) { return 2; });
+        QCOMPARE(report.tradingDays, (std::vector<std::int64_t>{19730, 19731}));
+        for (const PerformanceMetrics* m : {&report.policy, &report.flat, &report.buyAndHold}) {
+            QCOMPARE(m->dailyPnlUsd.size(), std::size_t(2));
+            QVERIFY(std::abs(m->dailyPnlUsd[0] + m->dailyPnlUsd[1] - m->pnlUsd) < 1e-9);
+        }
+        // Day one's PnL is the equity after its steps; Sharpe is of the two daily PnLs, times sqrt(252).
+        const std::size_t dayOneSteps = episodes[0].end - episodes[0].begin - 1; // 2 for the day, 1 for a window of 2 bars
+        QVERIFY(std::abs(report.policy.dailyPnlUsd[0] - report.policyEquityUsd[dayOneSteps - 1]) < 1e-9);
+        const std::vector<double>& d = report.policy.dailyPnlUsd;
+        const double mean = (d[0] + d[1]) / 2.0;
+        const double sd = std::sqrt((d[0] - mean) * (d[0] - mean) + (d[1] - mean) * (d[1] - mean));
+        QVERIFY(std::abs(report.policy.sharpe - mean / sd * std::sqrt(252.0)) < 1e-9);
+        QVERIFY(std::isnan(report.flat.sharpe));
+    }
 }
 
 QTEST_APPLESS_MAIN(TestTradingEnv)
