@@ -26,7 +26,8 @@ struct CyclicSeriesOptions {
 };
 
 /// `rows` bars of r_t = autoregression * r_{t-1} + amplitude * sin(phase_t) + noise, with
-/// phase_t = 2 pi (t mod period) / period; known-future features sin and cos of the phase.
+/// phase_t = 2 pi (t mod period) / period; known-future features sin and cos of the phase, and
+/// t mod period as the time-of-day bucket.
 inline ForecastData cyclicSeries(std::size_t rows, const CyclicSeriesOptions& options = {})
 {
     ForecastData d;
@@ -50,6 +51,7 @@ inline ForecastData cyclicSeries(std::size_t rows, const CyclicSeriesOptions& op
         }
         d.knownFuture.push_back(static_cast<float>(std::sin(phase)));
         d.knownFuture.push_back(static_cast<float>(std::cos(phase)));
+        d.timeOfDay.push_back(static_cast<int>(t % options.period));
         previous = r;
     }
     return d;

@@ -20,6 +20,8 @@ void validateForecastData(const ForecastData& data)
     if (data.knownFuture.size() != data.rows * data.knownCols)
         fail("knownFuture has " + std::to_string(data.knownFuture.size()) + " values, rows * knownCols = " +
              std::to_string(data.rows * data.knownCols));
+    if (!data.timeOfDay.empty() && data.timeOfDay.size() != data.rows)
+        fail("timeOfDay has " + std::to_string(data.timeOfDay.size()) + " values, rows = " + std::to_string(data.rows));
     auto names = [&](const std::vector<std::string>& list, std::size_t n, const char* what) {
         if (!list.empty() && list.size() != n)
             fail(std::string(what) + " has " + std::to_string(list.size()) + " names for " + std::to_string(n) + " columns");

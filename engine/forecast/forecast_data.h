@@ -22,6 +22,7 @@ struct ForecastData {
     std::vector<std::string> featureNames; ///< names of the observed columns (empty: "observed_<i>")
     std::vector<std::string> knownNames;   ///< names of the known covariates (empty: "known_<i>")
     std::vector<std::string> staticNames;  ///< names of the static covariates (empty: "static_<i>")
+    std::vector<int> timeOfDay;       ///< time-of-day bucket of each bar, [rows], for the climatology baseline (empty: one bucket)
 };
 
 /// Window geometry. A window is anchored at bar t, the last bar whose features it may see.

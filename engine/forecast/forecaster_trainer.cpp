@@ -394,9 +394,8 @@ ForecastEvaluation ForecasterTrainer::evaluate(IndexRange anchors)
         invalid("evaluation anchors must be non-empty and inside the valid range");
     const std::size_t H = d.config.windowing.horizon;
     const std::size_t Q = d.config.quantiles.size();
-    std::vector<double> model, zero, persistence, targets;
+    std::vector<double> model;
     model.reserve(anchors.size() * H * Q);
-    targets.reserve(anchors.size() * H);
 
     torch::NoGradGuard ng;
     d.module->eval();
@@ -410,22 +409,7 @@ ForecastEvaluation ForecasterTrainer::evaluate(IndexRange anchors)
         model.insert(model.end(), p, p + pred.numel());
     }
     d.module->train();
-    for (std::size_t a = anchors.begin; a < anchors.end; ++a) {
-        const double last = d.data.logReturns[a];
-        for (std::size_t h = 1; h <= H; ++h) {
-            targets.push_back(d.data.logReturns[a + h]);
-            for (std::size_t q = 0; q < Q; ++q) {
-                zero.push_back(0.0);
-                persistence.push_back(last);
-            }
-        }
-    }
-    ForecastEvaluation e;
-    e.windows = anchors.size();
-    e.model = scoreQuantileForecasts(model, targets, d.config.quantiles);
-    e.zeroReturn = scoreQuantileForecasts(zero, targets, d.config.quantiles);
-    e.persistence = scoreQuantileForecasts(persistence, targets, d.config.quantiles);
-    return e;
+    return evaluateQuantileForecasts(model, d.data, d.train, anchors, H, d.config.quantiles);
 }
 
 Int8Evaluation ForecasterTrainer::evaluateInt8(const Int8EvaluationOptions& options)

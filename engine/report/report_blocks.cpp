@@ -130,6 +130,52 @@ double number(const json& v)
     return v.is_number() ? v.get<double>() : std::nan("");
 }
 
+/// "q10" for 0.1.
+std::string levelName(const json& level)
+{
+    return level.is_number() ? "q" + fixed(100.0 * level.get<double>(), 0) : std::string("q?");
+}
+
+/// A forecaster evaluation's skill, significance and calibration in plain words.
+std::string forecastVerdict(const json& e)
+{
+    const json& skill = e.value("skill", json::object());
+    const json& dm = e.value("diebold_mariano", json::object());
+    const json& cal = e.value("calibration", json::object());
+    std::string out = "Skill vs climatology (1 - loss / climatology's loss, > 0 is better): quantile loss " +
+                      text(skill, "quantile_loss_vs_climatology", 3) + ", CRPS " + text(skill, "crps_vs_climatology", 3);
+    const json p = dm.value("p_value", json());
+    std::string baseline = dm.value("baseline", std::string("baseline"));
+    std::replace(baseline.begin(), baseline.end(), '_', ' ');
+    if (dm.value("valid", false) && p.is_number()) {
+        const bool better = number(dm.value("mean_differential", json())) < 0.0;
+        out += " (Diebold-Mariano against the best baseline, " + baseline + ": p = " + text(p, 2) + ", " +
+               (p.get<double>() < 0.05 ? std::string("significant at 5 %, the model is ") + (better ? "better" : "worse")
+                                       : std::string("not significant")) +
+               ")";
+    } else if (!dm.empty()) {
+        out += " (Diebold-Mariano against " + baseline + ": undefined on these windows)";
+    }
+    out += ".";
+    if (cal.contains("observed")) {
+        const json& edges = cal.value("pit", json::object()).value("edges", json::array());
+        const std::string interval = edges.size() >= 3 ? levelName(edges[1]) + "-" + levelName(edges[edges.size() - 2])
+                                                       : std::string("outer-quantile");
+        out += " Calibration: the " + interval + " interval holds " + text(cal, "observed", 3) + " of the outcomes (nominal " +
+               text(cal, "nominal", 2) + "; below it the intervals are too narrow).";
+        const json& pit = cal.value("pit", json::object());
+        const json& f = pit.value("fractions", json::array());
+        const json& x = pit.value("expected", json::array());
+        if (!f.empty() && f.size() == x.size()) {
+            out += " PIT histogram, observed / expected share per bin:";
+            for (std::size_t j = 0; j < f.size(); ++j)
+                out += std::string(j == 0 ? " " : ", ") + text(f[j], 2) + " / " + text(x[j], 2);
+            out += " (flat when calibrated; heavy outer bins: tails too thin).";
+        }
+    }
+    return out;
+}
+
 std::string runLabel(const json& r)
 {
     return "run " + std::to_string(r.at("id").get<long long>());
@@ -840,7 +886,7 @@ private:
                               "(mean / sd of the step P&L, not annualised): " + text(p, "sharpe_per_bar", 4) + ".");
                 else
                     paragraph(prefix(r) + "Stored before daily aggregation: Sharpe and Sortino are of the per-bar P&L, "
-                              "annualised with sqrt(252 x bars per day), which overstates them.");
+                              "annualised with sqrt(252 x bars per day), not comparable with daily figures.");
             }
             std::vector<SvgSeries> lines;
             std::size_t k = 0;
@@ -890,16 +936,25 @@ private:
             for (const auto& r : m_runs) {
                 const json e = evaluation(r, model, split);
                 if (!e.is_object() || !e.contains("model")) continue;
-                for (const auto& [label, key] : {std::pair{"model", "model"}, std::pair{"zero return", "zero_return"},
-                                                 std::pair{"persistence", "persistence"}}) {
-                    const json& m = e.value(key, json::object());
-                    rows.push_back({prefix(r) + label, text(m, "quantile_loss", 6), text(m, "median_mae", 6),
-                                    text(m, "directional_accuracy", 3), text(m, "interval_coverage", 3)});
+                for (const auto& [label, key] :
+                     {std::pair{"model", "model"}, std::pair{"zero return", "zero_return"},
+                      std::pair{"persistence", "persistence"}, std::pair{"climatology", "climatology"}}) {
+                    if (!e.contains(key)) continue;
+                    const json& m = e[key];
+                    rows.push_back({prefix(r) + label, text(m, "quantile_loss", 6), text(m, "crps", 6),
+                                    text(m, "median_mae", 6), text(m, "directional_accuracy", 3),
+                                    text(m, "interval_coverage", 3)});
                 }
             }
             if (rows.empty()) continue;
             heading(3, "model-" + model + "-" + split, std::string("Evaluation on the ") + split + " split");
-            table({"", "Quantile loss", "MAE of median", "Directional accuracy", "10-90 coverage"}, std::move(rows));
+            table({"", "Quantile loss", "CRPS", "MAE of median", "Directional accuracy", "Outer-quantile coverage"},
+                  std::move(rows));
+            for (const auto& r : m_runs) {
+                const json e = evaluation(r, model, split);
+                if (!e.is_object() || !e.contains("skill")) continue;
+                paragraph(prefix(r) + forecastVerdict(e));
+            }
         }
         for (const auto& r : m_runs) {
             const json v = evaluation(r, model, "validation");

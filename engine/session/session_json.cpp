@@ -55,17 +55,39 @@ nlohmann::json toJson(const EvaluationReport& r)
 nlohmann::json toJson(const ForecastMetrics& m)
 {
     return {{"quantile_loss", finite(m.quantileLoss)},
+            {"crps", finite(m.crps)},
             {"median_mae", finite(m.medianMae)},
             {"directional_accuracy", finite(m.directionalAccuracy)},
             {"interval_coverage", finite(m.intervalCoverage)},
+            {"interval_nominal", finite(m.intervalNominal)},
             {"count", m.count}};
 }
 
 nlohmann::json toJson(const ForecastEvaluation& e)
 {
+    nlohmann::json fractions = nlohmann::json::array();
+    for (std::size_t j = 0; j < e.pit.counts.size(); ++j) fractions.push_back(finite(e.pit.fraction(j)));
+    const stats::DieboldMarianoResult& dm = e.comparison.test;
     return {{"model", toJson(e.model)},
             {"zero_return", toJson(e.zeroReturn)},
             {"persistence", toJson(e.persistence)},
+            {"climatology", toJson(e.climatology)},
+            {"skill", {{"quantile_loss_vs_climatology", finite(e.skillQuantileLoss)},
+                       {"crps_vs_climatology", finite(e.skillCrps)}}},
+            {"calibration",
+             {{"observed", finite(e.coverage.observed)},
+              {"nominal", finite(e.coverage.nominal)},
+              {"gap", finite(e.coverage.gap)},
+              {"count", e.coverage.n},
+              {"pit", {{"edges", e.pit.edges}, {"counts", e.pit.counts}, {"fractions", fractions}, {"expected", e.pit.expected}}}}},
+            {"diebold_mariano",
+             {{"baseline", e.comparison.baseline},
+              {"mean_differential", finite(dm.meanDifferential)},
+              {"statistic", finite(dm.statistic)},
+              {"p_value", finite(dm.pValue)},
+              {"n", dm.n},
+              {"horizon", dm.horizon},
+              {"valid", dm.valid}}},
             {"windows", e.windows}};
 }
 

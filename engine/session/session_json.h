@@ -18,9 +18,11 @@ nlohmann::json toJson(const PerformanceMetrics& metrics);
 /// {"policy","flat","buy_and_hold","episodes","trading_days" ("YYYY-MM-DD", ascending),"equity_usd" (decimated
 /// to <= 400 points),"buy_and_hold_equity_usd"}
 nlohmann::json toJson(const EvaluationReport& report);
-/// {"quantile_loss","median_mae","directional_accuracy","interval_coverage","count"}
+/// {"quantile_loss","crps","median_mae","directional_accuracy","interval_coverage","interval_nominal","count"}
 nlohmann::json toJson(const ForecastMetrics& metrics);
-/// {"model","zero_return","persistence","windows"}
+/// {"model","zero_return","persistence","climatology","skill" {"quantile_loss_vs_climatology","crps_vs_climatology"},
+/// "calibration" {"observed","nominal","gap","count","pit" {"edges","counts","fractions","expected"}},
+/// "diebold_mariano" {"baseline","mean_differential","statistic","p_value","n","horizon","valid"},"windows"}
 nlohmann::json toJson(const ForecastEvaluation& evaluation);
 /// The validation document's "int8" object: the shared Int8Evaluation document (int8_evaluation_json.h) with
 /// every latency's "count" set to `latencyRepeats` passes.

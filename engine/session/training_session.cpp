@@ -469,7 +469,11 @@ SessionResult TrainingSession::run()
         fdata.logReturns.resize(bars.size(), 0.0);
         for (std::size_t f : observed) fdata.featureNames.emplace_back(FeaturePipeline::featureNames()[f]);
         for (std::size_t f : known) fdata.knownNames.emplace_back(FeaturePipeline::featureNames()[f]);
+        // The climatology baseline's time-of-day buckets: half-hours of the ES session (18:00 ET = 0).
+        EsCalendar sessionClock;
+        fdata.timeOfDay.reserve(bars.size());
         for (std::size_t t = 0; t < bars.size(); ++t) {
+            fdata.timeOfDay.push_back(static_cast<int>(sessionClock.minutesSinceSessionOpen(bars[t].tsEvent) / 30.0));
             for (std::size_t f : observed) fdata.features.push_back(features.values[t * features.cols + f]);
             for (std::size_t f : known) fdata.knownFuture.push_back(features.values[t * features.cols + f]);
             if (t > 0) fdata.logReturns[t] = std::log(static_cast<double>(bars[t].close) / static_cast<double>(bars[t - 1].close));

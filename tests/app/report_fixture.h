@@ -138,7 +138,14 @@ inline nlohmann::json handBuiltRun(int id, bool troubled)
                                 {"static_variables", {"contract"}},
                                 {"static_importance", {1.0}},
                                 {"attention", attention}}}};
-    e["tft"]["test"] = {{"model", fm}, {"zero_return", fm}, {"persistence", fm}};
+    e["tft"]["test"] = {{"model", fm}, {"zero_return", fm}, {"persistence", fm}, {"climatology", fm},
+                        {"skill", {{"quantile_loss_vs_climatology", 0.031}, {"crps_vs_climatology", 0.027}}},
+                        {"calibration",
+                         {{"observed", 0.83}, {"nominal", 0.8}, {"gap", 0.03}, {"count", 900},
+                          {"pit", {{"edges", {0.0, 0.1, 0.5, 0.9, 1.0}}, {"counts", {80, 370, 370, 80}},
+                                   {"fractions", {0.0889, 0.4111, 0.4111, 0.0889}}, {"expected", {0.1, 0.4, 0.4, 0.1}}}}}},
+                        {"diebold_mariano", {{"baseline", "climatology"}, {"mean_differential", -1e-6}, {"statistic", -0.82},
+                                             {"p_value", 0.41}, {"n", 180}, {"horizon", 5}, {"valid", true}}}};
     e["tft"]["training"] = {{"steps", n}, {"param_bytes", 360000}, {"latency", latency}};
     return r;
 }

@@ -208,6 +208,76 @@ private Q_SLOTS:
         QVERIFY(e.model.medianMae < e.zeroReturn.medianMae);
         QVERIFY(e.model.directionalAccuracy > 0.55);
         QVERIFY(e.model.intervalCoverage > 0.6 && e.model.intervalCoverage < 0.95);
+
+        // Against the training split's time-of-day climatology, calibration and significance.
+        qInfo("climatology: loss %.3e, skill %.3f (CRPS %.3f); coverage %.3f of nominal %.2f; DM vs %s p = %.3g",
+              e.climatology.quantileLoss, e.skillQuantileLoss, e.skillCrps, e.coverage.observed, e.coverage.nominal,
+              e.comparison.baseline.c_str(), e.comparison.test.pValue);
+        QVERIFY(std::isfinite(e.climatology.quantileLoss) && e.climatology.quantileLoss > 0.0);
+        // The cycle is in the climatology; the AR(1) part is what the model adds over it.
+        QVERIFY(e.climatology.quantileLoss < e.zeroReturn.quantileLoss);
+        QVERIFY(std::isfinite(e.skillQuantileLoss) && e.skillQuantileLoss > 0.0 && e.skillQuantileLoss < 1.0);
+        QVERIFY(std::isfinite(e.skillCrps) && e.skillCrps < 1.0);
+        QCOMPARE(e.coverage.observed, e.model.intervalCoverage);
+        QVERIFY(std::abs(e.coverage.nominal - 0.8) < 1e-12);
+        QCOMPARE(e.coverage.n, validation.size() * c.windowing.horizon);
+        std::size_t binned = 0;
+        for (std::size_t n : e.pit.counts) binned += n;
+        QCOMPARE(binned, e.coverage.n);
+        QCOMPARE(e.pit.counts.size(), c.quantiles.size() + 1);
+        QVERIFY(e.comparison.baseline == "climatology");
+        QVERIFY(e.comparison.test.valid);
+        QCOMPARE(e.comparison.test.horizon, c.windowing.horizon);
+        QVERIFY(e.comparison.test.pValue >= 0.0 && e.comparison.test.pValue <= 1.0);
+        QVERIFY(e.comparison.test.meanDifferential < 0.0); // the model's loss is the lower
+    }
+
+    void climatologyBaselineByHand()
+    {
+        // Two time-of-day buckets, +1e-3 and -1e-3 with a small spread: the climatology knows the
+        // sign of every target, the zero forecast does not.
+        ForecastData d;
+        d.rows = 400;
+        d.cols = 1;
+        for (std::size_t t = 0; t < d.rows; ++t) {
+            const double spread = 1e-4 * (static_cast<double>((t / 2) % 5) - 2.0);
+            d.logReturns.push_back((t % 2 == 0 ? 1e-3 : -1e-3) + spread);
+            d.features.push_back(0.0f);
+            d.timeOfDay.push_back(static_cast<int>(t % 2));
+        }
+        const std::vector<double> levels{0.1, 0.5, 0.9};
+        const IndexRange train{0, 250}, anchors{260, 390};
+        const std::size_t H = 2;
+        const foxhunt::stats::Climatology climate = trainingClimatology(d, train, H, levels);
+        QVERIFY(!climate.usesFallback(0) && !climate.usesFallback(1));
+        QVERIFY(std::abs(climate.quantilesFor(0)[1] - 1e-3) < 1e-12);
+        QVERIFY(std::abs(climate.quantilesFor(1)[1] + 1e-3) < 1e-12);
+
+        // The zero forecast as "model": climatology is the best baseline and significantly better.
+        const std::vector<double> zeros(anchors.size() * H * levels.size(), 0.0);
+        const ForecastEvaluation e = evaluateQuantileForecasts(zeros, d, train, anchors, H, levels);
+        QCOMPARE(e.windows, anchors.size());
+        QCOMPARE(e.model.quantileLoss, e.zeroReturn.quantileLoss);
+        QVERIFY(e.climatology.quantileLoss < 0.2 * e.zeroReturn.quantileLoss);
+        QVERIFY(e.skillQuantileLoss < -1.0 && e.skillCrps < -1.0);
+        QVERIFY(std::abs(e.model.intervalNominal - 0.8) < 1e-12);
+        QCOMPARE(e.coverage.observed, 0.0); // a point forecast at 0 never covers a return of +-1e-3
+        QVERIFY(e.comparison.baseline == "climatology");
+        QVERIFY(e.comparison.test.valid);
+        QVERIFY(e.comparison.test.meanDifferential > 0.0);
+        QVERIFY(e.comparison.test.pValue >= 0.0 && e.comparison.test.pValue < 1e-6);
+        // All outcomes above the three zero quantiles (bucket 0) or below them (bucket 1): PIT bins 3 and 0.
+        QCOMPARE(e.pit.counts.front() + e.pit.counts.back(), e.pit.n);
+
+        // The climatology itself as "model": no skill, and no difference to test.
+        std::vector<double> same;
+        for (std::size_t a = anchors.begin; a < anchors.end; ++a)
+            for (std::size_t h = 1; h <= H; ++h)
+                for (double q : climate.quantilesFor(d.timeOfDay[a + h])) same.push_back(q);
+        const ForecastEvaluation c = evaluateQuantileForecasts(same, d, train, anchors, H, levels);
+        QCOMPARE(c.skillQuantileLoss, 0.0);
+        QVERIFY(!c.comparison.test.valid);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, evaluateQuantileForecasts(zeros, d, train, {260, 399}, H, levels));
     }
 };
 
