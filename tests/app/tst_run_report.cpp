@@ -207,7 +207,7 @@ void TestRunReport::blocksCarryTheNewData()
         QVERIFY2(charts.contains(QLatin1String(c)), c);
     for (const char* t : {"ESH1, ESM1, ESU1", "14000 bars", "static (calibrated)", "bf16", "0.210", "97.00 %",
                           "468.8 KiB", "peak session rss_bytes", "none", "1.13.1", "real market bars",
-                          "2 (gradients all-reduced in place by NCCL)", "Sharpe (daily, annualised)", "over 3 trading days",
+                          "2 (gradients all-reduced in place by NCCL)", "Sharpe and Sortino are of the daily P&L", "over 3 trading days",
                           "annualised with sqrt(252)", "climatology", "CRPS",
                           "Skill vs climatology (1 - loss / climatology's loss, > 0 is better): quantile loss 0.031, CRPS 0.027",
                           "best baseline, climatology: p = 0.41, not significant",
