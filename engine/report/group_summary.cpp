@@ -4,6 +4,7 @@
 #include "engine/data/market_time.h"
 #include "engine/stats/comparison.h"
 #include "engine/stats/descriptive.h"
+#include "engine/stats/returns.h"
 
 #include <nlohmann/json.hpp>
 
@@ -295,13 +296,18 @@ GroupSummary summarizeGroup(const RunStore& runs, std::int64_t groupId)
                 g.hasBeatsBuyHold = true;
             }
 
-            // The best member by test Sharpe, deflated for having been picked from all of them.
-            std::vector<double> perBarSharpes;
+            // The best member by test Sharpe, deflated for having been picked from all of them. A run's
+            // Sharpe is of its daily P&L, annualised with sqrt(252): its observations are its test
+            // days. Runs stored before the daily figures were annualised per bar (bars_per_year).
+            const auto periodsPerYear = [](const ModelResults& r) {
+                return !r.testDailyPnlUsd.empty() ? stats::kTradingDaysPerYear : r.testBarsPerYear;
+            };
+            std::vector<double> perPeriodSharpes;
             std::size_t bestIndex = results.size();
             for (std::size_t i = 0; i < results.size(); ++i) {
                 const ModelResults& r = *results[i];
-                if (!std::isfinite(r.testSharpe) || !(r.testBarsPerYear > 0.0)) continue;
-                perBarSharpes.push_back(stats::deannualiseSharpe(r.testSharpe, r.testBarsPerYear));
+                if (!std::isfinite(r.testSharpe) || !(periodsPerYear(r) > 0.0)) continue;
+                perPeriodSharpes.push_back(stats::deannualiseSharpe(r.testSharpe, periodsPerYear(r)));
                 if (bestIndex == results.size() || r.testSharpe > results[bestIndex]->testSharpe) bestIndex = i;
             }
             if (bestIndex < results.size()) {
@@ -310,20 +316,24 @@ GroupSummary summarizeGroup(const RunStore& runs, std::int64_t groupId)
                 b.member = owners[bestIndex]->member;
                 b.runId = owners[bestIndex]->runId;
                 b.sharpe = r.testSharpe;
-                b.trials = perBarSharpes.size();
-                b.input.sharpe = stats::deannualiseSharpe(r.testSharpe, r.testBarsPerYear);
-                b.input.observations = std::isfinite(r.testSteps) && r.testSteps > 0 ? static_cast<std::size_t>(r.testSteps) : 0;
-                // Skewness and kurtosis from the increments of the stored (thinned) equity curve:
-                // the per-bar returns themselves are not stored. Too short a curve: normal returns.
-                std::vector<double> increments;
-                for (std::size_t i = 1; i < r.testEquityUsd.size(); ++i)
-                    increments.push_back(r.testEquityUsd[i] - r.testEquityUsd[i - 1]);
+                b.trials = perPeriodSharpes.size();
+                b.input.sharpe = stats::deannualiseSharpe(r.testSharpe, periodsPerYear(r));
+                // Skewness and kurtosis of the daily P&L the Sharpe is of; for an older run, of the
+                // increments of its stored (thinned) equity curve. Too few values: normal returns.
+                std::vector<double> increments = r.testDailyPnlUsd;
+                if (!r.testDailyPnlUsd.empty()) {
+                    b.input.observations = r.testDailyPnlUsd.size();
+                } else {
+                    b.input.observations = std::isfinite(r.testSteps) && r.testSteps > 0 ? static_cast<std::size_t>(r.testSteps) : 0;
+                    for (std::size_t i = 1; i < r.testEquityUsd.size(); ++i)
+                        increments.push_back(r.testEquityUsd[i] - r.testEquityUsd[i - 1]);
+                }
                 const double skew = increments.size() >= 3 ? stats::skewness(increments) : kNaN;
                 const double kurt = increments.size() >= 3 ? stats::kurtosis(increments) : kNaN;
                 b.input.skewness = std::isfinite(skew) ? skew : 0.0;
                 b.input.kurtosis = std::isfinite(kurt) ? kurt : 3.0;
                 b.input.trials = b.trials;
-                const double sd = perBarSharpes.size() >= 2 ? stats::sampleStd(perBarSharpes) : 0.0;
+                const double sd = perPeriodSharpes.size() >= 2 ? stats::sampleStd(perPeriodSharpes) : 0.0;
                 b.input.trialsSharpeVariance = std::isfinite(sd) ? sd * sd : 0.0;
                 b.verdict = stats::deflatedSharpe(b.input);
                 g.hasBest = true;

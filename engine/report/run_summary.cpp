@@ -162,7 +162,7 @@ RunSummary summarize(std::int64_t id, const json& config, const json& versions,
         const json& test = evaluations[model]["test"];
         const json& training = evaluations[model]["training"];
         ModelResults r{model, kNaN, kNaN, kNaN, kNaN, kNaN, kNaN, kNaN, kNaN, kNaN,
-                       kNaN, kNaN, kNaN, kNaN, kNaN, kNaN, kNaN, kNaN, kNaN, {}};
+                       kNaN, kNaN, kNaN, kNaN, kNaN, kNaN, kNaN, kNaN, kNaN, {}, {}};
         r.validationSharpe = numberAt(validation, {"policy", "sharpe"});
         r.testSharpe = numberAt(test, {"policy", "sharpe"});
         r.testPnlUsd = numberAt(test, {"policy", "pnl_usd"});
@@ -178,6 +178,9 @@ RunSummary summarize(std::int64_t id, const json& config, const json& versions,
         r.zeroReturnLoss = numberAt(test, {"zero_return", "quantile_loss"});
         r.testSteps = numberAt(test, {"policy", "steps"});
         r.testBarsPerYear = numberAt(test, {"bars_per_year"});
+        if (test.contains("policy") && test["policy"].contains("daily_pnl_usd") && test["policy"]["daily_pnl_usd"].is_array())
+            for (const json& v : test["policy"]["daily_pnl_usd"])
+                if (v.is_number()) r.testDailyPnlUsd.push_back(v.get<double>());
         if (test.contains("equity_usd") && test["equity_usd"].is_array())
             for (const json& v : test["equity_usd"])
                 if (v.is_number()) r.testEquityUsd.push_back(v.get<double>());

@@ -36,7 +36,8 @@ struct ModelResults {
     double buyHoldMaxDrawdownUsd; ///< agents: buy-and-hold's test drawdown
     double zeroReturnLoss;        ///< forecasters: the zero-return baseline's test quantile loss
     double testSteps;             ///< agents: test bars the policy traded (the Sharpe's observations)
-    double testBarsPerYear;       ///< agents: the bars per year its Sharpe was annualised with
+    double testBarsPerYear;       ///< agents, runs stored before daily Sharpe: the bars per year it was annualised with
+    std::vector<double> testDailyPnlUsd; ///< agents: the policy's test P&L per trading day (its Sharpe's observations)
     std::vector<double> testEquityUsd; ///< agents: the policy's test equity curve as stored (thinned)
 };
 
