@@ -338,7 +338,13 @@ void TestRunReport::realRunExportsEveryFormat()
         runDoc.value(QStringLiteral("summary")).toObject().value(QStringLiteral("models")).toArray();
     QCOMPARE(summaryModels.size(), 2);
     QCOMPARE(summaryModels.at(0).toObject().value(QStringLiteral("model")).toString(), QStringLiteral("dqn"));
-    QVERIFY(summaryModels.at(0).toObject().value(QStringLiteral("test_sharpe")).isDouble());
+    // The Sharpe is of daily P&L: with fewer than two test days it is undefined (null), not 0.
+    const QJsonValue testSharpe = summaryModels.at(0).toObject().value(QStringLiteral("test_sharpe"));
+    const int testDays = result.value(QStringLiteral("models")).toObject().value(QStringLiteral("dqn")).toObject()
+                             .value(QStringLiteral("test")).toObject().value(QStringLiteral("policy")).toObject()
+                             .value(QStringLiteral("days")).toInt(-1);
+    QVERIFY2(testDays >= 1, "the test split has trading days");
+    QVERIFY(testDays >= 2 ? testSharpe.isDouble() : testSharpe.isNull());
     QVERIFY(summaryModels.at(1).toObject().value(QStringLiteral("quantile_loss")).isDouble());
 
     QByteArray lines = readAll(csv);
@@ -360,7 +366,9 @@ void TestRunReport::realRunExportsEveryFormat()
                                 QByteArray("Page ") + QByteArray::number(pages) + " of " + QByteArray::number(pages)})
         QVERIFY2(text.out.contains(s), s.constData());
     // The PDF opens with the results: the summary before the hyperparameters.
-    QVERIFY(text.out.contains("Summary") && text.out.contains("test Sharpe"));
+    QVERIFY(text.out.contains("Summary"));
+    // (a one-day test split has no Sharpe row: a Sharpe of daily P&L needs two days)
+    QVERIFY2(text.out.contains("test P&L"), text.out.left(3000).constData());
     QVERIFY(text.out.indexOf("Summary") < text.out.indexOf("Configuration"));
 }
 
@@ -504,9 +512,9 @@ void TestRunReport::summaryComesFirst()
         QCOMPARE(table.header[1].rfind("DQN", 0), std::size_t{0});
         QStringList labels;
         for (const auto& row : table.rows) labels << QString::fromStdString(row.front());
-        for (const char* l : {"Precision", "test Sharpe", "test P&L", "test quantile loss"})
+        for (const char* l : {"Precision", "test Sharpe (daily, annualised)", "test P&L", "test quantile loss"})
             QVERIFY2(labels.contains(QLatin1String(l)), l);
-        const auto& sharpe = table.rows[static_cast<std::size_t>(labels.indexOf(QStringLiteral("test Sharpe")))];
+        const auto& sharpe = table.rows[static_cast<std::size_t>(labels.indexOf(QStringLiteral("test Sharpe (daily, annualised)")))];
         QCOMPARE(sharpe[1], std::string("0.8"));
         // Before anything about the configuration.
         std::size_t summaryAt = 0, configurationAt = 0;
