@@ -24,7 +24,8 @@ struct PlantedEdge {
     std::vector<EpisodeRange> days;
 };
 
-inline PlantedEdge makePlantedEdge(int days, std::uint64_t seed)
+/// withEdge = false keeps the noise only: a driftless random walk with the same bars and features.
+inline PlantedEdge makePlantedEdge(int days, std::uint64_t seed, bool withEdge = true)
 {
     PlantedEdge out;
     std::mt19937_64 rng(seed);
@@ -33,9 +34,9 @@ inline PlantedEdge makePlantedEdge(int days, std::uint64_t seed)
         const std::size_t begin = out.bars.size();
         for (int i = 0; i < kBarsPerDay; ++i) {
             int drift = 0;
-            if (i >= 11 && i < 21)
+            if (withEdge && i >= 11 && i < 21)
                 drift = 2;
-            else if (i >= 26 && i < 36)
+            else if (withEdge && i >= 26 && i < 36)
                 drift = -2;
             const int noise = static_cast<int>(rng() % 5) - 2;
             Bar b;
