@@ -6,6 +6,7 @@
 // features are a one-hot 5-bar time-of-day bucket and the time of day as a
 // fraction, so the edge is visible through time of day alone.
 
+#include "engine/agents/dqn.h"
 #include "engine/data/bar.h"
 #include "engine/env/trading_env.h"
 
@@ -55,6 +56,24 @@ inline PlantedEdge makePlantedEdge(int days, std::uint64_t seed, bool withEdge =
         out.days.push_back({begin, out.bars.size()});
     }
     return out;
+}
+
+/// The DQN settings that learn the planted edge from 24 days in 12,000 steps (tst_dqn, tst_group_edge).
+inline DqnOptions plantedEdgeDqnOptions(std::uint64_t seed)
+{
+    DqnOptions o;
+    o.hidden = {64, 64};
+    o.learningRate = 1e-3;
+    o.bufferSize = 20'000;
+    o.learningStarts = 500;
+    o.batchSize = 64;
+    o.trainFreq = 1;
+    o.targetUpdateInterval = 250;
+    o.totalTimesteps = 12'000;
+    o.explorationFraction = 0.3;
+    o.gamma = 0.9;
+    o.seed = seed;
+    return o;
 }
 
 } // namespace foxhunt::testing

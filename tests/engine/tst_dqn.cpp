@@ -220,18 +220,7 @@ void TestDqn::learnsPlantedEdge()
 {
     const PlantedEdge data = makePlantedEdge(32, 2024);
     TradingEnv env(data.bars, data.features, kFeatures, data.days);
-    DqnOptions o;
-    o.hidden = {64, 64};
-    o.learningRate = 1e-3;
-    o.bufferSize = 20'000;
-    o.learningStarts = 500;
-    o.batchSize = 64;
-    o.trainFreq = 1;
-    o.targetUpdateInterval = 250;
-    o.totalTimesteps = 12'000;
-    o.explorationFraction = 0.3;
-    o.gamma = 0.9;
-    o.seed = 3;
+    const DqnOptions o = plantedEdgeDqnOptions(3);
     AgentRunner runner(env, range(0, 24), o);
     runner.train(o.totalTimesteps);
     const EvaluationReport report = runner.evaluate(range(24, 32));

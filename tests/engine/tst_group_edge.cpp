@@ -43,18 +43,7 @@ ModelGroupSummary trainGroup(const QString& dbPath, const PlantedEdge& data, con
     const std::int64_t group = runs.createGroup(GroupKind::Seeds, config, seeds);
     for (std::int64_t seed : seeds) {
         TradingEnv e(data.bars, data.features, kFeatures, data.days, env);
-        DqnOptions o;
-        o.hidden = {64, 64};
-        o.learningRate = 1e-3;
-        o.bufferSize = 20'000;
-        o.learningStarts = 500;
-        o.batchSize = 64;
-        o.trainFreq = 1;
-        o.targetUpdateInterval = 250;
-        o.totalTimesteps = 12'000;
-        o.explorationFraction = 0.3;
-        o.gamma = 0.9;
-        o.seed = static_cast<std::uint64_t>(seed);
+        const DqnOptions o = plantedEdgeDqnOptions(static_cast<std::uint64_t>(seed));
         AgentRunner runner(e, range(0, 24), o);
         runner.train(o.totalTimesteps);
         const EvaluationReport test = runner.evaluate(range(24, 32));
