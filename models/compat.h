@@ -18,7 +18,7 @@
 #include <cstring>
 #include <optional>
 
-#define FOXHUNT_TORCH_AT_LEAST(major, minor) \
+#define FOXHUNT_TORCH_AT_LEAST(major, minor)                                                                           \
     (TORCH_VERSION_MAJOR > (major) || (TORCH_VERSION_MAJOR == (major) && TORCH_VERSION_MINOR >= (minor)))
 
 namespace foxhunt::models::compat {
@@ -42,10 +42,8 @@ inline void set_autocast_enabled(c10::DeviceType device, bool enabled)
 #if FOXHUNT_TORCH_AT_LEAST(2, 4)
     at::autocast::set_autocast_enabled(device, enabled);
 #else
-    if (device == c10::DeviceType::CPU)
-        at::autocast::set_cpu_enabled(enabled);
-    else
-        at::autocast::set_enabled(enabled);
+    if (device == c10::DeviceType::CPU) at::autocast::set_cpu_enabled(enabled);
+    else at::autocast::set_enabled(enabled);
 #endif
 }
 
@@ -66,10 +64,8 @@ inline void set_autocast_dtype(c10::DeviceType device, at::ScalarType dtype)
 #if FOXHUNT_TORCH_AT_LEAST(2, 4)
     at::autocast::set_autocast_dtype(device, dtype);
 #else
-    if (device == c10::DeviceType::CPU)
-        at::autocast::set_autocast_cpu_dtype(dtype);
-    else
-        at::autocast::set_autocast_gpu_dtype(dtype);
+    if (device == c10::DeviceType::CPU) at::autocast::set_autocast_cpu_dtype(dtype);
+    else at::autocast::set_autocast_gpu_dtype(dtype);
 #endif
 }
 
@@ -123,9 +119,9 @@ struct portable_allocator : c10::Allocator {
 
 /// Bytes held by tensors in the CUDA caching allocator on the current device.
 struct cuda_memory_stats {
-    bool available = false;   ///< a CUDA build with a device
-    std::size_t current = 0;  ///< bytes allocated now
-    std::size_t peak = 0;     ///< most bytes allocated since the last reset
+    bool available = false;  ///< a CUDA build with a device
+    std::size_t current = 0; ///< bytes allocated now
+    std::size_t peak = 0;    ///< most bytes allocated since the last reset
 };
 
 /// The CUDA caching allocator's allocated-bytes counters; `available` is false on CPU builds
@@ -159,8 +155,7 @@ inline bool set_cuda_device(int index)
 inline void reset_cuda_peak_bytes()
 {
 #if defined(FOXHUNT_TORCH_CUDA)
-    if (c10::cuda::device_count() > 0)
-        c10::cuda::CUDACachingAllocator::resetPeakStats(c10::cuda::current_device());
+    if (c10::cuda::device_count() > 0) c10::cuda::CUDACachingAllocator::resetPeakStats(c10::cuda::current_device());
 #endif
 }
 

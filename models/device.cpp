@@ -43,8 +43,8 @@ torch::Device training_device(const std::string& name, const precision::MixedPre
         throw std::invalid_argument(who + e.what());
     }
     if (const auto check = precision::validate(amp, precision_device(device)); !check.ok)
-        throw std::invalid_argument(who + "mixed precision on " + name + ": " + check.problem + " (" + check.suggestion +
-                                    ")");
+        throw std::invalid_argument(who + "mixed precision on " + name + ": " + check.problem + " (" +
+                                    check.suggestion + ")");
     bind_thread_to_device(device);
     return device;
 }

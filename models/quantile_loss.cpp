@@ -3,7 +3,8 @@
 
 namespace foxhunt::models {
 
-torch::Tensor quantile_loss(const torch::Tensor& pred, const torch::Tensor& target, const std::vector<double>& quantiles)
+torch::Tensor quantile_loss(const torch::Tensor& pred, const torch::Tensor& target,
+                            const std::vector<double>& quantiles)
 {
     TORCH_CHECK(pred.dim() == 3 && static_cast<size_t>(pred.size(2)) == quantiles.size(),
                 "quantile_loss: pred must be [B, H, ", quantiles.size(), "], got ", pred.sizes());

@@ -9,9 +9,15 @@
 
 namespace foxhunt::models {
 
-std::string torchVersion() { return TORCH_VERSION; }
+std::string torchVersion()
+{
+    return TORCH_VERSION;
+}
 
-bool cudaAvailable() { return torch::cuda::is_available(); }
+bool cudaAvailable()
+{
+    return torch::cuda::is_available();
+}
 
 std::vector<std::string> computeDevices()
 {
@@ -32,6 +38,9 @@ void setThreads(int intraOpThreads)
     if (auto fn = reinterpret_cast<SetFn>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) fn(intraOpThreads);
 }
 
-int threads() { return at::get_num_threads(); }
+int threads()
+{
+    return at::get_num_threads();
+}
 
 } // namespace foxhunt::models

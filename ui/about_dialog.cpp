@@ -29,7 +29,8 @@ QList<Row> components()
     const QString qt = QString::fromLatin1(qVersion());
     rows.push_back({QStringLiteral("Qt (Core, Gui, Widgets, Svg, PrintSupport)"), qt,
                     QStringLiteral("LGPL-3.0-only OR GPL-2.0-or-later"), QStringLiteral("https://www.qt.io")});
-    rows.push_back({QStringLiteral("Qt Charts"), qt, QStringLiteral("GPL-3.0-only"), QStringLiteral("https://www.qt.io")});
+    rows.push_back(
+        {QStringLiteral("Qt Charts"), qt, QStringLiteral("GPL-3.0-only"), QStringLiteral("https://www.qt.io")});
     for (const Component& c : engineComponents())
         rows.push_back({QString::fromStdString(c.name), QString::fromStdString(c.version),
                         QString::fromStdString(c.licence), QString::fromStdString(c.url)});
@@ -77,7 +78,8 @@ AboutDialog::AboutDialog(const QString& databasePath, QWidget* parent) : QDialog
     for (int r = 0; r < rows.size(); ++r) {
         const Row& row = rows[r];
         int c = 0;
-        for (const QString& text : {row.name, row.version.isEmpty() ? tr("system library") : row.version, row.licence, row.url})
+        for (const QString& text :
+             {row.name, row.version.isEmpty() ? tr("system library") : row.version, row.licence, row.url})
             m_components->setItem(r, c++, new QTableWidgetItem(text));
     }
     m_components->resizeColumnsToContents();
@@ -91,6 +93,9 @@ AboutDialog::AboutDialog(const QString& databasePath, QWidget* parent) : QDialog
     resize(720, 480);
 }
 
-QString AboutDialog::licenceText() const { return m_licence->toPlainText(); }
+QString AboutDialog::licenceText() const
+{
+    return m_licence->toPlainText();
+}
 
 } // namespace foxhunt

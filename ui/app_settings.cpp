@@ -31,7 +31,10 @@ PaletteChoice paletteChoiceFromString(const QString& text)
     return PaletteChoice::System;
 }
 
-int AppSettings::refreshIntervalMs() const { return 1000 / std::clamp(refreshHz, 1, kMaxRefreshHz); }
+int AppSettings::refreshIntervalMs() const
+{
+    return 1000 / std::clamp(refreshHz, 1, kMaxRefreshHz);
+}
 
 void AppSettings::applyTo(SessionConfig& config) const
 {
@@ -50,8 +53,8 @@ bool AppSettings::operator==(const AppSettings& o) const
     const PrecisionSettings& p = precision;
     const PrecisionSettings& q = o.precision;
     return device == o.device && threads == o.threads && workers == o.workers &&
-           workerTimeoutSeconds == o.workerTimeoutSeconds && p.amp == q.amp && p.ampAuto == q.ampAuto && p.int8 == q.int8 &&
-           p.int8Backend == q.int8Backend && p.int8MaxDegradation == q.int8MaxDegradation &&
+           workerTimeoutSeconds == o.workerTimeoutSeconds && p.amp == q.amp && p.ampAuto == q.ampAuto &&
+           p.int8 == q.int8 && p.int8Backend == q.int8Backend && p.int8MaxDegradation == q.int8MaxDegradation &&
            p.int8StaticActivations == q.int8StaticActivations && p.calibrationBars == q.calibrationBars &&
            p.int8RefreshEvery == q.int8RefreshEvery && p.memoryBudgetMb == q.memoryBudgetMb &&
            p.memoryBudgetAction == q.memoryBudgetAction && ensemble == o.ensemble && refreshHz == o.refreshHz &&
@@ -123,7 +126,10 @@ AppSettings AppSettings::load(const QSettings& s)
     return a;
 }
 
-AppSettings AppSettings::load() { return load(QSettings()); }
+AppSettings AppSettings::load()
+{
+    return load(QSettings());
+}
 
 void AppSettings::save(QSettings& s) const
 {
@@ -148,8 +154,9 @@ void AppSettings::save(QSettings& s) const
     s.setValue(QStringLiteral("int8/calibration_bars"), precision.calibrationBars);
     s.setValue(QStringLiteral("int8/refresh_every"), precision.int8RefreshEvery);
     s.setValue(QStringLiteral("memory_budget_mb"), precision.memoryBudgetMb);
-    s.setValue(QStringLiteral("memory_budget_action"),
-               precision.memoryBudgetAction == MemoryBudgetAction::Warn ? QStringLiteral("warn") : QStringLiteral("refuse"));
+    s.setValue(QStringLiteral("memory_budget_action"), precision.memoryBudgetAction == MemoryBudgetAction::Warn
+                                                           ? QStringLiteral("warn")
+                                                           : QStringLiteral("refuse"));
     s.setValue(QStringLiteral("ensemble"), ensemble);
     s.setValue(QStringLiteral("refresh_hz"), refreshHz);
     s.setValue(QStringLiteral("data_dir"), dataDir);

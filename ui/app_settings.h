@@ -23,14 +23,14 @@ PaletteChoice paletteChoiceFromString(const QString& text);
 /// Settings that apply to the next run (device, threads, worker processes, precision,
 /// ensemble) and to the app (chart refresh rate, data folder, palette).
 struct AppSettings {
-    std::string device = "cpu";           ///< "cpu" or "cuda:N"
-    int threads = 1;                      ///< LibTorch intra-op threads
-    int workers = 1;                      ///< processes training one run together (data parallel), each with `threads`
-    double workerTimeoutSeconds = 60.0;   ///< a rank silent this long fails the run
-    PrecisionSettings precision;          ///< AMP and INT8 of the next run
-    bool ensemble = false;                ///< forecasts feed the agents' observations
-    int refreshHz = 10;                   ///< chart drains per second, 1..10
-    QString dataDir;                      ///< "" = the default data folder ($XDG_DATA_HOME/foxhunt)
+    std::string device = "cpu";         ///< "cpu" or "cuda:N"
+    int threads = 1;                    ///< LibTorch intra-op threads
+    int workers = 1;                    ///< processes training one run together (data parallel), each with `threads`
+    double workerTimeoutSeconds = 60.0; ///< a rank silent this long fails the run
+    PrecisionSettings precision;        ///< AMP and INT8 of the next run
+    bool ensemble = false;              ///< forecasts feed the agents' observations
+    int refreshHz = 10;                 ///< chart drains per second, 1..10
+    QString dataDir;                    ///< "" = the default data folder ($XDG_DATA_HOME/foxhunt)
     PaletteChoice palette = PaletteChoice::System;
 
     /// Highest chart refresh rate (DESIGN.md: metrics reach the UI at <= 10 Hz).

@@ -68,6 +68,9 @@ void BarsChartView::setBars(const std::vector<Bar>& bars, const QString& title)
                       QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(points.back().x()), Qt::UTC));
 }
 
-int BarsChartView::pointCount() const { return static_cast<int>(m_series->count()); }
+int BarsChartView::pointCount() const
+{
+    return static_cast<int>(m_series->count());
+}
 
 } // namespace foxhunt

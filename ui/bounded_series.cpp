@@ -47,7 +47,8 @@ void BoundedSeries::setCapacity(std::size_t capacity)
     const std::size_t k = (m_points.size() + m_capacity - 1) / m_capacity;
     std::vector<QPointF> kept;
     kept.reserve(m_capacity);
-    for (std::size_t i = 0; i + 1 < m_points.size() && kept.size() + 1 < m_capacity; i += k) kept.push_back(m_points[i]);
+    for (std::size_t i = 0; i + 1 < m_points.size() && kept.size() + 1 < m_capacity; i += k)
+        kept.push_back(m_points[i]);
     kept.push_back(m_points.back());
     m_points = std::move(kept);
     m_decimator.reset();

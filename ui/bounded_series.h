@@ -25,7 +25,7 @@ public:
     /// Which extremes of each bucket decimated() keeps.
     using Extremes = DecimateExtremes;
 
-    explicit BoundedSeries(std::size_t capacity = kDefaultCapacity) : m_capacity(capacity) {}
+    explicit BoundedSeries(std::size_t capacity = kDefaultCapacity) : m_capacity(capacity) { }
     /// Appends in x order (x never decreases within one series).
     void append(double x, double y);
     void clear();

@@ -75,9 +75,9 @@ struct ChartSpec {
     metrics::Unit unit = metrics::Unit::None; ///< of every line; values are held in it and scaled for display
     ModelRole role = ModelRole::Any;
     bool smoothable = false;
-    bool stepped = false;    ///< drawn as steps: a value holds until the next sample (memory)
-    bool zeroLine = false;   ///< a flat reference at 0 across the x range
-    bool band = false;       ///< lines 0 and 1 are the lower and upper edge of an area
+    bool stepped = false;  ///< drawn as steps: a value holds until the next sample (memory)
+    bool zeroLine = false; ///< a flat reference at 0 across the x range
+    bool band = false;     ///< lines 0 and 1 are the lower and upper edge of an area
     std::vector<LineSpec> lines;
     /// Made when the model first emits one of its metrics, on the row under the model's charts:
     /// metrics only some runs have (multi-process ones) never leave an empty chart in the others.
@@ -102,7 +102,10 @@ constexpr int kFadedAlpha = 70;
 /// Lines with fewer points than this also draw their points: one update is a dot, not nothing.
 constexpr std::size_t kMarkedBelow = 12;
 
-QString text(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+QString text(std::string_view s)
+{
+    return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+}
 
 /// The pseudo-model of process-wide samples, and the one it records.
 const QString& sessionModel()
@@ -196,7 +199,10 @@ const QList<QColor>& lineColors()
     return colors;
 }
 
-QString key2(const QString& a, const QString& b) { return a + QLatin1Char('/') + b; }
+QString key2(const QString& a, const QString& b)
+{
+    return a + QLatin1Char('/') + b;
+}
 
 /// A value axis's title: its display unit, or for unitless values what they are ("loss scale");
 /// the right-hand axis names its line ("process RSS (MiB)").
@@ -210,7 +216,10 @@ QString axisTitle(const ChartSpec& spec, const axis::DisplayUnit& unit, bool sec
     return symbol.isEmpty() ? spec.title : symbol;
 }
 
-void roundTicks(QValueAxis* ax, double min, double max) { applyRoundTicks(ax, min, max, kMaxTicks); }
+void roundTicks(QValueAxis* ax, double min, double max)
+{
+    applyRoundTicks(ax, min, max, kMaxTicks);
+}
 
 /// A value in the chart's unit, for read-outs ("40.0 KiB", "250 µs", "0.5300").
 QString valueText(double value, metrics::Unit unit)
@@ -233,11 +242,11 @@ struct Dashboard::Line {
     QLineSeries* series = nullptr;
     QLineSeries* smoothSeries = nullptr;
     Chart* owner = nullptr;
-    int rank = -1; ///< the rank of a per-rank line
-    int colorIndex = -1; ///< in lineColors(); -1 for a band's edges (the area draws them)
+    int rank = -1;          ///< the rank of a per-rank line
+    int colorIndex = -1;    ///< in lineColors(); -1 for a band's edges (the area draws them)
     bool secondary = false; ///< drawn against the chart's right-hand axis
     bool dirty = false;
-    bool rescale = false; ///< the axis's display unit changed: draw the kept decimation again
+    bool rescale = false;                 ///< the axis's display unit changed: draw the kept decimation again
     std::vector<QPointF> decimated;       ///< what was last drawn, in the registry's unit
     std::vector<QPointF> smoothDecimated; ///< likewise of the smoothed line
     // Range of what was last drawn, so an untouched line is not decimated again.
@@ -265,19 +274,19 @@ struct Dashboard::Chart {
     QChart* chart = nullptr;
     QValueAxis* x = nullptr;
     QValueAxis* y = nullptr;
-    QValueAxis* y2 = nullptr; ///< right-hand axis of the session-wide lines (process RSS)
+    QValueAxis* y2 = nullptr;        ///< right-hand axis of the session-wide lines (process RSS)
     axis::DisplayUnit yUnit, y2Unit; ///< what the axes' values are divided by, and its symbol
     bool unitsSet = false;
     QLogValueAxis* ylog = nullptr; ///< replaces `y` while log scale is on
     bool zoomed = false;           ///< the x range is the user's (wheel, drag) until reset
-    int zoomBuckets = 0;           ///< while zoomed in: buckets over the whole series, so the part shown keeps its detail
-    QGraphicsLineItem* cross = nullptr;       ///< the crosshair's vertical line
+    int zoomBuckets = 0; ///< while zoomed in: buckets over the whole series, so the part shown keeps its detail
+    QGraphicsLineItem* cross = nullptr;           ///< the crosshair's vertical line
     QGraphicsSimpleTextItem* crossText = nullptr; ///< and the values beside it
     QLineSeries* zero = nullptr;
     QAreaSeries* band = nullptr;
     std::vector<std::unique_ptr<Line>> lines;
     bool dirty = false;
-    bool refit = false; ///< fit the y axes to the data at the next redraw, however well they fit now
+    bool refit = false;    ///< fit the y axes to the data at the next redraw, however well they fit now
     bool expanded = false; ///< shown across the whole width, twice as tall (double-click toggles)
     int decimatedFor = -1; ///< plot-area width the lines were last decimated for
 };
@@ -670,7 +679,8 @@ Dashboard::Line* Dashboard::addLine(Chart& c, std::size_t index, int rank)
     line->series->setName(!ls.legend.isEmpty() && rank < 0 ? ls.legend : line->label);
     line->series->setMarkerSize(5.0);
     // Ranks may report in any order: keep lines and legend in rank order.
-    const auto at = std::find_if(c.lines.begin(), c.lines.end(), [rank](const auto& l) { return rank >= 0 && l->rank > rank; });
+    const auto at = std::find_if(c.lines.begin(), c.lines.end(),
+                                 [rank](const auto& l) { return rank >= 0 && l->rank > rank; });
     if (!(spec.band && index < 2)) {
         // A rank keeps its colour whichever ranks came first; other lines take colours in spec order.
         line->colorIndex = rank >= 0 ? rank : static_cast<int>(spec.band ? index - 2 : index);
@@ -868,7 +878,8 @@ void Dashboard::redraw(Chart& c)
                     l.robustHi = ys[ys.size() - 1 - cut];
                 }
             }
-            if (l.smoothSeries) l.smoothDecimated = m_smoothing > 0 ? l.smooth.decimated(buckets) : std::vector<QPointF>{};
+            if (l.smoothSeries)
+                l.smoothDecimated = m_smoothing > 0 ? l.smooth.decimated(buckets) : std::vector<QPointF>{};
         }
         if (!l.drawn) continue;
         x0 = std::min(x0, l.x0);
@@ -935,20 +946,16 @@ void Dashboard::redraw(Chart& c)
             roundTicks(ax, floor, high + pad);
         }
     };
-    if (c.ylog)
-        fitLogAxis(c, lo, hi);
-    else
-        fit(c.y, lo, hi);
+    if (c.ylog) fitLogAxis(c, lo, hi);
+    else fit(c.y, lo, hi);
     fit(c.y2, lo2, hi2);
     const double xMax = c.x->max();
     if (!c.zoomed && (c.x->min() != x0 || x1 > xMax || (x1 - x0) < 0.8 * (xMax - x0))) {
         const double span = std::max(x1 - x0, 1.0);
         // A single step (one PPO update so far) gets a few steps either side, so its dot shows
         // between distinct tick labels.
-        if (x1 - x0 < 1.0)
-            c.x->setRange(x0 - 2.0, x1 + 2.0);
-        else
-            c.x->setRange(x0, x1 + span * 0.1);
+        if (x1 - x0 < 1.0) c.x->setRange(x0 - 2.0, x1 + 2.0);
+        else c.x->setRange(x0, x1 + span * 0.1);
         roundTicks(c.x, c.x->min(), c.x->max());
         c.x->setLabelFormat(QStringLiteral("%.0f")); // steps are whole
     }
@@ -1144,8 +1151,7 @@ QString Dashboard::hoverAt(const QString& model, const QString& key, const QPoin
         if (!p) continue;
         parts << QStringLiteral("%1 %2").arg(l->label, valueText(p->y(), unit));
         if (l->smoothable && m_smoothing > 0)
-            if (const auto s = l->smooth.nearest(anchor->x()))
-                parts << tr("smoothed %1").arg(valueText(s->y(), unit));
+            if (const auto s = l->smooth.nearest(anchor->x())) parts << tr("smoothed %1").arg(valueText(s->y(), unit));
     }
     const QString text = QStringLiteral("%1 · step %2 · %3")
                              .arg(c->title, QString::number(static_cast<qlonglong>(anchor->x())),
@@ -1155,7 +1161,10 @@ QString Dashboard::hoverAt(const QString& model, const QString& key, const QPoin
     return text;
 }
 
-QString Dashboard::hoverText() const { return m_readout->text(); }
+QString Dashboard::hoverText() const
+{
+    return m_readout->text();
+}
 
 bool Dashboard::eventFilter(QObject* watched, QEvent* event)
 {
@@ -1176,10 +1185,8 @@ bool Dashboard::eventFilter(QObject* watched, QEvent* event)
     switch (type) {
     case QEvent::MouseButtonDblClick:
         // A zoomed chart goes back to its whole range first; otherwise double-click expands.
-        if (c->zoomed)
-            resetZoom(model, key);
-        else
-            setExpanded(model, key, !isExpanded(model, key));
+        if (c->zoomed) resetZoom(model, key);
+        else setExpanded(model, key, !isExpanded(model, key));
         return true;
     case QEvent::Wheel: {
         // The wheel zooms the steps axis around the mouse: a notch is 15 % in or out.
@@ -1199,12 +1206,8 @@ bool Dashboard::eventFilter(QObject* watched, QEvent* event)
         m_dragStart = mouse->position();
         break;
     }
-    case QEvent::MouseButtonRelease:
-        m_dragChart.clear();
-        break;
-    case QEvent::Leave:
-        hideCrosshair(model);
-        break;
+    case QEvent::MouseButtonRelease: m_dragChart.clear(); break;
+    case QEvent::Leave: hideCrosshair(model); break;
     case QEvent::MouseMove: {
         auto* mouse = static_cast<QMouseEvent*>(event);
         if (m_dragChart == id && (mouse->buttons() & Qt::LeftButton)) {
@@ -1221,10 +1224,8 @@ bool Dashboard::eventFilter(QObject* watched, QEvent* event)
         }
         hoverAt(model, key, mouse->position().toPoint());
         const QPointF item = c->chart->mapFromScene(c->view->mapToScene(mouse->position().toPoint()));
-        if (c->chart->plotArea().contains(item))
-            setCrosshair(model, valueAt(mouse->position()));
-        else
-            hideCrosshair(model);
+        if (c->chart->plotArea().contains(item)) setCrosshair(model, valueAt(mouse->position()));
+        else hideCrosshair(model);
         break;
     }
     default: break;
@@ -1418,7 +1419,8 @@ void Dashboard::setCrosshair(const QString& model, double x)
             const std::optional<QPointF> p = l->raw.nearest(x);
             if (p) parts << QStringLiteral("%1 %2").arg(l->label, valueText(p->y(), unit));
         }
-        c.crossText->setText(QStringLiteral("step %1\n%2").arg(QString::number(std::llround(x)), parts.join(QLatin1Char('\n'))));
+        c.crossText->setText(
+            QStringLiteral("step %1\n%2").arg(QString::number(std::llround(x)), parts.join(QLatin1Char('\n'))));
         c.crossText->setBrush(c.chart->titleBrush());
         // Beside the line, on the side with room.
         const QRectF box = c.crossText->boundingRect();
@@ -1505,9 +1507,8 @@ bool Dashboard::exportCsv(const QString& model, const QString& key, const QStrin
         out += std::to_string(step);
         out += ',';
         if (row.wallNs > 0)
-            out += QDateTime::fromMSecsSinceEpoch(row.wallNs / 1000000, Qt::UTC)
-                       .toString(Qt::ISODateWithMs)
-                       .toStdString();
+            out +=
+                QDateTime::fromMSecsSinceEpoch(row.wallNs / 1000000, Qt::UTC).toString(Qt::ISODateWithMs).toStdString();
         for (std::size_t i = 0; i < c->lines.size(); ++i) {
             out += ',';
             if (i < row.values.size() && row.values[i]) out += number(*row.values[i]);
@@ -1528,7 +1529,8 @@ bool Dashboard::exportImage(const QString& model, const QString& key, const QStr
     QBuffer buffer(&bytes);
     buffer.open(QIODevice::WriteOnly);
     // The chart as laid out on screen; a chart never shown yet gets its minimum size.
-    const QSize size = c->view->size().expandedTo(c->view->minimumSize()).expandedTo(QSize(kChartMinWidth, kChartMinHeight));
+    const QSize size =
+        c->view->size().expandedTo(c->view->minimumSize()).expandedTo(QSize(kChartMinWidth, kChartMinHeight));
     if (path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive)) {
         QSvgGenerator svg;
         svg.setOutputDevice(&buffer);
@@ -1536,13 +1538,15 @@ bool Dashboard::exportImage(const QString& model, const QString& key, const QStr
         svg.setViewBox(QRect(QPoint(0, 0), size));
         svg.setTitle(c->title);
         QPainter painter(&svg);
-        c->view->render(&painter, QRectF(QPointF(0, 0), QSizeF(size)), QRect(QPoint(0, 0), c->view->viewport()->size()));
+        c->view->render(&painter, QRectF(QPointF(0, 0), QSizeF(size)),
+                        QRect(QPoint(0, 0), c->view->viewport()->size()));
         painter.end();
     } else {
         QPixmap pixmap(size);
         pixmap.fill(Qt::white);
         QPainter painter(&pixmap);
-        c->view->render(&painter, QRectF(QPointF(0, 0), QSizeF(size)), QRect(QPoint(0, 0), c->view->viewport()->size()));
+        c->view->render(&painter, QRectF(QPointF(0, 0), QSizeF(size)),
+                        QRect(QPoint(0, 0), c->view->viewport()->size()));
         painter.end();
         if (!pixmap.save(&buffer, "PNG")) {
             if (error) *error = tr("cannot encode %1 as PNG").arg(path);
@@ -1556,7 +1560,7 @@ void Dashboard::exportWithDialog(const QString& model, const QString& key, const
 {
     const Chart* c = chart(model, key);
     if (!c || qEnvironmentVariableIsSet("FOXHUNT_NO_DIALOGS")) return;
-    const QString filter = kind == QLatin1String("csv") ? tr("CSV (*.csv)")
+    const QString filter = kind == QLatin1String("csv")   ? tr("CSV (*.csv)")
                            : kind == QLatin1String("svg") ? tr("SVG image (*.svg)")
                                                           : tr("PNG image (*.png)");
     QString path = QFileDialog::getSaveFileName(this, tr("Export chart"),
@@ -1564,7 +1568,8 @@ void Dashboard::exportWithDialog(const QString& model, const QString& key, const
     if (path.isEmpty()) return;
     if (!path.endsWith(QLatin1Char('.') + kind, Qt::CaseInsensitive)) path += QLatin1Char('.') + kind;
     QString error;
-    const bool ok = kind == QLatin1String("csv") ? exportCsv(model, key, path, &error) : exportImage(model, key, path, &error);
+    const bool ok = kind == QLatin1String("csv") ? exportCsv(model, key, path, &error)
+                                                 : exportImage(model, key, path, &error);
     m_readout->setText(ok ? tr("Wrote %1").arg(path) : tr("Export failed: %1").arg(error));
 }
 
@@ -1588,7 +1593,7 @@ QMenu* Dashboard::contextMenu(const QString& model, const QString& key)
     menu->addSeparator();
     for (const char* kind : {"csv", "png", "svg"}) {
         const QString k = QLatin1String(kind);
-        QAction* a = menu->addAction(k == QLatin1String("csv") ? tr("Export data as CSV…")
+        QAction* a = menu->addAction(k == QLatin1String("csv")   ? tr("Export data as CSV…")
                                      : k == QLatin1String("png") ? tr("Export chart as PNG…")
                                                                  : tr("Export chart as SVG…"));
         a->setObjectName(QStringLiteral("export_") + k);
@@ -1621,8 +1626,12 @@ void Dashboard::setResultDocument(const QByteArray& resultJson)
 {
     const QJsonObject models = QJsonDocument::fromJson(resultJson).object().value(QStringLiteral("models")).toObject();
     for (auto it = models.begin(); it != models.end(); ++it)
-        setInt8Summary(it.key(), it.value().toObject().value(QStringLiteral("validation")).toObject()
-                                     .value(QStringLiteral("int8")).toObject());
+        setInt8Summary(it.key(), it.value()
+                                     .toObject()
+                                     .value(QStringLiteral("validation"))
+                                     .toObject()
+                                     .value(QStringLiteral("int8"))
+                                     .toObject());
 }
 
 namespace {
@@ -1646,9 +1655,10 @@ QString int8SummaryHtml(const QJsonObject& q)
         return Dashboard::tr("INT8: %1").arg(q.value(QStringLiteral("error")).toString().toHtmlEscaped());
     const QJsonObject latency = q.value(QStringLiteral("latency")).toObject();
     const QJsonObject throughput = q.value(QStringLiteral("throughput")).toObject();
-    QString html = QStringLiteral("<table cellspacing=\"0\" cellpadding=\"2\" border=\"1\"><tr><th></th>"
-                                  "<th>P50 b1</th><th>P95 b1</th><th>P99 b1</th><th>P50 b32</th><th>P95 b32</th>"
-                                  "<th>P99 b32</th><th>inferences/s b32</th><th>weights</th><th>at serving batch</th></tr>");
+    QString html = QStringLiteral(
+        "<table cellspacing=\"0\" cellpadding=\"2\" border=\"1\"><tr><th></th>"
+        "<th>P50 b1</th><th>P95 b1</th><th>P99 b1</th><th>P50 b32</th><th>P95 b32</th>"
+        "<th>P99 b32</th><th>inferences/s b32</th><th>weights</th><th>at serving batch</th></tr>");
     for (const char* prec : {"fp32", "int8"}) {
         const QString p = QLatin1String(prec);
         html += QStringLiteral("<tr><td><b>%1</b></td>").arg(p.toUpper());
@@ -1664,11 +1674,13 @@ QString int8SummaryHtml(const QJsonObject& q)
     html += QStringLiteral("</table>");
     const QJsonValue degradation = q.value(QStringLiteral("degradation"));
     QString verdict = q.value(QStringLiteral("verdict")).toString();
-    if (verdict.isEmpty()) verdict = q.value(QStringLiteral("served")).toBool(true) ? Dashboard::tr("served")
-                                                                                    : Dashboard::tr("not served");
+    if (verdict.isEmpty())
+        verdict = q.value(QStringLiteral("served")).toBool(true) ? Dashboard::tr("served")
+                                                                 : Dashboard::tr("not served");
     html += Dashboard::tr("INT8 degradation %1, backend %2: %3")
-                .arg(degradation.isDouble() ? QString::number(100.0 * degradation.toDouble(), 'f', 2) + QStringLiteral(" %")
-                                            : QStringLiteral("n/a"),
+                .arg(degradation.isDouble()
+                         ? QString::number(100.0 * degradation.toDouble(), 'f', 2) + QStringLiteral(" %")
+                         : QStringLiteral("n/a"),
                      q.value(QStringLiteral("backend")).toString().toHtmlEscaped(), verdict.toHtmlEscaped());
     return html;
 }

@@ -222,19 +222,19 @@ private:
 
     QGridLayout* m_grid = nullptr;
     QLabel* m_hint = nullptr;
-    QHash<QString, QLabel*> m_headers;         ///< model -> its section title
-    QHash<QString, QLabel*> m_int8Summaries;   ///< model -> its INT8 summary (only models that have one)
-    QWidget* m_watchedParent = nullptr;        ///< the viewport whose resizes re-flow the grid
+    QHash<QString, QLabel*> m_headers;       ///< model -> its section title
+    QHash<QString, QLabel*> m_int8Summaries; ///< model -> its INT8 summary (only models that have one)
+    QWidget* m_watchedParent = nullptr;      ///< the viewport whose resizes re-flow the grid
     int m_columns = 0;
     bool m_redecimatePending = false;
     QLabel* m_readout = nullptr;
     QDoubleSpinBox* m_smoothingBox = nullptr;
     QCheckBox* m_outliersBox = nullptr;
-    QStringList m_order;                       ///< models, row order
-    QHash<QString, Chart*> m_charts;           ///< "model/key" -> chart
-    QHash<QString, QList<Line*>> m_routes;     ///< "model/metric" -> lines fed by it
+    QStringList m_order;                   ///< models, row order
+    QHash<QString, Chart*> m_charts;       ///< "model/key" -> chart
+    QHash<QString, QList<Line*>> m_routes; ///< "model/metric" -> lines fed by it
     std::vector<std::unique_ptr<Chart>> m_owned;
-    BoundedSeries m_sessionRss;                ///< copied into memory charts of models added later
+    BoundedSeries m_sessionRss; ///< copied into memory charts of models added later
     std::size_t m_capacity = BoundedSeries::kDefaultCapacity;
     double m_smoothing = 0.0;
     bool m_ignoreOutliers = true;

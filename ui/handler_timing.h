@@ -18,10 +18,10 @@ namespace foxhunt {
 
 /// Per-handler call count, longest and total time, in nanoseconds.
 struct HandlerStats {
-    qint64 calls = 0;    ///< times the handler ran
-    qint64 maxNs = 0;    ///< longest single call
-    qint64 totalNs = 0;  ///< sum over calls
-    qint64 maxCpuNs = 0; ///< most UI-thread CPU time used by a single call
+    qint64 calls = 0;        ///< times the handler ran
+    qint64 maxNs = 0;        ///< longest single call
+    qint64 totalNs = 0;      ///< sum over calls
+    qint64 maxCpuNs = 0;     ///< most UI-thread CPU time used by a single call
     qint64 slowestCall = -1; ///< 0-based index of the call with the longest wall time
 };
 

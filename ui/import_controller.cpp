@@ -14,7 +14,7 @@ namespace {
 
 /// Thrown from the progress callback to abandon an import; the store rolls back.
 struct ImportCancelled : std::runtime_error {
-    ImportCancelled() : std::runtime_error("import cancelled") {}
+    ImportCancelled() : std::runtime_error("import cancelled") { }
 };
 
 } // namespace
@@ -39,7 +39,10 @@ bool ImportController::start(const QStringList& files, const ImportOptions& opti
     return true;
 }
 
-void ImportController::cancel() { m_cancel = true; }
+void ImportController::cancel()
+{
+    m_cancel = true;
+}
 
 void ImportController::run(QStringList files, ImportOptions options)
 {
@@ -49,8 +52,8 @@ void ImportController::run(QStringList files, ImportOptions options)
         const auto now = std::chrono::steady_clock::now();
         if (!force && now - lastEmit < std::chrono::milliseconds(100)) return;
         lastEmit = now;
-        QMetaObject::invokeMethod(this, [this, percent, text] { Q_EMIT progress(percent, text); },
-                                  Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            this, [this, percent, text] { Q_EMIT progress(percent, text); }, Qt::QueuedConnection);
     };
 
     std::unique_ptr<BarStore> store;
@@ -69,12 +72,14 @@ void ImportController::run(QStringList files, ImportOptions options)
         // Each stage counts from 0 to 1 again: overallImportFraction makes one rising figure of them.
         double overall = 0.0;
         try {
-            outcome.result = BarImporter(*store).importFile(file.toStdString(), options, [&](double fraction, std::string_view stage) {
-                if (m_cancel) throw ImportCancelled();
-                overall = std::max(overall, overallImportFraction(fraction, stage));
-                report(static_cast<int>(100.0 * (i + overall) / n),
-                       tr("%1: %2").arg(file, QString::fromUtf8(stage.data(), static_cast<int>(stage.size()))), false);
-            });
+            outcome.result = BarImporter(*store).importFile(
+                file.toStdString(), options, [&](double fraction, std::string_view stage) {
+                    if (m_cancel) throw ImportCancelled();
+                    overall = std::max(overall, overallImportFraction(fraction, stage));
+                    report(static_cast<int>(100.0 * (i + overall) / n),
+                           tr("%1: %2").arg(file, QString::fromUtf8(stage.data(), static_cast<int>(stage.size()))),
+                           false);
+                });
             outcome.ok = true;
         } catch (const StoredBarConflict& e) {
             outcome.error = QString::fromStdString(e.what());
@@ -88,11 +93,14 @@ void ImportController::run(QStringList files, ImportOptions options)
         if (m_cancel) break;
     }
     report(100, tr("Import finished"), true);
-    QMetaObject::invokeMethod(this, [this, outcomes = std::move(outcomes)]() mutable {
-        m_outcomes = std::move(outcomes);
-        m_busy = false;
-        Q_EMIT finished();
-    }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this,
+        [this, outcomes = std::move(outcomes)]() mutable {
+            m_outcomes = std::move(outcomes);
+            m_busy = false;
+            Q_EMIT finished();
+        },
+        Qt::QueuedConnection);
 }
 
 } // namespace foxhunt

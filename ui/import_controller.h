@@ -20,9 +20,9 @@ namespace foxhunt {
 struct ImportOutcome {
     QString path;
     bool ok = false;
-    QString error;          ///< `file:line: reason` when rejected
+    QString error;               ///< `file:line: reason` when rejected
     bool storedConflict = false; ///< rejected because its bars contradict stored ones
-    ImportResult result;    ///< valid when ok
+    ImportResult result;         ///< valid when ok
 };
 
 /// Imports files into the store on a worker thread.

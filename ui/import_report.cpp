@@ -30,8 +30,9 @@ QString formatImportReport(const std::vector<ImportOutcome>& outcomes)
                      .arg(QString::fromStdString(r.instrument))
                      .arg(r.duplicatesDropped);
         if (r.imported + r.alreadyStored > 0)
-            lines << QObject::tr("  %1 .. %2").arg(QString::fromStdString(formatUtc(r.firstTs)),
-                                                   QString::fromStdString(formatUtc(r.lastTs)));
+            lines << QObject::tr("  %1 .. %2")
+                         .arg(QString::fromStdString(formatUtc(r.firstTs)),
+                              QString::fromStdString(formatUtc(r.lastTs)));
         lines << QObject::tr("  gaps: %1 daily breaks, %2 weekends, %3 holidays, %4 other")
                      .arg(v.dailyBreaks)
                      .arg(v.weekends)

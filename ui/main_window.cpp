@@ -55,7 +55,10 @@
 #include <QVBoxLayout>
 
 // Resources of a static library must be registered by hand, outside any namespace.
-static void initFoxhuntResources() { Q_INIT_RESOURCE(foxhunt); }
+static void initFoxhuntResources()
+{
+    Q_INIT_RESOURCE(foxhunt);
+}
 
 namespace foxhunt {
 
@@ -66,8 +69,7 @@ enum SeriesColumn { ColSymbol, ColKind, ColDataset, ColInterval, ColBars, ColFro
 } // namespace
 
 MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
-    : QMainWindow(parent), m_databasePath(databasePath),
-      m_import(std::make_unique<ImportController>(databasePath)),
+    : QMainWindow(parent), m_databasePath(databasePath), m_import(std::make_unique<ImportController>(databasePath)),
       m_training(std::make_unique<TrainingController>(databasePath))
 {
     initFoxhuntResources();
@@ -102,9 +104,12 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
             m_log->appendPlainText(tr("Created %1 with the bundled synthetic ES-like series.").arg(databasePath));
     } catch (const std::exception& e) {
         m_log->appendPlainText(tr("Cannot open the store: %1").arg(QString::fromStdString(e.what())));
-        QMetaObject::invokeMethod(this, [this, msg = QString::fromStdString(e.what())] {
-            QMessageBox::critical(this, tr("Foxhunt"), tr("Cannot open the data store:\n%1").arg(msg));
-        }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            this,
+            [this, msg = QString::fromStdString(e.what())] {
+                QMessageBox::critical(this, tr("Foxhunt"), tr("Cannot open the data store:\n%1").arg(msg));
+            },
+            Qt::QueuedConnection);
     }
     refreshSeries();
     resize(1100, 700);
@@ -132,7 +137,8 @@ void MainWindow::buildMenus()
     m_startAction = training->addAction(tr("&Start"), this, [this] { startTraining(); });
     m_startAction->setShortcut(QKeySequence(QStringLiteral("Ctrl+R")));
     m_pauseAction = training->addAction(tr("&Pause"), this, [this] {
-        if (m_training->paused()) m_training->resume(); else m_training->pause();
+        if (m_training->paused()) m_training->resume();
+        else m_training->pause();
     });
     // Ctrl+P and Ctrl+T are Print and New tab everywhere else; these do not take them.
     m_pauseAction->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+P")));
@@ -247,9 +253,15 @@ void MainWindow::buildCentral()
     m_statusDb->setText(m_databasePath);
 }
 
-void MainWindow::setTrainingModels(const QStringList& models) { m_trainingTab->setModels(models); }
+void MainWindow::setTrainingModels(const QStringList& models)
+{
+    m_trainingTab->setModels(models);
+}
 
-void MainWindow::setTrainingSteps(int steps) { m_trainingTab->setSteps(steps); }
+void MainWindow::setTrainingSteps(int steps)
+{
+    m_trainingTab->setSteps(steps);
+}
 
 SessionConfig MainWindow::nextRunConfig() const
 {
@@ -258,17 +270,44 @@ SessionConfig MainWindow::nextRunConfig() const
     return config;
 }
 
-ModelPreset MainWindow::selectedPreset() const { return m_trainingTab->selectedPreset(); }
+ModelPreset MainWindow::selectedPreset() const
+{
+    return m_trainingTab->selectedPreset();
+}
 
-SessionConfig MainWindow::presetConfig() const { return m_trainingTab->presetConfig(); }
+SessionConfig MainWindow::presetConfig() const
+{
+    return m_trainingTab->presetConfig();
+}
 
-QCheckBox* MainWindow::wholeSeriesBox() const { return m_trainingTab->wholeSeriesBox(); }
-QDateEdit* MainWindow::fromDateEdit() const { return m_trainingTab->fromDateEdit(); }
-QDateEdit* MainWindow::toDateEdit() const { return m_trainingTab->toDateEdit(); }
-QComboBox* MainWindow::presetBox() const { return m_trainingTab->presetBox(); }
-QDoubleSpinBox* MainWindow::agentLearningRateBox() const { return m_trainingTab->agentLearningRateBox(); }
-QDoubleSpinBox* MainWindow::forecasterLearningRateBox() const { return m_trainingTab->forecasterLearningRateBox(); }
-QSpinBox* MainWindow::pastLengthBox() const { return m_trainingTab->pastLengthBox(); }
+QCheckBox* MainWindow::wholeSeriesBox() const
+{
+    return m_trainingTab->wholeSeriesBox();
+}
+QDateEdit* MainWindow::fromDateEdit() const
+{
+    return m_trainingTab->fromDateEdit();
+}
+QDateEdit* MainWindow::toDateEdit() const
+{
+    return m_trainingTab->toDateEdit();
+}
+QComboBox* MainWindow::presetBox() const
+{
+    return m_trainingTab->presetBox();
+}
+QDoubleSpinBox* MainWindow::agentLearningRateBox() const
+{
+    return m_trainingTab->agentLearningRateBox();
+}
+QDoubleSpinBox* MainWindow::forecasterLearningRateBox() const
+{
+    return m_trainingTab->forecasterLearningRateBox();
+}
+QSpinBox* MainWindow::pastLengthBox() const
+{
+    return m_trainingTab->pastLengthBox();
+}
 
 bool MainWindow::startTraining()
 {
@@ -373,7 +412,10 @@ void MainWindow::refreshSeries()
     showSelectedSeries();
 }
 
-int MainWindow::seriesCount() const { return m_seriesTable->rowCount(); }
+int MainWindow::seriesCount() const
+{
+    return m_seriesTable->rowCount();
+}
 
 bool MainWindow::showingSyntheticOnly() const
 {
@@ -389,11 +431,10 @@ void MainWindow::showSelectedSeries()
     const std::int64_t id = items.first()->data(Qt::UserRole).toLongLong();
     const auto info = m_store->findSeries(std::to_string(id));
     if (!info) return;
-    m_chart->setBars(m_store->loadBars(id),
-                     QStringLiteral("%1 — %2 bars%3")
-                         .arg(QString::fromStdString(info->symbol))
-                         .arg(info->barCount)
-                         .arg(info->synthetic() ? tr(" — SYNTHETIC") : QString()));
+    m_chart->setBars(m_store->loadBars(id), QStringLiteral("%1 — %2 bars%3")
+                                                .arg(QString::fromStdString(info->symbol))
+                                                .arg(info->barCount)
+                                                .arg(info->synthetic() ? tr(" — SYNTHETIC") : QString()));
 }
 
 bool MainWindow::importFiles(const QStringList& files)
@@ -451,17 +492,20 @@ void MainWindow::fillRecentMenu()
     const QStringList recent = recentFiles();
     for (int i = 0; i < recent.size(); ++i) {
         const QString path = recent[i];
-        QAction* a = m_recentMenu->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(path).fileName()),
-                                             this, [this, path] { importFiles({path}); });
+        QAction* a = m_recentMenu->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(path).fileName()), this,
+                                             [this, path] { importFiles({path}); });
         a->setToolTip(path);
         a->setEnabled(QFileInfo::exists(path));
     }
     if (recent.isEmpty()) m_recentMenu->addAction(tr("No recent files"))->setEnabled(false);
     m_recentMenu->addSeparator();
-    m_recentMenu->addAction(tr("Clear the list"), this, [this] {
-        QSettings().remove(QStringLiteral("import/recent"));
-        fillRecentMenu();
-    })->setEnabled(!recent.isEmpty());
+    m_recentMenu
+        ->addAction(tr("Clear the list"), this,
+                    [this] {
+                        QSettings().remove(QStringLiteral("import/recent"));
+                        fillRecentMenu();
+                    })
+        ->setEnabled(!recent.isEmpty());
 }
 
 QUrl MainWindow::manualUrl()

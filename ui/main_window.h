@@ -167,8 +167,8 @@ private:
     QPlainTextEdit* m_log = nullptr;
     QWidget* m_banner = nullptr;
     QLabel* m_bannerText = nullptr;
-    QProgressBar* m_progress = nullptr;      ///< the import's progress, one figure over all stages
-    QPushButton* m_importCancel = nullptr;  ///< abandons the import in flight (nothing of its file is stored)
+    QProgressBar* m_progress = nullptr;    ///< the import's progress, one figure over all stages
+    QPushButton* m_importCancel = nullptr; ///< abandons the import in flight (nothing of its file is stored)
     QLabel* m_statusDb = nullptr;
     QLabel* m_statusSeries = nullptr;
     QString m_lastReport;

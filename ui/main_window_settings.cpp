@@ -51,10 +51,11 @@ QString precisionSummary(const PrecisionSettings& p)
         parts << QStringLiteral("FP32");
     }
     if (p.int8)
-        parts << (p.int8StaticActivations ? MainWindow::tr("INT8 %1, calibrated (%2 bars)")
-                                                .arg(QString::fromStdString(p.int8Backend))
-                                                .arg(p.calibrationBars)
-                                          : MainWindow::tr("INT8 %1, dynamic").arg(QString::fromStdString(p.int8Backend)));
+        parts << (p.int8StaticActivations
+                      ? MainWindow::tr("INT8 %1, calibrated (%2 bars)")
+                            .arg(QString::fromStdString(p.int8Backend))
+                            .arg(p.calibrationBars)
+                      : MainWindow::tr("INT8 %1, dynamic").arg(QString::fromStdString(p.int8Backend)));
     return parts.join(QStringLiteral(" + "));
 }
 
@@ -89,7 +90,8 @@ QAction* MainWindow::createSettingsAction()
     m_settingsAction = new QAction(QIcon::fromTheme(QStringLiteral("preferences-system")), tr("Se&ttings..."), this);
     m_settingsAction->setObjectName(QStringLiteral("settingsAction"));
     m_settingsAction->setShortcut(QKeySequence(QStringLiteral("Ctrl+,")));
-    m_settingsAction->setToolTip(tr("Device, threads, worker processes, precision, INT8, refresh rate, palette (applies to the next run)"));
+    m_settingsAction->setToolTip(
+        tr("Device, threads, worker processes, precision, INT8, refresh rate, palette (applies to the next run)"));
     connect(m_settingsAction, &QAction::triggered, this, [this] { openSettings(); });
     return m_settingsAction;
 }
@@ -118,7 +120,10 @@ void MainWindow::setSpeed(double speed)
     m_training->setSpeed(speed);
 }
 
-double MainWindow::speed() const { return m_speed->currentData().toDouble(); }
+double MainWindow::speed() const
+{
+    return m_speed->currentData().toDouble();
+}
 
 void MainWindow::buildRunStatus()
 {
@@ -188,19 +193,15 @@ void MainWindow::updateRunStatus()
     m_statusRate->setText(tr("%1 bars/s").arg(m_barsPerSecond, 0, 'f', m_barsPerSecond < 10 ? 1 : 0));
     // ETA from the rate of the last quarter second or more; none until there is a rate.
     if (total > 0 && m_barsPerSecond > 0)
-        m_statusEta->setText(tr("ETA %1").arg(hms(static_cast<qint64>(
-            1000.0 * static_cast<double>(std::max(0LL, total - tick)) / m_barsPerSecond))));
-    else
-        m_statusEta->setText(total > 0 ? tr("ETA -") : QString());
+        m_statusEta->setText(tr("ETA %1").arg(
+            hms(static_cast<qint64>(1000.0 * static_cast<double>(std::max(0LL, total - tick)) / m_barsPerSecond))));
+    else m_statusEta->setText(total > 0 ? tr("ETA -") : QString());
     m_statusStep->setText(total > 0 ? tr("bar %1 / %2").arg(tick).arg(total) : tr("bar %1").arg(tick));
     m_statusDevice->setText(runSummary());
     const QString run = m_runId > 0 ? tr("run %1").arg(m_runId) : tr("training");
-    if (m_training->stopping())
-        m_statusRun->setText(tr("%1 · Stopping…").arg(run));
-    else if (m_training->paused())
-        m_statusRun->setText(tr("%1 · Paused").arg(run));
-    else
-        m_statusRun->setText(m_runId > 0 ? run : tr("training..."));
+    if (m_training->stopping()) m_statusRun->setText(tr("%1 · Stopping…").arg(run));
+    else if (m_training->paused()) m_statusRun->setText(tr("%1 · Paused").arg(run));
+    else m_statusRun->setText(m_runId > 0 ? run : tr("training..."));
 }
 
 QString MainWindow::runSummary() const
@@ -251,8 +252,7 @@ void MainWindow::reportError(const QString& title, const QString& message)
     m_log->appendPlainText(title + QStringLiteral(": ") + message);
     statusBar()->showMessage(title + QStringLiteral(": ") + message, 15000);
     Q_EMIT errorReported(message);
-    if (isVisible() && !qEnvironmentVariableIsSet("FOXHUNT_NO_DIALOGS"))
-        QMessageBox::warning(this, title, message);
+    if (isVisible() && !qEnvironmentVariableIsSet("FOXHUNT_NO_DIALOGS")) QMessageBox::warning(this, title, message);
 }
 
 QList<QSplitter*> MainWindow::layoutSplitters() const

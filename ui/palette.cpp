@@ -81,7 +81,10 @@ void applyPalette(PaletteChoice choice)
     QApplication::setPalette(choice == PaletteChoice::System ? QPalette() : paletteFor(choice));
 }
 
-PaletteChoice currentPalette() { return g_current; }
+PaletteChoice currentPalette()
+{
+    return g_current;
+}
 
 QChart::ChartTheme chartThemeFor(PaletteChoice choice)
 {

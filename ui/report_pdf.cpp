@@ -35,7 +35,7 @@ struct Placed {
     int page = 0;
     QRectF rect;
     std::size_t block = 0;
-    std::size_t rowBegin = 0, rowEnd = 0;   ///< table rows drawn in this piece
+    std::size_t rowBegin = 0, rowEnd = 0; ///< table rows drawn in this piece
 };
 
 class PdfReport {
@@ -79,7 +79,9 @@ public:
                 break;
             }
             case ReportBlockKind::Paragraph: place(i, textHeight(m_body, b.text, m_width) + 5); break;
-            case ReportBlockKind::Warning: place(i, textHeight(m_body, b.text, m_width - 4 * kPad) + 4 * kPad + 4); break;
+            case ReportBlockKind::Warning:
+                place(i, textHeight(m_body, b.text, m_width - 4 * kPad) + 4 * kPad + 4);
+                break;
             case ReportBlockKind::KeyValue:
             case ReportBlockKind::Table: placeTable(i); break;
             case ReportBlockKind::Chart: placeChart(i); break;
@@ -101,7 +103,8 @@ public:
                 ++page;
             }
             draw(p, item);
-            if (k % 8 == 0) checkReportProgress(progress, static_cast<double>(k) / static_cast<double>(m_placed.size()));
+            if (k % 8 == 0)
+                checkReportProgress(progress, static_cast<double>(k) / static_cast<double>(m_placed.size()));
         }
         while (page < m_page) {
             footer(p, page);
@@ -282,13 +285,15 @@ private:
                 const QRectF cell(x, y, g.widths[c], h);
                 const bool label = header || (c == 0 && b.kind == ReportBlockKind::Table) ||
                                    (c == 0 && b.kind == ReportBlockKind::KeyValue);
-                if (header || (c == 0 && b.kind == ReportBlockKind::KeyValue)) p.fillRect(cell, QColor(0xf4, 0xf4, 0xf4));
+                if (header || (c == 0 && b.kind == ReportBlockKind::KeyValue))
+                    p.fillRect(cell, QColor(0xf4, 0xf4, 0xf4));
                 p.setPen(grid);
                 p.drawRect(cell);
                 p.setPen(Qt::black);
                 p.setFont(label ? m_bold : m_small);
-                const Qt::Alignment align =
-                    (c == 0 || b.kind == ReportBlockKind::KeyValue ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignTop;
+                const Qt::Alignment align = (c == 0 || b.kind == ReportBlockKind::KeyValue ? Qt::AlignLeft
+                                                                                           : Qt::AlignRight) |
+                                            Qt::AlignTop;
                 if (c < cells.size())
                     p.drawText(cell.adjusted(kPad, kPad, -kPad, -kPad), static_cast<int>(align) | Qt::TextWordWrap,
                                qs(cells[c]));
@@ -347,7 +352,8 @@ int writeReportPdf(const ReportDocument& document, const std::string& path, Repo
         report.layout();
         pages = report.pageCount();
         QPainter painter;
-        if (!painter.begin(&writer)) throw std::runtime_error("cannot write " + path + ": the PDF could not be started");
+        if (!painter.begin(&writer))
+            throw std::runtime_error("cannot write " + path + ": the PDF could not be started");
         painter.setRenderHint(QPainter::Antialiasing);
         try {
             report.paint(painter, [&](double f) { return !progress || progress(0.05 + 0.9 * f); });

@@ -18,7 +18,7 @@ enum class ReportPageSize { A4, Letter };
 /// numbered "Page i of n". Needs a QGuiApplication (fonts); reports 0..1 to
 /// `progress`, which can cancel (ReportCancelled, no file left behind). Throws
 /// std::runtime_error when the file cannot be written.
-int writeReportPdf(const ReportDocument& document, const std::string& path, ReportPageSize pageSize = ReportPageSize::A4,
-                   const ReportProgress& progress = {});
+int writeReportPdf(const ReportDocument& document, const std::string& path,
+                   ReportPageSize pageSize = ReportPageSize::A4, const ReportProgress& progress = {});
 
 } // namespace foxhunt

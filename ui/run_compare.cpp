@@ -17,7 +17,10 @@ namespace foxhunt {
 
 namespace {
 
-QString fromStd(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+QString fromStd(std::string_view s)
+{
+    return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+}
 
 QTableWidget* makeTable(const QString& objectName)
 {
@@ -34,7 +37,10 @@ QTableWidget* makeTable(const QString& objectName)
 QString deltaText(MeasureKind kind, double delta)
 {
     const std::string magnitude = formatMeasure(kind, std::abs(delta));
-    return (delta > 0 ? QStringLiteral("+") : delta < 0 ? QStringLiteral("-") : QStringLiteral("±")) + fromStd(magnitude);
+    return (delta > 0   ? QStringLiteral("+")
+            : delta < 0 ? QStringLiteral("-")
+                        : QStringLiteral("±")) +
+           fromStd(magnitude);
 }
 
 } // namespace
@@ -109,8 +115,8 @@ int RunCompare::setRuns(std::vector<RunInfo> runs, std::vector<RunSummary> summa
         m_baselineBox->addItems(headers);
         m_baselineBox->setCurrentIndex(m_baseline);
     }
-    m_title->setText(tr("%n run(s) compared: %1 setting(s) differ", nullptr, static_cast<int>(m_runs.size()))
-                         .arg(diff.size()));
+    m_title->setText(
+        tr("%n run(s) compared: %1 setting(s) differ", nullptr, static_cast<int>(m_runs.size())).arg(diff.size()));
 
     m_settings->clear();
     m_settings->setColumnCount(static_cast<int>(m_runs.size()));
@@ -121,7 +127,8 @@ int RunCompare::setRuns(std::vector<RunInfo> runs, std::vector<RunSummary> summa
         m_settings->setHorizontalHeaderItem(c, h);
     }
     for (int r = 0; r < static_cast<int>(diff.size()); ++r) {
-        m_settings->setVerticalHeaderItem(r, new QTableWidgetItem(QString::fromStdString(diff[static_cast<std::size_t>(r)].key)));
+        m_settings->setVerticalHeaderItem(
+            r, new QTableWidgetItem(QString::fromStdString(diff[static_cast<std::size_t>(r)].key)));
         for (int c = 0; c < static_cast<int>(m_runs.size()); ++c) {
             const std::string& v = diff[static_cast<std::size_t>(r)].values[static_cast<std::size_t>(c)];
             m_settings->setItem(r, c, new QTableWidgetItem(v.empty() ? tr("(not set)") : QString::fromStdString(v)));

@@ -69,7 +69,10 @@ namespace {
 constexpr int kSortRole = Qt::UserRole;
 constexpr int kIdRole = Qt::UserRole + 1;
 
-bool dialogsAllowed() { return !qEnvironmentVariableIsSet("FOXHUNT_NO_DIALOGS"); }
+bool dialogsAllowed()
+{
+    return !qEnvironmentVariableIsSet("FOXHUNT_NO_DIALOGS");
+}
 
 QString durationText(std::int64_t ns)
 {
@@ -122,7 +125,10 @@ std::vector<const Measure*> measuresOf(const QString& model)
     return out;
 }
 
-QString fromStd(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+QString fromStd(std::string_view s)
+{
+    return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+}
 
 const char* kHiddenColumnsKey = "runs/hiddenColumns";
 
@@ -130,7 +136,9 @@ const char* kHiddenColumnsKey = "runs/hiddenColumns";
 class ShownColumnsFilter : public QSortFilterProxyModel {
 public:
     ShownColumnsFilter(std::function<bool(int column)> shown, QObject* parent)
-        : QSortFilterProxyModel(parent), m_shown(std::move(shown)) {}
+        : QSortFilterProxyModel(parent), m_shown(std::move(shown))
+    {
+    }
     void setText(const QString& text)
     {
         m_text = text;
@@ -144,7 +152,8 @@ protected:
     {
         if (m_text.isEmpty()) return true;
         for (int c = 0; c < sourceModel()->columnCount(parent); ++c)
-            if (m_shown(c) && sourceModel()->index(row, c, parent).data().toString().contains(m_text, Qt::CaseInsensitive))
+            if (m_shown(c) &&
+                sourceModel()->index(row, c, parent).data().toString().contains(m_text, Qt::CaseInsensitive))
                 return true;
         return false;
     }
@@ -190,7 +199,8 @@ RunHistory::RunHistory(const QString& databasePath, QWidget* parent) : QWidget(p
             m_runs->markInterruptedRuns();
         } catch (const std::exception& e) {
             // A full disk: the runs are still listed, as they stand.
-            m_status->setText(tr("Runs whose process ended still show as running: %1").arg(QString::fromStdString(e.what())));
+            m_status->setText(
+                tr("Runs whose process ended still show as running: %1").arg(QString::fromStdString(e.what())));
         }
     }
     refresh();
@@ -216,8 +226,8 @@ void RunHistory::buildUi()
     m_openButton = new QPushButton(tr("Open"));
     m_openButton->setToolTip(tr("Show the selected run's charts"));
     m_overlayModel = new QComboBox;
-    m_overlayModel->addItems({QStringLiteral("dqn"), QStringLiteral("ppo"), QStringLiteral("mamba2"),
-                              QStringLiteral("tft")});
+    m_overlayModel->addItems(
+        {QStringLiteral("dqn"), QStringLiteral("ppo"), QStringLiteral("mamba2"), QStringLiteral("tft")});
     m_overlayMetric = new QComboBox;
     m_overlayMetric->setEditable(true);
     m_overlayMetric->addItems(overlayMetrics());
@@ -231,8 +241,9 @@ void RunHistory::buildUi()
     m_overlayButton->setToolTip(tr("Draw the chosen metric of the chosen model for every selected run in one chart"));
     m_compareButton = new QPushButton(tr("Compare"));
     m_compareButton->setObjectName(QStringLiteral("compareButton"));
-    m_compareButton->setToolTip(tr("The selected runs side by side: the settings that differ and every model's results, "
-                                   "with the change against a baseline run"));
+    m_compareButton->setToolTip(
+        tr("The selected runs side by side: the settings that differ and every model's results, "
+           "with the change against a baseline run"));
     m_deleteButton = new QPushButton(tr("Delete"));
     m_deleteButton->setObjectName(QStringLiteral("deleteRuns"));
     m_restoreButton = new QPushButton(tr("Restore"));
@@ -246,13 +257,13 @@ void RunHistory::buildUi()
     m_resumeButton->setToolTip(tr("Continue a stopped, failed or interrupted run from its last checkpoints"));
     m_exportButton = new QPushButton(tr("Export report..."));
     for (QWidget* w : std::initializer_list<QWidget*>{refreshButton, m_openButton, m_overlayModel, m_overlayMetric,
-                                                      m_overlayAxis, m_overlayButton, m_compareButton, m_deleteButton, m_restoreButton, m_resumeButton,
-                                                      m_exportButton, m_showTrash})
+                                                      m_overlayAxis, m_overlayButton, m_compareButton, m_deleteButton,
+                                                      m_restoreButton, m_resumeButton, m_exportButton, m_showTrash})
         bar->addWidget(w);
     layout->addLayout(bar);
 
-    m_columnTitles = {tr("Run"),    tr("Name"),     tr("Tags"),     tr("Created (UTC)"), tr("Status"),    tr("Models"),   tr("Series"),
-                      tr("Steps"),  tr("Duration"), tr("Precision"),     tr("Device"),    tr("Processes")};
+    m_columnTitles = {tr("Run"),    tr("Name"),  tr("Tags"),     tr("Created (UTC)"), tr("Status"), tr("Models"),
+                      tr("Series"), tr("Steps"), tr("Duration"), tr("Precision"),     tr("Device"), tr("Processes")};
     std::vector<bool> shownByDefault(ColCount, true);
     for (const QString& model : resultModels())
         for (const Measure* m : measuresOf(model)) {
@@ -288,7 +299,8 @@ void RunHistory::buildUi()
         const QStringList hidden = settings.value(QLatin1String(kHiddenColumnsKey)).toStringList();
         const bool stored = settings.contains(QLatin1String(kHiddenColumnsKey));
         for (int c = 0; c < static_cast<int>(m_columnTitles.size()); ++c)
-            m_table->setColumnHidden(c, stored ? hidden.contains(m_columnTitles[c]) : !shownByDefault[static_cast<std::size_t>(c)]);
+            m_table->setColumnHidden(c, stored ? hidden.contains(m_columnTitles[c])
+                                               : !shownByDefault[static_cast<std::size_t>(c)]);
     }
 
     auto* bottom = new QTabWidget;
@@ -347,7 +359,8 @@ void RunHistory::buildUi()
     // The Delete key on the table does what the button does.
     auto* deleteKey = new QShortcut(QKeySequence::Delete, m_table, nullptr, nullptr, Qt::WidgetWithChildrenShortcut);
     connect(deleteKey, &QShortcut::activated, this, &RunHistory::deleteSelected);
-    m_deleteButton->setToolTip(tr("Move the selected runs to the trash, their checkpoints to the desktop's trash (Delete)"));
+    m_deleteButton->setToolTip(
+        tr("Move the selected runs to the trash, their checkpoints to the desktop's trash (Delete)"));
     connect(m_resumeButton, &QPushButton::clicked, this, [this] {
         if (const auto id = currentRunId()) requestResume(*id);
     });
@@ -423,14 +436,16 @@ void RunHistory::refresh()
             for (const Measure* m : measuresOf(model)) {
                 const double v = results ? results->*m->field : std::nan("");
                 // Missing figures sort below every real one.
-                add(QString::fromStdString(formatMeasure(m->kind, v)), std::isfinite(v) ? v : -std::numeric_limits<double>::infinity());
+                add(QString::fromStdString(formatMeasure(m->kind, v)),
+                    std::isfinite(v) ? v : -std::numeric_limits<double>::infinity());
             }
         }
         if (!r.error.empty())
             for (QStandardItem* item : row) item->setToolTip(QString::fromStdString(r.error));
         if (!r.notes.empty())
-            row[ColName]->setToolTip(QString::fromStdString(r.notes) +
-                                     (r.error.empty() ? QString() : QStringLiteral("\n\n") + QString::fromStdString(r.error)));
+            row[ColName]->setToolTip(
+                QString::fromStdString(r.notes) +
+                (r.error.empty() ? QString() : QStringLiteral("\n\n") + QString::fromStdString(r.error)));
         m_model->appendRow(row);
     }
     selectRuns(selected);
@@ -439,7 +454,10 @@ void RunHistory::refresh()
     updateButtons();
 }
 
-int RunHistory::rowCount() const { return m_proxy->rowCount(); }
+int RunHistory::rowCount() const
+{
+    return m_proxy->rowCount();
+}
 
 QStandardItem* RunHistory::itemOf(qint64 runId, int column) const
 {
@@ -455,7 +473,8 @@ void RunHistory::nameEdited(QStandardItem* item)
     if (!renameRun(id, item->text())) {
         // Refused: the cell shows the stored name again.
         const QScopedValueRollback filling(m_filling, true);
-        if (const auto info = m_runs ? m_runs->run(id) : std::nullopt) item->setText(QString::fromStdString(info->name));
+        if (const auto info = m_runs ? m_runs->run(id) : std::nullopt)
+            item->setText(QString::fromStdString(info->name));
     }
 }
 
@@ -515,10 +534,10 @@ void RunHistory::editTags(qint64 runId)
     QStringList current;
     for (const std::string& t : info->tags) current << QString::fromStdString(t);
     bool ok = false;
-    const QString text = QInputDialog::getText(this, tr("Tags of run %1").arg(runId),
-                                               tr("Tags, separated by commas (at most %1 characters each):")
-                                                   .arg(RunStore::kMaxTagLength),
-                                               QLineEdit::Normal, current.join(QStringLiteral(", ")), &ok);
+    const QString text = QInputDialog::getText(
+        this, tr("Tags of run %1").arg(runId),
+        tr("Tags, separated by commas (at most %1 characters each):").arg(RunStore::kMaxTagLength), QLineEdit::Normal,
+        current.join(QStringLiteral(", ")), &ok);
     if (!ok) return;
     QStringList tags;
     for (const QString& t : text.split(QLatin1Char(','), Qt::SkipEmptyParts))
@@ -581,8 +600,7 @@ void RunHistory::selectRuns(const QList<qint64>& ids)
     QItemSelection selection;
     for (int r = 0; r < m_proxy->rowCount(); ++r) {
         const QModelIndex index = m_proxy->index(r, ColId);
-        if (ids.contains(index.data(kIdRole).toLongLong()))
-            selection.select(index, m_proxy->index(r, ColCount - 1));
+        if (ids.contains(index.data(kIdRole).toLongLong())) selection.select(index, m_proxy->index(r, ColCount - 1));
     }
     m_table->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
     updateButtons();
@@ -607,8 +625,9 @@ void RunHistory::updateButtons()
     bool resumable = false;
     if (ids.size() == 1 && m_runs) {
         if (const auto info = m_runs->run(ids.first()))
-            resumable = info->trashedNs == 0 && (info->status == RunStatus::Stopped ||
-                                                 info->status == RunStatus::Interrupted || info->status == RunStatus::Failed);
+            resumable = info->trashedNs == 0 &&
+                        (info->status == RunStatus::Stopped || info->status == RunStatus::Interrupted ||
+                         info->status == RunStatus::Failed);
     }
     m_resumeButton->setEnabled(resumable);
 }
@@ -638,7 +657,10 @@ bool RunHistory::openRun(qint64 runId)
     return true;
 }
 
-QChart* RunHistory::overlayChart() const { return m_overlayView->chart(); }
+QChart* RunHistory::overlayChart() const
+{
+    return m_overlayView->chart();
+}
 
 const QStringList& RunHistory::resultModels()
 {
@@ -658,7 +680,10 @@ int RunHistory::resultColumn(const QString& model, const QString& measureKey) co
     return -1;
 }
 
-QStringList RunHistory::columnTitles() const { return m_columnTitles; }
+QStringList RunHistory::columnTitles() const
+{
+    return m_columnTitles;
+}
 
 void RunHistory::setColumnShown(int column, bool shown)
 {
@@ -668,7 +693,10 @@ void RunHistory::setColumnShown(int column, bool shown)
     saveHiddenColumns();
 }
 
-bool RunHistory::columnShown(int column) const { return !m_table->isColumnHidden(column); }
+bool RunHistory::columnShown(int column) const
+{
+    return !m_table->isColumnHidden(column);
+}
 
 void RunHistory::saveHiddenColumns() const
 {
@@ -783,7 +811,8 @@ int RunHistory::overlay(const QList<qint64>& runIds, const QString& model, const
         for (const MetricSample& s : samples) {
             if (!std::isfinite(s.value)) continue;
             // Wall time can step back (a clock change): the line stays in order.
-            const double at = byTime ? std::max(lastX, static_cast<double>(s.wallNs - t0) / 1e9) : static_cast<double>(s.step);
+            const double at = byTime ? std::max(lastX, static_cast<double>(s.wallNs - t0) / 1e9)
+                                     : static_cast<double>(s.step);
             data.append(at, s.value);
             lastX = at;
         }
@@ -813,14 +842,16 @@ int RunHistory::overlay(const QList<qint64>& runIds, const QString& model, const
     // ms, s), with round ticks, and memory is drawn as steps.
     const metrics::Metric* known = metrics::find(metric.toStdString());
     const metrics::Unit unit = known ? known->unit : metrics::Unit::None;
-    const foxhunt::axis::DisplayUnit shown = foxhunt::axis::displayUnit(unit, std::isfinite(lo) ? std::max(std::abs(lo), std::abs(hi)) : 0.0);
+    const foxhunt::axis::DisplayUnit shown = foxhunt::axis::displayUnit(
+        unit, std::isfinite(lo) ? std::max(std::abs(lo), std::abs(hi)) : 0.0);
     const QString symbol = QString::fromStdString(shown.symbol);
     const QString quantity = known ? QString::fromStdString(metrics::label(metric.toStdString())) : metric;
     y->setTitleText(symbol.isEmpty() ? quantity : QStringLiteral("%1 (%2)").arg(quantity, symbol));
     const QList<QAbstractSeries*> drawnSeries = chart->series();
     for (qsizetype i = 0; i < drawnSeries.size() && i < static_cast<qsizetype>(decimated.size()); ++i)
         static_cast<QLineSeries*>(drawnSeries[i])
-            ->replace(displayPoints(decimated[static_cast<std::size_t>(i)], shown.divisor, unit == metrics::Unit::Bytes));
+            ->replace(
+                displayPoints(decimated[static_cast<std::size_t>(i)], shown.divisor, unit == metrics::Unit::Bytes));
     if (drawn > 0) {
         lo /= shown.divisor;
         hi /= shown.divisor;
@@ -868,7 +899,8 @@ bool RunHistory::deleteRuns(const QList<qint64>& runIds, Confirm confirm)
             // The engine removes only this database's files and says which it left in place.
             const RunDeletion deletion = m_runs->deleteRun(id);
             deleted << id;
-            for (const std::string& kept : deletion.kept) problems << tr("Checkpoint file kept: %1").arg(QString::fromStdString(kept));
+            for (const std::string& kept : deletion.kept)
+                problems << tr("Checkpoint file kept: %1").arg(QString::fromStdString(kept));
         } catch (const std::exception& e) {
             problems << tr("run %1: %2").arg(id).arg(QString::fromStdString(e.what()));
         }
@@ -882,15 +914,22 @@ bool RunHistory::deleteRuns(const QList<qint64>& runIds, Confirm confirm)
     refresh();
     if (!inDesktopTrash.isEmpty())
         m_status->setText(tr("Deleted; the checkpoint folders of runs moved to the trash earlier stay in the desktop's "
-                             "trash: %1").arg(inDesktopTrash.join(QStringLiteral(", "))));
+                             "trash: %1")
+                              .arg(inDesktopTrash.join(QStringLiteral(", "))));
     if (!problems.isEmpty()) showError(tr("Delete runs"), problems.join(QLatin1Char('\n')));
     if (!deleted.isEmpty()) Q_EMIT runsDeleted(deleted);
     return problems.isEmpty();
 }
 
-QString RunHistory::statusText() const { return m_status->text(); }
+QString RunHistory::statusText() const
+{
+    return m_status->text();
+}
 
-bool RunHistory::showingTrash() const { return m_showTrash->isChecked(); }
+bool RunHistory::showingTrash() const
+{
+    return m_showTrash->isChecked();
+}
 
 void RunHistory::setShowTrash(bool shown)
 {
@@ -899,8 +938,9 @@ void RunHistory::setShowTrash(bool shown)
         return;
     }
     m_deleteButton->setText(shown ? tr("Delete permanently...") : tr("Delete"));
-    m_deleteButton->setToolTip(shown ? tr("Delete the selected runs for good, with their metrics (Delete)")
-                                     : tr("Move the selected runs to the trash, their checkpoints to the desktop's trash (Delete)"));
+    m_deleteButton->setToolTip(
+        shown ? tr("Delete the selected runs for good, with their metrics (Delete)")
+              : tr("Move the selected runs to the trash, their checkpoints to the desktop's trash (Delete)"));
     m_restoreButton->setVisible(shown);
     refresh();
 }
@@ -909,17 +949,16 @@ void RunHistory::deleteSelected()
 {
     const QList<qint64> ids = selectedRunIds();
     if (ids.isEmpty()) return;
-    if (showingTrash())
-        deleteRuns(ids, Confirm::Ask);
-    else
-        trashRuns(ids);
+    if (showingTrash()) deleteRuns(ids, Confirm::Ask);
+    else trashRuns(ids);
 }
 
 QString RunHistory::runCheckpointFolder(qint64 runId) const
 {
     const auto info = m_runs ? m_runs->run(runId) : std::nullopt;
     if (!info || info->uuid.empty()) return {};
-    return QDir(QString::fromStdString(m_runs->checkpointFolder())).filePath(QString::fromStdString(RunStore::runFolderName(*info)));
+    return QDir(QString::fromStdString(m_runs->checkpointFolder()))
+        .filePath(QString::fromStdString(RunStore::runFolderName(*info)));
 }
 
 bool RunHistory::trashRuns(const QList<qint64>& runIds)
@@ -1061,10 +1100,10 @@ void RunHistory::exportReport()
         tr("HTML report (*.html);;PDF report (*.pdf);;JSON (*.json);;CSV, every metric (*.csv)"), &filter);
     if (path.isEmpty()) return;
     if (QFileInfo(path).suffix().isEmpty())
-        path += filter.contains(QLatin1String("json")) ? QStringLiteral(".json")
+        path += filter.contains(QLatin1String("json"))  ? QStringLiteral(".json")
                 : filter.contains(QLatin1String("csv")) ? QStringLiteral(".csv")
                 : filter.contains(QLatin1String("pdf")) ? QStringLiteral(".pdf")
-                                                          : QStringLiteral(".html");
+                                                        : QStringLiteral(".html");
     exportReportTo(ids, path, /*openResult=*/true);
 }
 
@@ -1081,46 +1120,52 @@ bool RunHistory::exportReportTo(const QList<qint64>& runIds, const QString& path
     connect(m_progress, &QProgressDialog::canceled, this, [cancelled] { cancelled->store(true); });
     if (m_exportWorker.joinable()) m_exportWorker.join();
     std::vector<std::int64_t> ids(runIds.begin(), runIds.end());
-    m_exportWorker = std::jthread([this, ids = std::move(ids), path, openResult, cancelled,
-                                   db = m_databasePath.toStdString()] {
-        QString error;
-        // Progress crosses to the UI thread queued, at most once per 1/1000 step; returning false cancels.
-        auto lastShown = std::make_shared<int>(-1);
-        auto progress = [this, cancelled, lastShown](double fraction) {
-            const int value = static_cast<int>(fraction * 1000.0);
-            if (value != *lastShown) {
-                *lastShown = value;
-                QMetaObject::invokeMethod(this, [this, value] {
-                    if (m_progress) m_progress->setValue(value);
-                }, Qt::QueuedConnection);
+    m_exportWorker = std::jthread(
+        [this, ids = std::move(ids), path, openResult, cancelled, db = m_databasePath.toStdString()] {
+            QString error;
+            // Progress crosses to the UI thread queued, at most once per 1/1000 step; returning false cancels.
+            auto lastShown = std::make_shared<int>(-1);
+            auto progress = [this, cancelled, lastShown](double fraction) {
+                const int value = static_cast<int>(fraction * 1000.0);
+                if (value != *lastShown) {
+                    *lastShown = value;
+                    QMetaObject::invokeMethod(
+                        this,
+                        [this, value] {
+                            if (m_progress) m_progress->setValue(value);
+                        },
+                        Qt::QueuedConnection);
+                }
+                return !cancelled->load();
+            };
+            try {
+                exportRunReport(db, ids, path.toStdString(), progress);
+            } catch (const ReportCancelled&) {
+                error = tr("Cancelled; no file was written.");
+            } catch (const std::exception& e) {
+                error = QString::fromStdString(e.what());
             }
-            return !cancelled->load();
-        };
-        try {
-            exportRunReport(db, ids, path.toStdString(), progress);
-        } catch (const ReportCancelled&) {
-            error = tr("Cancelled; no file was written.");
-        } catch (const std::exception& e) {
-            error = QString::fromStdString(e.what());
-        }
-        QMetaObject::invokeMethod(this, [this, path, error, openResult] {
-            m_exporting = false;
-            if (m_progress) {
-                m_progress->close();
-                m_progress->deleteLater();
-                m_progress = nullptr;
-            }
-            if (!error.isEmpty())
-                showError(tr("Export report"), tr("Cannot export the report to %1:\n%2").arg(path, error));
-            else {
-                m_status->setText(tr("Report written to %1").arg(path));
-                if (openResult && dialogsAllowed() && !QDesktopServices::openUrl(QUrl::fromLocalFile(path)))
-                    showError(tr("Export report"), tr("The report was written to %1, but no application opens it.")
-                                                       .arg(path));
-            }
-            Q_EMIT exportFinished(path, error);
-        }, Qt::QueuedConnection);
-    });
+            QMetaObject::invokeMethod(
+                this,
+                [this, path, error, openResult] {
+                    m_exporting = false;
+                    if (m_progress) {
+                        m_progress->close();
+                        m_progress->deleteLater();
+                        m_progress = nullptr;
+                    }
+                    if (!error.isEmpty())
+                        showError(tr("Export report"), tr("Cannot export the report to %1:\n%2").arg(path, error));
+                    else {
+                        m_status->setText(tr("Report written to %1").arg(path));
+                        if (openResult && dialogsAllowed() && !QDesktopServices::openUrl(QUrl::fromLocalFile(path)))
+                            showError(tr("Export report"),
+                                      tr("The report was written to %1, but no application opens it.").arg(path));
+                    }
+                    Q_EMIT exportFinished(path, error);
+                },
+                Qt::QueuedConnection);
+        });
     return true;
 }
 

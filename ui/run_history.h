@@ -51,8 +51,19 @@ public:
     /// Table columns, in order.
     /// Table columns, in order: these, then one per model and measure (resultColumn()).
     enum Column {
-        ColId, ColName, ColTags, ColCreated, ColStatus, ColModels, ColSeries, ColSteps, ColDuration,
-        ColPrecision, ColDevice, ColProcesses, ColCount
+        ColId,
+        ColName,
+        ColTags,
+        ColCreated,
+        ColStatus,
+        ColModels,
+        ColSeries,
+        ColSteps,
+        ColDuration,
+        ColPrecision,
+        ColDevice,
+        ColProcesses,
+        ColCount
     };
     /// The models whose results get columns, in column order.
     static const QStringList& resultModels();

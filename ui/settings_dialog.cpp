@@ -32,7 +32,8 @@ namespace {
 constexpr int kCustomPreset = 0;
 constexpr AmpPreset kPresets[] = {AmpPreset::Disabled, AmpPreset::Ampere, AmpPreset::VoltaTuring};
 
-template <typename W> W* named(W* widget, const char* name)
+template <typename W>
+W* named(W* widget, const char* name)
 {
     widget->setObjectName(QLatin1String(name));
     return widget;
@@ -75,7 +76,8 @@ SettingsDialog::SettingsDialog(const AppSettings& current, QWidget* parent) : QD
                            "prints the same"));
     computeForm->addRow(tr("This machine"), machine);
     m_device = named(new QComboBox, "device");
-    for (const std::string& d : computeDevices()) m_device->addItem(QString::fromStdString(d), QString::fromStdString(d));
+    for (const std::string& d : computeDevices())
+        m_device->addItem(QString::fromStdString(d), QString::fromStdString(d));
     computeForm->addRow(tr("Device"), m_device);
     m_threads = intBox("threads", 1, 256);
     m_threads->setToolTip(tr("LibTorch intra-op threads; on a 2-core machine 1 is fastest"));
@@ -104,11 +106,13 @@ SettingsDialog::SettingsDialog(const AppSettings& current, QWidget* parent) : QD
     m_preset->addItem(tr("Ampere and newer (BF16, no scaling)"));
     m_preset->addItem(tr("Volta / Turing (FP16, dynamic scale 2048)"));
     ampForm->addRow(tr("Preset"), m_preset);
-    m_ampAuto = named(new QCheckBox(tr("Auto: time each model's train step and use the device's preset only where it is "
-                                       "faster")),
-                      "ampAuto");
-    m_ampAuto->setToolTip(tr("BF16 on a CPU with native BF16 or an Ampere+ GPU, FP16 on Volta/Turing; a model whose "
-                             "measured step is not at least 5 % faster trains in FP32. The reason is stored with the run."));
+    m_ampAuto = named(
+        new QCheckBox(tr("Auto: time each model's train step and use the device's preset only where it is "
+                         "faster")),
+        "ampAuto");
+    m_ampAuto->setToolTip(
+        tr("BF16 on a CPU with native BF16 or an Ampere+ GPU, FP16 on Volta/Turing; a model whose "
+           "measured step is not at least 5 % faster trains in FP32. The reason is stored with the run."));
     ampForm->addRow(tr("Auto"), m_ampAuto);
     m_ampEnabled = named(new QCheckBox(tr("Train under autocast")), "ampEnabled");
     ampForm->addRow(tr("AMP"), m_ampEnabled);
@@ -196,10 +200,12 @@ SettingsDialog::SettingsDialog(const AppSettings& current, QWidget* parent) : QD
     appForm->addRow(tr("Palette"), m_palette);
     tabs->addTab(app, tr("Run and display"));
 
-    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel | QDialogButtonBox::RestoreDefaults);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel |
+                                         QDialogButtonBox::RestoreDefaults);
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
-    connect(buttons->button(QDialogButtonBox::RestoreDefaults), &QPushButton::clicked, this, [this] { load(AppSettings{}); });
+    connect(buttons->button(QDialogButtonBox::RestoreDefaults), &QPushButton::clicked, this,
+            [this] { load(AppSettings{}); });
     layout->addWidget(buttons);
 
     connect(m_preset, &QComboBox::currentIndexChanged, this, &SettingsDialog::applyPreset);
@@ -240,14 +246,17 @@ void SettingsDialog::load(const AppSettings& s)
     m_dynamic->setChecked(amp.dynamic_loss_scale);
     m_growth->setValue(amp.growth_factor);
     m_backoff->setValue(amp.backoff_factor);
-    m_interval->setValue(static_cast<int>(std::min<std::int64_t>(amp.growth_interval, std::numeric_limits<int>::max())));
+    m_interval->setValue(
+        static_cast<int>(std::min<std::int64_t>(amp.growth_interval, std::numeric_limits<int>::max())));
     m_ampAuto->setChecked(s.precision.ampAuto);
     m_int8->setChecked(s.precision.int8);
-    m_int8Backend->setCurrentIndex(std::max(0, m_int8Backend->findData(QString::fromStdString(s.precision.int8Backend))));
+    m_int8Backend->setCurrentIndex(
+        std::max(0, m_int8Backend->findData(QString::fromStdString(s.precision.int8Backend))));
     m_int8Gate->setValue(100.0 * s.precision.int8MaxDegradation);
     m_int8Static->setChecked(s.precision.int8StaticActivations);
     m_calibration->setValue(std::max(1, s.precision.calibrationBars));
-    m_int8Refresh->setValue(static_cast<int>(std::min<long long>(s.precision.int8RefreshEvery, std::numeric_limits<int>::max())));
+    m_int8Refresh->setValue(
+        static_cast<int>(std::min<long long>(s.precision.int8RefreshEvery, std::numeric_limits<int>::max())));
     m_memoryBudget->setValue(s.precision.memoryBudgetMb);
     m_memoryBudgetWarn->setChecked(s.precision.memoryBudgetAction == MemoryBudgetAction::Warn);
     m_ensemble->setChecked(s.ensemble);
@@ -281,7 +290,8 @@ AppSettings SettingsDialog::settings() const
     s.precision.calibrationBars = m_calibration->value();
     s.precision.int8RefreshEvery = m_int8Refresh->value();
     s.precision.memoryBudgetMb = m_memoryBudget->value();
-    s.precision.memoryBudgetAction = m_memoryBudgetWarn->isChecked() ? MemoryBudgetAction::Warn : MemoryBudgetAction::Refuse;
+    s.precision.memoryBudgetAction = m_memoryBudgetWarn->isChecked() ? MemoryBudgetAction::Warn
+                                                                     : MemoryBudgetAction::Refuse;
     s.ensemble = m_ensemble->isChecked();
     s.refreshHz = m_refreshHz->value();
     s.dataDir = m_dataDir->text().trimmed();
@@ -359,7 +369,8 @@ void SettingsDialog::updatePrecisionState()
         m_precisionNote->setStyleSheet(QString());
     } else {
         // The engine may still advise (e.g. BF16 on a CPU without native BF16 arithmetic).
-        m_precisionNote->setText(amp ? tr("Runs on %1. %2").arg(QString::fromStdString(s.device), suggestion) : QString());
+        m_precisionNote->setText(amp ? tr("Runs on %1. %2").arg(QString::fromStdString(s.device), suggestion)
+                                     : QString());
         m_precisionNote->setStyleSheet(QString());
     }
 }

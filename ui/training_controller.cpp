@@ -42,15 +42,19 @@ bool TrainingController::start(const SessionConfig& config, qint64 resumeRunId)
     m_clock.start(m_monotonic.elapsed());
     // Payload-free notification from the worker: arm the drain timer on the UI thread.
     m_session->setSamplesReadyCallback([this] {
-        QMetaObject::invokeMethod(this, [this] {
-            if (!m_timer.isActive()) m_timer.start();
-        }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            this,
+            [this] {
+                if (!m_timer.isActive()) m_timer.start();
+            },
+            Qt::QueuedConnection);
     });
     TrainingSession* session = m_session.get();
     m_worker = std::jthread([this, session] {
         SessionResult result = session->run();
-        QMetaObject::invokeMethod(this, [this, result = std::move(result)]() mutable { onWorkerDone(std::move(result)); },
-                                  Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            this, [this, result = std::move(result)]() mutable { onWorkerDone(std::move(result)); },
+            Qt::QueuedConnection);
     });
     return true;
 }
@@ -84,9 +88,15 @@ void TrainingController::stop()
     Q_EMIT stateChanged();
 }
 
-bool TrainingController::paused() const { return m_session && m_session->paused(); }
+bool TrainingController::paused() const
+{
+    return m_session && m_session->paused();
+}
 
-long long TrainingController::tick() const { return m_session ? m_session->progress().tick.load() : m_lastTick; }
+long long TrainingController::tick() const
+{
+    return m_session ? m_session->progress().tick.load() : m_lastTick;
+}
 
 long long TrainingController::totalTicks() const
 {

@@ -21,7 +21,13 @@ namespace foxhunt {
 /// milliseconds on one monotonic clock, so a test can drive it by hand.
 class PausableClock {
 public:
-    void start(qint64 nowMs) { m_banked = 0; m_since = nowMs; m_running = true; m_started = true; }
+    void start(qint64 nowMs)
+    {
+        m_banked = 0;
+        m_since = nowMs;
+        m_running = true;
+        m_started = true;
+    }
     void pause(qint64 nowMs)
     {
         if (!m_running) return;
@@ -35,7 +41,11 @@ public:
         m_running = true;
     }
     /// Freezes the figure for good (the run ended).
-    void stop(qint64 nowMs) { pause(nowMs); m_started = false; }
+    void stop(qint64 nowMs)
+    {
+        pause(nowMs);
+        m_started = false;
+    }
     qint64 elapsedMs(qint64 nowMs) const { return m_banked + (m_running ? nowMs - m_since : 0); }
     bool ticking() const { return m_running; }
 
@@ -118,7 +128,7 @@ private:
     QElapsedTimer m_monotonic; ///< started once; PausableClock reads it
     PausableClock m_clock;
     bool m_stopping = false;
-    long long m_lastTick = 0;       ///< progress of the last finished session
+    long long m_lastTick = 0; ///< progress of the last finished session
     long long m_lastTotalTicks = 0;
     HandlerTimings m_timings;
 };

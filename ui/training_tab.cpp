@@ -132,7 +132,10 @@ void TrainingTab::setModels(const QStringList& models)
     for (QCheckBox* box : m_modelBoxes) box->setChecked(models.contains(box->property("model").toString()));
 }
 
-void TrainingTab::setSteps(int steps) { m_steps->setValue(steps); }
+void TrainingTab::setSteps(int steps)
+{
+    m_steps->setValue(steps);
+}
 
 SessionConfig TrainingTab::config() const
 {
@@ -280,6 +283,9 @@ void TrainingTab::restoreState(const QSettings& s)
     setInt("past_length", m_pastLength);
 }
 
-void TrainingTab::setNextRunSummary(const QString& text) { m_nextRunSummary->setText(text); }
+void TrainingTab::setNextRunSummary(const QString& text)
+{
+    m_nextRunSummary->setText(text);
+}
 
 } // namespace foxhunt

@@ -48,7 +48,9 @@ int run(const BarsArgs& a)
             nlohmann::json list = nlohmann::json::array();
             for (const Gap& g : gaps)
                 if (g.kind == Gap::Kind::Other && static_cast<int>(list.size()) < a.maxGaps) list.push_back(toJson(g));
-            j["gaps"] = {{"daily_breaks", counts.dailyBreaks}, {"weekends", counts.weekends}, {"holidays", counts.holidays},
+            j["gaps"] = {{"daily_breaks", counts.dailyBreaks},
+                         {"weekends", counts.weekends},
+                         {"holidays", counts.holidays},
                          {"other", counts.other},
                          {"other_list", list}};
             nlohmann::json rolls = nlohmann::json::array();
@@ -68,8 +70,7 @@ int run(const BarsArgs& a)
                       << " s " << std::setw(9) << j["bars"].get<unsigned long long>() << " bars  "
                       << j["first_time"].get<std::string>() << " .. " << j["last_time"].get<std::string>() << "  gaps "
                       << j["gaps"]["daily_breaks"] << '/' << j["gaps"]["weekends"] << '/' << j["gaps"]["other"]
-                      << "  rolls " << j["rolls"].size() << (j["synthetic"].get<bool>() ? "  [synthetic]" : "")
-                      << '\n';
+                      << "  rolls " << j["rolls"].size() << (j["synthetic"].get<bool>() ? "  [synthetic]" : "") << '\n';
         }
         return kExitOk;
     } catch (const std::exception& e) {

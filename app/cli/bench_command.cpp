@@ -57,7 +57,8 @@ Runner addBenchCommand(CLI::App& app)
     CLI::App* cmd = app.add_subcommand("bench", "Run the benchmark suite (median of repetitions)");
     cmd->add_flag("--json", args->json, "Print Google Benchmark JSON");
     cmd->add_option("--filter", args->filter, "Regular expression of benchmarks to run");
-    cmd->add_option("--repetitions", args->repetitions, "Repetitions per benchmark (median reported)")->capture_default_str();
+    cmd->add_option("--repetitions", args->repetitions, "Repetitions per benchmark (median reported)")
+        ->capture_default_str();
     cmd->add_option("--min-time", args->minTime, "Minimum seconds per benchmark run");
     return [args] { return run(*args); };
 }

@@ -36,8 +36,10 @@ void exportReport(const std::string& dbPath, const std::vector<std::int64_t>& ru
     exportRunReport(dbPath, runIds, path, progress, letter ? ReportPageSize::Letter : ReportPageSize::A4);
 #else
     if (reportFormatForPath(path) == ReportFormat::Pdf)
-        throw std::invalid_argument("this foxhunt-cli was built without Qt (FOXHUNT_BUILD_GUI=OFF) and cannot write PDF; "
-                                    "use .html, .json or .csv: " + path);
+        throw std::invalid_argument(
+            "this foxhunt-cli was built without Qt (FOXHUNT_BUILD_GUI=OFF) and cannot write PDF; "
+            "use .html, .json or .csv: " +
+            path);
     (void)letter;
     writeRunReport(dbPath, runIds, path, progress);
 #endif

@@ -5,14 +5,16 @@
 
 #include <functional>
 
-namespace CLI { class App; }
+namespace CLI {
+class App;
+}
 
 namespace foxhunt::cli {
 
 /// Exit codes shared by every command.
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitError = 1;     ///< store, I/O or usage errors
-inline constexpr int kExitRejected = 2;  ///< a file was rejected (file:line: reason)
+inline constexpr int kExitError = 1;    ///< store, I/O or usage errors
+inline constexpr int kExitRejected = 2; ///< a file was rejected (file:line: reason)
 
 /// A registered command: call it after parsing to run it.
 using Runner = std::function<int()>;
@@ -28,6 +30,5 @@ Runner addGroupsCommand(CLI::App& app);
 Runner addWorkerCommand(CLI::App& app);
 Runner addMachineCommand(CLI::App& app);
 Runner addMetricsCommand(CLI::App& app);
-
 
 } // namespace foxhunt::cli

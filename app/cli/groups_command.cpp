@@ -63,10 +63,10 @@ int run(const GroupsArgs& a)
         for (const nlohmann::json& g : list) {
             std::size_t finished = 0;
             for (const nlohmann::json& m : g["members"]) finished += m["status"] == "finished";
-            std::cout << g["id"] << "  " << g["kind"].get<std::string>() << "  " << g["status"].get<std::string>() << "  "
-                      << finished << "/" << g["members"].size() << " finished  seeds " << g["seeds"].dump() << "  ";
-            if (g.contains("folds"))
-                std::cout << g["folds"] << " " << g["window"].get<std::string>() << " folds  ";
+            std::cout << g["id"] << "  " << g["kind"].get<std::string>() << "  " << g["status"].get<std::string>()
+                      << "  " << finished << "/" << g["members"].size() << " finished  seeds " << g["seeds"].dump()
+                      << "  ";
+            if (g.contains("folds")) std::cout << g["folds"] << " " << g["window"].get<std::string>() << " folds  ";
             std::cout << g["created"].get<std::string>() << '\n';
         }
         return kExitOk;
@@ -81,7 +81,8 @@ int run(const GroupsArgs& a)
 Runner addGroupsCommand(CLI::App& app)
 {
     auto args = std::make_shared<GroupsArgs>();
-    CLI::App* cmd = app.add_subcommand("groups", "List run groups (train --seeds, --folds) with their members and summaries");
+    CLI::App* cmd = app.add_subcommand("groups",
+                                       "List run groups (train --seeds, --folds) with their members and summaries");
     addDbOption(*cmd, args->db);
     cmd->add_flag("--json", args->json, "Print JSON, with each group's summary across its members");
     return [args] { return run(*args); };

@@ -35,8 +35,8 @@ struct ImportArgs {
     bool json = false;
     ProgressMode progress = ProgressMode::Auto;
     std::uint64_t maxDecompressedMib = 0;
-    std::string timestampColumn, dateColumn, timeColumn, openColumn, highColumn, lowColumn, closeColumn,
-        volumeColumn, symbolColumn, timestampFormat, delimiter;
+    std::string timestampColumn, dateColumn, timeColumn, openColumn, highColumn, lowColumn, closeColumn, volumeColumn,
+        symbolColumn, timestampFormat, delimiter;
 };
 
 void setIfGiven(std::optional<std::string>& target, const std::string& value)
@@ -47,13 +47,12 @@ void setIfGiven(std::optional<std::string>& target, const std::string& value)
 void printText(const ImportResult& r)
 {
     if (r.alreadyImported) {
-        std::cout << r.path << ": already imported (sha256 " << r.sha256.substr(0, 12)
-                  << "...), nothing written\n";
+        std::cout << r.path << ": already imported (sha256 " << r.sha256.substr(0, 12) << "...), nothing written\n";
         return;
     }
     const ValidationReport& v = r.validation;
-    std::cout << r.path << ": " << toString(r.format) << ", " << r.imported << " bars imported into "
-              << r.instrument << " (" << v.intervalNs / kNsPerSecond << " s bars)";
+    std::cout << r.path << ": " << toString(r.format) << ", " << r.imported << " bars imported into " << r.instrument
+              << " (" << v.intervalNs / kNsPerSecond << " s bars)";
     if (r.alreadyStored) std::cout << ", " << r.alreadyStored << " already stored";
     if (r.replaced) std::cout << ", " << r.replaced << " replaced";
     if (r.removed) std::cout << ", " << r.removed << " removed";
@@ -83,7 +82,8 @@ int run(const ImportArgs& a)
     options.conflicts = a.replace ? StoredConflicts::Replace : StoredConflicts::Reject;
     if (a.maxDecompressedMib > 0) {
         // An explicit limit replaces the ratio rule: exactly this much, whatever the file's size.
-        options.read.limits.minDecompressedBytes = options.read.limits.maxDecompressedBytes = a.maxDecompressedMib << 20;
+        options.read.limits.minDecompressedBytes = options.read.limits.maxDecompressedBytes = a.maxDecompressedMib
+                                                                                              << 20;
     }
     CsvOverrides& csv = options.read.csv;
     setIfGiven(csv.timestampColumn, a.timestampColumn);
@@ -120,7 +120,8 @@ int run(const ImportArgs& a)
         // has no size, so its line shows the fraction alone.
         std::error_code sizeError;
         const std::uintmax_t size = std::filesystem::is_regular_file(path, sizeError)
-                                        ? std::filesystem::file_size(path, sizeError) : 0;
+                                        ? std::filesystem::file_size(path, sizeError)
+                                        : 0;
         const bool sized = !sizeError && size > 0;
         const std::uint64_t total = sized ? size : 1000;
         ProgressLine line(a.progress, "import " + std::filesystem::path(path).filename().string(),
@@ -135,10 +136,8 @@ int run(const ImportArgs& a)
                                                                        line.enabled() ? onProgress : ProgressFn{});
             line.update(total, total);
             line.finish();
-            if (a.json)
-                files.push_back(toJson(result));
-            else
-                printText(result);
+            if (a.json) files.push_back(toJson(result));
+            else printText(result);
         } catch (const ImportError& e) {
             line.finish();
             std::cerr << e.what() << '\n';
@@ -148,7 +147,7 @@ int run(const ImportArgs& a)
                           << formatUtc(conflict->fromTs()) << " to " << formatUtc(conflict->toTs())
                           << " with this file's, import it again with --replace\n";
             if (a.json) {
-                nlohmann::json rejected = {{"path", path}, {"status", "rejected"}, {"error", e.what()},
+                nlohmann::json rejected = {{"path", path},     {"status", "rejected"}, {"error", e.what()},
                                            {"line", e.line()}, {"reason", e.reason()}, {"imported", 0}};
                 if (conflict) rejected["conflicts"] = conflict->conflicts();
                 files.push_back(std::move(rejected));
@@ -170,11 +169,13 @@ int run(const ImportArgs& a)
 Runner addImportCommand(CLI::App& app)
 {
     auto args = std::make_shared<ImportArgs>();
-    CLI::App* cmd = app.add_subcommand("import", "Import bar files (Databento DBN/.zst, Databento CSV, vendor OHLCV CSV)");
+    CLI::App* cmd = app.add_subcommand("import",
+                                       "Import bar files (Databento DBN/.zst, Databento CSV, vendor OHLCV CSV)");
     cmd->add_option("files", args->files, "Files to import")->required()->check(CLI::ExistingFile);
     addDbOption(*cmd, args->db);
     cmd->add_option("--tz", args->tz, "Time zone of naive timestamps")->capture_default_str();
-    cmd->add_option("--format", args->format, "auto|dbn|databento-csv|csv")->capture_default_str()
+    cmd->add_option("--format", args->format, "auto|dbn|databento-csv|csv")
+        ->capture_default_str()
         ->check(CLI::IsMember({"auto", "dbn", "databento-csv", "csv"}));
     cmd->add_option("--symbol", args->symbol, "Symbol for files that name none")->capture_default_str();
     cmd->add_flag("--back-adjust", args->backAdjust, "Back-adjust the continuous series at rolls (difference method)");

@@ -41,7 +41,8 @@ int run(bool json)
 Runner addMachineCommand(CLI::App& app)
 {
     auto json = std::make_shared<bool>(false);
-    CLI::App* cmd = app.add_subcommand("machine", "Show this machine's CPU features, cores and GPUs, and what auto precision uses");
+    CLI::App* cmd = app.add_subcommand(
+        "machine", "Show this machine's CPU features, cores and GPUs, and what auto precision uses");
     cmd->add_flag("--json", *json, "Print JSON");
     return [json] { return run(*json); };
 }

@@ -98,7 +98,8 @@ int run(const MetricsArgs& a)
                 std::cout << std::left << std::setw(24) << m["name"].get<std::string>() << std::setw(22)
                           << m["label"].get<std::string>() << std::setw(11) << m["unit"].get<std::string>()
                           << std::setw(12) << m["recorded_by"].get<std::string>()
-                          << (m["chart"].is_null() ? std::string("(tables only)") : m["chart"].get<std::string>()) << '\n';
+                          << (m["chart"].is_null() ? std::string("(tables only)") : m["chart"].get<std::string>())
+                          << '\n';
             return kExitOk;
         }
         BarStore store(resolveDbPath(a.db));
@@ -117,8 +118,7 @@ int run(const MetricsArgs& a)
             for (const auto& [name, f] : names.items()) {
                 std::cout << "  " << std::left << std::setw(24) << f["label"].get<std::string>() << std::right
                           << std::setw(8) << f["samples"].get<std::size_t>() << " samples  last ";
-                if (f["last"].is_null())
-                    std::cout << "n/a";
+                if (f["last"].is_null()) std::cout << "n/a";
                 else
                     std::cout << f["last"].get<double>() << ' ' << f["unit"].get<std::string>() << "  (min "
                               << f["min"].get<double>() << ", max " << f["max"].get<double>() << ')';
@@ -138,7 +138,8 @@ Runner addMetricsCommand(CLI::App& app)
 {
     auto args = std::make_shared<MetricsArgs>();
     CLI::App* cmd = app.add_subcommand(
-        "metrics", "List the metrics a run records (name, label, unit, chart); with --run, one run's figures per metric");
+        "metrics",
+        "List the metrics a run records (name, label, unit, chart); with --run, one run's figures per metric");
     addDbOption(*cmd, args->db);
     cmd->add_option("--run", args->run, "A stored run: samples, last, min and max of each metric it recorded")
         ->check(CLI::PositiveNumber);

@@ -31,10 +31,8 @@ std::string compact(double rate)
         ++power;
     }
     char text[32];
-    if (power > 0 && rate < 9.95)
-        std::snprintf(text, sizeof text, "%.1f%s", rate, kSuffix[power]);
-    else
-        std::snprintf(text, sizeof text, "%.0f%s", rate, kSuffix[power]);
+    if (power > 0 && rate < 9.95) std::snprintf(text, sizeof text, "%.1f%s", rate, kSuffix[power]);
+    else std::snprintf(text, sizeof text, "%.0f%s", rate, kSuffix[power]);
     return text;
 }
 
@@ -43,10 +41,8 @@ std::string clock(double seconds)
 {
     const auto s = static_cast<long long>(std::ceil(std::max(0.0, seconds)));
     char text[48];
-    if (s >= 3600)
-        std::snprintf(text, sizeof text, "%lld:%02lld:%02lld", s / 3600, s / 60 % 60, s % 60);
-    else
-        std::snprintf(text, sizeof text, "%lld:%02lld", s / 60, s % 60);
+    if (s >= 3600) std::snprintf(text, sizeof text, "%lld:%02lld:%02lld", s / 3600, s / 60 % 60, s % 60);
+    else std::snprintf(text, sizeof text, "%lld:%02lld", s / 60, s % 60);
     return text;
 }
 
@@ -54,10 +50,12 @@ std::string clock(double seconds)
 
 void addProgressOptions(CLI::App& command, ProgressMode& mode)
 {
-    CLI::Option* on = command.add_flag_callback("--progress", [&mode] { mode = ProgressMode::On; },
-                                                "Show a progress line on stderr even when it is not a terminal");
-    CLI::Option* off = command.add_flag_callback("--no-progress", [&mode] { mode = ProgressMode::Off; },
-                                                 "Never show the progress line (default: only on a terminal)");
+    CLI::Option* on = command.add_flag_callback(
+        "--progress", [&mode] { mode = ProgressMode::On; },
+        "Show a progress line on stderr even when it is not a terminal");
+    CLI::Option* off = command.add_flag_callback(
+        "--no-progress", [&mode] { mode = ProgressMode::Off; },
+        "Never show the progress line (default: only on a terminal)");
     on->excludes(off);
 }
 
@@ -71,8 +69,8 @@ bool progressEnabled(ProgressMode mode)
     return ::isatty(STDERR_FILENO) == 1;
 }
 
-std::string formatProgressLine(std::string_view label, std::uint64_t done, std::uint64_t total,
-                               std::string_view unit, double elapsedSeconds)
+std::string formatProgressLine(std::string_view label, std::uint64_t done, std::uint64_t total, std::string_view unit,
+                               double elapsedSeconds)
 {
     if (total > 0 && done > total) done = total;
     std::string line(label);
@@ -91,7 +89,8 @@ std::string formatProgressLine(std::string_view label, std::uint64_t done, std::
         line += unit;
         line += "/s";
     }
-    if (total > 0) line += "  ETA " + (rateKnown ? clock(static_cast<double>(total - done) / rate) : std::string("-:--"));
+    if (total > 0)
+        line += "  ETA " + (rateKnown ? clock(static_cast<double>(total - done) / rate) : std::string("-:--"));
     return line;
 }
 

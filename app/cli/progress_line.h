@@ -8,7 +8,9 @@
 #include <string>
 #include <string_view>
 
-namespace CLI { class App; }
+namespace CLI {
+class App;
+}
 
 namespace foxhunt::cli {
 
@@ -29,8 +31,8 @@ bool progressEnabled(ProgressMode mode);
 /// `import es.csv: 120,000/480,000 bars  25 %  310k bars/s  ETA 0:01`.
 /// total 0 = unknown: no percent and no ETA. elapsedSeconds <= 0 or done 0: no rate, ETA `-:--`.
 /// An empty unit leaves out the counts and the rate (a job that only knows a fraction).
-std::string formatProgressLine(std::string_view label, std::uint64_t done, std::uint64_t total,
-                               std::string_view unit, double elapsedSeconds);
+std::string formatProgressLine(std::string_view label, std::uint64_t done, std::uint64_t total, std::string_view unit,
+                               double elapsedSeconds);
 
 /// Prints a job's progress line to stderr, at most ten times a second, when enabled.
 class ProgressLine {

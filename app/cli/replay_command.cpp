@@ -80,7 +80,8 @@ int run(const ReplayArgs& a)
         BarStore store(resolveDbPath(a.db));
         const std::optional<SeriesInfo> series = chooseSeries(store, a.series);
         if (!series) {
-            printError(a.series.empty() ? "the store holds no series" : "no series '" + a.series + "' in " + store.path());
+            printError(a.series.empty() ? "the store holds no series"
+                                        : "no series '" + a.series + "' in " + store.path());
             return kExitError;
         }
         // --from/--to name ES trading days (inclusive); a session opens at 18:00 ET the evening before.
@@ -110,7 +111,8 @@ int run(const ReplayArgs& a)
         report.series = *series;
         report.barsReplayed = replay.barsReplayed;
         report.wallSeconds = replay.wallSeconds;
-        report.barsPerSecond = replay.wallSeconds > 0 ? static_cast<double>(replay.barsReplayed) / replay.wallSeconds : 0;
+        report.barsPerSecond = replay.wallSeconds > 0 ? static_cast<double>(replay.barsReplayed) / replay.wallSeconds
+                                                      : 0;
         report.torchVersion = models::torchVersion();
         for (std::size_t k = 0; k < kFeatureCount; ++k) {
             const Accumulator& s = stats[k];
@@ -158,7 +160,8 @@ Runner addReplayCommand(CLI::App& app)
     auto args = std::make_shared<ReplayArgs>();
     CLI::App* cmd = app.add_subcommand("replay", "Replay a stored series through the online feature pipeline");
     addDbOption(*cmd, args->db);
-    cmd->add_option("--series", args->series, "Series id or symbol (default: the first real series, else the synthetic default)");
+    cmd->add_option("--series", args->series,
+                    "Series id or symbol (default: the first real series, else the synthetic default)");
     cmd->add_option("--from", args->from, "First ES trading day, YYYY-MM-DD");
     cmd->add_option("--to", args->to, "Last ES trading day (inclusive), YYYY-MM-DD");
     cmd->add_option("--speed", args->speed, "max, or N for N x real time")->capture_default_str();

@@ -61,7 +61,8 @@ int run(const ReportArgs& a)
 Runner addReportCommand(CLI::App& app)
 {
     auto args = std::make_shared<ReportArgs>();
-    CLI::App* cmd = app.add_subcommand("report", "Export one run, or a comparison of several, as .html, .pdf, .json or .csv");
+    CLI::App* cmd = app.add_subcommand("report",
+                                       "Export one run, or a comparison of several, as .html, .pdf, .json or .csv");
     cmd->add_option("runs", args->runs, "Run ids")->required();
     addDbOption(*cmd, args->db);
     cmd->add_option("--out", args->out, "Output file; the extension picks the format")->required();

@@ -87,10 +87,8 @@ int label(const RunsArgs& a, const LabelArgs& l)
         if (!l.untags.empty()) runs.removeTags(l.id, l.untags);
         if (!l.tags.empty()) runs.addTags(l.id, l.tags);
         const nlohmann::json r = runJson(runs, *runs.run(l.id));
-        if (a.json)
-            printJson(r);
-        else
-            std::cout << r["id"] << "  " << labelText(r) << '\n';
+        if (a.json) printJson(r);
+        else std::cout << r["id"] << "  " << labelText(r) << '\n';
         return kExitOk;
     } catch (const std::exception& e) {
         printError(e.what());
@@ -119,10 +117,8 @@ int run(const RunsArgs& a)
         for (const nlohmann::json& r : list)
             std::cout << r["id"] << "  " << r["status"].get<std::string>() << "  " << labelText(r) << "  "
                       << r["models"].dump() << "  " << r["metrics"] << " samples, " << r["checkpoints"]
-                      << " checkpoints"
-                      << (a.trashed ? "  trashed " + r["trashed"].get<std::string>() : std::string())
-                      << (r["error"].get<std::string>().empty() ? "" : "  " + r["error"].get<std::string>())
-                      << '\n';
+                      << " checkpoints" << (a.trashed ? "  trashed " + r["trashed"].get<std::string>() : std::string())
+                      << (r["error"].get<std::string>().empty() ? "" : "  " + r["error"].get<std::string>()) << '\n';
         return kExitOk;
     } catch (const std::exception& e) {
         printError(e.what());
@@ -136,13 +132,16 @@ Runner addRunsCommand(CLI::App& app)
 {
     auto args = std::make_shared<RunsArgs>();
     auto labels = std::make_shared<LabelArgs>();
-    CLI::App* cmd = app.add_subcommand("runs", "List stored runs outside the trash (runs whose process died are marked interrupted)");
+    CLI::App* cmd = app.add_subcommand(
+        "runs", "List stored runs outside the trash (runs whose process died are marked interrupted)");
     addDbOption(*cmd, args->db);
     cmd->add_flag("--json", args->json, "Print JSON");
-    cmd->add_flag("--trashed", args->trashed, "List the runs in the trash (deleted in the GUI, not yet purged) instead");
+    cmd->add_flag("--trashed", args->trashed,
+                  "List the runs in the trash (deleted in the GUI, not yet purged) instead");
     CLI::App* labelCmd = cmd->add_subcommand("label", "Rename a run, tag or untag it, or set its notes");
     labelCmd->add_option("id", labels->id, "Run id (see foxhunt-cli runs)")->required();
-    labels->nameOption = labelCmd->add_option("--name", labels->name, "New name (at most 200 characters; \"\" clears it)");
+    labels->nameOption = labelCmd->add_option("--name", labels->name,
+                                              "New name (at most 200 characters; \"\" clears it)");
     labelCmd->add_option("--tag", labels->tags, "Add a tag (repeatable; no commas, at most 64 characters)")
         ->expected(1)
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);

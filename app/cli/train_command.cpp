@@ -67,12 +67,12 @@ struct TrainArgs {
     int rank = -1;
     bool json = false;
     ProgressMode progress = ProgressMode::Auto;
-    std::string seeds;              ///< a run group: one member per seed ("1-5", "1,3,7")
-    int folds = 0;                  ///< a run group of walk-forward folds (x seeds)
-    std::string window;             ///< folds: "expanding" (default) or "rolling"
-    int jobs = 0;                   ///< members trained at once (default: the hardware threads)
-    std::int64_t resumeGroup = 0;   ///< finish a group: start, resume or skip each member
-    std::int64_t groupId = 0;       ///< internal: this process trains member groupMember of that group
+    std::string seeds;            ///< a run group: one member per seed ("1-5", "1,3,7")
+    int folds = 0;                ///< a run group of walk-forward folds (x seeds)
+    std::string window;           ///< folds: "expanding" (default) or "rolling"
+    int jobs = 0;                 ///< members trained at once (default: the hardware threads)
+    std::int64_t resumeGroup = 0; ///< finish a group: start, resume or skip each member
+    std::int64_t groupId = 0;     ///< internal: this process trains member groupMember of that group
     long long groupMember = -1;
 };
 
@@ -98,7 +98,8 @@ SessionConfig configFromArgs(const TrainArgs& a)
             config = sessionConfigFromJson(nlohmann::json::parse(in), config);
         }
         config.models.clear();
-        if (a.models.empty()) throw std::invalid_argument("--models is empty: name one or more of dqn, ppo, mamba2, tft");
+        if (a.models.empty())
+            throw std::invalid_argument("--models is empty: name one or more of dqn, ppo, mamba2, tft");
         std::stringstream list(a.models);
         for (std::string name; std::getline(list, name, ',');) {
             const auto kind = modelKindFromString(name);
@@ -189,7 +190,8 @@ int run(const TrainArgs& a)
     if (a.worldSize > 0) rendezvous.worldSize = a.worldSize;
     if (a.rank >= 0) rendezvous.rank = a.rank;
     if (rendezvous.rank >= rendezvous.worldSize) {
-        printError("rank " + std::to_string(rendezvous.rank) + " is outside WORLD_SIZE " + std::to_string(rendezvous.worldSize));
+        printError("rank " + std::to_string(rendezvous.rank) + " is outside WORLD_SIZE " +
+                   std::to_string(rendezvous.worldSize));
         return kExitError;
     }
     const bool external = (std::getenv("WORLD_SIZE") != nullptr || a.worldSize > 0) && rendezvous.worldSize > 1;
@@ -321,8 +323,8 @@ int run(const TrainArgs& a)
                 std::cout << "  " << name << ": " << m["training"]["steps"] << " steps";
                 if (m.contains("test") && m["test"].contains("policy"))
                     std::cout << ", test PnL " << m["test"]["policy"]["pnl_usd"] << " USD (flat "
-                              << m["test"]["flat"]["pnl_usd"] << ", buy-and-hold " << m["test"]["buy_and_hold"]["pnl_usd"]
-                              << ")";
+                              << m["test"]["flat"]["pnl_usd"] << ", buy-and-hold "
+                              << m["test"]["buy_and_hold"]["pnl_usd"] << ")";
                 if (m.contains("test") && m["test"].contains("model"))
                     std::cout << ", test quantile loss " << m["test"]["model"]["quantile_loss"] << " (zero "
                               << m["test"]["zero_return"]["quantile_loss"] << ", persistence "
@@ -350,7 +352,8 @@ std::vector<std::int64_t> parseSeeds(const std::string& text)
             used = 0;
         }
         if (part.empty() || used != part.size() || v < 0 || static_cast<std::uint64_t>(v) > kMaxSeed)
-            throw std::invalid_argument("--seeds takes seeds like 1-5 or 1,3,7 (whole numbers >= 0), not '" + text + "'");
+            throw std::invalid_argument("--seeds takes seeds like 1-5 or 1,3,7 (whole numbers >= 0), not '" + text +
+                                        "'");
         return static_cast<std::int64_t>(v);
     };
     std::vector<std::int64_t> seeds;
@@ -376,7 +379,10 @@ std::vector<std::int64_t> parseSeeds(const std::string& text)
 
 std::atomic<bool> g_groupStop{false};
 
-extern "C" void onGroupSignal(int) { g_groupStop = true; }
+extern "C" void onGroupSignal(int)
+{
+    g_groupStop = true;
+}
 
 /// One member a group launcher still has to train: fresh (resumeRunId 0) or resumed.
 struct MemberJob {
@@ -391,10 +397,14 @@ FoldPlan planFoldGroup(BarStore& store, SessionConfig& config, const std::vector
                        FoldWindow window)
 {
     const std::optional<SeriesInfo> series = chooseSeries(store, config.series);
-    if (!series) throw std::invalid_argument(config.series.empty() ? "the store holds no series" : "no series '" + config.series + "'");
+    if (!series)
+        throw std::invalid_argument(config.series.empty() ? "the store holds no series"
+                                                          : "no series '" + config.series + "'");
     config.series = std::to_string(series->id);
-    const std::int64_t fromTs = config.fromDay ? sessionOpenUtc(*config.fromDay) : std::numeric_limits<std::int64_t>::min();
-    const std::int64_t toTs = config.toDay ? sessionOpenUtc(*config.toDay + 1) : std::numeric_limits<std::int64_t>::max();
+    const std::int64_t fromTs = config.fromDay ? sessionOpenUtc(*config.fromDay)
+                                               : std::numeric_limits<std::int64_t>::min();
+    const std::int64_t toTs = config.toDay ? sessionOpenUtc(*config.toDay + 1)
+                                           : std::numeric_limits<std::int64_t>::max();
     const std::vector<Bar> bars = store.loadBars(series->id, fromTs, toTs);
     FoldPlan plan;
     plan.folds = static_cast<std::size_t>(folds);
@@ -428,10 +438,10 @@ int runGroup(const TrainArgs& a)
         return kExitError;
     }
     // --folds alone trains one seed: the config's, or --seed's.
-    for (const auto& [given, name] : {std::pair{a.seed >= 0 && (!a.seeds.empty() || resuming), "--seed"},
-                                      std::pair{a.resume > 0, "--resume"},
-                                      std::pair{!a.report.empty(), "--report"}, std::pair{a.groupId > 0, "--group-id"},
-                                      std::pair{a.worldSize > 0 || a.rank >= 0, "--world-size/--rank"}})
+    for (const auto& [given, name] :
+         {std::pair{a.seed >= 0 && (!a.seeds.empty() || resuming), "--seed"}, std::pair{a.resume > 0, "--resume"},
+          std::pair{!a.report.empty(), "--report"}, std::pair{a.groupId > 0, "--group-id"},
+          std::pair{a.worldSize > 0 || a.rank >= 0, "--world-size/--rank"}})
         if (given) {
             printError(std::string(name) + " does not go with a run group (--seeds, --folds, --resume-group)");
             return kExitError;
@@ -447,14 +457,15 @@ int runGroup(const TrainArgs& a)
                 if (!window) throw std::invalid_argument("--window is expanding or rolling, not '" + a.window + "'");
             }
             base = configFromArgs(a); // checked before the store is touched
-            seeds = a.seeds.empty() ? std::vector<std::int64_t>{static_cast<std::int64_t>(base.seed)} : parseSeeds(a.seeds);
+            seeds = a.seeds.empty() ? std::vector<std::int64_t>{static_cast<std::int64_t>(base.seed)}
+                                    : parseSeeds(a.seeds);
             configJson = toJson(base).dump();
         }
     } catch (const std::exception& e) {
         printError(e.what());
         return kExitError;
     }
-    std::optional<FoldPlan> plan;   // a folds group's members
+    std::optional<FoldPlan> plan; // a folds group's members
     std::vector<std::int64_t> memberIds;
 
     const std::string db = resolveDbPath(a.db);
@@ -482,15 +493,16 @@ int runGroup(const TrainArgs& a)
                 std::int64_t seed = member;
                 if (plan) {
                     if (member < 0 || static_cast<std::size_t>(member) >= plan->members.size())
-                        throw std::runtime_error("member " + std::to_string(member) + " is not in the group's fold plan");
+                        throw std::runtime_error("member " + std::to_string(member) +
+                                                 " is not in the group's fold plan");
                     seed = plan->members[static_cast<std::size_t>(member)].seed;
                 }
                 const auto it = byMember.find(member);
                 if (it == byMember.end()) jobs.push_back({member, seed, 0});
                 else if (it->second.status == RunStatus::Finished) ++done;
                 else if (it->second.status == RunStatus::Running)
-                    throw std::runtime_error("member " + std::to_string(member) + " (run " + std::to_string(it->second.id) +
-                                             ") is still running in another process");
+                    throw std::runtime_error("member " + std::to_string(member) + " (run " +
+                                             std::to_string(it->second.id) + ") is still running in another process");
                 else jobs.push_back({member, seed, it->second.id});
             }
         } else if (a.folds > 0) {
@@ -503,7 +515,8 @@ int runGroup(const TrainArgs& a)
         // Here, once: the members would otherwise race to store the synthetic default series.
         const std::string series = nlohmann::json::parse(configJson).value("series", std::string());
         if (!chooseSeries(*store, series))
-            throw std::invalid_argument(series.empty() ? "the store holds no series" : "no series '" + series + "' in " + db);
+            throw std::invalid_argument(series.empty() ? "the store holds no series"
+                                                       : "no series '" + series + "' in " + db);
         if (!resuming) {
             if (plan) {
                 for (std::size_t i = 0; i < plan->members.size(); ++i) {
@@ -551,15 +564,26 @@ int runGroup(const TrainArgs& a)
         return kExitError;
     }
     const int hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    const int parallel = std::max(1, std::min<int>(a.jobs > 0 ? a.jobs : hardware, static_cast<int>(std::max<std::size_t>(jobs.size(), 1))));
+    const int parallel = std::max(
+        1, std::min<int>(a.jobs > 0 ? a.jobs : hardware, static_cast<int>(std::max<std::size_t>(jobs.size(), 1))));
     const int threads = a.threads > 0 ? a.threads : std::max(1, hardware / parallel);
     const std::string program = defaultWorkerProgram();
-    const std::vector<std::string> env = environmentWithout({"MASTER_ADDR", "MASTER_PORT", "WORLD_SIZE", "RANK", "LOCAL_RANK"});
+    const std::vector<std::string> env = environmentWithout(
+        {"MASTER_ADDR", "MASTER_PORT", "WORLD_SIZE", "RANK", "LOCAL_RANK"});
     auto commandFor = [&](const MemberJob& job) {
-        std::vector<std::string> args{"train", "--db", db, "--threads", std::to_string(threads), "--group-id",
-                                      std::to_string(groupId), "--group-member", std::to_string(job.member), "--no-progress"};
+        std::vector<std::string> args{"train",
+                                      "--db",
+                                      db,
+                                      "--threads",
+                                      std::to_string(threads),
+                                      "--group-id",
+                                      std::to_string(groupId),
+                                      "--group-member",
+                                      std::to_string(job.member),
+                                      "--no-progress"};
         if (job.resumeRunId > 0) {
-            for (std::string s : {std::string("--resume"), std::to_string(job.resumeRunId)}) args.push_back(std::move(s));
+            for (std::string s : {std::string("--resume"), std::to_string(job.resumeRunId)})
+                args.push_back(std::move(s));
         } else {
             const std::filesystem::path& configFile = configFiles.at(plan ? job.member : -1);
             for (std::string s : {std::string("--config"), configFile.string(), std::string("--models"), models,
@@ -567,10 +591,14 @@ int runGroup(const TrainArgs& a)
                 args.push_back(std::move(s));
         }
         // With --resume-group: a new step budget (the total) for every member, as --resume takes it.
-        if (resuming && a.steps > 0) for (std::string s : {std::string("--steps"), std::to_string(a.steps)}) args.push_back(std::move(s));
-        if (!a.device.empty()) for (std::string s : {std::string("--device"), a.device}) args.push_back(std::move(s));
-        if (a.nproc > 0) for (std::string s : {std::string("--nproc"), std::to_string(a.nproc)}) args.push_back(std::move(s));
-        if (a.timeout > 0.0) for (std::string s : {std::string("--timeout"), std::to_string(a.timeout)}) args.push_back(std::move(s));
+        if (resuming && a.steps > 0)
+            for (std::string s : {std::string("--steps"), std::to_string(a.steps)}) args.push_back(std::move(s));
+        if (!a.device.empty())
+            for (std::string s : {std::string("--device"), a.device}) args.push_back(std::move(s));
+        if (a.nproc > 0)
+            for (std::string s : {std::string("--nproc"), std::to_string(a.nproc)}) args.push_back(std::move(s));
+        if (a.timeout > 0.0)
+            for (std::string s : {std::string("--timeout"), std::to_string(a.timeout)}) args.push_back(std::move(s));
         return args;
     };
 
@@ -628,8 +656,8 @@ int runGroup(const TrainArgs& a)
         std::size_t finished = 0;
         for (const RunInfo& r : runs->groupMembers(groupId)) finished += r.status == RunStatus::Finished;
         const RunStatus status = finished == memberIds.size() ? RunStatus::Finished
-                                 : g_groupStop            ? RunStatus::Stopped
-                                                          : RunStatus::Failed;
+                                 : g_groupStop                ? RunStatus::Stopped
+                                                              : RunStatus::Failed;
         runs->setGroupStatus(groupId, status);
         const GroupSummary summary = summarizeGroup(*runs, groupId);
         if (a.json) {
@@ -637,7 +665,8 @@ int runGroup(const TrainArgs& a)
         } else {
             std::cout << "group " << groupId << ": " << summary.status << '\n';
             for (const GroupMemberLine& m : summary.members) {
-                if (m.fold >= 0) std::cout << "  member " << m.member << " (seed " << m.seed << ", fold " << m.fold << ")";
+                if (m.fold >= 0)
+                    std::cout << "  member " << m.member << " (seed " << m.seed << ", fold " << m.fold << ")";
                 else std::cout << "  seed " << m.member;
                 std::cout << ": run " << m.runId << " " << m.status << '\n';
             }
@@ -649,14 +678,16 @@ int runGroup(const TrainArgs& a)
                     return o.str();
                 };
                 if (g.agent) {
-                    std::cout << " test P&L " << figure(g.policy.pnlUsd) << ", buy-and-hold " << figure(g.buyAndHold.pnlUsd);
+                    std::cout << " test P&L " << figure(g.policy.pnlUsd) << ", buy-and-hold "
+                              << figure(g.buyAndHold.pnlUsd);
                     if (g.hasBest)
-                        std::cout << "; best " << (summary.folds ? "member " : "seed ") << g.best.member << " deflated Sharpe "
-                                  << g.best.verdict.probability
+                        std::cout << "; best " << (summary.folds ? "member " : "seed ") << g.best.member
+                                  << " deflated Sharpe " << g.best.verdict.probability
                                   << (g.best.verdict.significant ? " (significant)" : " (not significant)");
                     for (const JoinedEquity& j : g.walkForward.joined)
-                        std::cout << "\n    seed " << j.seed << " out of sample over " << j.foldsJoined << "/" << j.folds
-                                  << " folds: P&L " << j.pnlUsd << " USD, buy-and-hold " << j.buyHoldPnlUsd << " USD";
+                        std::cout << "\n    seed " << j.seed << " out of sample over " << j.foldsJoined << "/"
+                                  << j.folds << " folds: P&L " << j.pnlUsd << " USD, buy-and-hold " << j.buyHoldPnlUsd
+                                  << " USD";
                 } else {
                     std::cout << " test quantile loss " << figure(g.quantileLoss) << ", persistence "
                               << figure(g.persistenceLoss);
@@ -671,7 +702,6 @@ int runGroup(const TrainArgs& a)
         return kExitError;
     }
 }
-
 
 } // namespace
 
@@ -698,7 +728,8 @@ Runner addTrainCommand(CLI::App& app)
         ->check(CLI::Range(1LL, kMaxSteps));
     cmd->add_option("--seed", args->seed, "Seed of every model")
         ->check(CLI::Range(0LL, static_cast<long long>(kMaxSeed)));
-    cmd->add_option("--threads", args->threads, "LibTorch intra-op threads (default 1; at most the hardware threads)")->check(CLI::PositiveNumber);
+    cmd->add_option("--threads", args->threads, "LibTorch intra-op threads (default 1; at most the hardware threads)")
+        ->check(CLI::PositiveNumber);
     cmd->add_option("--device", args->device, "cpu or cuda:N (default cpu; a resumed run may change it)");
     cmd->add_option("--speed", args->speed, "Replay pace: max, or N x real time")->capture_default_str();
     cmd->add_option("--config", args->config, "JSON file with any SessionConfig keys (see README)");
@@ -712,7 +743,8 @@ Runner addTrainCommand(CLI::App& app)
     cmd->add_option("--timeout", args->timeout, "Seconds a silent process may take before the run fails (default 60)")
         ->check(CLI::PositiveNumber);
     cmd->add_option("--master-addr", args->masterAddr, "Several machines: host of rank 0 (MASTER_ADDR)");
-    cmd->add_option("--master-port", args->masterPort, "Several machines: rank 0's store port (MASTER_PORT, default 29500)");
+    cmd->add_option("--master-port", args->masterPort,
+                    "Several machines: rank 0's store port (MASTER_PORT, default 29500)");
     cmd->add_option("--world-size", args->worldSize, "Several machines: processes in the run (WORLD_SIZE)");
     cmd->add_option("--rank", args->rank, "Several machines: this process's rank (RANK; 0 owns the run)");
     cmd->add_option("--seeds", args->seeds,

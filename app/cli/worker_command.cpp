@@ -46,8 +46,8 @@ int run(const WorkerArgs& a)
     LocalWorkers local;
     if (a.nproc > 1) {
         if (r.rank + a.nproc > r.worldSize) {
-            printError("--nproc " + std::to_string(a.nproc) + " from rank " + std::to_string(r.rank) + " exceeds WORLD_SIZE " +
-                       std::to_string(r.worldSize));
+            printError("--nproc " + std::to_string(a.nproc) + " from rank " + std::to_string(r.rank) +
+                       " exceeds WORLD_SIZE " + std::to_string(r.worldSize));
             return kExitError;
         }
         try {
@@ -80,7 +80,8 @@ Runner addWorkerCommand(CLI::App& app)
     cmd->add_option("--master-port", args->masterPort, "Rank 0's store port (MASTER_PORT; default 29500)");
     cmd->add_option("--world-size", args->worldSize, "Processes in the run (WORLD_SIZE)");
     cmd->add_option("--rank", args->rank, "This process's rank, 1 .. WORLD_SIZE - 1 (RANK)");
-    cmd->add_option("--nproc", args->nproc, "Also start this many - 1 local ranks after this one")->capture_default_str();
+    cmd->add_option("--nproc", args->nproc, "Also start this many - 1 local ranks after this one")
+        ->capture_default_str();
     cmd->add_option("--timeout", args->timeout, "Seconds a silent rank may take before the run fails (default 60)");
     cmd->add_flag("--json", args->json, "Print this rank's summary as JSON");
     return [args] { return run(*args); };

@@ -102,7 +102,8 @@ Holder checkAgentInt8(Int8Evaluation& e, const Holder& net, const models::precis
     };
     mp::KernelPlan plan;
     Holder copy = build({}, plan);
-    if (e.degradation > e.maxDegradation && options.serving.backend == "auto" && planUses(plan, mp::Int8Backend::OneDnn))
+    if (e.degradation > e.maxDegradation && options.serving.backend == "auto" &&
+        planUses(plan, mp::Int8Backend::OneDnn))
         copy = build({mp::Int8Backend::OneDnn}, plan);
 
     // Synchronised, so the timer sees the kernels and not only their launch.

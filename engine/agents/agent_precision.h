@@ -13,7 +13,8 @@ namespace foxhunt {
 struct AgentMemoryBytes {
     std::size_t parameterBytes = 0; ///< every parameter tensor the agent holds (DQN: online and target network)
     std::size_t gradientBytes = 0;  ///< gradient tensors currently allocated
-    std::size_t optimizerBytes = 0; ///< optimizer state tensors (Adam: exp_avg, exp_avg_sq; empty before the first step)
+    std::size_t optimizerBytes =
+        0; ///< optimizer state tensors (Adam: exp_avg, exp_avg_sq; empty before the first step)
     /// Peak bytes of tensors allocated by the forward and backward pass of a measured update (DQN: one
     /// gradient step; PPO: one minibatch), persistent gradients and optimizer state excluded; 0 until an
     /// update was measured, and without the counting CPU allocator (models::installCountingCpuAllocator()).

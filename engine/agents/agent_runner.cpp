@@ -25,16 +25,14 @@ std::vector<int> allIfEmpty(std::vector<int> episodes, const TradingEnv& env)
 } // namespace
 
 AgentRunner::AgentRunner(TradingEnv& env, std::vector<int> trainingEpisodes, DqnOptions options)
-    : m_env(&env)
-    , m_episodes(allIfEmpty(std::move(trainingEpisodes), env))
-    , m_dqn(std::make_unique<Dqn>(env.observationSize(), env.actionCount(), std::move(options)))
+    : m_env(&env), m_episodes(allIfEmpty(std::move(trainingEpisodes), env)),
+      m_dqn(std::make_unique<Dqn>(env.observationSize(), env.actionCount(), std::move(options)))
 {
 }
 
 AgentRunner::AgentRunner(TradingEnv& env, std::vector<int> trainingEpisodes, PpoOptions options)
-    : m_env(&env)
-    , m_episodes(allIfEmpty(std::move(trainingEpisodes), env))
-    , m_ppo(std::make_unique<Ppo>(env.observationSize(), env.actionCount(), std::move(options)))
+    : m_env(&env), m_episodes(allIfEmpty(std::move(trainingEpisodes), env)),
+      m_ppo(std::make_unique<Ppo>(env.observationSize(), env.actionCount(), std::move(options)))
 {
 }
 
@@ -104,17 +102,17 @@ std::size_t AgentRunner::servingBytes(int batch) const
 
 PolicyTransitions AgentRunner::heldOutTransitions(std::vector<int> episodes, std::size_t maxSamples)
 {
-    return collectTransitions(*m_env, [this](std::span<const float> obs) { return greedyAction(obs); },
-                              std::move(episodes), maxSamples);
+    return collectTransitions(
+        *m_env, [this](std::span<const float> obs) { return greedyAction(obs); }, std::move(episodes), maxSamples);
 }
 
 EvaluationReport AgentRunner::evaluate(std::vector<int> episodes, InferenceWeights weights)
 {
     if (weights == InferenceWeights::Int8)
-        return evaluatePolicy(*m_env, [this](std::span<const float> obs) { return int8GreedyAction(obs); },
-                              std::move(episodes));
-    return evaluatePolicy(*m_env, [this](std::span<const float> obs) { return greedyAction(obs); },
-                          std::move(episodes));
+        return evaluatePolicy(
+            *m_env, [this](std::span<const float> obs) { return int8GreedyAction(obs); }, std::move(episodes));
+    return evaluatePolicy(
+        *m_env, [this](std::span<const float> obs) { return greedyAction(obs); }, std::move(episodes));
 }
 
 void AgentRunner::save(const std::string& path, const std::string& identity) const
@@ -123,12 +121,10 @@ void AgentRunner::save(const std::string& path, const std::string& identity) con
     std::ostringstream out;
     out.precision(17);
     out << m_cursor << ' ' << m_episodePnl << ' ' << s.episode << ' ' << s.bar << ' ' << s.position << ' '
-        << s.entryPriceTicks << ' ' << s.equityTicks << ' ' << s.tradePnlTicks << ' ' << s.dsrA << ' ' << s.dsrB
-        << ' ' << s.done;
-    if (m_dqn)
-        m_dqn->save(path, out.str(), identity);
-    else
-        m_ppo->save(path, out.str(), identity);
+        << s.entryPriceTicks << ' ' << s.equityTicks << ' ' << s.tradePnlTicks << ' ' << s.dsrA << ' ' << s.dsrB << ' '
+        << s.done;
+    if (m_dqn) m_dqn->save(path, out.str(), identity);
+    else m_ppo->save(path, out.str(), identity);
 }
 
 void AgentRunner::load(const std::string& path, bool restoreEnvironment, const CheckpointCheck& checkIdentity)
@@ -137,8 +133,8 @@ void AgentRunner::load(const std::string& path, bool restoreEnvironment, const C
     if (!restoreEnvironment) return;
     std::istringstream in(data);
     TradingEnvState s;
-    in >> m_cursor >> m_episodePnl >> s.episode >> s.bar >> s.position >> s.entryPriceTicks >> s.equityTicks
-        >> s.tradePnlTicks >> s.dsrA >> s.dsrB >> s.done;
+    in >> m_cursor >> m_episodePnl >> s.episode >> s.bar >> s.position >> s.entryPriceTicks >> s.equityTicks >>
+        s.tradePnlTicks >> s.dsrA >> s.dsrB >> s.done;
     if (!in || m_cursor >= m_episodes.size())
         throw std::runtime_error(path + ": runner state in the checkpoint is malformed");
     m_env->restoreState(s);

@@ -61,32 +61,27 @@ models::QNetwork freshNetwork(const models::QNetworkOptions& options)
 
 struct Dqn::Impl {
     Impl(int observationSize, int actionCount, DqnOptions opts)
-        : options(std::move(opts))
-        , obsSize(observationSize)
-        , actions(actionCount)
-        , online(nullptr)
-        , target(nullptr)
-        , nstep(options.nSteps, options.gamma)
-        , rng(options.seed)
+        : options(std::move(opts)), obsSize(observationSize), actions(actionCount), online(nullptr), target(nullptr),
+          nstep(options.nSteps, options.gamma), rng(options.seed)
     {
         if (observationSize <= 0 || actionCount <= 0)
             throw std::invalid_argument("dqn: observation size and action count must be positive");
-        if (options.batchSize <= 0 || options.trainFreq <= 0 || options.gradientSteps < 0 || options.bufferSize == 0
-            || options.targetUpdateInterval <= 0 || options.totalTimesteps <= 0)
+        if (options.batchSize <= 0 || options.trainFreq <= 0 || options.gradientSteps < 0 || options.bufferSize == 0 ||
+            options.targetUpdateInterval <= 0 || options.totalTimesteps <= 0)
             throw std::invalid_argument("dqn: batchSize, trainFreq, bufferSize, targetUpdateInterval and "
                                         "totalTimesteps must be positive");
         device = models::training_device(options.device, options.mixedPrecision, "dqn: ");
         models::CudaWorkScope onDevice(cuda, device.is_cuda());
         torch::manual_seed(options.seed);
         std::vector<int64_t> hidden(options.hidden.begin(), options.hidden.end());
-        online = models::QNetwork(models::QNetworkOptions(observationSize, actionCount).hidden(hidden).dueling(options.dueling));
+        online = models::QNetwork(
+            models::QNetworkOptions(observationSize, actionCount).hidden(hidden).dueling(options.dueling));
         target = freshNetwork(online->options);
         // Initialised on the CPU under the seed: the same weights on every device.
         online->to(device);
         target->to(device);
         mp::copy_state(*online, *target);
-        for (auto& p : target->parameters())
-            p.set_requires_grad(false);
+        for (auto& p : target->parameters()) p.set_requires_grad(false);
         models::flatten_parameters(*online, onlineFlat, /*with_grads=*/true);
         models::flatten_parameters(*target, targetFlat, /*with_grads=*/false);
         flatList = {onlineFlat.values};
@@ -126,7 +121,8 @@ struct Dqn::Impl {
         bootstrapT = torch::from_blob(bootstrapHost.data(), {bb});
         weightsT = torch::from_blob(batch.weights.data(), {bb});
         single = torch::zeros({1, obsSize});
-        schedule = LinearSchedule{options.explorationInitialEps, options.explorationFinalEps, options.explorationFraction};
+        schedule = LinearSchedule{options.explorationInitialEps, options.explorationFinalEps,
+                                  options.explorationFraction};
         tdHost.resize(b);
     }
 
@@ -159,8 +155,7 @@ struct Dqn::Impl {
         std::optional<models::PeakMemoryScope> activations;
         if (updates % kActivationMeasureEvery == 0 && models::activation_peaks_measurable(device))
             activations.emplace(models::memory_device(device));
-        if (onlineProp)
-            return finish(handWrittenStep(activations ? &*activations : nullptr), start);
+        if (onlineProp) return finish(handWrittenStep(activations ? &*activations : nullptr), start);
         // The sampled batch on the device (the host views themselves on the CPU).
         const torch::Tensor obs = obsT.to(device), nextObs = nextObsT.to(device), acts = actionsT.to(device);
         const torch::Tensor rewards = rewardsT.to(device), bootstrap = bootstrapT.to(device);
@@ -173,8 +168,7 @@ struct Dqn::Impl {
             torch::Tensor nextValue;
             if (options.doubleQ)
                 nextValue = nextTarget.gather(1, online->forward(nextObs).argmax(1, /*keepdim=*/true)).squeeze(1);
-            else
-                nextValue = std::get<0>(nextTarget.max(1));
+            else nextValue = std::get<0>(nextTarget.max(1));
             targetQ = torch::addcmul(rewards, bootstrap, nextValue.to(torch::kFloat32));
         }
         torch::Tensor q;
@@ -188,11 +182,10 @@ struct Dqn::Impl {
             const torch::Tensor q64 = q.to(torch::kFloat64);
             const torch::Tensor y64 = targetQ.to(torch::kFloat64);
             if (prioritized)
-                loss = (weights.to(torch::kFloat64)
-                        * torch::huber_loss(q64, y64, torch::Reduction::None, options.huberDelta))
+                loss = (weights.to(torch::kFloat64) *
+                        torch::huber_loss(q64, y64, torch::Reduction::None, options.huberDelta))
                            .mean();
-            else
-                loss = torch::huber_loss(q64, y64, torch::Reduction::Mean, options.huberDelta);
+            else loss = torch::huber_loss(q64, y64, torch::Reduction::Mean, options.huberDelta);
         } else if (prioritized) {
             loss = (weights * torch::huber_loss(q, targetQ, torch::Reduction::None, options.huberDelta)).mean();
         } else {
@@ -222,8 +215,7 @@ struct Dqn::Impl {
         const mp::ScaledStepResult stepped = mp::scaled_step(
             scaler, *optimizer, loss,
             [this, &activations] {
-                if (activations)
-                    activationBytes = activations->peakAboveStart();
+                if (activations) activationBytes = activations->peakAboveStart();
                 return models::clip_grad_norm_f64(flatList, options.maxGradNorm);
             },
             [this, &stats] { stats.allreduceMs = averageGradients(stats); });
@@ -231,8 +223,7 @@ struct Dqn::Impl {
         stats.skipped = stepped.skipped;
         ++updates;
         // A non-finite forward (the step was skipped) must not poison the sum tree.
-        if (prioritized && std::isfinite(tdSum))
-            prioritized->updatePriorities(batch.indices, tdHost);
+        if (prioritized && std::isfinite(tdSum)) prioritized->updatePriorities(batch.indices, tdHost);
         return finish(stats, start);
     }
 
@@ -252,8 +243,7 @@ struct Dqn::Impl {
                 std::size_t best = 0;
                 for (std::size_t j = 1; j < a; ++j) {
                     // torch::argmax: the first maximum, NaN counting as the largest value.
-                    if (row[j] > row[best] || (std::isnan(row[j]) && !std::isnan(row[best])))
-                        best = j;
+                    if (row[j] > row[best] || (std::isnan(row[j]) && !std::isnan(row[best]))) best = j;
                 }
                 targetHost[b] = batch.rewards[b] + bootstrapHost[b] * nextTarget[b * a + best];
             }
@@ -281,8 +271,8 @@ struct Dqn::Impl {
         }
         onlineProp->backward(gradQ);
         if (activations)
-            activationBytes = activations->peakAboveStart() + onlineProp->workspace_bytes()
-                + targetProp->workspace_bytes() + static_cast<std::size_t>(gradQ.nbytes());
+            activationBytes = activations->peakAboveStart() + onlineProp->workspace_bytes() +
+                              targetProp->workspace_bytes() + static_cast<std::size_t>(gradQ.nbytes());
         // No loss scaling on this path (FP32), so no unscale and no skipped steps.
         DqnUpdateStats stats;
         stats.tdErrorMean = tdSum / static_cast<double>(n);
@@ -292,8 +282,7 @@ struct Dqn::Impl {
         stats.gradNorm = models::clip_grad_norm_f64(flatList, options.maxGradNorm);
         models::adam_step_fused(*optimizer);
         ++updates;
-        if (prioritized && std::isfinite(tdSum))
-            prioritized->updatePriorities(batch.indices, tdHost);
+        if (prioritized && std::isfinite(tdSum)) prioritized->updatePriorities(batch.indices, tdHost);
         return stats;
     }
 
@@ -348,10 +337,10 @@ struct Dqn::Impl {
     std::unique_ptr<models::QNetworkBackprop> targetProp; ///< the target network's forward, beside onlineProp
     torch::Tensor gradQ;                                  ///< [B, A] d loss / d Q for onlineProp
     std::vector<float> targetHost;                        ///< TD targets r + discount * Q_target(s', a*)
-    std::size_t activationBytes = 0; ///< peak activation bytes of the last measured update
-    models::CudaAttribution cuda;    ///< what the agent holds in the CUDA caching allocator
-    models::QNetwork int8Net{nullptr}; ///< INT8 inference copy (built on demand)
-    bool int8Refused = false;          ///< the last INT8 check's gate refused the copy: FP32 acts instead
+    std::size_t activationBytes = 0;                      ///< peak activation bytes of the last measured update
+    models::CudaAttribution cuda;                         ///< what the agent holds in the CUDA caching allocator
+    models::QNetwork int8Net{nullptr};                    ///< INT8 inference copy (built on demand)
+    bool int8Refused = false; ///< the last INT8 check's gate refused the copy: FP32 acts instead
     std::unique_ptr<ReplayBuffer> buffer;
     PrioritizedReplayBuffer* prioritized = nullptr;
     NStepAccumulator nstep;
@@ -405,18 +394,14 @@ std::optional<DqnUpdateStats> Dqn::observe(std::span<const float> observation, i
         throw std::out_of_range("dqn: action " + std::to_string(action) + " out of range");
     d.nstep.push(observation, action, static_cast<float>(reward), nextObservation, terminated, truncated,
                  [&d](std::span<const float> o, int a, float r, std::span<const float> n, bool t, float disc) {
-                     if (d.prioritized)
-                         d.prioritized->add(o, a, r, n, t, disc);
-                     else
-                         d.buffer->add(o, a, r, n, t, disc);
+                     if (d.prioritized) d.prioritized->add(o, a, r, n, t, disc);
+                     else d.buffer->add(o, a, r, n, t, disc);
                  });
     ++d.envSteps;
-    if (d.envSteps % d.options.targetUpdateInterval == 0)
-        updateTarget();
+    if (d.envSteps % d.options.targetUpdateInterval == 0) updateTarget();
     std::optional<DqnUpdateStats> last;
     if (d.envSteps > d.options.learningStarts && d.envSteps % d.options.trainFreq == 0 && d.buffer->size() > 0) {
-        for (int i = 0; i < d.options.gradientSteps; ++i)
-            last = d.update();
+        for (int i = 0; i < d.options.gradientSteps; ++i) last = d.update();
     }
     return last;
 }
@@ -431,12 +416,30 @@ void Dqn::updateTarget()
     models::polyak_update(m_impl->targetFlat.values, m_impl->onlineFlat.values, m_impl->options.tau);
 }
 
-double Dqn::epsilon() const { return m_impl->epsilon(); }
-long long Dqn::envSteps() const { return m_impl->envSteps; }
-long long Dqn::updates() const { return m_impl->updates; }
-std::size_t Dqn::bufferSize() const { return m_impl->buffer->size(); }
-const DqnOptions& Dqn::options() const { return m_impl->options; }
-double Dqn::lossScale() const { return m_impl->scaler.current_scale(); }
+double Dqn::epsilon() const
+{
+    return m_impl->epsilon();
+}
+long long Dqn::envSteps() const
+{
+    return m_impl->envSteps;
+}
+long long Dqn::updates() const
+{
+    return m_impl->updates;
+}
+std::size_t Dqn::bufferSize() const
+{
+    return m_impl->buffer->size();
+}
+const DqnOptions& Dqn::options() const
+{
+    return m_impl->options;
+}
+double Dqn::lossScale() const
+{
+    return m_impl->scaler.current_scale();
+}
 
 std::size_t Dqn::servingBytes(int batch) const
 {
@@ -448,21 +451,17 @@ AgentMemoryBytes Dqn::memoryBytes() const
 {
     const Impl& d = *m_impl;
     AgentMemoryBytes m;
-    for (const auto& p : d.online->parameters())
-        m.parameterBytes += static_cast<std::size_t>(p.nbytes());
-    for (const auto& p : d.target->parameters())
-        m.parameterBytes += static_cast<std::size_t>(p.nbytes());
+    for (const auto& p : d.online->parameters()) m.parameterBytes += static_cast<std::size_t>(p.nbytes());
+    for (const auto& p : d.target->parameters()) m.parameterBytes += static_cast<std::size_t>(p.nbytes());
     m.activationBytes = d.activationBytes;
     m.onCuda = d.device.is_cuda();
     m.cudaAllocatedBytes = d.cuda.residentBytes();
     m.cudaPeakBytes = d.cuda.peak;
-    if (d.onlineFlat.grads.defined())
-        m.gradientBytes = static_cast<std::size_t>(d.onlineFlat.grads.nbytes());
+    if (d.onlineFlat.grads.defined()) m.gradientBytes = static_cast<std::size_t>(d.onlineFlat.grads.nbytes());
     for (const auto& item : d.optimizer->state()) {
         const auto& st = static_cast<const torch::optim::AdamParamState&>(*item.second);
         for (const torch::Tensor& t : {st.exp_avg(), st.exp_avg_sq(), st.max_exp_avg_sq()})
-            if (t.defined())
-                m.optimizerBytes += static_cast<std::size_t>(t.nbytes());
+            if (t.defined()) m.optimizerBytes += static_cast<std::size_t>(t.nbytes());
     }
     return m;
 }
@@ -483,8 +482,12 @@ Int8Evaluation Dqn::evaluateInt8(const AgentInt8Options& options)
     const auto n = static_cast<int64_t>(std::min(options.samples == 0 ? available : options.samples, available));
     const int64_t o = d.obsSize;
     const torch::Device dev = d.device;
-    const auto rows = [n, o, &dev](const float* data) { return torch::from_blob(const_cast<float*>(data), {n, o}).clone().to(dev); };
-    const auto column = [n, &dev](const float* data) { return torch::from_blob(const_cast<float*>(data), {n}).to(dev, torch::kFloat64); };
+    const auto rows = [n, o, &dev](const float* data) {
+        return torch::from_blob(const_cast<float*>(data), {n, o}).clone().to(dev);
+    };
+    const auto column = [n, &dev](const float* data) {
+        return torch::from_blob(const_cast<float*>(data), {n}).to(dev, torch::kFloat64);
+    };
     torch::Tensor obs, next, act, rew, term, disc;
     if (held) {
         // The validation split as the FP32 greedy policy walks it: one-step TD targets.
@@ -507,9 +510,9 @@ Int8Evaluation Dqn::evaluateInt8(const AgentInt8Options& options)
 
     // FP32 targets, computed once: both models are scored against the same y.
     const torch::Tensor nextTarget = d.target->forward(next);
-    const torch::Tensor nextValue = d.options.doubleQ
-        ? nextTarget.gather(1, d.online->forward(next).argmax(1, /*keepdim=*/true)).squeeze(1)
-        : std::get<0>(nextTarget.max(1));
+    const torch::Tensor nextValue =
+        d.options.doubleQ ? nextTarget.gather(1, d.online->forward(next).argmax(1, /*keepdim=*/true)).squeeze(1)
+                          : std::get<0>(nextTarget.max(1));
     const torch::Tensor y = rew + disc * (1.0 - term) * nextValue.to(torch::kFloat64);
 
     mp::QuantizeOptions qopts;
@@ -519,11 +522,14 @@ Int8Evaluation Dqn::evaluateInt8(const AgentInt8Options& options)
         torch::Tensor calib;
         if (storedCalibration > 0) {
             const auto c = static_cast<int64_t>(std::min(options.calibrationSamples, storedCalibration));
-            calib = torch::from_blob(const_cast<float*>(options.calibrationObservations.data()), {c, o}).clone().to(dev);
+            calib =
+                torch::from_blob(const_cast<float*>(options.calibrationObservations.data()), {c, o}).clone().to(dev);
         } else {
             const auto c = static_cast<int64_t>(std::min(options.calibrationSamples, s.size));
             calib = torch::from_blob(const_cast<float*>(s.observations.data()) + (static_cast<int64_t>(s.size) - c) * o,
-                                     {c, o}).clone().to(dev);
+                                     {c, o})
+                        .clone()
+                        .to(dev);
         }
         qopts.calibrate = [calib](torch::nn::Module& m) { m.as<models::QNetworkImpl>()->forward(calib); };
         e.staticActivations = true;
@@ -580,8 +586,14 @@ void Dqn::setCommunicator(std::shared_ptr<models::dist::Communicator> communicat
     d.communicator = std::move(communicator);
 }
 
-std::vector<float> Dqn::onlineParameters() const { return flatParameters(*m_impl->online); }
-std::vector<float> Dqn::targetParameters() const { return flatParameters(*m_impl->target); }
+std::vector<float> Dqn::onlineParameters() const
+{
+    return flatParameters(*m_impl->online);
+}
+std::vector<float> Dqn::targetParameters() const
+{
+    return flatParameters(*m_impl->target);
+}
 
 void Dqn::save(const std::string& path, const std::string& userData, const std::string& identity) const
 {
@@ -649,8 +661,7 @@ std::string Dqn::load(const std::string& path, const CheckpointCheck& checkIdent
     models::flatten_parameters(*d.target, d.targetFlat, /*with_grads=*/false);
     d.optimizer->load(optimArchive);
     torch::Tensor scalerState;
-    if (archive.try_read("loss_scaler", scalerState))
-        d.scaler.load_state(scalerState);
+    if (archive.try_read("loss_scaler", scalerState)) d.scaler.load_state(scalerState);
     d.int8Net = nullptr;
     d.int8Refused = false;
     d.envSteps = readInt(archive, "env_steps");

@@ -38,34 +38,34 @@ enum class DqnGradients {
 
 /// DQN options; defaults follow SB3's DQN.
 struct DqnOptions {
-    double learningRate = 1e-4;          ///< Adam step size
-    double adamEpsilon = 1e-8;           ///< Adam epsilon
-    std::size_t bufferSize = 1'000'000;  ///< replay capacity (transitions)
-    long long learningStarts = 100;      ///< env steps of random actions before learning
-    int batchSize = 32;                  ///< transitions per gradient step
-    double tau = 1.0;                    ///< target update coefficient (1 = hard copy)
-    double gamma = 0.99;                 ///< discount
-    int trainFreq = 4;                   ///< env steps between training rounds
-    int gradientSteps = 1;               ///< gradient steps per round
+    double learningRate = 1e-4;              ///< Adam step size
+    double adamEpsilon = 1e-8;               ///< Adam epsilon
+    std::size_t bufferSize = 1'000'000;      ///< replay capacity (transitions)
+    long long learningStarts = 100;          ///< env steps of random actions before learning
+    int batchSize = 32;                      ///< transitions per gradient step
+    double tau = 1.0;                        ///< target update coefficient (1 = hard copy)
+    double gamma = 0.99;                     ///< discount
+    int trainFreq = 4;                       ///< env steps between training rounds
+    int gradientSteps = 1;                   ///< gradient steps per round
     long long targetUpdateInterval = 10'000; ///< env steps between target updates
-    long long totalTimesteps = 100'000;  ///< horizon for the exploration and beta schedules
-    double explorationFraction = 0.1;    ///< share of totalTimesteps over which epsilon decays
-    double explorationInitialEps = 1.0;  ///< epsilon at step 0
-    double explorationFinalEps = 0.05;   ///< epsilon after the decay
-    double maxGradNorm = 10.0;           ///< global-norm clip (<= 0 disables)
-    double huberDelta = 1.0;             ///< Huber loss threshold
-    std::vector<int> hidden{64, 64};     ///< Q-network hidden widths
-    bool dueling = false;                ///< dueling head
-    bool doubleQ = true;                 ///< Double DQN target (false: max over the target net)
-    int nSteps = 1;                      ///< n-step returns
-    bool prioritized = false;            ///< prioritized replay instead of uniform
-    double priorityAlpha = 0.6;          ///< PER priority exponent
-    double priorityBeta0 = 0.4;          ///< PER beta at step 0, annealed linearly to 1 at totalTimesteps
-    double priorityEpsilon = 1e-6;       ///< PER priority floor
-    std::uint64_t seed = 0;              ///< seeds weights, exploration and sampling
+    long long totalTimesteps = 100'000;      ///< horizon for the exploration and beta schedules
+    double explorationFraction = 0.1;        ///< share of totalTimesteps over which epsilon decays
+    double explorationInitialEps = 1.0;      ///< epsilon at step 0
+    double explorationFinalEps = 0.05;       ///< epsilon after the decay
+    double maxGradNorm = 10.0;               ///< global-norm clip (<= 0 disables)
+    double huberDelta = 1.0;                 ///< Huber loss threshold
+    std::vector<int> hidden{64, 64};         ///< Q-network hidden widths
+    bool dueling = false;                    ///< dueling head
+    bool doubleQ = true;                     ///< Double DQN target (false: max over the target net)
+    int nSteps = 1;                          ///< n-step returns
+    bool prioritized = false;                ///< prioritized replay instead of uniform
+    double priorityAlpha = 0.6;              ///< PER priority exponent
+    double priorityBeta0 = 0.4;              ///< PER beta at step 0, annealed linearly to 1 at totalTimesteps
+    double priorityEpsilon = 1e-6;           ///< PER priority floor
+    std::uint64_t seed = 0;                  ///< seeds weights, exploration and sampling
     models::precision::MixedPrecisionConfig mixedPrecision; ///< AMP (default: FP32); validated for `device`
-    DqnGradients gradients = DqnGradients::HandWritten; ///< same math either way; hand-written is faster (CPU only)
-    std::string device = "cpu";          ///< "cpu" or "cuda:N": networks, optimizer and batches live there
+    DqnGradients gradients = DqnGradients::HandWritten;     ///< same math either way; hand-written is faster (CPU only)
+    std::string device = "cpu"; ///< "cpu" or "cuda:N": networks, optimizer and batches live there
 };
 
 /// Statistics of one gradient step (the last one of a round when returned by observe()).

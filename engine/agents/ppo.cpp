@@ -30,12 +30,10 @@ namespace mp = foxhunt::models::precision;
 
 struct Ppo::Impl {
     Impl(int observationSize, int actionCount, PpoOptions opts)
-        : options(std::move(opts))
-        , obsSize(observationSize)
-        , actions(actionCount)
-        , net(nullptr)
-        , rollout(static_cast<std::size_t>(std::max(options.nSteps, 1)), static_cast<std::size_t>(std::max(observationSize, 1)))
-        , rng(options.seed)
+        : options(std::move(opts)), obsSize(observationSize), actions(actionCount), net(nullptr),
+          rollout(static_cast<std::size_t>(std::max(options.nSteps, 1)),
+                  static_cast<std::size_t>(std::max(observationSize, 1))),
+          rng(options.seed)
     {
         if (observationSize <= 0 || actionCount <= 0)
             throw std::invalid_argument("ppo: observation size and action count must be positive");
@@ -94,8 +92,7 @@ PpoUpdateStats Ppo::Impl::update(std::span<const float> nextObservation)
     models::CudaWorkScope onDevice(cuda, device.is_cuda()); // first: it measures after the temporaries are gone
     const auto start = std::chrono::steady_clock::now();
     const auto n = static_cast<int64_t>(rollout.size());
-    if (n == 0)
-        throw std::logic_error("ppo: update() with an empty rollout");
+    if (n == 0) throw std::logic_error("ppo: update() with an empty rollout");
     float lastValue = 0.0f;
     {
         torch::NoGradGuard guard;
@@ -107,8 +104,7 @@ PpoUpdateStats Ppo::Impl::update(std::span<const float> nextObservation)
     {
         // Explained variance of the value predictions made during the rollout.
         double meanR = 0.0;
-        for (int64_t i = 0; i < n; ++i)
-            meanR += rollout.returns[i];
+        for (int64_t i = 0; i < n; ++i) meanR += rollout.returns[i];
         meanR /= static_cast<double>(n);
         double varR = 0.0, meanD = 0.0;
         for (int64_t i = 0; i < n; ++i) {
@@ -141,8 +137,7 @@ PpoUpdateStats Ppo::Impl::update(std::span<const float> nextObservation)
     order.resize(static_cast<std::size_t>(n));
     for (int epoch = 0; epoch < options.nEpochs && keepGoing; ++epoch) {
         std::iota(order.begin(), order.end(), 0);
-        for (std::size_t i = order.size() - 1; i > 0; --i)
-            std::swap(order[i], order[uniformIndex(rng, i + 1)]);
+        for (std::size_t i = order.size() - 1; i > 0; --i) std::swap(order[i], order[uniformIndex(rng, i + 1)]);
         for (int64_t begin = 0; begin < n; begin += options.batchSize) {
             const int64_t size = std::min<int64_t>(options.batchSize, n - begin);
             const torch::Tensor idx = torch::from_blob(order.data() + begin, {size}, torch::kInt64).to(device);
@@ -159,10 +154,11 @@ PpoUpdateStats Ppo::Impl::update(std::span<const float> nextObservation)
                                                       adv.to(torch::kFloat64).square().sum().cpu()});
                 communicator->all_reduce_sum_(moments);
                 const double count = moments[0].item<double>(), mean = moments[1].item<double>() / count;
-                const double var = count > 1 ? std::max(0.0, (moments[2].item<double>() - count * mean * mean) / (count - 1)) : 0.0;
+                const double var = count > 1
+                                       ? std::max(0.0, (moments[2].item<double>() - count * mean * mean) / (count - 1))
+                                       : 0.0;
                 if (count > 1) adv = (adv - mean) / (std::sqrt(var) + 1e-8);
-            } else if (options.normalizeAdvantage && size > 1)
-                adv = (adv - adv.mean()) / (adv.std() + 1e-8);
+            } else if (options.normalizeAdvantage && size > 1) adv = (adv - adv.mean()) / (adv.std() + 1e-8);
 
             std::optional<models::PeakMemoryScope> activations;
             if (measureActivations && models::all_grads_defined(*optimizer)) {
@@ -185,13 +181,13 @@ PpoUpdateStats Ppo::Impl::update(std::span<const float> nextObservation)
             const torch::Tensor entropy = -(logp.exp() * logp).sum(1).mean();
             const torch::Tensor logRatio = newLogp - oldLogp.to(newLogp.scalar_type());
             const torch::Tensor ratio = logRatio.exp();
-            const torch::Tensor policyLoss = -torch::min(adv * ratio,
-                                                         adv * ratio.clamp(1.0 - options.clipRange, 1.0 + options.clipRange))
-                                                  .mean();
+            const torch::Tensor policyLoss =
+                -torch::min(adv * ratio, adv * ratio.clamp(1.0 - options.clipRange, 1.0 + options.clipRange)).mean();
             torch::Tensor valuePred = out.value;
             if (options.clipRangeVf > 0.0)
-                valuePred = oldValue.to(out.value.scalar_type())
-                    + (out.value - oldValue.to(out.value.scalar_type())).clamp(-options.clipRangeVf, options.clipRangeVf);
+                valuePred =
+                    oldValue.to(out.value.scalar_type()) +
+                    (out.value - oldValue.to(out.value.scalar_type())).clamp(-options.clipRangeVf, options.clipRangeVf);
             const torch::Tensor valueLoss = torch::mse_loss(valuePred, ret.to(valuePred.scalar_type()));
             const torch::Tensor loss = policyLoss - options.entCoef * entropy + options.vfCoef * valueLoss;
 
@@ -226,12 +222,12 @@ PpoUpdateStats Ppo::Impl::update(std::span<const float> nextObservation)
                                  })
                                  .grad_norm;
         }
-        if (keepGoing)
-            ++stats.epochs;
+        if (keepGoing) ++stats.epochs;
     }
     if (communicator) {
         // Loss parts and clip fraction as means over ranks (each rank ran the same minibatch count).
-        torch::Tensor sums = torch::tensor({sumPolicy, sumValue, sumEntropy, sumClip, stats.explainedVariance}, torch::kFloat64);
+        torch::Tensor sums = torch::tensor({sumPolicy, sumValue, sumEntropy, sumClip, stats.explainedVariance},
+                                           torch::kFloat64);
         communicator->all_reduce_mean_(sums);
         const double* v = sums.data_ptr<double>();
         sumPolicy = v[0], sumValue = v[1], sumEntropy = v[2], sumClip = v[3], stats.explainedVariance = v[4];
@@ -332,10 +328,22 @@ PpoUpdateStats Ppo::update(std::span<const float> nextObservation)
     return m_impl->update(nextObservation);
 }
 
-long long Ppo::envSteps() const { return m_impl->envSteps; }
-long long Ppo::updates() const { return m_impl->updates; }
-const PpoOptions& Ppo::options() const { return m_impl->options; }
-double Ppo::lossScale() const { return m_impl->scaler.current_scale(); }
+long long Ppo::envSteps() const
+{
+    return m_impl->envSteps;
+}
+long long Ppo::updates() const
+{
+    return m_impl->updates;
+}
+const PpoOptions& Ppo::options() const
+{
+    return m_impl->options;
+}
+double Ppo::lossScale() const
+{
+    return m_impl->scaler.current_scale();
+}
 
 std::size_t Ppo::servingBytes(int batch) const
 {
@@ -353,14 +361,12 @@ AgentMemoryBytes Ppo::memoryBytes() const
     m.cudaPeakBytes = d.cuda.peak;
     for (const auto& p : d.net->parameters()) {
         m.parameterBytes += static_cast<std::size_t>(p.nbytes());
-        if (p.grad().defined())
-            m.gradientBytes += static_cast<std::size_t>(p.grad().nbytes());
+        if (p.grad().defined()) m.gradientBytes += static_cast<std::size_t>(p.grad().nbytes());
     }
     for (const auto& item : d.optimizer->state()) {
         const auto& st = static_cast<const torch::optim::AdamParamState&>(*item.second);
         for (const torch::Tensor& t : {st.exp_avg(), st.exp_avg_sq(), st.max_exp_avg_sq()})
-            if (t.defined())
-                m.optimizerBytes += static_cast<std::size_t>(t.nbytes());
+            if (t.defined()) m.optimizerBytes += static_cast<std::size_t>(t.nbytes());
     }
     return m;
 }
@@ -376,11 +382,12 @@ Int8Evaluation Ppo::evaluateInt8(std::span<const float> observations, const Agen
         // After an update the rollout is cleared but its storage keeps the rows it learned from; a
         // partial rollout since then has overwritten only the first of them.
         const std::size_t stored = std::max(d.rollout.size(), d.lastRolloutSize);
-        rows = std::span<const float>(d.rollout.observations).first(std::min(stored * o, d.rollout.observations.size()));
+        rows =
+            std::span<const float>(d.rollout.observations).first(std::min(stored * o, d.rollout.observations.size()));
     }
     if (rows.empty() || rows.size() % o != 0)
-        throw std::logic_error("ppo: evaluateInt8 needs observations (a multiple of " + std::to_string(o)
-                               + " values) or a stored rollout");
+        throw std::logic_error("ppo: evaluateInt8 needs observations (a multiple of " + std::to_string(o) +
+                               " values) or a stored rollout");
     torch::NoGradGuard guard;
     const auto total = static_cast<int64_t>(rows.size() / o);
     const int64_t n = options.samples == 0 ? total : std::min<int64_t>(total, static_cast<int64_t>(options.samples));
@@ -435,7 +442,10 @@ int Ppo::int8GreedyAction(std::span<const float> observation)
     return static_cast<int>(d.int8Net->forward(d.single.to(d.device)).logits.argmax(1).item<int64_t>());
 }
 
-std::vector<float> Ppo::parameters() const { return flatParameters(*m_impl->net); }
+std::vector<float> Ppo::parameters() const
+{
+    return flatParameters(*m_impl->net);
+}
 
 void Ppo::save(const std::string& path, const std::string& userData, const std::string& identity) const
 {
@@ -480,8 +490,7 @@ std::string Ppo::load(const std::string& path, const CheckpointCheck& checkIdent
     d.net->load(netArchive);
     d.optimizer->load(optimArchive);
     torch::Tensor scalerState;
-    if (archive.try_read("loss_scaler", scalerState))
-        d.scaler.load_state(scalerState);
+    if (archive.try_read("loss_scaler", scalerState)) d.scaler.load_state(scalerState);
     d.int8Net = nullptr;
     d.int8Refused = false;
     d.envSteps = readInt(archive, "env_steps");

@@ -26,32 +26,32 @@ namespace foxhunt {
 
 /// PPO options; defaults follow SB3's PPO.
 struct PpoOptions {
-    double learningRate = 3e-4;      ///< Adam step size
-    double adamEpsilon = 1e-5;       ///< Adam epsilon (SB3 uses 1e-5 for PPO)
-    int nSteps = 2048;               ///< steps per rollout
-    int batchSize = 64;              ///< minibatch size
-    int nEpochs = 10;                ///< passes over the rollout per update
-    double gamma = 0.99;             ///< discount
-    double gaeLambda = 0.95;         ///< GAE lambda
-    double clipRange = 0.2;          ///< policy ratio clip
-    double clipRangeVf = 0.0;        ///< value clip around the old values (<= 0 disables)
-    bool normalizeAdvantage = true;  ///< standardise advantages per minibatch
-    double entCoef = 0.0;            ///< entropy bonus weight
-    double vfCoef = 0.5;             ///< value loss weight
-    double maxGradNorm = 0.5;        ///< global-norm clip (<= 0 disables)
-    double targetKl = 0.0;           ///< early-stop threshold (<= 0 disables)
-    std::vector<int> hidden{64, 64}; ///< trunk widths (tanh)
-    bool sharedNetwork = false;      ///< one trunk for policy and value
-    std::uint64_t seed = 0;          ///< seeds weights, action sampling and shuffling
+    double learningRate = 3e-4;                             ///< Adam step size
+    double adamEpsilon = 1e-5;                              ///< Adam epsilon (SB3 uses 1e-5 for PPO)
+    int nSteps = 2048;                                      ///< steps per rollout
+    int batchSize = 64;                                     ///< minibatch size
+    int nEpochs = 10;                                       ///< passes over the rollout per update
+    double gamma = 0.99;                                    ///< discount
+    double gaeLambda = 0.95;                                ///< GAE lambda
+    double clipRange = 0.2;                                 ///< policy ratio clip
+    double clipRangeVf = 0.0;                               ///< value clip around the old values (<= 0 disables)
+    bool normalizeAdvantage = true;                         ///< standardise advantages per minibatch
+    double entCoef = 0.0;                                   ///< entropy bonus weight
+    double vfCoef = 0.5;                                    ///< value loss weight
+    double maxGradNorm = 0.5;                               ///< global-norm clip (<= 0 disables)
+    double targetKl = 0.0;                                  ///< early-stop threshold (<= 0 disables)
+    std::vector<int> hidden{64, 64};                        ///< trunk widths (tanh)
+    bool sharedNetwork = false;                             ///< one trunk for policy and value
+    std::uint64_t seed = 0;                                 ///< seeds weights, action sampling and shuffling
     models::precision::MixedPrecisionConfig mixedPrecision; ///< AMP (default: FP32); validated for `device`
-    std::string device = "cpu";      ///< "cpu" or "cuda:N": network, optimizer and minibatches live there
+    std::string device = "cpu"; ///< "cpu" or "cuda:N": network, optimizer and minibatches live there
 };
 
 /// A sampled action with what PPO stores about it.
 struct PpoAction {
-    int action = 0;        ///< sampled action
-    float value = 0.0f;    ///< V(s)
-    float logProb = 0.0f;  ///< log pi(action | s)
+    int action = 0;       ///< sampled action
+    float value = 0.0f;   ///< V(s)
+    float logProb = 0.0f; ///< log pi(action | s)
 };
 
 /// Statistics of one update (means over the minibatches that ran).
@@ -64,13 +64,13 @@ struct PpoUpdateStats {
     double explainedVariance = 0.0; ///< 1 - Var(returns - values) / Var(returns)
     double gradNorm = 0.0;          ///< last minibatch's global norm before clipping (float64)
     double learningRate = 0.0;
-    int epochs = 0;                 ///< epochs completed (fewer on early stop)
-    bool earlyStopped = false;      ///< KL exceeded 1.5 x targetKl
-    double stepTimeMs = 0.0;        ///< wall time of the update
-    long long envSteps = 0;         ///< environment steps so far
-    double lossScale = 1.0;         ///< loss scale after the update (1 without loss scaling)
-    long long skippedSteps = 0;     ///< optimizer steps skipped for inf/NaN gradients so far
-    double allreduceMs = 0.0;       ///< DD-PPO: time waiting for gradient all-reduces in this update
+    int epochs = 0;             ///< epochs completed (fewer on early stop)
+    bool earlyStopped = false;  ///< KL exceeded 1.5 x targetKl
+    double stepTimeMs = 0.0;    ///< wall time of the update
+    long long envSteps = 0;     ///< environment steps so far
+    double lossScale = 1.0;     ///< loss scale after the update (1 without loss scaling)
+    long long skippedSteps = 0; ///< optimizer steps skipped for inf/NaN gradients so far
+    double allreduceMs = 0.0;   ///< DD-PPO: time waiting for gradient all-reduces in this update
 };
 
 /// The PPO agent (one environment).

@@ -12,18 +12,15 @@ namespace foxhunt {
 
 SumTree::SumTree(std::size_t capacity) : m_capacity(capacity), m_leaves(1)
 {
-    if (capacity == 0)
-        throw std::invalid_argument("sum_tree: capacity must be positive");
-    while (m_leaves < capacity)
-        m_leaves *= 2;
+    if (capacity == 0) throw std::invalid_argument("sum_tree: capacity must be positive");
+    while (m_leaves < capacity) m_leaves *= 2;
     m_sum.assign(2 * m_leaves, 0.0);
     m_min.assign(2 * m_leaves, std::numeric_limits<double>::infinity());
 }
 
 void SumTree::set(std::size_t i, double value)
 {
-    if (i >= m_capacity || !(value >= 0.0))
-        throw std::invalid_argument("sum_tree: bad leaf or negative value");
+    if (i >= m_capacity || !(value >= 0.0)) throw std::invalid_argument("sum_tree: bad leaf or negative value");
     std::size_t node = m_leaves + i;
     m_sum[node] = value;
     m_min[node] = value;
@@ -72,8 +69,7 @@ void PrioritizedReplayBuffer::add(std::span<const float> observation, int action
 
 void PrioritizedReplayBuffer::sample(std::mt19937_64& rng, double beta, ReplayBatch& batch) const
 {
-    if (size() == 0)
-        throw std::logic_error("prioritized_replay: sample() on an empty buffer");
+    if (size() == 0) throw std::logic_error("prioritized_replay: sample() on an empty buffer");
     const std::size_t n = batch.indices.size();
     const double total = m_tree.total();
     const double segment = total / static_cast<double>(n);
@@ -82,8 +78,7 @@ void PrioritizedReplayBuffer::sample(std::mt19937_64& rng, double beta, ReplayBa
     for (std::size_t b = 0; b < n; ++b) {
         const double mass = std::min((static_cast<double>(b) + uniform01(rng)) * segment, std::nextafter(total, 0.0));
         std::size_t i = m_tree.find(mass);
-        if (i >= size())
-            i = size() - 1;
+        if (i >= size()) i = size() - 1;
         batch.indices[b] = i;
         const double p = m_tree.get(i) / total;
         batch.weights[b] = static_cast<float>(std::pow(count * p, -beta) / maxWeight);
@@ -108,8 +103,7 @@ void PrioritizedReplayBuffer::restorePriorities(const std::vector<double>& leave
         throw std::invalid_argument("prioritized_replay: restored priorities do not match the capacity");
     for (std::size_t i = 0; i < leaves.size(); ++i) {
         // Empty slots stay out of the minimum (a real priority is never 0).
-        if (leaves[i] > 0.0)
-            m_tree.set(i, leaves[i]);
+        if (leaves[i] > 0.0) m_tree.set(i, leaves[i]);
     }
     m_maxPriority = maxPriority;
 }

@@ -45,7 +45,7 @@ private:
 
 /// Options of the prioritized buffer.
 struct PrioritizedReplayOptions {
-    double alpha = 0.6;   ///< priority exponent (0 = uniform)
+    double alpha = 0.6;    ///< priority exponent (0 = uniform)
     double epsilon = 1e-6; ///< added to |td| so no transition starves
 };
 

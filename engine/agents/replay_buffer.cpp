@@ -40,10 +40,11 @@ void ReplayBuffer::add(std::span<const float> observation, int action, float rew
 {
     const std::size_t o = m_storage.observationSize;
     if (observation.size() != o || nextObservation.size() != o)
-        throw std::invalid_argument("replay_buffer: observation has " + std::to_string(observation.size())
-                                    + " values, expected " + std::to_string(o));
+        throw std::invalid_argument("replay_buffer: observation has " + std::to_string(observation.size()) +
+                                    " values, expected " + std::to_string(o));
     const std::size_t slot = m_storage.next;
-    std::copy(observation.begin(), observation.end(), m_storage.observations.begin() + static_cast<std::ptrdiff_t>(slot * o));
+    std::copy(observation.begin(), observation.end(),
+              m_storage.observations.begin() + static_cast<std::ptrdiff_t>(slot * o));
     std::copy(nextObservation.begin(), nextObservation.end(),
               m_storage.nextObservations.begin() + static_cast<std::ptrdiff_t>(slot * o));
     m_storage.actions[slot] = action;
@@ -56,10 +57,8 @@ void ReplayBuffer::add(std::span<const float> observation, int action, float rew
 
 void ReplayBuffer::sample(std::mt19937_64& rng, ReplayBatch& batch) const
 {
-    if (m_storage.size == 0)
-        throw std::logic_error("replay_buffer: sample() on an empty buffer");
-    for (std::size_t& i : batch.indices)
-        i = static_cast<std::size_t>(uniformIndex(rng, m_storage.size));
+    if (m_storage.size == 0) throw std::logic_error("replay_buffer: sample() on an empty buffer");
+    for (std::size_t& i : batch.indices) i = static_cast<std::size_t>(uniformIndex(rng, m_storage.size));
     gather(batch);
 }
 
@@ -81,18 +80,18 @@ void ReplayBuffer::restore(ReplayStorage storage)
 {
     const std::size_t c = storage.capacity;
     const std::size_t o = storage.observationSize;
-    if (c != m_storage.capacity || o != m_storage.observationSize || storage.observations.size() != c * o
-        || storage.nextObservations.size() != c * o || storage.actions.size() != c || storage.rewards.size() != c
-        || storage.terminated.size() != c || storage.discounts.size() != c || storage.size > c || storage.next >= c)
-        throw std::invalid_argument("replay_buffer: restored storage does not match capacity "
-                                    + std::to_string(m_storage.capacity) + " x " + std::to_string(m_storage.observationSize));
+    if (c != m_storage.capacity || o != m_storage.observationSize || storage.observations.size() != c * o ||
+        storage.nextObservations.size() != c * o || storage.actions.size() != c || storage.rewards.size() != c ||
+        storage.terminated.size() != c || storage.discounts.size() != c || storage.size > c || storage.next >= c)
+        throw std::invalid_argument("replay_buffer: restored storage does not match capacity " +
+                                    std::to_string(m_storage.capacity) + " x " +
+                                    std::to_string(m_storage.observationSize));
     m_storage = std::move(storage);
 }
 
 NStepAccumulator::NStepAccumulator(int n, double gamma) : m_n(n), m_gamma(gamma)
 {
-    if (n < 1)
-        throw std::invalid_argument("replay_buffer: n-step must be at least 1");
+    if (n < 1) throw std::invalid_argument("replay_buffer: n-step must be at least 1");
 }
 
 } // namespace foxhunt

@@ -21,9 +21,9 @@ struct ReplayStorage {
     std::vector<float> observations; ///< [capacity, O]
     std::vector<float> nextObservations;
     std::vector<std::int64_t> actions;
-    std::vector<float> rewards;      ///< n-step discounted reward sums
-    std::vector<float> terminated;   ///< 1 when the episode ended inside the n steps
-    std::vector<float> discounts;    ///< gamma^m for the bootstrap term, m = steps summed
+    std::vector<float> rewards;    ///< n-step discounted reward sums
+    std::vector<float> terminated; ///< 1 when the episode ended inside the n steps
+    std::vector<float> discounts;  ///< gamma^m for the bootstrap term, m = steps summed
 };
 
 /// A sampled batch in host memory, reused between samples.
@@ -34,7 +34,7 @@ struct ReplayBatch {
     std::vector<float> rewards;
     std::vector<float> terminated;
     std::vector<float> discounts;
-    std::vector<float> weights;      ///< importance weights (1 for uniform replay)
+    std::vector<float> weights;       ///< importance weights (1 for uniform replay)
     std::vector<std::size_t> indices; ///< sampled slots
 
     /// Sizes every array for `batch` rows of `observationSize` values.
@@ -126,8 +126,7 @@ void NStepAccumulator::push(std::span<const float> observation, int action, floa
         m_pending.pop_front();
     };
     if (terminated || truncated) {
-        while (!m_pending.empty())
-            emitFront();
+        while (!m_pending.empty()) emitFront();
     } else if (static_cast<int>(m_pending.size()) == m_n) {
         emitFront();
     }

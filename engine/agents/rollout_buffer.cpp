@@ -57,11 +57,10 @@ RolloutBuffer::RolloutBuffer(std::size_t steps, std::size_t observationSize)
 bool RolloutBuffer::add(std::span<const float> observation, int action, float reward, float value, float logProb,
                         bool isTerminated, bool isTruncated, float bootstrapValue)
 {
-    if (m_size >= m_steps)
-        throw std::logic_error("rollout_buffer: add() on a full buffer");
+    if (m_size >= m_steps) throw std::logic_error("rollout_buffer: add() on a full buffer");
     if (observation.size() != m_observationSize)
-        throw std::invalid_argument("rollout_buffer: observation has " + std::to_string(observation.size())
-                                    + " values, expected " + std::to_string(m_observationSize));
+        throw std::invalid_argument("rollout_buffer: observation has " + std::to_string(observation.size()) +
+                                    " values, expected " + std::to_string(m_observationSize));
     std::copy(observation.begin(), observation.end(),
               observations.begin() + static_cast<std::ptrdiff_t>(m_size * m_observationSize));
     actions[m_size] = action;

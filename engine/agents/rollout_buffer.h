@@ -32,8 +32,8 @@ public:
     RolloutBuffer(std::size_t steps, std::size_t observationSize);
 
     /// Appends a step; returns true when the buffer is full.
-    bool add(std::span<const float> observation, int action, float reward, float value, float logProb,
-             bool terminated, bool truncated, float bootstrapValue);
+    bool add(std::span<const float> observation, int action, float reward, float value, float logProb, bool terminated,
+             bool truncated, float bootstrapValue);
     /// Forgets the stored steps.
     void clear() { m_size = 0; }
     /// Steps stored.
@@ -45,7 +45,7 @@ public:
     /// Computes advantages and returns into the buffer.
     void finish(float lastValue, double gamma, double lambda);
 
-    std::vector<float> observations;   ///< [n, O]
+    std::vector<float> observations; ///< [n, O]
     std::vector<std::int64_t> actions;
     std::vector<float> rewards;
     std::vector<float> values;
@@ -53,8 +53,8 @@ public:
     std::vector<std::uint8_t> terminated;
     std::vector<std::uint8_t> truncated;
     std::vector<float> bootstrapValues;
-    std::vector<float> advantages;     ///< filled by finish()
-    std::vector<float> returns;        ///< filled by finish()
+    std::vector<float> advantages; ///< filled by finish()
+    std::vector<float> returns;    ///< filled by finish()
 
 private:
     std::size_t m_steps;

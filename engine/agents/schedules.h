@@ -15,8 +15,7 @@ struct LinearSchedule {
     /// Value at progress in [0, 1] (step / total steps).
     double value(double progress) const
     {
-        if (fraction <= 0.0)
-            return end;
+        if (fraction <= 0.0) return end;
         const double p = std::clamp(progress / fraction, 0.0, 1.0);
         return start + (end - start) * p;
     }

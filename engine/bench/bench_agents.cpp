@@ -21,7 +21,6 @@
 #include <string>
 #include <vector>
 
-
 namespace {
 
 using namespace foxhunt;
@@ -53,8 +52,7 @@ const BenchSeries& benchSeries()
                 b.low = std::min(b.open, b.close);
                 close = b.close;
                 s.bars.push_back(b);
-                for (int f = 0; f < 8; ++f)
-                    s.features.push_back(static_cast<float>(rng() % 1000) / 1000.0f);
+                for (int f = 0; f < 8; ++f) s.features.push_back(static_cast<float>(rng() % 1000) / 1000.0f);
             }
             s.days.push_back({begin, s.bars.size()});
         }
@@ -78,8 +76,7 @@ void BM_EnvStep(benchmark::State& state)
     int action = 0;
     env.reset(episode);
     for (auto _ : state) {
-        if (env.done())
-            env.reset(episode = (episode + 1) % env.episodeCount());
+        if (env.done()) env.reset(episode = (episode + 1) % env.episodeCount());
         action = (action * 7 + 1) % env.actionCount();
         benchmark::DoNotOptimize(env.step(action));
     }
@@ -95,8 +92,7 @@ DqnOptions benchDqnOptions(int batch, bool amp = false)
     o.bufferSize = 10'000;
     o.learningStarts = 1'000'000'000; // fill without learning
     o.seed = 5;
-    if (amp)
-        o.mixedPrecision = models::precision::MixedPrecisionConfig::for_ampere();
+    if (amp) o.mixedPrecision = models::precision::MixedPrecisionConfig::for_ampere();
     return o;
 }
 
@@ -111,11 +107,9 @@ void BM_DqnUpdate(benchmark::State& state)
     Dqn dqn(kBenchObservation, kBenchActions, benchDqnOptions(static_cast<int>(state.range(0))));
     std::mt19937_64 rng(1);
     fillDqn(dqn, rng);
-    for (int i = 0; i < 20; ++i)
-        dqn.update();
+    for (int i = 0; i < 20; ++i) dqn.update();
     double gradNorm = 0.0;
-    for (auto _ : state)
-        gradNorm = dqn.update().gradNorm;
+    for (auto _ : state) gradNorm = dqn.update().gradNorm;
     benchmark::DoNotOptimize(gradNorm);
     state.SetItemsProcessed(state.iterations());
     state.counters["batch"] = static_cast<double>(state.range(0));
@@ -132,16 +126,20 @@ void BM_DqnUpdateBackprop(benchmark::State& state)
     Dqn dqn(kBenchObservation, kBenchActions, o);
     std::mt19937_64 rng(1);
     fillDqn(dqn, rng);
-    for (int i = 0; i < 20; ++i)
-        dqn.update();
+    for (int i = 0; i < 20; ++i) dqn.update();
     double gradNorm = 0.0;
-    for (auto _ : state)
-        gradNorm = dqn.update().gradNorm;
+    for (auto _ : state) gradNorm = dqn.update().gradNorm;
     benchmark::DoNotOptimize(gradNorm);
     state.SetItemsProcessed(state.iterations());
     state.SetLabel(state.range(1) != 0 ? "hand-written" : "autograd");
 }
-BENCHMARK(BM_DqnUpdateBackprop)->Args({32, 1})->Args({32, 0})->Args({256, 1})->Args({256, 0})->UseRealTime()->MinTime(0.5);
+BENCHMARK(BM_DqnUpdateBackprop)
+    ->Args({32, 1})
+    ->Args({32, 0})
+    ->Args({256, 1})
+    ->Args({256, 0})
+    ->UseRealTime()
+    ->MinTime(0.5);
 
 // The same update with 1 or 2 intra-op (and OpenBLAS) threads: args batch, threads.
 void BM_DqnUpdateThreads(benchmark::State& state)
@@ -150,18 +148,22 @@ void BM_DqnUpdateThreads(benchmark::State& state)
     Dqn dqn(kBenchObservation, kBenchActions, benchDqnOptions(static_cast<int>(state.range(0))));
     std::mt19937_64 rng(1);
     fillDqn(dqn, rng);
-    for (int i = 0; i < 20; ++i)
-        dqn.update();
+    for (int i = 0; i < 20; ++i) dqn.update();
     double gradNorm = 0.0;
-    for (auto _ : state)
-        gradNorm = dqn.update().gradNorm;
+    for (auto _ : state) gradNorm = dqn.update().gradNorm;
     benchmark::DoNotOptimize(gradNorm);
     models::setThreads(1);
     state.SetItemsProcessed(state.iterations());
     state.counters["batch"] = static_cast<double>(state.range(0));
     state.counters["threads"] = static_cast<double>(state.range(1));
 }
-BENCHMARK(BM_DqnUpdateThreads)->Args({32, 1})->Args({32, 2})->Args({256, 1})->Args({256, 2})->UseRealTime()->MinTime(0.5);
+BENCHMARK(BM_DqnUpdateThreads)
+    ->Args({32, 1})
+    ->Args({32, 2})
+    ->Args({256, 1})
+    ->Args({256, 2})
+    ->UseRealTime()
+    ->MinTime(0.5);
 
 // BF16 autocast (float64 loss) against FP32: args batch, amp.
 void BM_DqnUpdateAmp(benchmark::State& state)
@@ -171,11 +173,9 @@ void BM_DqnUpdateAmp(benchmark::State& state)
     Dqn dqn(kBenchObservation, kBenchActions, benchDqnOptions(static_cast<int>(state.range(0)), amp));
     std::mt19937_64 rng(1);
     fillDqn(dqn, rng);
-    for (int i = 0; i < 20; ++i)
-        dqn.update();
+    for (int i = 0; i < 20; ++i) dqn.update();
     double loss = 0.0;
-    for (auto _ : state)
-        loss = dqn.update().loss;
+    for (auto _ : state) loss = dqn.update().loss;
     benchmark::DoNotOptimize(loss);
     state.SetItemsProcessed(state.iterations());
     state.SetLabel(amp ? "bf16 autocast" : "fp32");
@@ -187,11 +187,9 @@ PpoOptions benchPpoOptions(bool amp)
     PpoOptions o;
     o.hidden = {64, 64};
     o.seed = 6;
-    if (amp)
-        o.mixedPrecision = models::precision::MixedPrecisionConfig::for_ampere();
+    if (amp) o.mixedPrecision = models::precision::MixedPrecisionConfig::for_ampere();
     return o;
 }
-
 
 // One PPO update (2048 steps x 10 epochs x 64 minibatch), BF16 autocast or FP32: arg amp.
 void BM_PpoUpdateAmp(benchmark::State& state)
@@ -224,8 +222,7 @@ void BM_AgentInt8Latency(benchmark::State& state)
     std::mt19937_64 rng(3);
     const std::vector<float> obs = randomObservation(rng);
     const auto decide = [&] {
-        if (ppoAgent)
-            return int8 ? ppo.int8GreedyAction(obs) : ppo.greedyAction(obs);
+        if (ppoAgent) return int8 ? ppo.int8GreedyAction(obs) : ppo.greedyAction(obs);
         return int8 ? dqn.int8GreedyAction(obs) : dqn.greedyAction(obs);
     };
     decide(); // builds the INT8 copy outside the timed loop
@@ -235,7 +232,8 @@ void BM_AgentInt8Latency(benchmark::State& state)
         const auto start = std::chrono::steady_clock::now();
         benchmark::DoNotOptimize(decide());
         if (micros.size() < micros.capacity())
-            micros.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
+            micros.push_back(
+                std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
     }
     std::sort(micros.begin(), micros.end());
     if (!micros.empty()) {
@@ -284,7 +282,8 @@ void BM_InferenceLatency(benchmark::State& state)
         const auto start = std::chrono::steady_clock::now();
         benchmark::DoNotOptimize(ppoAgent ? ppo.greedyAction(obs) : dqn.greedyAction(obs));
         if (micros.size() < micros.capacity())
-            micros.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
+            micros.push_back(
+                std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
     }
     std::sort(micros.begin(), micros.end());
     if (!micros.empty()) {

@@ -23,7 +23,10 @@ constexpr std::int64_t kDbnRecords = 2'000'000;
 constexpr std::int64_t kStartUtc = 1'609'718'400'000'000'000;
 
 // Price path on the tick grid, deterministic and cheap.
-std::int64_t pricePath(std::int64_t i) { return 4000 * kPriceScale + ((i * 7919) % 801 - 400) * kEsTick; }
+std::int64_t pricePath(std::int64_t i)
+{
+    return 4000 * kPriceScale + ((i * 7919) % 801 - 400) * kEsTick;
+}
 
 // 1-minute bars over ~2 years of New York wall time, DST changes included.
 const std::string& csvText()
@@ -44,15 +47,16 @@ const std::string& csvText()
             const std::int64_t h = std::max(o, c) + kEsTick, l = std::min(o, c) - 2 * kEsTick;
             auto pts = [](std::int64_t fixed, char* buf) {
                 const std::int64_t cents = fixed / (kPriceScale / 100);
-                std::snprintf(buf, 24, "%lld.%02lld", static_cast<long long>(cents / 100), static_cast<long long>(cents % 100));
+                std::snprintf(buf, 24, "%lld.%02lld", static_cast<long long>(cents / 100),
+                              static_cast<long long>(cents % 100));
             };
             char po[24], ph[24], pl[24], pc[24];
             pts(o, po);
             pts(h, ph);
             pts(l, pl);
             pts(c, pc);
-            const int n = std::snprintf(line, sizeof line, "%04d-%02u-%02u %02lld:%02lld:%02lld,%s,%s,%s,%s,%lld\n", y, m, d,
-                                        static_cast<long long>(sec / 3600), static_cast<long long>(sec / 60 % 60),
+            const int n = std::snprintf(line, sizeof line, "%04d-%02u-%02u %02lld:%02lld:%02lld,%s,%s,%s,%s,%lld\n", y,
+                                        m, d, static_cast<long long>(sec / 3600), static_cast<long long>(sec / 60 % 60),
                                         static_cast<long long>(sec % 60), po, ph, pl, pc,
                                         static_cast<long long>(100 + i % 977));
             out.append(line, std::size_t(n));
@@ -173,4 +177,3 @@ void BM_ValidateBars(benchmark::State& state)
 BENCHMARK(BM_ValidateBars)->Unit(benchmark::kMillisecond);
 
 } // namespace
-

@@ -109,7 +109,10 @@ void mamba2TrainSteps(benchmark::State& state, mm::Mamba2Forecaster model, int64
     setSizeCounters(state, *model);
 }
 
-void BM_Mamba2TrainStep(benchmark::State& state) { mamba2TrainSteps(state, seedMamba(), 8, 60); }
+void BM_Mamba2TrainStep(benchmark::State& state)
+{
+    mamba2TrainSteps(state, seedMamba(), 8, 60);
+}
 BENCHMARK(BM_Mamba2TrainStep)->Unit(benchmark::kMillisecond)->Iterations(5);
 
 // The session's default model, batch and window (ForecasterConfig, ForecastWindowing).
@@ -132,7 +135,9 @@ void timedIterations(benchmark::State& state, Call&& call)
         ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     }
     std::sort(ms.begin(), ms.end());
-    auto at = [&ms](double q) { return ms.empty() ? 0.0 : ms[static_cast<std::size_t>(q * static_cast<double>(ms.size() - 1))]; };
+    auto at = [&ms](double q) {
+        return ms.empty() ? 0.0 : ms[static_cast<std::size_t>(q * static_cast<double>(ms.size() - 1))];
+    };
     state.counters["p50_ms"] = at(0.50);
     state.counters["p95_ms"] = at(0.95);
     state.counters["p99_ms"] = at(0.99);
@@ -190,7 +195,10 @@ void tftTrainSteps(benchmark::State& state, mt::TemporalFusionTransformer model,
 }
 
 // Seed sizes: batch 32, 100 bars, hidden 32.
-void BM_TftTrainStep(benchmark::State& state) { tftTrainSteps(state, seedTft(), 32, 100); }
+void BM_TftTrainStep(benchmark::State& state)
+{
+    tftTrainSteps(state, seedTft(), 32, 100);
+}
 BENCHMARK(BM_TftTrainStep)->Unit(benchmark::kMillisecond)->Iterations(5);
 
 // The session's default model, batch and window (ForecasterConfig, ForecastWindowing).
@@ -235,8 +243,19 @@ void BM_SsdScan(benchmark::State& state)
     }
     state.SetItemsProcessed(state.iterations() * 2 * length);
 }
-BENCHMARK_TEMPLATE(BM_SsdScan, true)->Name("BM_SsdChunked")->Arg(60)->Arg(256)->Arg(1024)->Unit(benchmark::kMillisecond)->MinTime(0.2);
-BENCHMARK_TEMPLATE(BM_SsdScan, false)->Name("BM_SsdSequential")->Arg(60)->Arg(256)->Arg(1024)->Unit(benchmark::kMillisecond)->MinTime(0.2);
+BENCHMARK_TEMPLATE(BM_SsdScan, true)
+    ->Name("BM_SsdChunked")
+    ->Arg(60)
+    ->Arg(256)
+    ->Arg(1024)
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(0.2);
+BENCHMARK_TEMPLATE(BM_SsdScan, false)
+    ->Name("BM_SsdSequential")
+    ->Arg(60)
+    ->Arg(256)
+    ->Arg(1024)
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(0.2);
 
 } // namespace
-

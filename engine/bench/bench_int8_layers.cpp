@@ -192,8 +192,8 @@ void BM_Int8Forecaster(benchmark::State& state)
     const double err = backend == kFp32 ? 0.0 : relativeError(forward(x, k), reference);
     for (auto _ : state) benchmark::DoNotOptimize(forward(x, k));
     state.SetItemsProcessed(state.iterations() * batch);
-    state.SetLabel(std::string(state.range(0) == 0 ? "mamba2" : "tft") + (state.range(1) == 0 ? " session" : " bench")
-                   + " " + backendName(backend));
+    state.SetLabel(std::string(state.range(0) == 0 ? "mamba2" : "tft") + (state.range(1) == 0 ? " session" : " bench") +
+                   " " + backendName(backend));
     state.counters["rel_err"] = err;
 }
 BENCHMARK(BM_Int8Forecaster)

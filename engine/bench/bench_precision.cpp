@@ -50,7 +50,8 @@ Net makeNet(int64_t model, bool int8)
     torch::manual_seed(0);
     Net n;
     if (model == 0) {
-        mm::Mamba2Forecaster m(mm::Mamba2ForecasterOptions(kFeatures, kHorizon, 3).known_features(kKnown).d_model(128).head_dim(32));
+        mm::Mamba2Forecaster m(
+            mm::Mamba2ForecasterOptions(kFeatures, kHorizon, 3).known_features(kKnown).d_model(128).head_dim(32));
         n.module = m.ptr();
         n.forward = [m](const torch::Tensor& x, const torch::Tensor& k) mutable { return m->forward(x, k); };
         if (int8) {
@@ -232,12 +233,21 @@ void BM_Int8RefreshDefaultSizes(benchmark::State& state)
     auto widths = [](const std::vector<int>& v) { return std::vector<int64_t>(v.begin(), v.end()); };
     std::function<mp::QuantizeReport()> refresh;
     if (state.range(0) == 0) {
-        foxhunt::models::QNetwork n(foxhunt::models::QNetworkOptions(obs, actions).hidden(widths(d.dqn.hidden)).dueling(d.dqn.dueling));
-        refresh = [n] { mp::QuantizeReport r; mp::quantize_for_inference(n, {}, &r); return r; };
+        foxhunt::models::QNetwork n(
+            foxhunt::models::QNetworkOptions(obs, actions).hidden(widths(d.dqn.hidden)).dueling(d.dqn.dueling));
+        refresh = [n] {
+            mp::QuantizeReport r;
+            mp::quantize_for_inference(n, {}, &r);
+            return r;
+        };
     } else if (state.range(0) == 1) {
         foxhunt::models::ActorCritic n(
             foxhunt::models::ActorCriticOptions(obs, actions).hidden(widths(d.ppo.hidden)).shared(d.ppo.sharedNetwork));
-        refresh = [n] { mp::QuantizeReport r; mp::quantize_for_inference(n, {}, &r); return r; };
+        refresh = [n] {
+            mp::QuantizeReport r;
+            mp::quantize_for_inference(n, {}, &r);
+            return r;
+        };
     } else if (state.range(0) == 2) {
         const foxhunt::ForecasterConfig& c = d.mamba2;
         mm::Mamba2Forecaster n(mm::Mamba2ForecasterOptions(observed + known, static_cast<int64_t>(c.windowing.horizon),
@@ -251,10 +261,15 @@ void BM_Int8RefreshDefaultSizes(benchmark::State& state)
                                    .ngroups(c.ngroups)
                                    .chunk_size(c.chunkSize));
         n->eval();
-        refresh = [n] { mp::QuantizeReport r; mp::quantize_for_inference(n, {}, &r); return r; };
+        refresh = [n] {
+            mp::QuantizeReport r;
+            mp::quantize_for_inference(n, {}, &r);
+            return r;
+        };
     } else {
         const foxhunt::ForecasterConfig& c = d.tft;
-        mt::TemporalFusionTransformer n(mt::TftOptions(observed + known, known, static_cast<int64_t>(c.windowing.horizon),
+        mt::TemporalFusionTransformer n(mt::TftOptions(observed + known, known,
+                                                       static_cast<int64_t>(c.windowing.horizon),
                                                        static_cast<int64_t>(c.quantiles.size()))
                                             .hidden_size(c.hiddenSize)
                                             .embedding_size(c.embeddingSize)
@@ -262,7 +277,11 @@ void BM_Int8RefreshDefaultSizes(benchmark::State& state)
                                             .lstm_layers(c.lstmLayers)
                                             .dropout(c.dropout));
         n->eval();
-        refresh = [n] { mp::QuantizeReport r; mp::quantize_for_inference(n, {}, &r); return r; };
+        refresh = [n] {
+            mp::QuantizeReport r;
+            mp::quantize_for_inference(n, {}, &r);
+            return r;
+        };
     }
     mp::QuantizeReport report;
     for (auto _ : state) report = refresh();

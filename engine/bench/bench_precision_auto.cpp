@@ -76,7 +76,8 @@ void BM_PrecisionAuto(benchmark::State& state)
             const ForecastData data = cyclicSeries(1600, so);
             const IndexRange train{c.windowing.pastLength, 1200};
             const IndexRange validation{1200, 1600 - c.windowing.horizon};
-            amp = foxhunt::detail::chooseAmp(cpuCapabilities(), foxhunt::detail::forecasterSteps(c, data, train, validation));
+            amp = foxhunt::detail::chooseAmp(cpuCapabilities(),
+                                             foxhunt::detail::forecasterSteps(c, data, train, validation));
             ForecasterTrainer t(c, data, train, validation);
             for (int i = 0; i < 3; ++i) t.trainStep();
             Int8EvaluationOptions o;
@@ -100,7 +101,8 @@ void BM_PrecisionAuto(benchmark::State& state)
             o.serving = serving;
             if (model == kDqn) {
                 DqnOptions d = defaults.dqn;
-                amp = foxhunt::detail::chooseAmp(cpuCapabilities(), foxhunt::detail::dqnUpdateSteps(kObservation, kActions, d));
+                amp = foxhunt::detail::chooseAmp(cpuCapabilities(),
+                                                 foxhunt::detail::dqnUpdateSteps(kObservation, kActions, d));
                 d.bufferSize = 4096;
                 d.learningStarts = 1'000'000'000;
                 Dqn agent(kObservation, kActions, d);
@@ -109,7 +111,8 @@ void BM_PrecisionAuto(benchmark::State& state)
                 e = agent.evaluateInt8(o);
             } else {
                 PpoOptions p = defaults.ppo;
-                amp = foxhunt::detail::chooseAmp(cpuCapabilities(), foxhunt::detail::ppoUpdateSteps(kObservation, kActions, p));
+                amp = foxhunt::detail::chooseAmp(cpuCapabilities(),
+                                                 foxhunt::detail::ppoUpdateSteps(kObservation, kActions, p));
                 Ppo agent(kObservation, kActions, p);
                 std::vector<float> rows;
                 for (int i = 0; i < 1024; ++i) {

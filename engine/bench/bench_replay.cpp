@@ -102,4 +102,3 @@ void BM_ComputeFeatureMatrix(benchmark::State& state)
 BENCHMARK(BM_ComputeFeatureMatrix)->Unit(benchmark::kMillisecond)->MinTime(0.5);
 
 } // namespace
-

@@ -23,7 +23,7 @@ using namespace foxhunt;
 
 constexpr int kSteps = 25'000;
 const char* kModels[] = {"dqn", "ppo", "mamba2", "tft"};
-const char* kMetrics[] = {"loss", "loss_scale", "grad_norm", "latency_ms", "param_bytes",
+const char* kMetrics[] = {"loss",       "loss_scale",      "grad_norm",        "latency_ms",    "param_bytes",
                           "grad_bytes", "optimizer_bytes", "activation_bytes", "learning_rate", "skipped_steps"};
 
 /// The store with the one-million-sample run, built once per process.
@@ -49,7 +49,8 @@ private:
         const char* keep = std::getenv("FOXHUNT_BENCH_REPORT_DB");
         m_keep = keep && *keep;
         m_path = m_keep ? std::string(keep)
-                        : (std::filesystem::temp_directory_path() / ("foxhunt-bench-report-" + std::to_string(::getpid()) + ".db"))
+                        : (std::filesystem::temp_directory_path() /
+                           ("foxhunt-bench-report-" + std::to_string(::getpid()) + ".db"))
                               .string();
         for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(m_path + suffix);
         BarStore store(m_path);
@@ -61,8 +62,9 @@ private:
         for (const char* model : kModels)
             for (const char* metric : kMetrics) {
                 for (std::int64_t step = 1; step <= kSteps; ++step)
-                    batch.push_back({model, metric, step, 1'700'000'000'000'000'000 + step * 1'000'000,
-                                     1.0 / std::sqrt(static_cast<double>(step)) + 1e-3 * static_cast<double>(step % 97)});
+                    batch.push_back(
+                        {model, metric, step, 1'700'000'000'000'000'000 + step * 1'000'000,
+                         1.0 / std::sqrt(static_cast<double>(step)) + 1e-3 * static_cast<double>(step % 97)});
                 if (batch.size() >= 100'000) {
                     runs.appendMetrics(m_run, batch);
                     m_samples += static_cast<std::int64_t>(batch.size());

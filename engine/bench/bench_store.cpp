@@ -12,7 +12,6 @@
 #include <atomic>
 #include <filesystem>
 
-
 namespace {
 
 using namespace foxhunt;

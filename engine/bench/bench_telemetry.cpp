@@ -37,8 +37,8 @@ std::int64_t createBenchRun(RunStore& runs)
 }
 
 // The metrics a session emits per forecaster step (see COMMON.md's shared contract).
-constexpr const char* kStepMetrics[] = {"loss",          "grad_norm",  "learning_rate", "step_ms",     "loss_scale",
-                                        "skipped_steps", "forecast_q10", "forecast_q50", "forecast_q90", "realised"};
+constexpr const char* kStepMetrics[] = {"loss",          "grad_norm",    "learning_rate", "step_ms",      "loss_scale",
+                                        "skipped_steps", "forecast_q10", "forecast_q50",  "forecast_q90", "realised"};
 constexpr std::size_t kStepMetricCount = std::size(kStepMetrics);
 
 // Samples of `steps` steps of four models, interleaved as a session's ticks produce them.
@@ -131,9 +131,9 @@ ForecasterTrainer seedTrainer(ForecasterKind kind)
 void BM_TelemetryOverhead(benchmark::State& state)
 {
     models::setThreads(1);
-    models::installCountingCpuAllocator();  // as a session does
+    models::installCountingCpuAllocator(); // as a session does
     ForecasterTrainer trainer = seedTrainer(ForecasterKind::Tft);
-    trainer.trainStep();  // first-use allocations stay out of the measurement
+    trainer.trainStep(); // first-use allocations stay out of the measurement
     ScratchDb db;
     BarStore store(db.path());
     RunStore runs(store);
@@ -147,13 +147,21 @@ void BM_TelemetryOverhead(benchmark::State& state)
         const auto t0 = Clock::now();
         const ForecastStepStats st = trainer.trainStep();
         const auto t1 = Clock::now();
-        const double values[kStepMetricCount] = {st.loss, st.gradNorm, st.learningRate, st.stepSeconds * 1e3,
-                                                  st.lossScale, static_cast<double>(st.skippedSteps),
-                                                  -1e-3, 0.0, 1e-3, 2e-4};
+        const double values[kStepMetricCount] = {st.loss,
+                                                 st.gradNorm,
+                                                 st.learningRate,
+                                                 st.stepSeconds * 1e3,
+                                                 st.lossScale,
+                                                 static_cast<double>(st.skippedSteps),
+                                                 -1e-3,
+                                                 0.0,
+                                                 1e-3,
+                                                 2e-4};
         MetricBatch tick;
         tick.reserve(kStepMetricCount);
         const std::int64_t now = wallClockNs();
-        for (std::size_t i = 0; i < kStepMetricCount; ++i) tick.push_back({"tft", kStepMetrics[i], st.step, now, values[i]});
+        for (std::size_t i = 0; i < kStepMetricCount; ++i)
+            tick.push_back({"tft", kStepMetrics[i], st.step, now, values[i]});
         storeBatch.insert(storeBatch.end(), tick.begin(), tick.end());
         staging.append(std::move(tick));
         if (std::chrono::duration<double>(Clock::now() - lastFlush).count() >= flushSeconds) {
@@ -164,13 +172,14 @@ void BM_TelemetryOverhead(benchmark::State& state)
         const auto t2 = Clock::now();
         train += t1 - t0;
         telemetry += t2 - t1;
-        staging.drain(drained);  // the UI thread's work, not the training thread's
+        staging.drain(drained); // the UI thread's work, not the training thread's
     }
     const auto t3 = Clock::now();
-    runs.appendMetrics(runId, storeBatch);  // the last partial batch belongs to these steps too
+    runs.appendMetrics(runId, storeBatch); // the last partial batch belongs to these steps too
     telemetry += Clock::now() - t3;
     const double trainNs = static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(train).count());
-    const double telemetryNs = static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(telemetry).count());
+    const double telemetryNs = static_cast<double>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(telemetry).count());
     const double steps = static_cast<double>(state.iterations());
     state.SetItemsProcessed(state.iterations());
     state.counters["overhead_pct"] = 100.0 * telemetryNs / trainNs;

@@ -16,12 +16,12 @@ namespace foxhunt {
 
 /// How cyclicSeries() draws its series; the defaults are the forecaster tests' series.
 struct CyclicSeriesOptions {
-    std::size_t period = 30;      ///< bars per cycle
-    double autoregression = 0.4;  ///< weight of the previous return in the next one
-    double amplitude = 8e-4;      ///< the cycle's share of a return: amplitude * sin(phase)
-    double noise = 1e-3;          ///< standard deviation of the Gaussian noise in a return
-    std::uint64_t seed = 5;       ///< seed of the noise (std::mt19937_64)
-    int scaledReturns = 0;        ///< observed features: 0 gives {r, |r|}; n > 0 gives {r, 2r, ..., n r}
+    std::size_t period = 30;                    ///< bars per cycle
+    double autoregression = 0.4;                ///< weight of the previous return in the next one
+    double amplitude = 8e-4;                    ///< the cycle's share of a return: amplitude * sin(phase)
+    double noise = 1e-3;                        ///< standard deviation of the Gaussian noise in a return
+    std::uint64_t seed = 5;                     ///< seed of the noise (std::mt19937_64)
+    int scaledReturns = 0;                      ///< observed features: 0 gives {r, |r|}; n > 0 gives {r, 2r, ..., n r}
     std::vector<float> staticFeatures = {1.0f}; ///< the series' static features
 };
 

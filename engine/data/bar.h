@@ -38,8 +38,8 @@ inline constexpr std::uint64_t kMaxBarVolume = static_cast<std::uint64_t>(INT64_
 
 /// One OHLCV bar in Databento's convention: converted once, at the reader.
 struct Bar {
-    std::int64_t tsEvent = 0;       ///< bar start, UNIX nanoseconds, UTC
-    std::int64_t open = 0;          ///< prices: int64 fixed point, 1e-9 units
+    std::int64_t tsEvent = 0; ///< bar start, UNIX nanoseconds, UTC
+    std::int64_t open = 0;    ///< prices: int64 fixed point, 1e-9 units
     std::int64_t high = 0;
     std::int64_t low = 0;
     std::int64_t close = 0;
@@ -50,7 +50,10 @@ struct Bar {
 };
 
 /// Fixed-point price to index points.
-constexpr double toPoints(std::int64_t fixed) { return static_cast<double>(fixed) / 1e9; }
+constexpr double toPoints(std::int64_t fixed)
+{
+    return static_cast<double>(fixed) / 1e9;
+}
 /// Index points to fixed point, rounded to the nearest 1e-9.
 constexpr std::int64_t fromPoints(double points)
 {

@@ -11,8 +11,8 @@ namespace foxhunt {
 
 /// One exchange holiday: its (observed) date and its name.
 struct CmeHoliday {
-    std::int64_t day = 0;     ///< days since 1970-01-01 of the observed date
-    std::string_view name;    ///< "Good Friday", "Thanksgiving Day", ...
+    std::int64_t day = 0;  ///< days since 1970-01-01 of the observed date
+    std::string_view name; ///< "Good Friday", "Thanksgiving Day", ...
 };
 
 /// CME equity holidays of a year, in date order: New Year's Day, Martin Luther King Jr.

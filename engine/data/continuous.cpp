@@ -48,9 +48,9 @@ int yearOf(std::int64_t utcNs)
 
 struct Contract {
     std::string symbol;
-    int key = 0;                          // expiry key; 0 when the symbol is not a contract code
-    std::vector<std::int64_t> ts;         // bar times, increasing
-    std::vector<std::int64_t> close;      // close at each of them
+    int key = 0;                     // expiry key; 0 when the symbol is not a contract code
+    std::vector<std::int64_t> ts;    // bar times, increasing
+    std::vector<std::int64_t> close; // close at each of them
 };
 
 // Close of `contract` at exactly `ts`, if it has a bar there.
@@ -75,7 +75,10 @@ std::int64_t priceGap(const Contract& from, const Contract& to, std::int64_t rol
 
 } // namespace
 
-int ContractCode::expiryKey() const { return year * 12 + monthIndex(month); }
+int ContractCode::expiryKey() const
+{
+    return year * 12 + monthIndex(month);
+}
 
 bool isSpreadSymbol(std::string_view symbol)
 {
@@ -115,8 +118,7 @@ std::optional<ContractCode> parseContractCode(std::string_view symbol, int refer
     return code;
 }
 
-ContinuousSeries buildContinuous(const std::vector<Bar>& input,
-                                 const std::map<std::uint32_t, std::string>& symbols,
+ContinuousSeries buildContinuous(const std::vector<Bar>& input, const std::map<std::uint32_t, std::string>& symbols,
                                  const ContinuousOptions& options)
 {
     ContinuousSeries out;
@@ -125,8 +127,7 @@ ContinuousSeries buildContinuous(const std::vector<Bar>& input,
     // stable sort keeps each instrument's own order if a file interleaves them.
     const std::vector<Bar>* barsPtr = &input;
     std::vector<Bar> sorted;
-    if (!std::is_sorted(input.begin(), input.end(),
-                        [](const Bar& a, const Bar& b) { return a.tsEvent < b.tsEvent; })) {
+    if (!std::is_sorted(input.begin(), input.end(), [](const Bar& a, const Bar& b) { return a.tsEvent < b.tsEvent; })) {
         sorted = input;
         std::stable_sort(sorted.begin(), sorted.end(),
                          [](const Bar& a, const Bar& b) { return a.tsEvent < b.tsEvent; });

@@ -16,18 +16,18 @@ namespace foxhunt {
 
 /// One roll of the continuous series from one contract to the next.
 struct Roll {
-    std::int64_t ts = 0;          ///< first bar (UTC ns) taken from the new contract
-    std::int64_t tradingDay = 0;  ///< days since epoch (ET session date) of that bar
-    std::string fromSymbol;       ///< e.g. "ESH1"
-    std::string toSymbol;         ///< e.g. "ESM1"
-    std::int64_t priceGap = 0;    ///< new close - old close at the last common bar, fixed point
+    std::int64_t ts = 0;         ///< first bar (UTC ns) taken from the new contract
+    std::int64_t tradingDay = 0; ///< days since epoch (ET session date) of that bar
+    std::string fromSymbol;      ///< e.g. "ESH1"
+    std::string toSymbol;        ///< e.g. "ESM1"
+    std::int64_t priceGap = 0;   ///< new close - old close at the last common bar, fixed point
 };
 
 /// An outright futures contract code such as ESH1 / ESH21 / ESH2021.
 struct ContractCode {
-    std::string root;   ///< "ES"
-    char month = 0;     ///< F G H J K M N Q U V X Z
-    int year = 0;       ///< full year, e.g. 2021
+    std::string root; ///< "ES"
+    char month = 0;   ///< F G H J K M N Q U V X Z
+    int year = 0;     ///< full year, e.g. 2021
     /// Ordering key: year * 12 + month index.
     int expiryKey() const;
 };
@@ -47,7 +47,7 @@ struct ContinuousOptions {
 
 /// The continuous front-month series.
 struct ContinuousSeries {
-    std::vector<Bar> bars;       ///< one bar per timestamp, from the front contract
+    std::vector<Bar> bars; ///< one bar per timestamp, from the front contract
     std::vector<Roll> rolls;
     std::uint64_t spreadBarsDropped = 0;
     std::vector<std::string> contracts; ///< outright contracts seen, by expiry
@@ -56,8 +56,7 @@ struct ContinuousSeries {
 /// Drops spreads, picks the front contract per trading day by that day's volume
 /// (never rolling back to an earlier expiry) and records the rolls.
 /// `symbols` maps instrument ids to symbols; bars are in time order.
-ContinuousSeries buildContinuous(const std::vector<Bar>& bars,
-                                 const std::map<std::uint32_t, std::string>& symbols,
+ContinuousSeries buildContinuous(const std::vector<Bar>& bars, const std::map<std::uint32_t, std::string>& symbols,
                                  const ContinuousOptions& options = {});
 
 } // namespace foxhunt

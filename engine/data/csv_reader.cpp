@@ -40,10 +40,13 @@ std::size_t countFields(const char* p, const char* e, char delim)
     return n;
 }
 
-constexpr std::array<std::uint64_t, 10> kPow10 = {
-    1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL, 100000000ULL, 1000000000ULL};
+constexpr std::array<std::uint64_t, 10> kPow10 = {1ULL,      10ULL,      100ULL,      1000ULL,      10000ULL,
+                                                  100000ULL, 1000000ULL, 10000000ULL, 100000000ULL, 1000000000ULL};
 
-inline bool isDigit(char c) { return static_cast<unsigned char>(c - '0') < 10; }
+inline bool isDigit(char c)
+{
+    return static_cast<unsigned char>(c - '0') < 10;
+}
 
 // Days since 1970-01-01 for a proleptic Gregorian date; inline here because the
 // CSV hot loop computes one per row.
@@ -173,8 +176,8 @@ bool parseTimePart(const char*& p, const char* e, std::int64_t& nsOfDay, bool& h
         p = q + 2;
     }
     if (h > 23 || mi > 59 || s > 60) return false;
-    nsOfDay = std::int64_t(h) * kNsPerHour + std::int64_t(mi) * kNsPerMinute + std::int64_t(s) * kNsPerSecond
-              + std::int64_t(frac);
+    nsOfDay = std::int64_t(h) * kNsPerHour + std::int64_t(mi) * kNsPerMinute + std::int64_t(s) * kNsPerSecond +
+              std::int64_t(frac);
     hasOffset = false;
     offsetNs = 0;
     if (p < e && (*p == 'Z' || *p == 'z')) {
@@ -358,7 +361,8 @@ std::optional<TextTimestamp> parseWithLayout(std::string_view text, const Fallba
         if (abbreviation != "UTC" && abbreviation != "GMT" && abbreviation != "Z") return std::nullopt;
         exact = true;
     }
-    const std::int64_t days = civilDays(int(fields.ymd.year()), unsigned(fields.ymd.month()), unsigned(fields.ymd.day()));
+    const std::int64_t days = civilDays(int(fields.ymd.year()), unsigned(fields.ymd.month()),
+                                        unsigned(fields.ymd.day()));
     const std::int64_t tod = fields.has_tod ? fields.tod.to_duration().count() : 0;
     const std::int64_t off = std::chrono::duration_cast<std::chrono::nanoseconds>(offset).count();
     return TextTimestamp{addSaturated(dayStartNs(days), tod - off), exact};
@@ -409,7 +413,8 @@ std::vector<std::string> headerNames(std::string_view line, char delim)
     std::size_t start = 0;
     while (true) {
         const std::size_t pos = line.find(delim, start);
-        const std::string_view field = line.substr(start, pos == std::string_view::npos ? line.size() - start : pos - start);
+        const std::string_view field = line.substr(start,
+                                                   pos == std::string_view::npos ? line.size() - start : pos - start);
         names.push_back(lower(trim(field)));
         if (pos == std::string_view::npos) break;
         start = pos + 1;
@@ -439,8 +444,8 @@ int findNamed(std::string_view file, const std::vector<std::string>& names, cons
 
 std::string_view firstLine(std::string_view text)
 {
-    if (text.size() >= 3 && static_cast<unsigned char>(text[0]) == 0xEF && static_cast<unsigned char>(text[1]) == 0xBB
-        && static_cast<unsigned char>(text[2]) == 0xBF)
+    if (text.size() >= 3 && static_cast<unsigned char>(text[0]) == 0xEF &&
+        static_cast<unsigned char>(text[1]) == 0xBB && static_cast<unsigned char>(text[2]) == 0xBF)
         text.remove_prefix(3);
     const std::size_t nl = text.find('\n');
     std::string_view line = text.substr(0, nl);
@@ -472,7 +477,10 @@ struct Columns {
         for (int c : {ts, date, time, open, high, low, close, volume, symbol, instrument, rtype})
             maxIndex = std::max(maxIndex, c);
     }
-    std::string nameOf(int index) const { return index >= 0 && std::size_t(index) < names.size() ? names[std::size_t(index)] : "?"; }
+    std::string nameOf(int index) const
+    {
+        return index >= 0 && std::size_t(index) < names.size() ? names[std::size_t(index)] : "?";
+    }
 };
 
 enum class Dialect { Databento, Generic };
@@ -552,7 +560,8 @@ void CsvParser::resolveColumns(std::string_view header)
             }
         }
         m_cols.symbol = findNamed(m_name, names, ov.symbolColumn, kSymbolNames);
-        if (m_cols.ts < 0 && m_cols.date < 0) fail(1, "no timestamp column (timestamp, datetime, date/time, date + time) in the header");
+        if (m_cols.ts < 0 && m_cols.date < 0)
+            fail(1, "no timestamp column (timestamp, datetime, date/time, date + time) in the header");
     }
     m_cols.open = findNamed(m_name, names, ov.openColumn, kOpenNames);
     m_cols.high = findNamed(m_name, names, ov.highColumn, kHighNames);
@@ -608,8 +617,9 @@ std::int64_t CsvParser::rowTimestamp(std::uint64_t line)
                 }
             }
         } else {
-            ts = m_cols.time >= 0 ? parseTimestampFallback(std::string(d) + ' ' + std::string(field(m_cols.time)), m_fallbackHint)
-                                  : parseTimestampFallback(d, m_fallbackHint);
+            ts = m_cols.time >= 0
+                     ? parseTimestampFallback(std::string(d) + ' ' + std::string(field(m_cols.time)), m_fallbackHint)
+                     : parseTimestampFallback(d, m_fallbackHint);
         }
     }
     if (!ts) fail(line, "bad timestamp '" + std::string(shown) + "'");
@@ -626,8 +636,8 @@ std::int64_t CsvParser::rowTimestamp(std::uint64_t line)
     // not move past the previous bar (the repeated hour after a fall-back).
     std::optional<std::int64_t> utc = m_zone->localToUtc(ts->ns, AmbiguousTime::Earliest);
     if (!utc)
-        fail(line, "local time " + formatUtc(ts->ns).substr(0, 19) + " does not exist in " + m_zone->name()
-                       + " (skipped by the daylight-saving change)");
+        fail(line, "local time " + formatUtc(ts->ns).substr(0, 19) + " does not exist in " + m_zone->name() +
+                       " (skipped by the daylight-saving change)");
     if (*utc <= m_prevUtc) {
         const std::optional<std::int64_t> later = m_zone->localToUtc(ts->ns, AmbiguousTime::Latest);
         if (later && *later > m_prevUtc) utc = later;
@@ -642,11 +652,9 @@ inline std::int64_t CsvParser::price(int column, std::uint64_t line)
     const std::string_view f = field(column);
     std::int64_t v = 0;
     bool ok;
-    if (m_dialect == Dialect::Databento && !m_prettyPrices
-        && std::memchr(f.data(), '.', f.size()) == nullptr)
+    if (m_dialect == Dialect::Databento && !m_prettyPrices && std::memchr(f.data(), '.', f.size()) == nullptr)
         ok = parseSignedInt(f.data(), f.data() + f.size(), v);
-    else
-        ok = parseFixed(f.data(), f.data() + f.size(), v);
+    else ok = parseFixed(f.data(), f.data() + f.size(), v);
     if (!ok) [[unlikely]]
         badPrice(column, line);
     return v;
@@ -679,8 +687,8 @@ const char* CsvParser::unquoteEscaped(const char* p, const char* le, std::string
 
 void CsvParser::tooLong(std::uint64_t line, std::size_t bytes) const
 {
-    fail(line, "line of " + std::to_string(bytes) + " bytes is longer than the " + std::to_string(kMaxLineBytes)
-                   + " allowed");
+    fail(line, "line of " + std::to_string(bytes) + " bytes is longer than the " + std::to_string(kMaxLineBytes) +
+                   " allowed");
 }
 
 void CsvParser::badVolume(std::uint64_t line) const
@@ -689,8 +697,8 @@ void CsvParser::badVolume(std::uint64_t line) const
     const std::string_view whole = vol.substr(0, vol.find('.'));
     const bool number = !whole.empty() && std::all_of(whole.begin(), whole.end(), isDigit);
     if (number && whole.size() >= 19)
-        fail(line, "volume '" + std::string(vol) + "' cannot be real (the most a bar can hold is "
-                       + std::to_string(kMaxBarVolume) + ")");
+        fail(line, "volume '" + std::string(vol) + "' cannot be real (the most a bar can hold is " +
+                       std::to_string(kMaxBarVolume) + ")");
     fail(line, "bad volume '" + std::string(vol) + "'");
 }
 
@@ -721,8 +729,8 @@ ParsedFile CsvParser::run()
     m_out.defaultSymbol = m_options.symbol;
 
     std::string_view text = m_text;
-    if (text.size() >= 3 && static_cast<unsigned char>(text[0]) == 0xEF && static_cast<unsigned char>(text[1]) == 0xBB
-        && static_cast<unsigned char>(text[2]) == 0xBF)
+    if (text.size() >= 3 && static_cast<unsigned char>(text[0]) == 0xEF &&
+        static_cast<unsigned char>(text[1]) == 0xBB && static_cast<unsigned char>(text[2]) == 0xBF)
         text.remove_prefix(3);
     const std::string_view header = firstLine(text);
     if (header.empty()) fail(1, "empty file (no header line)");
@@ -796,14 +804,14 @@ ParsedFile CsvParser::run()
             if (n == needed) rest = f;
         }
         if (n < needed)
-            fail(line, "missing column '" + m_cols.nameOf(int(n)) + "' (row has " + std::to_string(n) + " fields, header names "
-                           + std::to_string(m_cols.names.size()) + ")");
+            fail(line, "missing column '" + m_cols.nameOf(int(n)) + "' (row has " + std::to_string(n) +
+                           " fields, header names " + std::to_string(m_cols.names.size()) + ")");
         // Columns past the needed ones are not read, but a row may not have more than the header names.
         if (rest) {
             const std::size_t total = needed + countFields(rest, le, delim);
             if (total > m_cols.names.size()) [[unlikely]]
-                fail(line, "row has " + std::to_string(total) + " fields, the header names "
-                               + std::to_string(m_cols.names.size()));
+                fail(line, "row has " + std::to_string(total) + " fields, the header names " +
+                               std::to_string(m_cols.names.size()));
         }
 
         if (firstRow && m_dialect == Dialect::Databento) {
@@ -811,7 +819,8 @@ ParsedFile CsvParser::run()
             m_prettyPrices = std::memchr(o.data(), '.', o.size()) != nullptr;
             if (m_cols.rtype >= 0) {
                 std::uint64_t rtype = 0;
-                if (parseInt(field(m_cols.rtype).data(), field(m_cols.rtype).data() + field(m_cols.rtype).size(), rtype)) {
+                if (parseInt(field(m_cols.rtype).data(), field(m_cols.rtype).data() + field(m_cols.rtype).size(),
+                             rtype)) {
                     switch (rtype) {
                     case 0x20: m_out.intervalNs = kNsPerSecond; break;
                     case 0x21: m_out.intervalNs = kNsPerMinute; break;
@@ -957,8 +966,8 @@ std::optional<TextTimestamp> parseTextTimestamp(std::string_view text, std::stri
     if (p != e || h > 23 || mi > 59 || s > 60) return std::nullopt;
     std::int64_t days = 0;
     if (!makeDays(y, mo, d, days)) return std::nullopt;
-    return TextTimestamp{addSaturated(dayStartNs(days), std::int64_t(h) * kNsPerHour + std::int64_t(mi) * kNsPerMinute
-                                                            + std::int64_t(s) * kNsPerSecond + std::int64_t(frac) - off),
+    return TextTimestamp{addSaturated(dayStartNs(days), std::int64_t(h) * kNsPerHour + std::int64_t(mi) * kNsPerMinute +
+                                                            std::int64_t(s) * kNsPerSecond + std::int64_t(frac) - off),
                          exact};
 }
 
@@ -966,18 +975,18 @@ bool isDatabentoCsvHeader(std::string_view headerLine)
 {
     const std::string_view line = firstLine(headerLine);
     const auto names = headerNames(line, detectDelimiter(line));
-    return headerHas(names, {"ts_event"}) && headerHas(names, {"instrument_id"}) && headerHas(names, {"open"})
-           && headerHas(names, {"close"});
+    return headerHas(names, {"ts_event"}) && headerHas(names, {"instrument_id"}) && headerHas(names, {"open"}) &&
+           headerHas(names, {"close"});
 }
 
 bool isGenericCsvHeader(std::string_view headerLine, const CsvOverrides& overrides)
 {
     const std::string_view line = firstLine(headerLine);
     const auto names = headerNames(line, overrides.delimiter ? overrides.delimiter : detectDelimiter(line));
-    const bool hasTime = overrides.timestampColumn || overrides.dateColumn || headerHas(names, kTimestampNames)
-                         || headerHas(names, kDateNames) || headerHas(names, kTimeNames);
-    return hasTime && (overrides.openColumn || headerHas(names, kOpenNames))
-           && (overrides.closeColumn || headerHas(names, kCloseNames));
+    const bool hasTime = overrides.timestampColumn || overrides.dateColumn || headerHas(names, kTimestampNames) ||
+                         headerHas(names, kDateNames) || headerHas(names, kTimeNames);
+    return hasTime && (overrides.openColumn || headerHas(names, kOpenNames)) &&
+           (overrides.closeColumn || headerHas(names, kCloseNames));
 }
 
 ParsedFile readDatabentoCsv(std::string_view name, std::string_view text, const ReadOptions& options)

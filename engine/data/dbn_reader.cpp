@@ -68,7 +68,8 @@ public:
         const auto* nul = static_cast<const char*>(std::memchr(p, '\0', width));
         const std::size_t len = nul ? std::size_t(nul - p) : width;
         for (std::size_t i = 0; i < len; ++i)
-            if (static_cast<unsigned char>(p[i]) < 0x20 || static_cast<unsigned char>(p[i]) > 0x7E) insane(what, "holds non-text bytes");
+            if (static_cast<unsigned char>(p[i]) < 0x20 || static_cast<unsigned char>(p[i]) > 0x7E)
+                insane(what, "holds non-text bytes");
         for (std::size_t i = len; i < width; ++i)
             if (p[i] != '\0') insane(what, "has bytes after its terminator");
         m_pos += width;
@@ -88,19 +89,20 @@ public:
     void finish() const
     {
         const std::size_t left = m_bytes.size() - m_pos;
-        const bool padding = left < kMetadataAlignment
-                             && std::all_of(m_bytes.begin() + std::ptrdiff_t(m_pos), m_bytes.end(), [](char c) { return c == '\0'; });
+        const bool padding = left < kMetadataAlignment && std::all_of(m_bytes.begin() + std::ptrdiff_t(m_pos),
+                                                                      m_bytes.end(), [](char c) { return c == '\0'; });
         if (!padding)
             throw ImportError(std::string(m_name), 0,
-                              "DBN metadata length disagrees with the v" + std::to_string(m_version) + " layout ("
-                                  + std::to_string(m_bytes.size()) + " bytes declared, the layout ends after "
-                                  + std::to_string(m_pos) + "): the version byte or the length is wrong");
+                              "DBN metadata length disagrees with the v" + std::to_string(m_version) + " layout (" +
+                                  std::to_string(m_bytes.size()) + " bytes declared, the layout ends after " +
+                                  std::to_string(m_pos) + "): the version byte or the length is wrong");
     }
     [[noreturn]] void insane(const char* what, const char* problem) const
     {
-        throw ImportError(std::string(m_name), 0, "DBN metadata " + std::string(what) + " at byte " + std::to_string(8 + m_pos)
-                                                      + " " + problem + " (read as v" + std::to_string(m_version)
-                                                      + "): the version byte may be wrong or the file corrupt");
+        throw ImportError(std::string(m_name), 0,
+                          "DBN metadata " + std::string(what) + " at byte " + std::to_string(8 + m_pos) + " " +
+                              problem + " (read as v" + std::to_string(m_version) +
+                              "): the version byte may be wrong or the file corrupt");
     }
 
 private:
@@ -110,9 +112,10 @@ private:
     }
     [[noreturn]] void fail() const
     {
-        throw ImportError(std::string(m_name), 0, "truncated DBN metadata: the " + std::to_string(m_bytes.size())
-                                                      + " bytes declared end inside the v" + std::to_string(m_version)
-                                                      + " layout (the version byte or the length is wrong)");
+        throw ImportError(std::string(m_name), 0,
+                          "truncated DBN metadata: the " + std::to_string(m_bytes.size()) +
+                              " bytes declared end inside the v" + std::to_string(m_version) +
+                              " layout (the version byte or the length is wrong)");
     }
 
     std::string_view m_name;
@@ -159,8 +162,9 @@ DbnMetadata readMetadata(std::string_view name, std::string_view body, std::uint
         m.tsOut = c.read<std::uint8_t>() != 0;
         width = c.read<std::uint16_t>();
         if (width == 0)
-            throw ImportError(std::string(name), 0, "DBN metadata has symbol_cstr_len 0 (read as v" + std::to_string(version)
-                                                        + "): the version byte may be wrong");
+            throw ImportError(std::string(name), 0,
+                              "DBN metadata has symbol_cstr_len 0 (read as v" + std::to_string(version) +
+                                  "): the version byte may be wrong");
     }
     c.seek(kFixedMetadataSize);
     c.skip(c.read<std::uint32_t>()); // schema definition, unused
@@ -229,8 +233,9 @@ ParsedFile readDbn(std::string_view name, std::string_view bytes)
     std::uint32_t metaLen = 0;
     std::memcpy(&metaLen, bytes.data() + 4, 4);
     if (bytes.size() - kPreludeSize < metaLen)
-        throw ImportError(file, 0, "truncated DBN metadata (" + std::to_string(metaLen) + " bytes declared, "
-                                       + std::to_string(bytes.size() - kPreludeSize) + " present)");
+        throw ImportError(file, 0,
+                          "truncated DBN metadata (" + std::to_string(metaLen) + " bytes declared, " +
+                              std::to_string(bytes.size() - kPreludeSize) + " present)");
 
     ParsedFile out;
     out.path = file;
@@ -265,8 +270,9 @@ ParsedFile readDbn(std::string_view name, std::string_view bytes)
         if (length < kRecordHeaderSize)
             throw ImportError(file, recordNo, "corrupt DBN record: length " + std::to_string(length) + " bytes");
         if (length > remaining)
-            throw ImportError(file, recordNo, "truncated DBN record: needs " + std::to_string(length) + " bytes, "
-                                                  + std::to_string(remaining) + " left");
+            throw ImportError(file, recordNo,
+                              "truncated DBN record: needs " + std::to_string(length) + " bytes, " +
+                                  std::to_string(remaining) + " left");
         const auto rtype = static_cast<std::uint8_t>(base[pos + 1]);
         if ((rtype >= kRtypeOhlcv1s && rtype <= kRtypeOhlcvEod) || rtype == kRtypeOhlcvDeprecated) {
             if (length < kDbnOhlcvSize)
@@ -275,10 +281,11 @@ ParsedFile readDbn(std::string_view name, std::string_view bytes)
             std::memcpy(&r, base + pos, sizeof r);
             // Past INT64_MAX the conversion below would wrap to a date before 1970.
             if (r.tsEvent > static_cast<std::uint64_t>(INT64_MAX)) [[unlikely]]
-                throw ImportError(file, recordNo, r.tsEvent == kUndefinedTimestamp
-                                                      ? "undefined ts_event (Databento's null timestamp, UINT64_MAX)"
-                                                      : "ts_event " + std::to_string(r.tsEvent)
-                                                            + " ns lies after 2262, beyond what the store holds");
+                throw ImportError(file, recordNo,
+                                  r.tsEvent == kUndefinedTimestamp
+                                      ? "undefined ts_event (Databento's null timestamp, UINT64_MAX)"
+                                      : "ts_event " + std::to_string(r.tsEvent) +
+                                            " ns lies after 2262, beyond what the store holds");
             Bar bar;
             bar.tsEvent = static_cast<std::int64_t>(r.tsEvent);
             bar.open = r.open;
@@ -298,14 +305,14 @@ ParsedFile readDbn(std::string_view name, std::string_view bytes)
     }
 
     if (out.recordsSkipped > 0)
-        out.warnings.push_back(std::to_string(out.recordsSkipped) + " DBN record" + (out.recordsSkipped == 1 ? "" : "s")
-                               + " of other types skipped");
+        out.warnings.push_back(std::to_string(out.recordsSkipped) + " DBN record" +
+                               (out.recordsSkipped == 1 ? "" : "s") + " of other types skipped");
     if (!out.dbn.partial.empty())
-        out.warnings.push_back(std::to_string(out.dbn.partial.size()) + " symbol(s) only partially resolved, e.g. "
-                               + out.dbn.partial.front());
+        out.warnings.push_back(std::to_string(out.dbn.partial.size()) + " symbol(s) only partially resolved, e.g. " +
+                               out.dbn.partial.front());
     if (!out.dbn.notFound.empty())
-        out.warnings.push_back(std::to_string(out.dbn.notFound.size()) + " requested symbol(s) not found, e.g. "
-                               + out.dbn.notFound.front());
+        out.warnings.push_back(std::to_string(out.dbn.notFound.size()) + " requested symbol(s) not found, e.g. " +
+                               out.dbn.notFound.front());
 
     out.intervalNs = dbnSchemaIntervalNs(out.dbn.schema);
     if (out.intervalNs == 0 && !mixedRtypes) out.intervalNs = dbnRtypeIntervalNs(firstRtype);

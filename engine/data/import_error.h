@@ -14,8 +14,10 @@ namespace foxhunt {
 class ImportError : public std::runtime_error {
 public:
     ImportError(std::string file, std::uint64_t line, std::string reason)
-        : std::runtime_error(format(file, line, reason))
-        , m_file(std::move(file)), m_line(line), m_reason(std::move(reason)) {}
+        : std::runtime_error(format(file, line, reason)), m_file(std::move(file)), m_line(line),
+          m_reason(std::move(reason))
+    {
+    }
 
     const std::string& file() const { return m_file; }
     std::uint64_t line() const { return m_line; }
@@ -24,8 +26,7 @@ public:
 private:
     static std::string format(const std::string& file, std::uint64_t line, const std::string& reason)
     {
-        return line > 0 ? file + ':' + std::to_string(line) + ": " + reason
-                        : file + ": " + reason;
+        return line > 0 ? file + ':' + std::to_string(line) + ": " + reason : file + ": " + reason;
     }
 
     std::string m_file;

@@ -56,8 +56,9 @@ std::string refusal(mode_t mode)
 std::string readAll(const std::string& path, int fd, std::uint64_t bound, const ChunkObserver& observe)
 {
     std::string bytes;
-    struct stat st{};
-    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) bytes.reserve(static_cast<std::size_t>(st.st_size));
+    struct stat st { };
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+        bytes.reserve(static_cast<std::size_t>(st.st_size));
     std::string chunk(std::size_t{1} << 16, '\0');
     while (true) {
         const ssize_t n = ::read(fd, chunk.data(), chunk.size());
@@ -71,9 +72,10 @@ std::string readAll(const std::string& path, int fd, std::uint64_t bound, const 
         if (n < 0) throw ImportError(path, 0, std::string("read error: ") + std::strerror(errno));
         if (n == 0) break;
         if (bound > 0 && bytes.size() + static_cast<std::size_t>(n) > bound)
-            throw ImportError(path, 0, "more than " + std::to_string(bound) +
-                                           " bytes arrived through this pipe or device; reading stopped there "
-                                           "(import it as a file instead)");
+            throw ImportError(path, 0,
+                              "more than " + std::to_string(bound) +
+                                  " bytes arrived through this pipe or device; reading stopped there "
+                                  "(import it as a file instead)");
         const std::string_view got(chunk.data(), static_cast<std::size_t>(n));
         if (observe) observe(got);
         bytes.append(got);
@@ -86,12 +88,12 @@ std::string readAll(const std::string& path, int fd, std::uint64_t bound, const 
 std::optional<std::string> inputFileProblem(const std::string& path)
 {
     if (const std::optional<int> fd = descriptorOf(path)) {
-        struct stat st{};
+        struct stat st { };
         if (::fstat(*fd, &st) != 0) return "names descriptor " + std::to_string(*fd) + ", which is not open";
         if (S_ISDIR(st.st_mode)) return refusal(st.st_mode);
         return std::nullopt;
     }
-    struct stat st{};
+    struct stat st { };
     if (::stat(path.c_str(), &st) != 0) return std::nullopt;
     if (S_ISREG(st.st_mode)) return std::nullopt;
     return refusal(st.st_mode);
@@ -103,7 +105,7 @@ std::string readInputFile(const std::string& path, const ReadLimits& limits, con
     if (const std::optional<int> fd = descriptorOf(path)) {
         // Read from the descriptor itself: reopening /dev/fd/N of a pipe would not give its data twice,
         // and the stream is consumed exactly once.
-        struct stat st{};
+        struct stat st { };
         const bool regular = ::fstat(*fd, &st) == 0 && S_ISREG(st.st_mode);
         return readAll(path, *fd, regular ? 0 : limits.maxStreamBytes, observe);
     }
@@ -114,7 +116,7 @@ std::string readInputFile(const std::string& path, const ReadLimits& limits, con
         int fd;
         ~Closer() { ::close(fd); }
     } closer{fd};
-    struct stat st{};
+    struct stat st { };
     if (::fstat(fd, &st) != 0) throw ImportError(path, 0, std::string("cannot read: ") + std::strerror(errno));
     if (!S_ISREG(st.st_mode)) throw ImportError(path, 0, refusal(st.st_mode));
     return readAll(path, fd, 0, observe);

@@ -15,7 +15,10 @@ namespace {
 using SysNs = date::sys_time<std::chrono::nanoseconds>;
 using SysSec = date::sys_seconds;
 
-std::int64_t toNs(std::chrono::seconds s) { return static_cast<std::int64_t>(s.count()) * 1'000'000'000; }
+std::int64_t toNs(std::chrono::seconds s)
+{
+    return static_cast<std::int64_t>(s.count()) * 1'000'000'000;
+}
 
 } // namespace
 
@@ -64,7 +67,10 @@ ZoneConverter::~ZoneConverter() = default;
 ZoneConverter::ZoneConverter(ZoneConverter&&) noexcept = default;
 ZoneConverter& ZoneConverter::operator=(ZoneConverter&&) noexcept = default;
 
-const std::string& ZoneConverter::name() const { return m_impl->name; }
+const std::string& ZoneConverter::name() const
+{
+    return m_impl->name;
+}
 
 std::int64_t ZoneConverter::offsetSeconds(std::int64_t utcNs)
 {
@@ -182,15 +188,14 @@ std::optional<std::int64_t> parseDate(std::string_view text)
     bool ok = false;
     if (text.size() == 10 && text[4] == '-' && text[7] == '-')
         ok = digits(0, 4, y) && digits(5, 2, m) && digits(8, 2, d);
-    else if (text.size() == 8)
-        ok = digits(0, 4, y) && digits(4, 2, m) && digits(6, 2, d);
+    else if (text.size() == 8) ok = digits(0, 4, y) && digits(4, 2, m) && digits(6, 2, d);
     if (!ok || m < 1 || m > 12 || d < 1) return std::nullopt;
     const date::year_month_day ymd{date::year{y}, date::month{unsigned(m)}, date::day{unsigned(d)}};
     if (!ymd.ok()) return std::nullopt;
     return date::sys_days{ymd}.time_since_epoch().count();
 }
 
-EsCalendar::EsCalendar() : m_zone("America/New_York") {}
+EsCalendar::EsCalendar() : m_zone("America/New_York") { }
 
 std::int64_t EsCalendar::tradingDay(std::int64_t utcNs)
 {

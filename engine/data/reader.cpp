@@ -21,16 +21,17 @@ namespace {
 
 bool isZstd(std::string_view head)
 {
-    return head.size() >= 4 && static_cast<unsigned char>(head[0]) == 0x28 && static_cast<unsigned char>(head[1]) == 0xB5
-           && static_cast<unsigned char>(head[2]) == 0x2F && static_cast<unsigned char>(head[3]) == 0xFD;
+    return head.size() >= 4 && static_cast<unsigned char>(head[0]) == 0x28 &&
+           static_cast<unsigned char>(head[1]) == 0xB5 && static_cast<unsigned char>(head[2]) == 0x2F &&
+           static_cast<unsigned char>(head[3]) == 0xFD;
 }
 
 // Skippable zstd frames (0x184D2A50-5F) may precede the data frames.
 bool isZstdSkippable(std::string_view head)
 {
-    return head.size() >= 4 && (static_cast<unsigned char>(head[0]) & 0xF0) == 0x50
-           && static_cast<unsigned char>(head[1]) == 0x2A && static_cast<unsigned char>(head[2]) == 0x4D
-           && static_cast<unsigned char>(head[3]) == 0x18;
+    return head.size() >= 4 && (static_cast<unsigned char>(head[0]) & 0xF0) == 0x50 &&
+           static_cast<unsigned char>(head[1]) == 0x2A && static_cast<unsigned char>(head[2]) == 0x4D &&
+           static_cast<unsigned char>(head[3]) == 0x18;
 }
 
 struct DCtxDeleter {
@@ -134,7 +135,8 @@ std::string zstdDecompress(std::string_view name, std::string_view compressed, c
         last = ZSTD_decompressStream(stream.get(), &ob, &in);
         if (ZSTD_isError(last))
             throw ImportError(std::string(name), 0, std::string("corrupt zstd data: ") + ZSTD_getErrorName(last));
-        if (out.size() + ob.pos > limit) throw tooLarge("the zstd data decompresses to more than", "decompression stopped there");
+        if (out.size() + ob.pos > limit)
+            throw tooLarge("the zstd data decompresses to more than", "decompression stopped there");
         out.append(chunk.data(), ob.pos);
         // No input consumed and no output made with input exhausted: the frame is cut short.
         if (in.pos == in.size && last != 0 && ob.pos == 0 && inBefore == in.pos)
@@ -154,7 +156,8 @@ ParsedFile readBarBuffer(std::string_view name, std::string_view bytes, const Re
     if (format == FileFormat::Auto) {
         const std::string_view head = bytes.substr(0, 64 * 1024);
         // Column overrides can make a header readable that detection alone does not know.
-        const bool overridden = !isDbnPrelude(head) && !isDatabentoCsvHeader(head) && isGenericCsvHeader(head, options.csv);
+        const bool overridden = !isDbnPrelude(head) && !isDatabentoCsvHeader(head) &&
+                                isGenericCsvHeader(head, options.csv);
         format = overridden ? FileFormat::Csv : detectFormat(name, head);
     }
     ParsedFile out;

@@ -21,7 +21,7 @@ struct CsvOverrides {
     std::optional<std::string> symbolColumn;
     /// strptime-like format for the timestamp, e.g. "%Y%m%d  %H:%M:%S"; empty = detect.
     std::optional<std::string> timestampFormat;
-    char delimiter = 0;                          ///< 0 = detect (',', ';', '\t')
+    char delimiter = 0; ///< 0 = detect (',', ';', '\t')
 };
 
 /// Bounds on what reading one file may cost in memory, so a hostile or broken file is
@@ -47,7 +47,7 @@ std::uint64_t decompressedLimit(std::uint64_t compressedBytes, const ReadLimits&
 struct ReadOptions {
     FileFormat format = FileFormat::Auto;
     std::string timeZone = "America/New_York"; ///< zone of naive timestamps
-    std::string symbol = "ES";                  ///< symbol when the file names none
+    std::string symbol = "ES";                 ///< symbol when the file names none
     CsvOverrides csv;
     ReadLimits limits;
 };

@@ -69,7 +69,7 @@ private:
     bool m_hasSpare = false;
 };
 
-constexpr double kRthOpen = 9 * 60 + 30;   // minutes after midnight ET
+constexpr double kRthOpen = 9 * 60 + 30; // minutes after midnight ET
 constexpr double kRthClose = 16 * 60;
 constexpr double kTickPoints = 0.25;
 
@@ -84,12 +84,16 @@ double activity(double minuteOfDay)
         return 2.5 + 5.0 / (1.0 + fromOpen * fromOpen) + 3.5 / (1.0 + toClose * toClose);
     }
     const double fromData = (minuteOfDay - (8 * 60 + 30)) / 10.0;
-    const double dataBump = minuteOfDay >= 8 * 60 + 30 && minuteOfDay < kRthOpen ? 1.5 / (1.0 + fromData * fromData) : 0.0;
+    const double dataBump = minuteOfDay >= 8 * 60 + 30 && minuteOfDay < kRthOpen ? 1.5 / (1.0 + fromData * fromData)
+                                                                                 : 0.0;
     const double preOpen = minuteOfDay >= 3 * 60 && minuteOfDay < kRthOpen ? 0.4 : 0.0;
     return 1.0 + preOpen + dataBump;
 }
 
-std::int64_t toTicks(double points) { return static_cast<std::int64_t>(std::floor(points / kTickPoints + 0.5)); }
+std::int64_t toTicks(double points)
+{
+    return static_cast<std::int64_t>(std::floor(points / kTickPoints + 0.5));
+}
 
 } // namespace
 
@@ -150,7 +154,8 @@ std::vector<Bar> generateSyntheticBars(const SyntheticOptions& options)
             variance = (1.0 - kArch - kGarch) + kArch * lastShock * lastShock + kGarch * variance;
             const std::size_t k = static_cast<std::size_t>(i);
             regime = std::clamp(kRegimePersistence * regime + kRegimeShock * rng.normal(), -0.7, 1.5);
-            const double sigma = sigmaPerBar * (1.0 + regime) * regimeNorm * std::sqrt(profile[k] / meanActivity * variance);
+            const double sigma = sigmaPerBar * (1.0 + regime) * regimeNorm *
+                                 std::sqrt(profile[k] / meanActivity * variance);
             const double z = rng.normal();
             lastShock = z;
 
@@ -171,7 +176,8 @@ std::vector<Bar> generateSyntheticBars(const SyntheticOptions& options)
             const std::int64_t lowTicks = std::max<std::int64_t>(std::min(openTicks, closeTicks) - lower, 1);
 
             const double noise = std::max(0.25, 1.0 + 0.3 * rng.normal());
-            const double size = options.baseVolume * minutesPerBar * profile[k] * noise * (0.7 + 0.3 * std::fabs(z) + 0.3 * variance);
+            const double size = options.baseVolume * minutesPerBar * profile[k] * noise *
+                                (0.7 + 0.3 * std::fabs(z) + 0.3 * variance);
 
             Bar bar;
             bar.tsEvent = *utc;

@@ -25,7 +25,6 @@ std::int64_t floorDiv(std::int64_t a, std::int64_t b)
     return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 
-
 std::string formatInterval(std::int64_t ns)
 {
     if (ns > 0 && ns % kNsPerDay == 0) return std::to_string(ns / kNsPerDay) + "d";
@@ -58,38 +57,49 @@ std::string describeTs(std::int64_t ts)
 
 [[noreturn]] __attribute__((noinline, cold)) void badPrice(const std::string& file, std::uint64_t line, const Bar& b)
 {
-    const std::pair<const char*, std::int64_t> prices[] = {{"open", b.open}, {"high", b.high}, {"low", b.low}, {"close", b.close}};
+    const std::pair<const char*, std::int64_t> prices[] = {
+        {"open", b.open}, {"high", b.high}, {"low", b.low}, {"close", b.close}};
     for (const auto& [name, value] : prices)
         if (value == kUndefinedPrice)
-            throw ImportError(file, line, std::string("undefined ") + name + " price (Databento's null price, "
-                                              "INT64_MAX): the bar has no value to store");
+            throw ImportError(file, line,
+                              std::string("undefined ") + name +
+                                  " price (Databento's null price, "
+                                  "INT64_MAX): the bar has no value to store");
     for (const auto& [name, value] : prices)
         if (value > kMaxBarPrice)
-            throw ImportError(file, line, std::string(name) + " price " + formatPrice(value) + " cannot be real (the most "
-                                              "an import accepts is " + formatPrice(kMaxBarPrice) + ")");
-    throw ImportError(file, line, "non-positive price (open " + formatPrice(b.open) + ", high " + formatPrice(b.high)
-                                      + ", low " + formatPrice(b.low) + ", close " + formatPrice(b.close) + ")");
+            throw ImportError(file, line,
+                              std::string(name) + " price " + formatPrice(value) +
+                                  " cannot be real (the most "
+                                  "an import accepts is " +
+                                  formatPrice(kMaxBarPrice) + ")");
+    throw ImportError(file, line,
+                      "non-positive price (open " + formatPrice(b.open) + ", high " + formatPrice(b.high) + ", low " +
+                          formatPrice(b.low) + ", close " + formatPrice(b.close) + ")");
 }
 
 void checkBar(const std::string& file, std::uint64_t line, const Bar& b)
 {
     if (b.tsEvent < kMinBarTs || b.tsEvent >= kMaxBarTs) [[unlikely]]
-        throw ImportError(file, line, "timestamp " + describeTs(b.tsEvent) + " is outside the accepted range ("
-                                          + kBarTimeRangeText + ")");
+        throw ImportError(file, line,
+                          "timestamp " + describeTs(b.tsEvent) + " is outside the accepted range (" +
+                              kBarTimeRangeText + ")");
     if (b.volume > kMaxBarVolume) [[unlikely]]
-        throw ImportError(file, line, "volume " + std::to_string(b.volume) + " cannot be real (the most a bar can hold is "
-                                          + std::to_string(kMaxBarVolume) + ")");
-    if (b.open <= 0 || b.high <= 0 || b.low <= 0 || b.close <= 0 || b.open > kMaxBarPrice || b.high > kMaxBarPrice
-        || b.low > kMaxBarPrice || b.close > kMaxBarPrice) [[unlikely]]
+        throw ImportError(file, line,
+                          "volume " + std::to_string(b.volume) + " cannot be real (the most a bar can hold is " +
+                              std::to_string(kMaxBarVolume) + ")");
+    if (b.open <= 0 || b.high <= 0 || b.low <= 0 || b.close <= 0 || b.open > kMaxBarPrice || b.high > kMaxBarPrice ||
+        b.low > kMaxBarPrice || b.close > kMaxBarPrice) [[unlikely]]
         badPrice(file, line, b);
     if (b.low > b.high)
         throw ImportError(file, line, "low " + formatPrice(b.low) + " is above high " + formatPrice(b.high));
     if (b.high < std::max(b.open, b.close))
-        throw ImportError(file, line, "high " + formatPrice(b.high) + " is below open " + formatPrice(b.open)
-                                          + " or close " + formatPrice(b.close));
+        throw ImportError(file, line,
+                          "high " + formatPrice(b.high) + " is below open " + formatPrice(b.open) + " or close " +
+                              formatPrice(b.close));
     if (b.low > std::min(b.open, b.close))
-        throw ImportError(file, line, "low " + formatPrice(b.low) + " is above open " + formatPrice(b.open)
-                                          + " or close " + formatPrice(b.close));
+        throw ImportError(file, line,
+                          "low " + formatPrice(b.low) + " is above open " + formatPrice(b.open) + " or close " +
+                              formatPrice(b.close));
 }
 
 inline bool offGrid(const Bar& b)
@@ -280,9 +290,10 @@ ValidationReport validateBars(ParsedFile& file)
     bool previousDropped = false;
     std::size_t kept = 0;
     // A day of slack: a bar stamped at its end, or in a zone ahead of UTC, is not "in the future".
-    const std::int64_t futureTs =
-        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count()
-        + kNsPerDay;
+    const std::int64_t futureTs = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                      std::chrono::system_clock::now().time_since_epoch())
+                                      .count() +
+                                  kNsPerDay;
 
     states.reserve(16);
     for (std::size_t i = 0; i < bars.size(); ++i) {
@@ -333,13 +344,15 @@ ValidationReport validateBars(ParsedFile& file)
                                           [&](std::uint32_t k, std::int64_t ts) { return bars[k].tsEvent < ts; });
         if (pos == st.kept.end() || bars[*pos].tsEvent != bar.tsEvent) {
             const std::uint32_t lastKept = st.kept.back();
-            throw ImportError(file.path, line, "timestamp " + formatUtc(bar.tsEvent) + " is out of order (line "
-                                                   + std::to_string(lines[lastKept]) + " already reached "
-                                                   + formatUtc(bars[lastKept].tsEvent) + ")");
+            throw ImportError(file.path, line,
+                              "timestamp " + formatUtc(bar.tsEvent) + " is out of order (line " +
+                                  std::to_string(lines[lastKept]) + " already reached " +
+                                  formatUtc(bars[lastKept].tsEvent) + ")");
         }
         if (!(bars[*pos] == bar))
-            throw ImportError(file.path, line, "conflicting duplicate of line " + std::to_string(lines[*pos]) + " ("
-                                                   + formatUtc(bar.tsEvent) + " with different values)");
+            throw ImportError(file.path, line,
+                              "conflicting duplicate of line " + std::to_string(lines[*pos]) + " (" +
+                                  formatUtc(bar.tsEvent) + " with different values)");
         ++report.duplicatesDropped;
         if (previousDropped) {
             DuplicateRun& run = report.duplicateRuns.back();
@@ -388,30 +401,33 @@ ValidationReport validateBars(ParsedFile& file)
     }
 
     for (const DuplicateRun& run : report.duplicateRuns)
-        report.warnings.push_back(std::to_string(run.rows) + " exact duplicate row" + (run.rows == 1 ? "" : "s")
-                                  + " dropped: lines " + std::to_string(run.firstLine) + "-" + std::to_string(run.lastLine)
-                                  + " repeat from line " + std::to_string(run.originalLine));
+        report.warnings.push_back(std::to_string(run.rows) + " exact duplicate row" + (run.rows == 1 ? "" : "s") +
+                                  " dropped: lines " + std::to_string(run.firstLine) + "-" +
+                                  std::to_string(run.lastLine) + " repeat from line " +
+                                  std::to_string(run.originalLine));
     if (report.offGridPrices > 0)
-        report.warnings.push_back(std::to_string(report.offGridPrices) + " bar" + (report.offGridPrices == 1 ? "" : "s")
-                                  + " with prices off the 0.25 tick grid (first at line " + std::to_string(report.offGridFirstLine)
-                                  + ")");
+        report.warnings.push_back(
+            std::to_string(report.offGridPrices) + " bar" + (report.offGridPrices == 1 ? "" : "s") +
+            " with prices off the 0.25 tick grid (first at line " + std::to_string(report.offGridFirstLine) + ")");
     if (report.priceJumps > 0)
-        report.warnings.push_back(std::to_string(report.priceJumps) + " bar" + (report.priceJumps == 1 ? "" : "s")
-                                  + " with a price more than 1.5x above or below the previous close of their instrument "
-                                    "(first at line " + std::to_string(report.priceJumpFirstLine) + ")");
+        report.warnings.push_back(std::to_string(report.priceJumps) + " bar" + (report.priceJumps == 1 ? "" : "s") +
+                                  " with a price more than 1.5x above or below the previous close of their instrument "
+                                  "(first at line " +
+                                  std::to_string(report.priceJumpFirstLine) + ")");
     if (report.earlyBars > 0)
-        report.warnings.push_back(std::to_string(report.earlyBars) + " bar" + (report.earlyBars == 1 ? "" : "s")
-                                  + " dated before 1982, when S&P 500 futures began trading (first at line "
-                                  + std::to_string(report.earlyFirstLine) + ")");
+        report.warnings.push_back(std::to_string(report.earlyBars) + " bar" + (report.earlyBars == 1 ? "" : "s") +
+                                  " dated before 1982, when S&P 500 futures began trading (first at line " +
+                                  std::to_string(report.earlyFirstLine) + ")");
     if (report.futureBars > 0)
-        report.warnings.push_back(std::to_string(report.futureBars) + " bar" + (report.futureBars == 1 ? "" : "s")
-                                  + " dated in the future (first at line " + std::to_string(report.futureFirstLine) + ")");
+        report.warnings.push_back(std::to_string(report.futureBars) + " bar" + (report.futureBars == 1 ? "" : "s") +
+                                  " dated in the future (first at line " + std::to_string(report.futureFirstLine) +
+                                  ")");
     if (!report.gaps.empty())
-        report.warnings.push_back(std::to_string(report.gaps.size()) + " gaps longer than the "
-                                  + formatInterval(report.intervalNs) + " interval (not filled): "
-                                  + std::to_string(report.dailyBreaks) + " daily breaks, " + std::to_string(report.weekends)
-                                  + " weekends, " + std::to_string(report.holidays) + " holidays, "
-                                  + std::to_string(report.otherGaps) + " other");
+        report.warnings.push_back(std::to_string(report.gaps.size()) + " gaps longer than the " +
+                                  formatInterval(report.intervalNs) +
+                                  " interval (not filled): " + std::to_string(report.dailyBreaks) + " daily breaks, " +
+                                  std::to_string(report.weekends) + " weekends, " + std::to_string(report.holidays) +
+                                  " holidays, " + std::to_string(report.otherGaps) + " other");
     return report;
 }
 

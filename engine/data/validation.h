@@ -12,9 +12,9 @@ namespace foxhunt {
 
 /// A run of exact duplicate rows that were dropped.
 struct DuplicateRun {
-    std::uint64_t firstLine = 0;     ///< first file line of the dropped run
-    std::uint64_t lastLine = 0;      ///< last file line of the dropped run
-    std::uint64_t originalLine = 0;  ///< the line the first dropped row repeats
+    std::uint64_t firstLine = 0;    ///< first file line of the dropped run
+    std::uint64_t lastLine = 0;     ///< last file line of the dropped run
+    std::uint64_t originalLine = 0; ///< the line the first dropped row repeats
     std::uint64_t rows = 0;
 };
 
@@ -22,8 +22,8 @@ struct DuplicateRun {
 struct Gap {
     enum class Kind { DailyBreak, Weekend, Holiday, Other };
     Kind kind = Kind::Other;
-    std::int64_t fromTs = 0;   ///< start of the last bar before the gap (UTC ns)
-    std::int64_t toTs = 0;     ///< start of the first bar after it
+    std::int64_t fromTs = 0; ///< start of the last bar before the gap (UTC ns)
+    std::int64_t toTs = 0;   ///< start of the first bar after it
 };
 
 /// What validation found. Bars in `file` are updated in place (duplicates removed).
@@ -32,19 +32,19 @@ struct ValidationReport {
     std::uint64_t rowsKept = 0;
     std::uint64_t duplicatesDropped = 0;
     std::vector<DuplicateRun> duplicateRuns;
-    std::uint64_t offGridPrices = 0;   ///< bars with a price off the 0.25 tick grid (warning)
-    std::uint64_t offGridFirstLine = 0; ///< file line of the first such bar (0 = none)
-    std::uint64_t earlyBars = 0;       ///< bars dated before kPlausibleFromTs (warning)
-    std::uint64_t earlyFirstLine = 0;  ///< file line of the first such bar (0 = none)
-    std::uint64_t futureBars = 0;      ///< bars dated more than a day after the import (warning)
-    std::uint64_t futureFirstLine = 0; ///< file line of the first such bar (0 = none)
-    std::uint64_t priceJumps = 0;      ///< bars with a price kPriceJumpRatio away from the previous close (warning)
+    std::uint64_t offGridPrices = 0;      ///< bars with a price off the 0.25 tick grid (warning)
+    std::uint64_t offGridFirstLine = 0;   ///< file line of the first such bar (0 = none)
+    std::uint64_t earlyBars = 0;          ///< bars dated before kPlausibleFromTs (warning)
+    std::uint64_t earlyFirstLine = 0;     ///< file line of the first such bar (0 = none)
+    std::uint64_t futureBars = 0;         ///< bars dated more than a day after the import (warning)
+    std::uint64_t futureFirstLine = 0;    ///< file line of the first such bar (0 = none)
+    std::uint64_t priceJumps = 0;         ///< bars with a price kPriceJumpRatio away from the previous close (warning)
     std::uint64_t priceJumpFirstLine = 0; ///< file line of the first such bar (0 = none)
-    std::int64_t intervalNs = 0;       ///< the bar interval (from the file, else the most common step)
+    std::int64_t intervalNs = 0;          ///< the bar interval (from the file, else the most common step)
     std::vector<Gap> gaps;
     std::uint64_t dailyBreaks = 0, weekends = 0, otherGaps = 0;
     std::uint64_t holidays = 0;        ///< gaps over a CME equity holiday (engine/data/cme_holidays.h)
-    std::vector<std::string> warnings;  ///< readable, ready for a report
+    std::vector<std::string> warnings; ///< readable, ready for a report
 };
 
 /// 1982-01-01T00:00:00Z: S&P 500 futures began trading in 1982, so an earlier bar is

@@ -91,8 +91,7 @@ Run runPolicy(TradingEnv& env, const GreedyPolicy& policy, const std::vector<int
             obs = env.observation();
             run.stepPnlUsd.push_back(r.pnlTicks * kEsTickValue);
             run.turnover += r.contractsTraded;
-            if (r.tradeClosed)
-                run.tradePnlUsd.push_back(r.closedTradePnlTicks * kEsTickValue);
+            if (r.tradeClosed) run.tradePnlUsd.push_back(r.closedTradePnlTicks * kEsTickValue);
         }
     }
     return run;
@@ -157,11 +156,14 @@ EvaluationReport evaluatePolicy(TradingEnv& env, const GreedyPolicy& policy, std
     const Run mine = runPolicy(env, policy, episodes);
     report.tradingDays.assign(mine.stepDays.begin(), mine.stepDays.end());
     std::sort(report.tradingDays.begin(), report.tradingDays.end());
-    report.tradingDays.erase(std::unique(report.tradingDays.begin(), report.tradingDays.end()), report.tradingDays.end());
+    report.tradingDays.erase(std::unique(report.tradingDays.begin(), report.tradingDays.end()),
+                             report.tradingDays.end());
     const int flatAction = env.actionForPosition(0);
     const int longAction = env.actionForPosition(1);
-    const Run flat = runPolicy(env, [flatAction](std::span<const float>) { return flatAction; }, episodes);
-    const Run hold = runPolicy(env, [longAction](std::span<const float>) { return longAction; }, episodes);
+    const Run flat = runPolicy(
+        env, [flatAction](std::span<const float>) { return flatAction; }, episodes);
+    const Run hold = runPolicy(
+        env, [longAction](std::span<const float>) { return longAction; }, episodes);
     report.policy = computeMetrics(mine.stepPnlUsd, mine.stepDays, mine.tradePnlUsd, mine.turnover);
     report.flat = computeMetrics(flat.stepPnlUsd, flat.stepDays, flat.tradePnlUsd, flat.turnover);
     report.buyAndHold = computeMetrics(hold.stepPnlUsd, hold.stepDays, hold.tradePnlUsd, hold.turnover);

@@ -32,28 +32,28 @@ namespace foxhunt {
 
 /// Metrics of one policy over the evaluated episodes.
 struct PerformanceMetrics {
-    double pnlUsd = 0.0;        ///< total net PnL in USD
-    double pnlTicks = 0.0;      ///< total net PnL in ticks (per contract tick value)
-    double sharpe = 0.0;        ///< Sharpe of daily P&L, annualised with sqrt(252) (NaN: undefined), see header comment
-    double sortino = 0.0;       ///< Sortino of daily P&L, annualised with sqrt(252) (NaN: undefined)
-    double sharpePerBar = 0.0;  ///< mean / sample sd of the per-step P&L, not annualised (NaN: undefined); a detail
-    double maxDrawdownUsd = 0.0; ///< largest peak-to-trough fall of cumulative equity
-    double calmar = 0.0;        ///< 252 * mean daily PnL / max drawdown
-    double winRate = 0.0;       ///< winning closed trades / closed trades (0 with none)
-    double profitFactor = 0.0;  ///< gross profit / gross loss of closed trades (0 with none; +inf with no losses)
-    int trades = 0;             ///< closed round trips
-    long long turnover = 0;     ///< contracts traded (sum of |position change|)
-    int steps = 0;              ///< decisions taken
+    double pnlUsd = 0.0;       ///< total net PnL in USD
+    double pnlTicks = 0.0;     ///< total net PnL in ticks (per contract tick value)
+    double sharpe = 0.0;       ///< Sharpe of daily P&L, annualised with sqrt(252) (NaN: undefined), see header comment
+    double sortino = 0.0;      ///< Sortino of daily P&L, annualised with sqrt(252) (NaN: undefined)
+    double sharpePerBar = 0.0; ///< mean / sample sd of the per-step P&L, not annualised (NaN: undefined); a detail
+    double maxDrawdownUsd = 0.0;     ///< largest peak-to-trough fall of cumulative equity
+    double calmar = 0.0;             ///< 252 * mean daily PnL / max drawdown
+    double winRate = 0.0;            ///< winning closed trades / closed trades (0 with none)
+    double profitFactor = 0.0;       ///< gross profit / gross loss of closed trades (0 with none; +inf with no losses)
+    int trades = 0;                  ///< closed round trips
+    long long turnover = 0;          ///< contracts traded (sum of |position change|)
+    int steps = 0;                   ///< decisions taken
     std::vector<double> dailyPnlUsd; ///< net PnL per trading day (USD), in the order of EvaluationReport::tradingDays
 };
 
 /// A policy's report beside the two baselines.
 struct EvaluationReport {
-    PerformanceMetrics policy;      ///< the evaluated policy
-    PerformanceMetrics flat;        ///< never trade
-    PerformanceMetrics buyAndHold;  ///< long 1 contract throughout each episode
-    int episodes = 0;               ///< episodes evaluated
-    std::vector<std::int64_t> tradingDays; ///< the evaluated trading days (days since epoch), ascending
+    PerformanceMetrics policy;               ///< the evaluated policy
+    PerformanceMetrics flat;                 ///< never trade
+    PerformanceMetrics buyAndHold;           ///< long 1 contract throughout each episode
+    int episodes = 0;                        ///< episodes evaluated
+    std::vector<std::int64_t> tradingDays;   ///< the evaluated trading days (days since epoch), ascending
     std::vector<double> policyEquityUsd;     ///< cumulative equity after each step of the policy
     std::vector<double> buyAndHoldEquityUsd; ///< same for buy-and-hold 1 contract (flat is 0 throughout)
 };

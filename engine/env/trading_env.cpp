@@ -11,7 +11,10 @@ namespace foxhunt {
 
 namespace {
 
-int signOf(int v) { return (v > 0) - (v < 0); }
+int signOf(int v)
+{
+    return (v > 0) - (v < 0);
+}
 
 [[noreturn]] void fail(const std::string& reason)
 {
@@ -23,14 +26,12 @@ int signOf(int v) { return (v > 0) - (v < 0); }
 std::vector<EpisodeRange> episodesByTradingDay(const std::vector<Bar>& bars, std::size_t minBars)
 {
     std::vector<EpisodeRange> out;
-    if (bars.empty())
-        return out;
+    if (bars.empty()) return out;
     EsCalendar calendar;
     std::size_t begin = 0;
     std::int64_t day = calendar.tradingDay(bars.front().tsEvent);
     const auto flush = [&](std::size_t end) {
-        if (end - begin >= std::max<std::size_t>(minBars, 2))
-            out.push_back({begin, end});
+        if (end - begin >= std::max<std::size_t>(minBars, 2)) out.push_back({begin, end});
     };
     for (std::size_t i = 1; i < bars.size(); ++i) {
         const std::int64_t d = calendar.tradingDay(bars[i].tsEvent);
@@ -46,14 +47,12 @@ std::vector<EpisodeRange> episodesByTradingDay(const std::vector<Bar>& bars, std
 
 std::vector<EpisodeRange> splitIntoWindows(const std::vector<EpisodeRange>& ranges, std::size_t length)
 {
-    if (length < 2)
-        fail("window length must be at least 2 bars");
+    if (length < 2) fail("window length must be at least 2 bars");
     std::vector<EpisodeRange> out;
     for (const EpisodeRange& r : ranges) {
         for (std::size_t b = r.begin; b < r.end; b += length) {
             const std::size_t e = std::min(r.end, b + length);
-            if (e - b >= 2)
-                out.push_back({b, e});
+            if (e - b >= 2) out.push_back({b, e});
         }
     }
     return out;
@@ -61,31 +60,22 @@ std::vector<EpisodeRange> splitIntoWindows(const std::vector<EpisodeRange>& rang
 
 TradingEnv::TradingEnv(const std::vector<Bar>& bars, std::vector<float> features, int featureCount,
                        std::vector<EpisodeRange> episodes, TradingEnvOptions options)
-    : m_bars(bars)
-    , m_features(std::move(features))
-    , m_featureCount(featureCount)
-    , m_episodes(std::move(episodes))
-    , m_options(options)
+    : m_bars(bars), m_features(std::move(features)), m_featureCount(featureCount), m_episodes(std::move(episodes)),
+      m_options(options)
 {
-    if (m_featureCount < 0)
-        fail("featureCount must not be negative");
+    if (m_featureCount < 0) fail("featureCount must not be negative");
     if (m_features.size() != m_bars.size() * static_cast<std::size_t>(m_featureCount))
-        fail("feature matrix has " + std::to_string(m_features.size()) + " values, expected "
-             + std::to_string(m_bars.size()) + " bars x " + std::to_string(m_featureCount) + " features");
-    if (m_options.maxContracts < 1)
-        fail("maxContracts must be at least 1");
-    if (m_options.window < 1)
-        fail("window must be at least 1");
-    if (m_options.extraObservationSize < 0)
-        fail("extraObservationSize must not be negative");
-    if (!(m_options.pnlScaleTicks > 0.0))
-        fail("pnlScaleTicks must be positive");
-    if (m_episodes.empty())
-        fail("no episodes given");
+        fail("feature matrix has " + std::to_string(m_features.size()) + " values, expected " +
+             std::to_string(m_bars.size()) + " bars x " + std::to_string(m_featureCount) + " features");
+    if (m_options.maxContracts < 1) fail("maxContracts must be at least 1");
+    if (m_options.window < 1) fail("window must be at least 1");
+    if (m_options.extraObservationSize < 0) fail("extraObservationSize must not be negative");
+    if (!(m_options.pnlScaleTicks > 0.0)) fail("pnlScaleTicks must be positive");
+    if (m_episodes.empty()) fail("no episodes given");
     for (const EpisodeRange& r : m_episodes) {
         if (r.end > m_bars.size() || r.begin + 2 > r.end)
-            fail("episode [" + std::to_string(r.begin) + ", " + std::to_string(r.end)
-                 + ") needs at least 2 bars inside the " + std::to_string(m_bars.size()) + " bars");
+            fail("episode [" + std::to_string(r.begin) + ", " + std::to_string(r.end) +
+                 ") needs at least 2 bars inside the " + std::to_string(m_bars.size()) + " bars");
     }
     m_extra.assign(static_cast<std::size_t>(m_options.extraObservationSize), 0.0f);
     m_observation.assign(static_cast<std::size_t>(observationSize()), 0.0f);
@@ -99,8 +89,8 @@ int TradingEnv::observationSize() const
 std::span<const float> TradingEnv::reset(int episode)
 {
     if (episode < 0 || episode >= episodeCount())
-        throw std::out_of_range("trading_env: episode " + std::to_string(episode) + " out of range 0.."
-                                + std::to_string(episodeCount() - 1));
+        throw std::out_of_range("trading_env: episode " + std::to_string(episode) + " out of range 0.." +
+                                std::to_string(episodeCount() - 1));
     m_state = TradingEnvState{};
     m_state.episode = episode;
     m_state.bar = m_episodes[static_cast<std::size_t>(episode)].begin;
@@ -112,11 +102,10 @@ std::span<const float> TradingEnv::reset(int episode)
 void TradingEnv::setExtraObservation(std::span<const float> values)
 {
     if (values.size() != m_extra.size())
-        fail("extra observation has " + std::to_string(values.size()) + " values, expected "
-             + std::to_string(m_extra.size()));
+        fail("extra observation has " + std::to_string(values.size()) + " values, expected " +
+             std::to_string(m_extra.size()));
     std::copy(values.begin(), values.end(), m_extra.begin());
-    std::copy(m_extra.begin(), m_extra.end(),
-              m_observation.end() - static_cast<std::ptrdiff_t>(m_extra.size()));
+    std::copy(m_extra.begin(), m_extra.end(), m_observation.end() - static_cast<std::ptrdiff_t>(m_extra.size()));
 }
 
 // Moves the position to `target` at `priceTicks` (a mid price): returns the
@@ -125,8 +114,7 @@ double TradingEnv::fillAt(double priceTicks, int target, StepResult& result)
 {
     const int old = m_state.position;
     const int delta = target - old;
-    if (delta == 0)
-        return 0.0;
+    if (delta == 0) return 0.0;
     const double perContract = m_options.slippageTicks + m_options.commissionPerContract / kEsTickValue;
     const double fillPrice = priceTicks + signOf(delta) * m_options.slippageTicks;
     const bool closes = old != 0 && (target == 0 || signOf(target) != signOf(old));
@@ -142,8 +130,8 @@ double TradingEnv::fillAt(double priceTicks, int target, StepResult& result)
     } else {
         m_state.tradePnlTicks -= std::abs(delta) * perContract;
         if (std::abs(target) > std::abs(old))
-            m_state.entryPriceTicks = (m_state.entryPriceTicks * std::abs(old) + fillPrice * std::abs(delta))
-                                      / std::abs(target);
+            m_state.entryPriceTicks = (m_state.entryPriceTicks * std::abs(old) + fillPrice * std::abs(delta)) /
+                                      std::abs(target);
     }
     m_state.position = target;
     const double cost = std::abs(delta) * perContract;
@@ -154,11 +142,10 @@ double TradingEnv::fillAt(double priceTicks, int target, StepResult& result)
 
 StepResult TradingEnv::step(int action)
 {
-    if (m_state.done)
-        throw std::logic_error("trading_env: step() after the episode ended; call reset()");
+    if (m_state.done) throw std::logic_error("trading_env: step() after the episode ended; call reset()");
     if (action < 0 || action >= actionCount())
-        throw std::out_of_range("trading_env: action " + std::to_string(action) + " out of range 0.."
-                                + std::to_string(actionCount() - 1));
+        throw std::out_of_range("trading_env: action " + std::to_string(action) + " out of range 0.." +
+                                std::to_string(actionCount() - 1));
     const int target = action - m_options.maxContracts;
     const int before = m_state.position;
     const std::size_t t = m_state.bar;
@@ -170,8 +157,7 @@ StepResult TradingEnv::step(int action)
     const auto mark = [&](double from, double to) {
         const double p = m_state.position * (to - from);
         pnl += p;
-        if (m_state.position != 0)
-            m_state.tradePnlTicks += p;
+        if (m_state.position != 0) m_state.tradePnlTicks += p;
     };
     if (m_options.fillTiming == FillTiming::NextOpen) {
         mark(priceTicks(now.close), priceTicks(next.open));
@@ -228,8 +214,7 @@ void TradingEnv::restoreState(const TradingEnvState& state)
     if (state.episode >= episodeCount())
         fail("restored state names episode " + std::to_string(state.episode) + " of " + std::to_string(episodeCount()));
     m_state = state;
-    if (m_state.episode >= 0)
-        buildObservation();
+    if (m_state.episode >= 0) buildObservation();
 }
 
 void TradingEnv::setExtraObservationSource(ExtraObservationSource source)

@@ -41,8 +41,8 @@
 namespace foxhunt {
 
 /// ES price facts used by the environment.
-inline constexpr double kEsTickSize = 0.25;            ///< index points per tick
-inline constexpr double kEsTickValue = 12.5;           ///< USD per tick per contract
+inline constexpr double kEsTickSize = 0.25;  ///< index points per tick
+inline constexpr double kEsTickValue = 12.5; ///< USD per tick per contract
 
 /// When a target position chosen at the close of bar t is filled.
 enum class FillTiming { NextOpen, SameClose };
@@ -62,34 +62,34 @@ using ExtraObservationSource = std::function<void(std::size_t bar, std::span<flo
 
 /// Options of the environment; defaults are the ES facts in DESIGN.md.
 struct TradingEnvOptions {
-    int maxContracts = 1;                   ///< actions are target positions -N..N
-    double commissionPerContract = 2.25;    ///< USD per contract per side
-    double slippageTicks = 1.0;             ///< ticks against us per contract filled
+    int maxContracts = 1;                         ///< actions are target positions -N..N
+    double commissionPerContract = 2.25;          ///< USD per contract per side
+    double slippageTicks = 1.0;                   ///< ticks against us per contract filled
     FillTiming fillTiming = FillTiming::NextOpen; ///< fill at the next open or at this close
     RewardKind reward = RewardKind::PnlTicks;     ///< reward definition
-    double dsrEta = 0.01;                   ///< adaptation rate of the differential Sharpe ratio
-    double positionChangePenaltyTicks = 0.0; ///< shaping penalty per contract of position change
-    int window = 1;                         ///< feature rows per observation (W)
-    double pnlScaleTicks = 100.0;           ///< unrealised PnL is divided by this in the observation
-    int extraObservationSize = 0;           ///< length of the extra span (forecaster outputs)
+    double dsrEta = 0.01;                         ///< adaptation rate of the differential Sharpe ratio
+    double positionChangePenaltyTicks = 0.0;      ///< shaping penalty per contract of position change
+    int window = 1;                               ///< feature rows per observation (W)
+    double pnlScaleTicks = 100.0;                 ///< unrealised PnL is divided by this in the observation
+    int extraObservationSize = 0;                 ///< length of the extra span (forecaster outputs)
 };
 
 /// What one step did. PnL figures are net of costs and exclude shaping penalties.
 struct StepResult {
-    double reward = 0.0;          ///< as defined by RewardKind
-    double pnlTicks = 0.0;        ///< equity change over the step, ticks, net of costs
-    double costTicks = 0.0;       ///< slippage plus commission paid in the step, ticks
-    int contractsTraded = 0;      ///< sum of |position change| filled in the step (incl. forced exit)
-    int position = 0;             ///< position held after the step (0 after the forced exit)
-    bool terminated = false;      ///< the episode ended (position flattened)
-    bool tradeClosed = false;     ///< a round trip ended in this step
+    double reward = 0.0;              ///< as defined by RewardKind
+    double pnlTicks = 0.0;            ///< equity change over the step, ticks, net of costs
+    double costTicks = 0.0;           ///< slippage plus commission paid in the step, ticks
+    int contractsTraded = 0;          ///< sum of |position change| filled in the step (incl. forced exit)
+    int position = 0;                 ///< position held after the step (0 after the forced exit)
+    bool terminated = false;          ///< the episode ended (position flattened)
+    bool tradeClosed = false;         ///< a round trip ended in this step
     double closedTradePnlTicks = 0.0; ///< its PnL (net of its costs) when tradeClosed
 };
 
 /// The environment's full dynamic state, so a training run can be checkpointed.
 struct TradingEnvState {
-    int episode = -1;             ///< current episode index, -1 before the first reset
-    std::size_t bar = 0;          ///< decision bar t
+    int episode = -1;    ///< current episode index, -1 before the first reset
+    std::size_t bar = 0; ///< decision bar t
     int position = 0;
     double entryPriceTicks = 0.0; ///< average entry price of the open position, ticks
     double equityTicks = 0.0;     ///< episode equity, ticks, net of costs

@@ -13,18 +13,20 @@ void validateForecastData(const ForecastData& data)
     };
     if (data.cols == 0) fail("cols is 0; at least one observed feature is needed");
     if (data.features.size() != data.rows * data.cols)
-        fail("features has " + std::to_string(data.features.size()) + " values, rows * cols = " +
-             std::to_string(data.rows * data.cols));
+        fail("features has " + std::to_string(data.features.size()) +
+             " values, rows * cols = " + std::to_string(data.rows * data.cols));
     if (data.logReturns.size() != data.rows)
-        fail("logReturns has " + std::to_string(data.logReturns.size()) + " values, rows = " + std::to_string(data.rows));
+        fail("logReturns has " + std::to_string(data.logReturns.size()) +
+             " values, rows = " + std::to_string(data.rows));
     if (data.knownFuture.size() != data.rows * data.knownCols)
-        fail("knownFuture has " + std::to_string(data.knownFuture.size()) + " values, rows * knownCols = " +
-             std::to_string(data.rows * data.knownCols));
+        fail("knownFuture has " + std::to_string(data.knownFuture.size()) +
+             " values, rows * knownCols = " + std::to_string(data.rows * data.knownCols));
     if (!data.timeOfDay.empty() && data.timeOfDay.size() != data.rows)
         fail("timeOfDay has " + std::to_string(data.timeOfDay.size()) + " values, rows = " + std::to_string(data.rows));
     auto names = [&](const std::vector<std::string>& list, std::size_t n, const char* what) {
         if (!list.empty() && list.size() != n)
-            fail(std::string(what) + " has " + std::to_string(list.size()) + " names for " + std::to_string(n) + " columns");
+            fail(std::string(what) + " has " + std::to_string(list.size()) + " names for " + std::to_string(n) +
+                 " columns");
     };
     names(data.featureNames, data.cols, "featureNames");
     names(data.knownNames, data.knownCols, "knownNames");

@@ -12,17 +12,18 @@ namespace foxhunt {
 
 /// One series of bars as the forecasters see it. All matrices are row-major, one row per bar.
 struct ForecastData {
-    std::vector<float> features;      ///< observed features, [rows, cols]
-    std::size_t rows = 0;             ///< number of bars T
-    std::size_t cols = 0;             ///< observed features per bar F
-    std::vector<double> logReturns;   ///< target series, log(close_t / close_{t-1}), [rows]
-    std::vector<float> knownFuture;   ///< covariates known in advance (time of day), [rows, knownCols]
-    std::size_t knownCols = 0;        ///< known covariates per bar K (0: none)
-    std::vector<float> staticFeatures; ///< covariates constant over the series (instrument, session); may be empty
+    std::vector<float> features;           ///< observed features, [rows, cols]
+    std::size_t rows = 0;                  ///< number of bars T
+    std::size_t cols = 0;                  ///< observed features per bar F
+    std::vector<double> logReturns;        ///< target series, log(close_t / close_{t-1}), [rows]
+    std::vector<float> knownFuture;        ///< covariates known in advance (time of day), [rows, knownCols]
+    std::size_t knownCols = 0;             ///< known covariates per bar K (0: none)
+    std::vector<float> staticFeatures;     ///< covariates constant over the series (instrument, session); may be empty
     std::vector<std::string> featureNames; ///< names of the observed columns (empty: "observed_<i>")
     std::vector<std::string> knownNames;   ///< names of the known covariates (empty: "known_<i>")
     std::vector<std::string> staticNames;  ///< names of the static covariates (empty: "static_<i>")
-    std::vector<int> timeOfDay;       ///< time-of-day bucket of each bar, [rows], for the climatology baseline (empty: one bucket)
+    std::vector<int>
+        timeOfDay; ///< time-of-day bucket of each bar, [rows], for the climatology baseline (empty: one bucket)
 };
 
 /// Window geometry. A window is anchored at bar t, the last bar whose features it may see.

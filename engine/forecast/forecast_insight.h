@@ -14,17 +14,17 @@ namespace foxhunt {
 
 /// Mixed-precision state of a forecaster's training.
 struct ForecastAmpStatus {
-    bool enabled = false;        ///< forward passes run under autocast
-    std::string dtype = "fp32";  ///< "bf16", "f16", or "fp32" when disabled
-    double lossScale = 1.0;      ///< current loss scale (1 without FP16 scaling)
+    bool enabled = false;          ///< forward passes run under autocast
+    std::string dtype = "fp32";    ///< "bf16", "f16", or "fp32" when disabled
+    double lossScale = 1.0;        ///< current loss scale (1 without FP16 scaling)
     std::int64_t skippedSteps = 0; ///< optimizer steps skipped for inf/NaN gradients since construction
 };
 
 /// How refreshInt8() quantizes and where it measures.
 struct Int8RefreshOptions {
-    std::size_t windows = 64;            ///< validation windows, spread evenly over the range (the same ones each call)
-    std::size_t calibrationWindows = 0;  ///< training windows for static activation ranges (0: dynamic ranges)
-    Int8Serving serving;                 ///< kernel choice and the accuracy gate
+    std::size_t windows = 64;           ///< validation windows, spread evenly over the range (the same ones each call)
+    std::size_t calibrationWindows = 0; ///< training windows for static activation ranges (0: dynamic ranges)
+    Int8Serving serving;                ///< kernel choice and the accuracy gate
 };
 
 /// One refresh of the INT8 copy against the FP32 weights it was made from.
@@ -40,14 +40,14 @@ struct Int8Refresh {
 
 /// What a Temporal Fusion Transformer attends to, averaged over a set of windows.
 struct TftInterpretation {
-    std::vector<std::string> encoderVariables; ///< past inputs: observed features, then known covariates
-    std::vector<double> encoderImportance;     ///< encoder variable-selection weights, mean over time and windows
-    std::vector<std::string> decoderVariables; ///< known-future inputs
-    std::vector<double> decoderImportance;     ///< decoder variable-selection weights, mean over time and windows
-    std::vector<std::string> staticVariables;  ///< static covariates (may be empty)
-    std::vector<double> staticImportance;      ///< static variable-selection weights, mean over windows
+    std::vector<std::string> encoderVariables;  ///< past inputs: observed features, then known covariates
+    std::vector<double> encoderImportance;      ///< encoder variable-selection weights, mean over time and windows
+    std::vector<std::string> decoderVariables;  ///< known-future inputs
+    std::vector<double> decoderImportance;      ///< decoder variable-selection weights, mean over time and windows
+    std::vector<std::string> staticVariables;   ///< static covariates (may be empty)
+    std::vector<double> staticImportance;       ///< static variable-selection weights, mean over windows
     std::vector<std::vector<double>> attention; ///< [horizon][past + horizon], mean over heads and windows
-    std::size_t windows = 0;                   ///< windows averaged
+    std::size_t windows = 0;                    ///< windows averaged
 };
 
 } // namespace foxhunt

@@ -61,8 +61,8 @@ stats::Climatology trainingClimatology(const ForecastData& data, IndexRange trai
                                        const std::vector<double>& quantiles)
 {
     if (train.size() == 0 || train.end - 1 + horizon >= data.rows || data.logReturns.size() != data.rows)
-        throw std::invalid_argument(std::string(__FILE__) + ": training anchors [" + std::to_string(train.begin) + ", " +
-                                    std::to_string(train.end) + ") with horizon " + std::to_string(horizon) +
+        throw std::invalid_argument(std::string(__FILE__) + ": training anchors [" + std::to_string(train.begin) +
+                                    ", " + std::to_string(train.end) + ") with horizon " + std::to_string(horizon) +
                                     " do not fit " + std::to_string(data.rows) + " bars");
     std::vector<std::pair<int, double>> samples;
     samples.reserve(train.size() + horizon);

@@ -24,33 +24,34 @@ namespace foxhunt {
 
 /// Scores of one forecaster on a set of windows.
 struct ForecastMetrics {
-    double quantileLoss = 0.0;        ///< mean pinball loss over windows, steps and quantiles
-    double crps = 0.0;                ///< mean CRPS approximated from the quantiles (stats::crpsFromQuantiles)
-    double medianMae = 0.0;           ///< mean |median - y|
-    double directionalAccuracy = 0.0; ///< share of non-zero targets whose sign the median gets right (a zero median is wrong)
-    double intervalCoverage = 0.0;    ///< share of targets inside [lowest, highest] quantile (10-90 by default)
-    double intervalNominal = 0.0;     ///< the nominal rate of that interval: highest - lowest level (0.8 by default)
-    std::size_t count = 0;            ///< number of (window, step) pairs scored
+    double quantileLoss = 0.0; ///< mean pinball loss over windows, steps and quantiles
+    double crps = 0.0;         ///< mean CRPS approximated from the quantiles (stats::crpsFromQuantiles)
+    double medianMae = 0.0;    ///< mean |median - y|
+    double directionalAccuracy =
+        0.0; ///< share of non-zero targets whose sign the median gets right (a zero median is wrong)
+    double intervalCoverage = 0.0; ///< share of targets inside [lowest, highest] quantile (10-90 by default)
+    double intervalNominal = 0.0;  ///< the nominal rate of that interval: highest - lowest level (0.8 by default)
+    std::size_t count = 0;         ///< number of (window, step) pairs scored
 };
 
 /// The Diebold-Mariano test of the model against its best baseline.
 struct ForecastComparison {
-    std::string baseline;                 ///< "zero_return", "persistence" or "climatology": lowest quantile loss
-    stats::DieboldMarianoResult test;     ///< lossA = model, lossB = baseline: per-window mean pinball loss
+    std::string baseline;             ///< "zero_return", "persistence" or "climatology": lowest quantile loss
+    stats::DieboldMarianoResult test; ///< lossA = model, lossB = baseline: per-window mean pinball loss
 };
 
 /// A model's scores beside the baselines on the same windows.
 struct ForecastEvaluation {
-    ForecastMetrics model;       ///< the trained forecaster
-    ForecastMetrics zeroReturn;  ///< every quantile = 0
-    ForecastMetrics persistence; ///< every quantile = the last observed return
-    ForecastMetrics climatology; ///< the training split's quantiles of the target per time-of-day bucket
+    ForecastMetrics model;          ///< the trained forecaster
+    ForecastMetrics zeroReturn;     ///< every quantile = 0
+    ForecastMetrics persistence;    ///< every quantile = the last observed return
+    ForecastMetrics climatology;    ///< the training split's quantiles of the target per time-of-day bucket
     double skillQuantileLoss = 0.0; ///< 1 - model / climatology quantile loss (> 0: better than climatology)
     double skillCrps = 0.0;         ///< 1 - model / climatology CRPS
     stats::Coverage coverage;       ///< the model's outer-quantile interval against its nominal rate
     stats::PitHistogram pit;        ///< the model's PIT histogram over all (window, step) pairs
     ForecastComparison comparison;  ///< Diebold-Mariano against the best baseline
-    std::size_t windows = 0;     ///< windows evaluated
+    std::size_t windows = 0;        ///< windows evaluated
 };
 
 /// Pinball loss of quantile forecast q at level tau for outcome y.

@@ -33,7 +33,8 @@ namespace mt = foxhunt::models::tft;
 namespace dist = foxhunt::models::dist;
 namespace mp = foxhunt::models::precision;
 
-double warmupCosineLearningRate(std::int64_t step, double peak, std::int64_t warmup, std::int64_t total, double minRatio)
+double warmupCosineLearningRate(std::int64_t step, double peak, std::int64_t warmup, std::int64_t total,
+                                double minRatio)
 {
     if (warmup > 0 && step < warmup) return peak * static_cast<double>(step + 1) / static_cast<double>(warmup);
     const double span = static_cast<double>(std::max<std::int64_t>(1, total - warmup));
@@ -69,10 +70,10 @@ struct ForecasterTrainer::Impl {
     IndexRange train;
     IndexRange validation;
 
-    torch::Tensor past;      // [T, F + K], standardised with training statistics
-    torch::Tensor known;     // [T, K]
-    torch::Tensor targets;   // [T], log returns / targetScale
-    torch::Tensor statics;   // [S]
+    torch::Tensor past;    // [T, F + K], standardised with training statistics
+    torch::Tensor known;   // [T, K]
+    torch::Tensor targets; // [T], log returns / targetScale
+    torch::Tensor statics; // [S]
     double targetScale = 1.0;
 
     mm::Mamba2Forecaster mamba{nullptr};
@@ -81,9 +82,9 @@ struct ForecasterTrainer::Impl {
     std::unique_ptr<torch::optim::AdamW> optimizer;
     mp::LossScaler scaler;
     std::int64_t steps = 0;
-    std::size_t activationPeakBytes = 0; // of the last trainStep(), counting allocator or CUDA
-    models::CudaAttribution cuda;        // what this model holds in the CUDA caching allocator
-    torch::Device device{torch::kCPU};   // where the model, its optimizer and the data tensors live
+    std::size_t activationPeakBytes = 0;              // of the last trainStep(), counting allocator or CUDA
+    models::CudaAttribution cuda;                     // what this model holds in the CUDA caching allocator
+    torch::Device device{torch::kCPU};                // where the model, its optimizer and the data tensors live
     std::shared_ptr<dist::Communicator> communicator; // data parallelism (none: one process)
     std::unique_ptr<dist::GradientReducer> reducer;
     // An INT8 inference copy: one of the two, matching the kind (neither: none).
@@ -157,8 +158,7 @@ struct ForecasterTrainer::Impl {
         // Initialised on the CPU under the seed, so every device starts from the same weights.
         module->to(device);
         optimizer = std::make_unique<torch::optim::AdamW>(
-            module->parameters(),
-            torch::optim::AdamWOptions(config.learningRate).weight_decay(config.weightDecay));
+            module->parameters(), torch::optim::AdamWOptions(config.learningRate).weight_decay(config.weightDecay));
     }
 
     // anchors: [B] -> past [B, L, F+K], known [B, H, K], targets [B, H]
@@ -168,7 +168,7 @@ struct ForecasterTrainer::Impl {
         const auto H = static_cast<int64_t>(config.windowing.horizon);
         const auto onDevice = torch::TensorOptions(torch::kLong).device(device);
         const torch::Tensor a = anchors.to(device);
-        auto pastIdx = a.unsqueeze(1) + torch::arange(-L + 1, 1, onDevice).unsqueeze(0);   // [B, L]
+        auto pastIdx = a.unsqueeze(1) + torch::arange(-L + 1, 1, onDevice).unsqueeze(0);  // [B, L]
         auto futureIdx = a.unsqueeze(1) + torch::arange(1, H + 1, onDevice).unsqueeze(0); // [B, H]
         return {past.index({pastIdx}), known.index({futureIdx}), targets.index({futureIdx})};
     }
@@ -204,8 +204,7 @@ struct ForecasterTrainer::Impl {
         return [this, idx](torch::nn::Module& m) {
             auto [pastBatch, knownBatch, targetBatch] = batch(idx);
             (void)targetBatch;
-            if (auto* mb = m.as<mm::Mamba2ForecasterImpl>())
-                mb->forward(pastBatch, knownBatch);
+            if (auto* mb = m.as<mm::Mamba2ForecasterImpl>()) mb->forward(pastBatch, knownBatch);
             else if (auto* tb = m.as<mt::TemporalFusionTransformerImpl>())
                 tb->forward(pastBatch, knownBatch, staticsFor(pastBatch.size(0)));
         };
@@ -219,7 +218,8 @@ struct ForecasterTrainer::Impl {
         return t->forward(pastBatch, knownBatch, staticsFor(pastBatch.size(0))).quantiles;
     }
 
-    torch::Tensor forwardWith(const Int8Copy& copy, const torch::Tensor& pastBatch, const torch::Tensor& knownBatch) const
+    torch::Tensor forwardWith(const Int8Copy& copy, const torch::Tensor& pastBatch,
+                              const torch::Tensor& knownBatch) const
     {
         auto m = copy.mamba;
         auto t = copy.tft;
@@ -236,16 +236,14 @@ struct ForecasterTrainer::Impl {
         mp::QuantizeOptions qopts;
         if (calibrationWindows > 0) qopts.calibrate = calibrationOnTrain(calibrationWindows);
         Int8Copy copy;
-        if (mamba)
-            copy.mamba = mp::quantize_for_inference(mamba, qopts, report);
-        else
-            copy.tft = mp::quantize_for_inference(tft, qopts, report);
+        if (mamba) copy.mamba = mp::quantize_for_inference(mamba, qopts, report);
+        else copy.tft = mp::quantize_for_inference(tft, qopts, report);
         torch::nn::Module& q = copy.mamba ? static_cast<torch::nn::Module&>(*copy.mamba) : *copy.tft;
         const auto serve = [&] {
             for (const std::size_t rows : {std::size_t{1}, std::size_t{32}}) {
                 const std::size_t b = std::min(rows, validation.size());
-                auto idx = torch::arange(static_cast<int64_t>(validation.begin), static_cast<int64_t>(validation.begin + b),
-                                         torch::kLong);
+                auto idx = torch::arange(static_cast<int64_t>(validation.begin),
+                                         static_cast<int64_t>(validation.begin + b), torch::kLong);
                 auto [pastBatch, knownBatch, targetBatch] = batch(idx);
                 (void)targetBatch;
                 forwardWith(copy, pastBatch, knownBatch);
@@ -258,8 +256,7 @@ struct ForecasterTrainer::Impl {
 
     void setLearningRate(double lr)
     {
-        for (auto& group : optimizer->param_groups())
-            static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
+        for (auto& group : optimizer->param_groups()) static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
     }
 
     // Returns the norm before clipping, summed in float64 so many small squares do not lose bits.
@@ -291,7 +288,8 @@ ForecasterTrainer::ForecasterTrainer(const ForecasterConfig& config, ForecastDat
     auto inside = [&](IndexRange r) { return r.size() > 0 && r.begin >= valid.begin && r.end <= valid.end; };
     if (!inside(train))
         invalid("training anchors [" + std::to_string(train.begin) + ", " + std::to_string(train.end) +
-                ") must be non-empty and inside [" + std::to_string(valid.begin) + ", " + std::to_string(valid.end) + ")");
+                ") must be non-empty and inside [" + std::to_string(valid.begin) + ", " + std::to_string(valid.end) +
+                ")");
     if (validation.size() > 0 && !inside(validation))
         invalid("validation anchors [" + std::to_string(validation.begin) + ", " + std::to_string(validation.end) +
                 ") must lie inside [" + std::to_string(valid.begin) + ", " + std::to_string(valid.end) + ")");
@@ -384,7 +382,10 @@ ForecastStepStats ForecasterTrainer::trainStep()
     return stats;
 }
 
-ForecastEvaluation ForecasterTrainer::evaluate() { return evaluate(m_impl->validation); }
+ForecastEvaluation ForecasterTrainer::evaluate()
+{
+    return evaluate(m_impl->validation);
+}
 
 ForecastEvaluation ForecasterTrainer::evaluate(IndexRange anchors)
 {
@@ -434,7 +435,8 @@ Int8Evaluation ForecasterTrainer::evaluateInt8(const Int8EvaluationOptions& opti
             const std::size_t end = std::min(d.validation.end, begin + d.config.evalBatchSize);
             auto idx = torch::arange(static_cast<int64_t>(begin), static_cast<int64_t>(end), torch::kLong);
             auto [pastBatch, knownBatch, targetBatch] = d.batch(idx);
-            auto out = copy.mamba || copy.tft ? d.forwardWith(copy, pastBatch, knownBatch) : d.forward(pastBatch, knownBatch);
+            auto out = copy.mamba || copy.tft ? d.forwardWith(copy, pastBatch, knownBatch)
+                                              : d.forward(pastBatch, knownBatch);
             sum += static_cast<double>(end - begin) *
                    models::quantile_loss(out.to(torch::kDouble), targetBatch.to(torch::kDouble), d.config.quantiles)
                        .item<double>();
@@ -446,9 +448,11 @@ Int8Evaluation ForecasterTrainer::evaluateInt8(const Int8EvaluationOptions& opti
     mp::KernelPlan plan;
     Impl::Int8Copy copy = d.quantizeCopy(options.calibrationWindows, options.serving, e, &report, &plan);
     e.setLosses(fp32Loss, validationLoss(copy));
-    if (e.degradation > e.maxDegradation && options.serving.backend == "auto" && detail::planUses(plan, mp::Int8Backend::OneDnn)) {
+    if (e.degradation > e.maxDegradation && options.serving.backend == "auto" &&
+        detail::planUses(plan, mp::Int8Backend::OneDnn)) {
         // oneDNN's per-batch activation ranges are the least accurate kernels: try once without them.
-        copy = d.quantizeCopy(options.calibrationWindows, options.serving, e, &report, &plan, {mp::Int8Backend::OneDnn});
+        copy = d.quantizeCopy(options.calibrationWindows, options.serving, e, &report, &plan,
+                              {mp::Int8Backend::OneDnn});
         e.setLosses(fp32Loss, validationLoss(copy));
     }
     e.quantizedLayers = static_cast<int>(report.linear_layers + report.lstm_layers);
@@ -463,7 +467,8 @@ Int8Evaluation ForecasterTrainer::evaluateInt8(const Int8EvaluationOptions& opti
         auto [pastBatch, knownBatch, targetBatch] = d.batch(idx);
         (void)targetBatch;
         auto run = [&] {
-            torch::Tensor out = with.mamba || with.tft ? d.forwardWith(with, pastBatch, knownBatch) : d.forward(pastBatch, knownBatch);
+            torch::Tensor out = with.mamba || with.tft ? d.forwardWith(with, pastBatch, knownBatch)
+                                                       : d.forward(pastBatch, knownBatch);
             models::synchronize(d.device);
             return out;
         };
@@ -495,7 +500,8 @@ std::vector<double> ForecasterTrainer::predict(std::size_t anchor)
 {
     Impl& d = *m_impl;
     const IndexRange valid = validAnchors(d.data, d.config.windowing);
-    if (anchor < valid.begin || anchor >= valid.end) invalid("anchor " + std::to_string(anchor) + " has no full window");
+    if (anchor < valid.begin || anchor >= valid.end)
+        invalid("anchor " + std::to_string(anchor) + " has no full window");
     torch::NoGradGuard ng;
     d.module->eval();
     auto [pastBatch, knownBatch, targetBatch] = d.batch(torch::tensor({static_cast<int64_t>(anchor)}, torch::kLong));
@@ -529,7 +535,8 @@ void ForecasterTrainer::loadCheckpoint(const std::string& path, const Checkpoint
         archive.load_from(path, m_impl->device); // a checkpoint of any device loads onto this one
         if (checkIdentity) {
             c10::IValue identity;
-            checkIdentity(archive.try_read("identity", identity) && identity.isString() ? identity.toStringRef() : std::string());
+            checkIdentity(archive.try_read("identity", identity) && identity.isString() ? identity.toStringRef()
+                                                                                        : std::string());
         }
         torch::Tensor kind;
         archive.read("kind", kind);
@@ -552,7 +559,10 @@ void ForecasterTrainer::loadCheckpoint(const std::string& path, const Checkpoint
     m_impl->int8 = {};
 }
 
-std::int64_t ForecasterTrainer::step() const { return m_impl->steps; }
+std::int64_t ForecasterTrainer::step() const
+{
+    return m_impl->steps;
+}
 
 std::size_t ForecasterTrainer::parameterCount() const
 {
@@ -588,7 +598,10 @@ std::size_t ForecasterTrainer::servingBytes(std::size_t batch)
     return static_cast<std::size_t>(mp::module_bytes(*d.module)) + activations;
 }
 
-const ForecasterConfig& ForecasterTrainer::config() const { return m_impl->config; }
+const ForecasterConfig& ForecasterTrainer::config() const
+{
+    return m_impl->config;
+}
 
 ModelMemory ForecasterTrainer::memory() const
 {
@@ -661,18 +674,31 @@ Int8Refresh ForecasterTrainer::refreshInt8(const Int8RefreshOptions& options)
     return r;
 }
 
-void ForecasterTrainer::setInferenceWeights(InferenceWeights weights) { m_impl->serve = weights; }
+void ForecasterTrainer::setInferenceWeights(InferenceWeights weights)
+{
+    m_impl->serve = weights;
+}
 
-InferenceWeights ForecasterTrainer::lastInferenceWeights() const { return m_impl->lastServed; }
+InferenceWeights ForecasterTrainer::lastInferenceWeights() const
+{
+    return m_impl->lastServed;
+}
 
-bool ForecasterTrainer::hasInt8Copy() const { return m_impl->int8.mamba || m_impl->int8.tft; }
+bool ForecasterTrainer::hasInt8Copy() const
+{
+    return m_impl->int8.mamba || m_impl->int8.tft;
+}
 
-TftInterpretation ForecasterTrainer::interpret() { return interpret(m_impl->validation); }
+TftInterpretation ForecasterTrainer::interpret()
+{
+    return interpret(m_impl->validation);
+}
 
 TftInterpretation ForecasterTrainer::interpret(IndexRange anchors)
 {
     Impl& d = *m_impl;
-    if (!d.tft) throw std::logic_error(std::string(__FILE__) + ": interpret(): only a TFT forecaster has an interpretation");
+    if (!d.tft)
+        throw std::logic_error(std::string(__FILE__) + ": interpret(): only a TFT forecaster has an interpretation");
     const IndexRange valid = validAnchors(d.data, d.config.windowing);
     if (anchors.size() == 0 || anchors.begin < valid.begin || anchors.end > valid.end)
         invalid("interpretation anchors must be non-empty and inside the valid range");

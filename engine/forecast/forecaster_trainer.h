@@ -28,48 +28,48 @@ enum class ForecasterKind { Mamba2, Tft };
 
 /// Everything that defines a forecaster run. Defaults are small, for a CPU.
 struct ForecasterConfig {
-    ForecasterKind kind = ForecasterKind::Mamba2; ///< network
-    ForecastWindowing windowing;                  ///< past length and horizon
-    std::vector<double> quantiles{0.1, 0.5, 0.9}; ///< ascending levels in (0, 1)
-    std::size_t batchSize = 32;                   ///< windows per step
-    double learningRate = 1e-3;                   ///< peak learning rate
-    double weightDecay = 1e-4;                    ///< AdamW decoupled weight decay
-    std::int64_t warmupSteps = 50;                ///< linear warmup from 0 to the peak
-    std::int64_t totalSteps = 1000;               ///< cosine decay reaches its floor here
-    double minLearningRateRatio = 0.1;            ///< floor of the cosine, as a share of the peak
-    double maxGradNorm = 1.0;                     ///< global-norm clipping threshold (<= 0: no clipping)
-    std::uint64_t seed = 1;                       ///< initialisation, batch order and dropout
-    std::size_t evalBatchSize = 256;              ///< windows per forward pass in evaluate()
+    ForecasterKind kind = ForecasterKind::Mamba2;           ///< network
+    ForecastWindowing windowing;                            ///< past length and horizon
+    std::vector<double> quantiles{0.1, 0.5, 0.9};           ///< ascending levels in (0, 1)
+    std::size_t batchSize = 32;                             ///< windows per step
+    double learningRate = 1e-3;                             ///< peak learning rate
+    double weightDecay = 1e-4;                              ///< AdamW decoupled weight decay
+    std::int64_t warmupSteps = 50;                          ///< linear warmup from 0 to the peak
+    std::int64_t totalSteps = 1000;                         ///< cosine decay reaches its floor here
+    double minLearningRateRatio = 0.1;                      ///< floor of the cosine, as a share of the peak
+    double maxGradNorm = 1.0;                               ///< global-norm clipping threshold (<= 0: no clipping)
+    std::uint64_t seed = 1;                                 ///< initialisation, batch order and dropout
+    std::size_t evalBatchSize = 256;                        ///< windows per forward pass in evaluate()
     models::precision::MixedPrecisionConfig mixedPrecision; ///< AMP (default: FP32); validated for `device`
-    std::string device = "cpu";                   ///< "cpu" or "cuda:N": model, optimizer and data live there
+    std::string device = "cpu";                             ///< "cpu" or "cuda:N": model, optimizer and data live there
 
     // Mamba-2 sizes.
-    int dModel = 32;     ///< residual width
-    int layers = 2;      ///< blocks
-    int dState = 16;     ///< SSM state per head
-    int headDim = 16;    ///< channels per head
-    int expand = 2;      ///< d_inner / d_model
-    int ngroups = 1;     ///< groups sharing B, C
-    int chunkSize = 32;  ///< SSD chunk length
+    int dModel = 32;    ///< residual width
+    int layers = 2;     ///< blocks
+    int dState = 16;    ///< SSM state per head
+    int headDim = 16;   ///< channels per head
+    int expand = 2;     ///< d_inner / d_model
+    int ngroups = 1;    ///< groups sharing B, C
+    int chunkSize = 32; ///< SSD chunk length
 
     // TFT sizes.
-    int hiddenSize = 16;    ///< model width
-    int embeddingSize = 8;  ///< per-variable embedding width
-    int heads = 4;          ///< attention heads
-    int lstmLayers = 1;     ///< LSTM depth
-    double dropout = 0.1;   ///< dropout in GRNs and attention
+    int hiddenSize = 16;   ///< model width
+    int embeddingSize = 8; ///< per-variable embedding width
+    int heads = 4;         ///< attention heads
+    int lstmLayers = 1;    ///< LSTM depth
+    double dropout = 0.1;  ///< dropout in GRNs and attention
 };
 
 /// What one optimisation step did.
 struct ForecastStepStats {
-    std::int64_t step = 0;     ///< 1-based index of the step just taken
-    double loss = 0.0;         ///< training quantile loss (in standardised target units)
-    double gradNorm = 0.0;     ///< global gradient L2 norm before clipping, reduced in float64
-    bool clipped = false;      ///< whether the gradients were scaled down
-    double learningRate = 0.0; ///< learning rate used by this step
-    double stepSeconds = 0.0;  ///< wall time of the step
-    double lossScale = 1.0;    ///< loss scale after this step's update (1 without FP16 scaling)
-    bool skipped = false;      ///< the optimizer step was skipped: inf/NaN gradients
+    std::int64_t step = 0;         ///< 1-based index of the step just taken
+    double loss = 0.0;             ///< training quantile loss (in standardised target units)
+    double gradNorm = 0.0;         ///< global gradient L2 norm before clipping, reduced in float64
+    bool clipped = false;          ///< whether the gradients were scaled down
+    double learningRate = 0.0;     ///< learning rate used by this step
+    double stepSeconds = 0.0;      ///< wall time of the step
+    double lossScale = 1.0;        ///< loss scale after this step's update (1 without FP16 scaling)
+    bool skipped = false;          ///< the optimizer step was skipped: inf/NaN gradients
     std::int64_t skippedSteps = 0; ///< steps skipped so far
     double allreduceSeconds = 0.0; ///< data parallel: time waiting for the gradient all-reduce after backward
 };
@@ -83,7 +83,8 @@ struct Int8EvaluationOptions {
 
 /// Linear warmup to `peak` over `warmup` steps, then cosine to peak * minRatio at `total`.
 /// `step` is 0-based (the step about to be taken).
-double warmupCosineLearningRate(std::int64_t step, double peak, std::int64_t warmup, std::int64_t total, double minRatio);
+double warmupCosineLearningRate(std::int64_t step, double peak, std::int64_t warmup, std::int64_t total,
+                                double minRatio);
 
 /// Owns a forecaster, its optimizer and the data windows.
 class ForecasterTrainer {

@@ -9,8 +9,7 @@ namespace foxhunt {
 LatencyPercentiles latencyPercentiles(std::vector<double> micros)
 {
     LatencyPercentiles p;
-    if (micros.empty())
-        return p;
+    if (micros.empty()) return p;
     std::sort(micros.begin(), micros.end());
     const auto at = [&](double q) {
         const auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(micros.size())));

@@ -38,10 +38,10 @@ struct Int8KernelTime {
 
 /// The kernel one int8 layer serves one of its input shapes with, and what it was chosen from.
 struct Int8LayerKernel {
-    std::string layer;                  ///< the layer's path in the model ("blocks.0.in_proj")
-    std::string shape;                  ///< "in x out @ rows" (" static" with a calibrated range)
-    std::string backend;                ///< the backend served
-    bool cached = false;                ///< the timings came from the store (measured in an earlier run)
+    std::string layer;                   ///< the layer's path in the model ("blocks.0.in_proj")
+    std::string shape;                   ///< "in x out @ rows" (" static" with a calibrated range)
+    std::string backend;                 ///< the backend served
+    bool cached = false;                 ///< the timings came from the store (measured in an earlier run)
     std::vector<Int8KernelTime> timings; ///< every candidate's measurement (empty for a choice by hand)
 };
 
@@ -65,34 +65,34 @@ struct Int8Serving {
 
 /// The INT8 inference copy against the FP32 model on a fixed set of inputs.
 struct Int8Evaluation {
-    double fp32Loss = 0.0;          ///< loss of the FP32 model (see the evaluating class for which loss), float64
-    double int8Loss = 0.0;          ///< same for the INT8 copy
-    double degradation = 0.0;       ///< (int8Loss - fp32Loss) / fp32Loss
-    bool meetsGoal = false;         ///< degradation <= 2%
-    bool flagged = false;           ///< degradation > 5%
-    std::size_t fp32Bytes = 0;      ///< parameter and buffer bytes of the FP32 model
-    std::size_t int8Bytes = 0;      ///< same for the INT8 copy
-    double bytesRatio = 0.0;        ///< int8Bytes / fp32Bytes (goal <= 0.30)
-    int quantizedLayers = 0;        ///< Linear and LSTM layers swapped for int8
-    std::string backend;            ///< int8 backend in use ("onednn", "dequantize", ...)
-    bool staticActivations = false; ///< activation ranges calibrated once (false: per batch)
+    double fp32Loss = 0.0;              ///< loss of the FP32 model (see the evaluating class for which loss), float64
+    double int8Loss = 0.0;              ///< same for the INT8 copy
+    double degradation = 0.0;           ///< (int8Loss - fp32Loss) / fp32Loss
+    bool meetsGoal = false;             ///< degradation <= 2%
+    bool flagged = false;               ///< degradation > 5%
+    std::size_t fp32Bytes = 0;          ///< parameter and buffer bytes of the FP32 model
+    std::size_t int8Bytes = 0;          ///< same for the INT8 copy
+    double bytesRatio = 0.0;            ///< int8Bytes / fp32Bytes (goal <= 0.30)
+    int quantizedLayers = 0;            ///< Linear and LSTM layers swapped for int8
+    std::string backend;                ///< int8 backend in use ("onednn", "dequantize", ...)
+    bool staticActivations = false;     ///< activation ranges calibrated once (false: per batch)
     std::size_t calibrationSamples = 0; ///< inputs used for calibration (0 with dynamic ranges)
     std::size_t evaluatedSamples = 0;   ///< inputs behind the losses
     std::optional<double> actionAgreement; ///< agents: share of inputs whose deterministic action is identical
-    LatencyPercentiles fp32Batch1;  ///< FP32 forward, batch 1
-    LatencyPercentiles int8Batch1;  ///< INT8 forward, batch 1
-    LatencyPercentiles fp32Batch32; ///< FP32 forward, batch 32
-    LatencyPercentiles int8Batch32; ///< INT8 forward, batch 32
-    std::size_t servingBatch = 32;  ///< the larger serving batch the figures above were taken at
+    LatencyPercentiles fp32Batch1;         ///< FP32 forward, batch 1
+    LatencyPercentiles int8Batch1;         ///< INT8 forward, batch 1
+    LatencyPercentiles fp32Batch32;        ///< FP32 forward, batch 32
+    LatencyPercentiles int8Batch32;        ///< INT8 forward, batch 32
+    std::size_t servingBatch = 32;         ///< the larger serving batch the figures above were taken at
     std::size_t fp32ServingBytes = 0; ///< FP32 weights plus the peak activation bytes of one forward at servingBatch
     std::size_t int8ServingBytes = 0; ///< same for the INT8 copy (0 without the counting allocator)
     std::string kernelMode = "auto";  ///< "auto" (measured per layer) or the backend chosen by hand
-    std::vector<Int8LayerKernel> kernels; ///< per layer and serving shape, in module order
-    int measuredShapes = 0;           ///< distinct layer shapes timed for this copy
-    int cachedShapes = 0;             ///< distinct layer shapes whose timings came from the store
+    std::vector<Int8LayerKernel> kernels;               ///< per layer and serving shape, in module order
+    int measuredShapes = 0;                             ///< distinct layer shapes timed for this copy
+    int cachedShapes = 0;                               ///< distinct layer shapes whose timings came from the store
     double maxDegradation = kDefaultInt8MaxDegradation; ///< the gate (int8_max_degradation)
-    bool served = true;               ///< the gate let the copy answer inference
-    std::string verdict;              ///< why it is or is not served, with the figures
+    bool served = true;                                 ///< the gate let the copy answer inference
+    std::string verdict;                                ///< why it is or is not served, with the figures
 
     /// Inferences per second at servingBatch from a P50 latency in microseconds (0 without one).
     static double throughput(const LatencyPercentiles& l, std::size_t batch)

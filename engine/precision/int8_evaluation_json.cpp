@@ -19,7 +19,10 @@ nlohmann::json toJson(const Int8Evaluation& e)
     for (const Int8LayerKernel& k : e.kernels) {
         nlohmann::json timings = nlohmann::json::object();
         for (const Int8KernelTime& t : k.timings) timings[t.backend] = {{"us", t.micros}, {"error", t.relativeError}};
-        kernels.push_back({{"layer", k.layer}, {"shape", k.shape}, {"backend", k.backend}, {"cached", k.cached},
+        kernels.push_back({{"layer", k.layer},
+                           {"shape", k.shape},
+                           {"backend", k.backend},
+                           {"cached", k.cached},
                            {"timings", timings}});
     }
     nlohmann::json j = {{"fp32_loss", e.fp32Loss},
@@ -51,8 +54,7 @@ nlohmann::json toJson(const Int8Evaluation& e)
                           {"int8_b1", toJson(e.int8Batch1)},
                           {"fp32_b32", toJson(e.fp32Batch32)},
                           {"int8_b32", toJson(e.int8Batch32)}}}};
-    if (e.actionAgreement)
-        j["action_agreement"] = *e.actionAgreement;
+    if (e.actionAgreement) j["action_agreement"] = *e.actionAgreement;
     return j;
 }
 

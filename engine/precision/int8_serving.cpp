@@ -53,7 +53,8 @@ void StoredKernelTimings::store(const std::string& machine, const std::string& d
 }
 
 mp::KernelPlan planInt8Kernels(torch::nn::Module& int8Model, const std::function<void()>& serve,
-                               const Int8Serving& serving, Int8Evaluation& e, const std::vector<mp::Int8Backend>& exclude)
+                               const Int8Serving& serving, Int8Evaluation& e,
+                               const std::vector<mp::Int8Backend>& exclude)
 {
     const auto backend = mp::int8_backend_from_string(serving.backend);
     if (!backend)

@@ -20,9 +20,9 @@ namespace foxhunt::detail {
 class StoredKernelTimings : public models::precision::KernelTimingCache {
 public:
     /// Reads and writes `table` (which must outlive this).
-    explicit StoredKernelTimings(KernelTimingTable& table) : m_table(table) {}
-    std::optional<std::vector<models::precision::KernelTiming>> find(const std::string& machine, const std::string& device,
-                                                                     const models::precision::KernelShape& shape) override;
+    explicit StoredKernelTimings(KernelTimingTable& table) : m_table(table) { }
+    std::optional<std::vector<models::precision::KernelTiming>> find(
+        const std::string& machine, const std::string& device, const models::precision::KernelShape& shape) override;
     void store(const std::string& machine, const std::string& device, const models::precision::KernelShape& shape,
                const std::vector<models::precision::KernelTiming>& timings) override;
 

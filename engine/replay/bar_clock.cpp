@@ -13,8 +13,8 @@ namespace {
 void checkSpeed(double speed)
 {
     if (!(speed >= 0.0) || std::isinf(speed))
-        throw std::invalid_argument("bar clock: speed must be 0 (max) or a positive factor, got "
-                                    + std::to_string(speed));
+        throw std::invalid_argument("bar clock: speed must be 0 (max) or a positive factor, got " +
+                                    std::to_string(speed));
 }
 
 } // namespace
@@ -24,8 +24,8 @@ BarClock::BarClock(const std::vector<Bar>& bars, BarClockOptions options)
 {
     checkSpeed(options.speed);
     if (options.startIndex > m_count)
-        throw std::invalid_argument("bar clock: start index " + std::to_string(options.startIndex)
-                                    + " is past the end of " + std::to_string(m_count) + " bars");
+        throw std::invalid_argument("bar clock: start index " + std::to_string(options.startIndex) +
+                                    " is past the end of " + std::to_string(m_count) + " bars");
     m_position.store(options.startIndex);
     m_speed.store(options.speed);
     m_paused.store(options.startPaused);
@@ -94,8 +94,8 @@ void BarClock::setSpeed(double speed)
 void BarClock::rewind(std::size_t index)
 {
     if (index > m_count)
-        throw std::invalid_argument("bar clock: cannot rewind to " + std::to_string(index) + " of "
-                                    + std::to_string(m_count) + " bars");
+        throw std::invalid_argument("bar clock: cannot rewind to " + std::to_string(index) + " of " +
+                                    std::to_string(m_count) + " bars");
     std::lock_guard lock(m_mutex);
     m_position.store(index);
     m_stop.store(false);

@@ -32,9 +32,9 @@ struct BarClockOptions {
 
 /// What one BarClock::run() did.
 struct ReplayStats {
-    std::size_t barsReplayed = 0;  ///< bars handed to the callback by this run
-    bool stoppedEarly = false;     ///< stop() ended the run before the last bar
-    double wallSeconds = 0.0;      ///< wall-clock duration of the run
+    std::size_t barsReplayed = 0; ///< bars handed to the callback by this run
+    bool stoppedEarly = false;    ///< stop() ended the run before the last bar
+    double wallSeconds = 0.0;     ///< wall-clock duration of the run
 };
 
 /// Replays an in-memory bar series in exact order. run() executes on the
@@ -122,8 +122,7 @@ ReplayStats BarClock::run(OnBar&& onBar)
     for (; i < m_count; ++i) {
         // Fast path: one relaxed load per bar when nobody touched the controls
         // and the clock runs at max speed.
-        const bool slow = m_attention.load(std::memory_order_acquire)
-                          || m_speed.load(std::memory_order_relaxed) != 0.0;
+        const bool slow = m_attention.load(std::memory_order_acquire) || m_speed.load(std::memory_order_relaxed) != 0.0;
         if (slow && !gate(i)) break;
         onBar(static_cast<const Bar&>(m_bars[i]), i);
         ++stats.barsReplayed;

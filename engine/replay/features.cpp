@@ -12,18 +12,24 @@ namespace foxhunt {
 namespace {
 
 constexpr std::size_t kMinutesPerDay = 1440;
-constexpr double kSessionMinutes = 1380.0;  // 18:00 ET open to 17:00 ET close
+constexpr double kSessionMinutes = 1380.0; // 18:00 ET open to 17:00 ET close
 constexpr double kSessionOpenMinute = 18.0 * 60.0;
 constexpr double kRegularOpenMinute = 9.0 * 60.0 + 30.0;
 constexpr double kRegularCloseMinute = 16.0 * 60.0;
 // Below this variance a feature is treated as constant: standardising it would only amplify rounding.
 constexpr double kMinVariance = 1e-24;
 
-std::size_t idx(Feature f) { return static_cast<std::size_t>(f); }
+std::size_t idx(Feature f)
+{
+    return static_cast<std::size_t>(f);
+}
 
 // Whole-minute bars (the common case) read sin/cos from a table; the table is
 // filled with the very expression used for other times, so both paths agree bit for bit.
-double todAngle(double minuteOfDay) { return 2.0 * std::numbers::pi * minuteOfDay / double(kMinutesPerDay); }
+double todAngle(double minuteOfDay)
+{
+    return 2.0 * std::numbers::pi * minuteOfDay / double(kMinutesPerDay);
+}
 
 struct TimeOfDayTable {
     std::array<double, kMinutesPerDay> sinValues{};
@@ -51,8 +57,8 @@ std::int64_t floorMod(std::int64_t a, std::int64_t b)
 
 [[noreturn]] void throwBadPrice(const Bar& bar)
 {
-    throw std::invalid_argument("features: bar at " + formatUtc(bar.tsEvent)
-                                + " has a non-positive price (open/high/low/close must be > 0)");
+    throw std::invalid_argument("features: bar at " + formatUtc(bar.tsEvent) +
+                                " has a non-positive price (open/high/low/close must be > 0)");
 }
 
 } // namespace
@@ -105,15 +111,14 @@ double FeaturePipeline::RollingWindow::stddev() const
 FeaturePipeline::FeaturePipeline(const FeatureOptions& options) : m_options(options)
 {
     if (options.volumeWindow < 2 || options.volatilityWindow < 2)
-        throw std::invalid_argument("features: volume and volatility windows need at least 2 bars (got "
-                                    + std::to_string(options.volumeWindow) + " and "
-                                    + std::to_string(options.volatilityWindow) + ")");
+        throw std::invalid_argument("features: volume and volatility windows need at least 2 bars (got " +
+                                    std::to_string(options.volumeWindow) + " and " +
+                                    std::to_string(options.volatilityWindow) + ")");
     if (options.normalization == NormalizationMode::Ewma && !(options.ewmaAlpha > 0.0 && options.ewmaAlpha <= 1.0))
         throw std::invalid_argument("features: ewmaAlpha must be in (0, 1], got " + std::to_string(options.ewmaAlpha));
     if (!(options.clip > 0.0))
         throw std::invalid_argument("features: clip must be positive, got " + std::to_string(options.clip));
-    if (options.gapResetNs <= 0)
-        throw std::invalid_argument("features: gapResetNs must be positive");
+    if (options.gapResetNs <= 0) throw std::invalid_argument("features: gapResetNs must be positive");
     m_volume.values.assign(options.volumeWindow, 0.0);
     m_returns.values.assign(options.volatilityWindow, 0.0);
     m_sinByMinute = timeOfDayTable().sinValues.data();
@@ -123,8 +128,8 @@ FeaturePipeline::FeaturePipeline(const FeatureOptions& options) : m_options(opti
 const std::array<std::string_view, kFeatureCount>& FeaturePipeline::featureNames()
 {
     static constexpr std::array<std::string_view, kFeatureCount> kNames = {
-        "log_return", "range",   "body",    "volume_z",        "volatility",
-        "tod_sin",    "tod_cos", "session_progress", "regular_session",
+        "log_return",       "range",           "body", "volume_z", "volatility", "tod_sin", "tod_cos",
+        "session_progress", "regular_session",
     };
     return kNames;
 }
@@ -183,8 +188,9 @@ const FeatureVector& FeaturePipeline::push(const Bar& bar)
     m_rawExact[idx(Feature::TimeOfDaySin)] = todSin;
     m_rawExact[idx(Feature::TimeOfDayCos)] = todCos;
     m_rawExact[idx(Feature::SessionProgress)] = sinceOpen / kSessionMinutes;
-    m_rawExact[idx(Feature::RegularSession)] =
-        (minuteOfDay >= kRegularOpenMinute && minuteOfDay < kRegularCloseMinute) ? 1.0 : 0.0;
+    m_rawExact[idx(Feature::RegularSession)] = (minuteOfDay >= kRegularOpenMinute && minuteOfDay < kRegularCloseMinute)
+                                                   ? 1.0
+                                                   : 0.0;
 
     for (std::size_t f = 0; f < kFeatureCount; ++f) m_raw[f] = static_cast<float>(m_rawExact[f]);
     m_normalized = m_raw;

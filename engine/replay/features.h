@@ -17,15 +17,15 @@ namespace foxhunt {
 
 /// The features, in their fixed column order.
 enum class Feature : std::size_t {
-    LogReturn,        ///< log(close / previous close); 0 on the first bar and after a gap (see FeatureOptions::gapResetNs)
-    Range,            ///< log(high / low)
-    Body,             ///< (close - open) / close
-    VolumeZ,          ///< z-score of log1p(volume) over the last volumeWindow bars (this one included)
-    Volatility,       ///< standard deviation of LogReturn over the last volatilityWindow bars (this one included)
-    TimeOfDaySin,     ///< sin(2 pi * minute of day ET / 1440)
-    TimeOfDayCos,     ///< cos(2 pi * minute of day ET / 1440)
-    SessionProgress,  ///< minutes since the 18:00 ET session open / 1380 (1.0 = 17:00 ET close)
-    RegularSession,   ///< 1 inside 09:30-16:00 ET, else 0
+    LogReturn,    ///< log(close / previous close); 0 on the first bar and after a gap (see FeatureOptions::gapResetNs)
+    Range,        ///< log(high / low)
+    Body,         ///< (close - open) / close
+    VolumeZ,      ///< z-score of log1p(volume) over the last volumeWindow bars (this one included)
+    Volatility,   ///< standard deviation of LogReturn over the last volatilityWindow bars (this one included)
+    TimeOfDaySin, ///< sin(2 pi * minute of day ET / 1440)
+    TimeOfDayCos, ///< cos(2 pi * minute of day ET / 1440)
+    SessionProgress, ///< minutes since the 18:00 ET session open / 1380 (1.0 = 17:00 ET close)
+    RegularSession,  ///< 1 inside 09:30-16:00 ET, else 0
 };
 
 /// Number of features (columns).
@@ -36,9 +36,9 @@ using FeatureVector = std::array<float, kFeatureCount>;
 
 /// How the running normalisation tracks each feature's mean and variance.
 enum class NormalizationMode {
-    None,        ///< normalised = raw
-    Cumulative,  ///< Welford mean / variance over every earlier bar
-    Ewma,        ///< exponentially weighted mean / variance with ewmaAlpha
+    None,       ///< normalised = raw
+    Cumulative, ///< Welford mean / variance over every earlier bar
+    Ewma,       ///< exponentially weighted mean / variance with ewmaAlpha
 };
 
 /// Which of the two vectors computeFeatures() stores.
@@ -46,16 +46,16 @@ enum class FeatureValues { Normalized, Raw };
 
 /// Window sizes and normalisation settings.
 struct FeatureOptions {
-    std::size_t volumeWindow = 60;      ///< bars in the volume z-score window (>= 2)
-    std::size_t volatilityWindow = 30;  ///< bars in the rolling volatility window (>= 2)
+    std::size_t volumeWindow = 60;     ///< bars in the volume z-score window (>= 2)
+    std::size_t volatilityWindow = 30; ///< bars in the rolling volatility window (>= 2)
     /// A gap between bar starts longer than this (e.g. the daily 17:00-18:00 ET break
     /// or a weekend) starts a new session: the log return of the bar after it is 0,
     /// so the overnight jump is not mistaken for a one-bar move.
     std::int64_t gapResetNs = 30 * kNsPerMinute;
     NormalizationMode normalization = NormalizationMode::Cumulative;
-    double ewmaAlpha = 0.001;           ///< weight of the newest bar in Ewma mode, in (0, 1]
-    std::size_t warmupBars = 100;       ///< normalised features are 0 until this many earlier bars were seen
-    double clip = 5.0;                  ///< normalised values are clipped to [-clip, clip]
+    double ewmaAlpha = 0.001;     ///< weight of the newest bar in Ewma mode, in (0, 1]
+    std::size_t warmupBars = 100; ///< normalised features are 0 until this many earlier bars were seen
+    double clip = 5.0;            ///< normalised values are clipped to [-clip, clip]
 };
 
 /// True for the features that the running normalisation standardises. The
@@ -110,7 +110,7 @@ private:
     FeatureOptions m_options;
     EsCalendar m_calendar;
     RollingWindow m_volume, m_returns;
-    const double* m_sinByMinute = nullptr;  // 1440 entries, shared by all pipelines
+    const double* m_sinByMinute = nullptr; // 1440 entries, shared by all pipelines
     const double* m_cosByMinute = nullptr;
     // Running statistics of the standardised features over the bars pushed so
     // far: mean, and m2 = Welford's sum of squared deviations or the EWMA variance.
@@ -129,8 +129,8 @@ private:
 struct FeatureMatrix {
     std::vector<float> values;            ///< rows * cols, row t = features of bar t
     std::vector<std::int64_t> timestamps; ///< tsEvent of each row's bar (UTC ns)
-    std::size_t rows = 0;               ///< number of bars
-    std::size_t cols = kFeatureCount;   ///< features per row
+    std::size_t rows = 0;                 ///< number of bars
+    std::size_t cols = kFeatureCount;     ///< features per row
     /// Pointer to the first feature of row t.
     const float* row(std::size_t t) const { return values.data() + t * cols; }
     /// Feature f of row t.

@@ -12,7 +12,10 @@
 
 namespace foxhunt {
 
-std::string toString(FoldWindow window) { return window == FoldWindow::Rolling ? "rolling" : "expanding"; }
+std::string toString(FoldWindow window)
+{
+    return window == FoldWindow::Rolling ? "rolling" : "expanding";
+}
 
 std::optional<FoldWindow> foldWindowFromString(const std::string& name)
 {
@@ -35,10 +38,9 @@ std::vector<FoldDays> planFolds(const std::vector<std::int64_t>& tradingDays, st
     const std::size_t block = days / (folds + 1);
     const std::size_t first = days - folds * block; // >= block: the remainder goes to the first window
     if (block == 0 || first < 2)
-        throw std::invalid_argument("folds: " + std::to_string(folds) + " folds need at least " +
-                                    std::to_string(folds + 2) +
-                                    " trading days (one per test block, two for the first window); the series has " +
-                                    std::to_string(days));
+        throw std::invalid_argument(
+            "folds: " + std::to_string(folds) + " folds need at least " + std::to_string(folds + 2) +
+            " trading days (one per test block, two for the first window); the series has " + std::to_string(days));
     std::vector<FoldDays> out;
     out.reserve(folds);
     for (std::size_t k = 0; k < folds; ++k) {
@@ -107,8 +109,9 @@ FoldRunSettings foldRunSettings(const std::vector<Bar>& bars, const FoldDays& fo
     if (split.trainStartDay != fold.trainFrom || split.validationStartDay != fold.validationFrom ||
         split.testStartDay != fold.testFrom || split.trainBars != train || split.validationBars != validation)
         throw std::runtime_error("fold " + std::to_string(fold.fold) + ": the run's split would start validation on " +
-                                 formatDate(split.validationStartDay) + " and test on " + formatDate(split.testStartDay) +
-                                 ", not on " + formatDate(fold.validationFrom) + " and " + formatDate(fold.testFrom));
+                                 formatDate(split.validationStartDay) + " and test on " +
+                                 formatDate(split.testStartDay) + ", not on " + formatDate(fold.validationFrom) +
+                                 " and " + formatDate(fold.testFrom));
     return s;
 }
 

@@ -13,12 +13,12 @@ namespace foxhunt {
 
 namespace {
 
-constexpr std::int64_t kSessionOpenOffsetNs = 6 * 3600 * kNsPerSecond;  // 18:00 is 6 h before midnight
+constexpr std::int64_t kSessionOpenOffsetNs = 6 * 3600 * kNsPerSecond; // 18:00 is 6 h before midnight
 
 // The distinct trading days of a series and the index of each day's first bar.
 struct TradingDays {
     std::vector<std::int64_t> days;
-    std::vector<std::size_t> starts;  // starts[k] = first bar of days[k]; starts.back() = bars.size()
+    std::vector<std::size_t> starts; // starts[k] = first bar of days[k]; starts.back() = bars.size()
     std::size_t count() const { return days.size(); }
 };
 
@@ -29,9 +29,9 @@ TradingDays scanTradingDays(const std::vector<Bar>& bars, const char* who)
     EsCalendar calendar;
     for (std::size_t i = 0; i < bars.size(); ++i) {
         if (i > 0 && bars[i].tsEvent < bars[i - 1].tsEvent)
-            throw std::invalid_argument(std::string(who) + ": bars are not in time order at index "
-                                        + std::to_string(i) + " (" + formatUtc(bars[i].tsEvent) + " after "
-                                        + formatUtc(bars[i - 1].tsEvent) + ")");
+            throw std::invalid_argument(std::string(who) + ": bars are not in time order at index " +
+                                        std::to_string(i) + " (" + formatUtc(bars[i].tsEvent) + " after " +
+                                        formatUtc(bars[i - 1].tsEvent) + ")");
         const std::int64_t day = calendar.tradingDay(bars[i].tsEvent);
         if (out.days.empty() || day != out.days.back()) {
             out.days.push_back(day);
@@ -84,7 +84,10 @@ WalkForwardSplit makeSplit(const TradingDays& td, ZoneConverter& zone, std::int6
     return s;
 }
 
-bool isFraction(double f) { return f > 0.0 && f < 1.0; }
+bool isFraction(double f)
+{
+    return f > 0.0 && f < 1.0;
+}
 
 // The day position in [lo, hi] whose first bar index is nearest `target` (earliest on a tie).
 std::size_t nearestBoundary(const TradingDays& td, double target, std::size_t lo, std::size_t hi)
@@ -109,40 +112,39 @@ std::int64_t sessionOpenUtc(std::int64_t day)
     return openUtc(zone, day);
 }
 
-WalkForwardSplit splitByDates(const std::vector<Bar>& bars, std::int64_t validationStartDay,
-                              std::int64_t testStartDay)
+WalkForwardSplit splitByDates(const std::vector<Bar>& bars, std::int64_t validationStartDay, std::int64_t testStartDay)
 {
     const TradingDays td = scanTradingDays(bars, "splitByDates");
     if (validationStartDay >= testStartDay)
-        throw std::invalid_argument("splitByDates: validation start " + formatDate(validationStartDay)
-                                    + " must be before test start " + formatDate(testStartDay));
+        throw std::invalid_argument("splitByDates: validation start " + formatDate(validationStartDay) +
+                                    " must be before test start " + formatDate(testStartDay));
     const std::int64_t first = td.days.front();
     const std::int64_t last = td.days.back();
     const auto range = " (bars cover trading days " + formatDate(first) + " to " + formatDate(last) + ")";
     if (validationStartDay <= first)
-        throw std::invalid_argument("splitByDates: no training days before validation start "
-                                    + formatDate(validationStartDay) + range);
+        throw std::invalid_argument("splitByDates: no training days before validation start " +
+                                    formatDate(validationStartDay) + range);
     if (testStartDay > last)
         throw std::invalid_argument("splitByDates: no test days on or after " + formatDate(testStartDay) + range);
     ZoneConverter zone("America/New_York");
     WalkForwardSplit s = makeSplit(td, zone, first, validationStartDay, testStartDay, last + 1);
     if (s.validationBars == 0)
-        throw std::invalid_argument("splitByDates: no bars between " + formatDate(validationStartDay) + " and "
-                                    + formatDate(testStartDay) + range);
+        throw std::invalid_argument("splitByDates: no bars between " + formatDate(validationStartDay) + " and " +
+                                    formatDate(testStartDay) + range);
     return s;
 }
 
 WalkForwardSplit splitByFraction(const std::vector<Bar>& bars, double trainFraction, double validationFraction)
 {
     if (!isFraction(trainFraction) || !isFraction(validationFraction) || !(trainFraction + validationFraction < 1.0))
-        throw std::invalid_argument("splitByFraction: fractions must lie in (0, 1) and leave room for test (train "
-                                    + std::to_string(trainFraction) + ", validation "
-                                    + std::to_string(validationFraction) + ")");
+        throw std::invalid_argument("splitByFraction: fractions must lie in (0, 1) and leave room for test (train " +
+                                    std::to_string(trainFraction) + ", validation " +
+                                    std::to_string(validationFraction) + ")");
     const TradingDays td = scanTradingDays(bars, "splitByFraction");
     const std::size_t days = td.count();
     if (days < 3)
-        throw std::invalid_argument("splitByFraction: need at least 3 trading days to split, the bars cover "
-                                    + std::to_string(days));
+        throw std::invalid_argument("splitByFraction: need at least 3 trading days to split, the bars cover " +
+                                    std::to_string(days));
     const double n = double(bars.size());
     const std::size_t p1 = nearestBoundary(td, trainFraction * n, 1, days - 2);
     const std::size_t p2 = nearestBoundary(td, (trainFraction + validationFraction) * n, p1 + 1, days - 1);
@@ -155,18 +157,18 @@ std::vector<WalkForwardSplit> walkForwardFolds(const std::vector<Bar>& bars, std
 {
     if (folds == 0) throw std::invalid_argument("walkForwardFolds: need at least one fold");
     if (!isFraction(initialTrainFraction))
-        throw std::invalid_argument("walkForwardFolds: initial train fraction must lie in (0, 1), got "
-                                    + std::to_string(initialTrainFraction));
+        throw std::invalid_argument("walkForwardFolds: initial train fraction must lie in (0, 1), got " +
+                                    std::to_string(initialTrainFraction));
     const TradingDays td = scanTradingDays(bars, "walkForwardFolds");
     const std::size_t days = td.count();
     const auto initial = std::max<std::size_t>(1, std::size_t(std::llround(initialTrainFraction * double(days))));
     const std::size_t rest = days > initial ? days - initial : 0;
     const std::size_t block = rest / (folds + 1);
     if (block == 0)
-        throw std::invalid_argument("walkForwardFolds: " + std::to_string(folds) + " folds need at least "
-                                    + std::to_string(folds + 1) + " trading days after the first "
-                                    + std::to_string(initial) + " training days; the bars cover "
-                                    + std::to_string(days) + " days in all");
+        throw std::invalid_argument("walkForwardFolds: " + std::to_string(folds) + " folds need at least " +
+                                    std::to_string(folds + 1) + " trading days after the first " +
+                                    std::to_string(initial) + " training days; the bars cover " + std::to_string(days) +
+                                    " days in all");
     ZoneConverter zone("America/New_York");
     std::vector<WalkForwardSplit> out;
     out.reserve(folds);

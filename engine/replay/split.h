@@ -25,8 +25,8 @@ struct DateRange {
 /// One train / validation / test split. The date ranges run from the 18:00 ET
 /// open of a part's first trading day to the 18:00 ET open after its last one.
 struct WalkForwardSplit {
-    DateRange train, validation, test;                ///< UTC spans of the three parts
-    IndexRange trainIndex, validationIndex, testIndex; ///< the same parts as bar index ranges
+    DateRange train, validation, test;                           ///< UTC spans of the three parts
+    IndexRange trainIndex, validationIndex, testIndex;           ///< the same parts as bar index ranges
     std::size_t trainBars = 0, validationBars = 0, testBars = 0; ///< bars in each part
     /// First trading day (days since epoch, EsCalendar::tradingDay) of each part,
     /// and the day after the last one of test.
@@ -37,8 +37,7 @@ struct WalkForwardSplit {
 /// before validationStartDay, validation runs up to testStartDay, test is the
 /// rest. Throws std::invalid_argument when bars are out of time order or a part
 /// would be empty.
-WalkForwardSplit splitByDates(const std::vector<Bar>& bars, std::int64_t validationStartDay,
-                              std::int64_t testStartDay);
+WalkForwardSplit splitByDates(const std::vector<Bar>& bars, std::int64_t validationStartDay, std::int64_t testStartDay);
 
 /// Splits by share of bars, each boundary moved to the nearest trading-day
 /// boundary (every part keeps at least one day). Throws std::invalid_argument

@@ -21,7 +21,8 @@ std::string fmt(double v, int decimals = 4)
     return buf;
 }
 
-const char* kCss = R"(body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0 auto;max-width:960px;padding:12px;color:#222}
+const char* kCss =
+    R"(body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0 auto;max-width:960px;padding:12px;color:#222}
 h1{font-size:1.5em;margin:.2em 0}h2{font-size:1.15em;border-bottom:1px solid #ddd;padding-bottom:2px;margin-top:1.4em}
 table{border-collapse:collapse;width:100%;font-size:.9em;margin:.5em 0}th,td{border:1px solid #ddd;padding:3px 6px;text-align:right}
 th:first-child,td:first-child{text-align:left}th{background:#f4f4f4}.synthetic{background:#fff3cd;border:1px solid #e0c060;padding:8px;margin:8px 0}
@@ -68,8 +69,8 @@ std::string renderDataReportHtml(const DataReport& r)
 
     const GapCounts gaps = countGaps(r.gaps);
     const std::uint64_t other = gaps.other;
-    h << "<h2>Gaps and rolls</h2><p>" << gaps.dailyBreaks << " daily maintenance breaks, " << gaps.weekends << " weekends, "
-      << gaps.holidays << " exchange holidays, " << other
+    h << "<h2>Gaps and rolls</h2><p>" << gaps.dailyBreaks << " daily maintenance breaks, " << gaps.weekends
+      << " weekends, " << gaps.holidays << " exchange holidays, " << other
       << " other gaps (missing data or unlisted closures). Gaps are reported, never filled.</p>";
     if (other > 0) {
         h << "<table><tr><th>Other gap from (UTC)</th><th>to</th><th>minutes</th></tr>";
@@ -94,8 +95,8 @@ std::string renderDataReportHtml(const DataReport& r)
     h << "<h2>Online features (normalised, no look-ahead)</h2><table><tr><th>Feature</th><th>Mean</th><th>Std</th>"
          "<th>Min</th><th>Max</th></tr>";
     for (const FeatureSummary& f : r.features)
-        h << "<tr><td>" << escapeXml(f.name) << "</td><td>" << fmt(f.mean) << "</td><td>" << fmt(f.stddev) << "</td><td>"
-          << fmt(f.min) << "</td><td>" << fmt(f.max) << "</td></tr>";
+        h << "<tr><td>" << escapeXml(f.name) << "</td><td>" << fmt(f.mean) << "</td><td>" << fmt(f.stddev)
+          << "</td><td>" << fmt(f.min) << "</td><td>" << fmt(f.max) << "</td></tr>";
     h << "</table></body></html>\n";
     return h.str();
 }
@@ -112,11 +113,17 @@ nlohmann::json dataReportJson(const DataReport& r)
     j["bars_per_second"] = r.barsPerSecond;
     nlohmann::json split = nlohmann::json::array();
     for (const SplitPart& p : r.split)
-        split.push_back({{"name", p.name}, {"from_ts", p.fromTs}, {"to_ts", p.toTs}, {"from", formatUtc(p.fromTs)},
-                         {"to", formatUtc(p.toTs)}, {"bars", p.bars}});
+        split.push_back({{"name", p.name},
+                         {"from_ts", p.fromTs},
+                         {"to_ts", p.toTs},
+                         {"from", formatUtc(p.fromTs)},
+                         {"to", formatUtc(p.toTs)},
+                         {"bars", p.bars}});
     j["split"] = split;
     const GapCounts gaps = countGaps(r.gaps);
-    j["gaps"] = {{"daily_breaks", gaps.dailyBreaks}, {"weekends", gaps.weekends}, {"holidays", gaps.holidays},
+    j["gaps"] = {{"daily_breaks", gaps.dailyBreaks},
+                 {"weekends", gaps.weekends},
+                 {"holidays", gaps.holidays},
                  {"other", gaps.other}};
     nlohmann::json rolls = nlohmann::json::array();
     for (const Roll& roll : r.rolls) rolls.push_back(toJson(roll));

@@ -24,7 +24,7 @@ struct FeatureSummary {
 
 /// One part of the walk-forward split.
 struct SplitPart {
-    std::string name;       ///< "train", "validation", "test"
+    std::string name; ///< "train", "validation", "test"
     std::int64_t fromTs = 0, toTs = 0;
     std::uint64_t bars = 0;
 };
@@ -32,7 +32,7 @@ struct SplitPart {
 /// Everything a data report shows.
 struct DataReport {
     SeriesInfo series;
-    std::vector<Bar> bars;            ///< the replayed bars (charted, decimated)
+    std::vector<Bar> bars; ///< the replayed bars (charted, decimated)
     std::vector<Gap> gaps;
     std::vector<Roll> rolls;
     std::vector<SplitPart> split;

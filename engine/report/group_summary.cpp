@@ -23,11 +23,20 @@ using json = nlohmann::json;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-bool isAgent(const std::string& model) { return model == "dqn" || model == "ppo"; }
+bool isAgent(const std::string& model)
+{
+    return model == "dqn" || model == "ppo";
+}
 
-json number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+json number(double v)
+{
+    return std::isfinite(v) ? json(v) : json(nullptr);
+}
 
-json toJson(const stats::Interval& i) { return json::array({number(i.lower), number(i.upper)}); }
+json toJson(const stats::Interval& i)
+{
+    return json::array({number(i.lower), number(i.upper)});
+}
 
 json toJson(const MemberAggregate& a)
 {
@@ -40,7 +49,8 @@ json toJson(const MemberAggregate& a)
 
 json toJson(const TradingAggregates& t)
 {
-    return {{"sharpe", toJson(t.sharpe)}, {"pnl_usd", toJson(t.pnlUsd)}, {"max_drawdown_usd", toJson(t.maxDrawdownUsd)}};
+    return {
+        {"sharpe", toJson(t.sharpe)}, {"pnl_usd", toJson(t.pnlUsd)}, {"max_drawdown_usd", toJson(t.maxDrawdownUsd)}};
 }
 
 /// The finite values of a field over the members' summaries of one model.
@@ -114,8 +124,8 @@ std::vector<std::vector<double>> foldStrata(const std::map<std::size_t, std::vec
 
 /// A folds group's figures for one agent; resultOf(member) gives the member's run id (0: none)
 /// and its results for that agent (nullptr: none).
-WalkForwardSummary walkForward(const FoldPlan& plan,
-                               const std::function<std::pair<std::int64_t, const ModelResults*>(std::int64_t)>& resultOf)
+WalkForwardSummary walkForward(
+    const FoldPlan& plan, const std::function<std::pair<std::int64_t, const ModelResults*>(std::int64_t)>& resultOf)
 {
     WalkForwardSummary w;
     std::map<std::size_t, std::vector<double>> sharpe, pnl, drawdown, buyHoldPnl, buyHoldSharpe;
@@ -153,7 +163,8 @@ WalkForwardSummary walkForward(const FoldPlan& plan,
         }
         w.rows.push_back(row);
     }
-    w.policy = {aggregateStrata(foldStrata(sharpe)), aggregateStrata(foldStrata(pnl)), aggregateStrata(foldStrata(drawdown))};
+    w.policy = {aggregateStrata(foldStrata(sharpe)), aggregateStrata(foldStrata(pnl)),
+                aggregateStrata(foldStrata(drawdown))};
     w.buyHoldPnlUsd = aggregateStrata(foldStrata(buyHoldPnl));
     w.buyHoldSharpe = aggregateStrata(foldStrata(buyHoldSharpe));
 
@@ -264,7 +275,8 @@ GroupSummary summarizeGroup(const RunStore& runs, std::int64_t groupId)
         s.members.push_back({m, seed, fold, it->second.id, toString(it->second.status)});
         Member member{m, it->second.id, summarizeRun(runs, it->second)};
         for (const ModelResults& r : member.summary.models)
-            if (std::find(modelOrder.begin(), modelOrder.end(), r.model) == modelOrder.end()) modelOrder.push_back(r.model);
+            if (std::find(modelOrder.begin(), modelOrder.end(), r.model) == modelOrder.end())
+                modelOrder.push_back(r.model);
         summaries.push_back(std::move(member));
     }
 
@@ -280,8 +292,10 @@ GroupSummary summarizeGroup(const RunStore& runs, std::int64_t groupId)
                 owners.push_back(&m);
             }
         if (g.agent) {
-            g.policy = trading(results, &ModelResults::testSharpe, &ModelResults::testPnlUsd, &ModelResults::testMaxDrawdownUsd);
-            g.flat = trading(results, &ModelResults::flatSharpe, &ModelResults::flatPnlUsd, &ModelResults::flatMaxDrawdownUsd);
+            g.policy = trading(results, &ModelResults::testSharpe, &ModelResults::testPnlUsd,
+                               &ModelResults::testMaxDrawdownUsd);
+            g.flat = trading(results, &ModelResults::flatSharpe, &ModelResults::flatPnlUsd,
+                             &ModelResults::flatMaxDrawdownUsd);
             g.buyAndHold = trading(results, &ModelResults::buyHoldSharpe, &ModelResults::buyHoldPnlUsd,
                                    &ModelResults::buyHoldMaxDrawdownUsd);
             // Members whose policy and buy-and-hold both have a test P&L (the same bars for every seed).
@@ -324,7 +338,9 @@ GroupSummary summarizeGroup(const RunStore& runs, std::int64_t groupId)
                 if (!r.testDailyPnlUsd.empty()) {
                     b.input.observations = r.testDailyPnlUsd.size();
                 } else {
-                    b.input.observations = std::isfinite(r.testSteps) && r.testSteps > 0 ? static_cast<std::size_t>(r.testSteps) : 0;
+                    b.input.observations = std::isfinite(r.testSteps) && r.testSteps > 0
+                                               ? static_cast<std::size_t>(r.testSteps)
+                                               : 0;
                     for (std::size_t i = 1; i < r.testEquityUsd.size(); ++i)
                         increments.push_back(r.testEquityUsd[i] - r.testEquityUsd[i - 1]);
                 }
@@ -339,12 +355,13 @@ GroupSummary summarizeGroup(const RunStore& runs, std::int64_t groupId)
                 g.hasBest = true;
             }
             if (s.folds) {
-                g.walkForward = walkForward(*s.folds, [&](std::int64_t m) -> std::pair<std::int64_t, const ModelResults*> {
-                    for (const Member& x : summaries)
-                        if (x.member == m) return {x.runId, x.summary.find(model)};
-                    const auto it = byMember.find(m);
-                    return {it == byMember.end() ? 0 : it->second.id, nullptr};
-                });
+                g.walkForward = walkForward(*s.folds,
+                                            [&](std::int64_t m) -> std::pair<std::int64_t, const ModelResults*> {
+                                                for (const Member& x : summaries)
+                                                    if (x.member == m) return {x.runId, x.summary.find(model)};
+                                                const auto it = byMember.find(m);
+                                                return {it == byMember.end() ? 0 : it->second.id, nullptr};
+                                            });
                 g.hasWalkForward = true;
             }
         } else {
@@ -369,9 +386,11 @@ nlohmann::json toJson(const GroupSummary& s)
     for (const ModelGroupSummary& g : s.models) {
         json m;
         if (g.agent) {
-            m["test"] = {{"policy", toJson(g.policy)}, {"flat", toJson(g.flat)}, {"buy_and_hold", toJson(g.buyAndHold)}};
+            m["test"] = {
+                {"policy", toJson(g.policy)}, {"flat", toJson(g.flat)}, {"buy_and_hold", toJson(g.buyAndHold)}};
             if (g.hasBeatsBuyHold)
-                m["p_beats_buy_and_hold"] = {{"estimate", number(g.beatsBuyHold.estimate)}, {"ci95", toJson(g.beatsBuyHold)}};
+                m["p_beats_buy_and_hold"] = {{"estimate", number(g.beatsBuyHold.estimate)},
+                                             {"ci95", toJson(g.beatsBuyHold)}};
             if (g.hasBest)
                 m["best_member"] = {{"member", g.best.member},
                                     {"run_id", g.best.runId},

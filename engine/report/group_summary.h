@@ -22,7 +22,7 @@ namespace foxhunt {
 
 /// One figure across a group's members (those that have it; NaN members left out).
 struct MemberAggregate {
-    std::size_t count = 0;          ///< members with a finite value
+    std::size_t count = 0;                      ///< members with a finite value
     double mean = 0.0, median = 0.0, iqm = 0.0; ///< NaN when count is 0
     stats::Interval meanCi, medianCi, iqmCi;    ///< stratified percentile bootstrap, 95 %
 };
@@ -34,7 +34,7 @@ struct TradingAggregates {
 
 /// The deflated Sharpe ratio of the group's best member (by test Sharpe).
 struct BestMemberSharpe {
-    std::int64_t member = 0;          ///< its seed
+    std::int64_t member = 0; ///< its seed
     std::int64_t runId = 0;
     double sharpe = 0.0;              ///< its annualised test Sharpe
     std::size_t trials = 0;           ///< members with a test Sharpe, the trials it was picked from
@@ -55,19 +55,19 @@ struct FoldRow {
 /// each segment starting where the previous one ended.
 struct JoinedEquity {
     std::int64_t seed = 0;
-    std::size_t folds = 0;        ///< folds planned for this seed
-    std::size_t foldsJoined = 0;  ///< of them, those with a test evaluation (joined in order; a gap ends the join)
-    bool complete = false;        ///< every fold joined
-    double pnlUsd = 0.0;          ///< sum of the joined folds' test P&L
-    double buyHoldPnlUsd = 0.0;   ///< buy-and-hold's over the same folds
-    std::vector<double> equityUsd;        ///< the joined (thinned) curves
-    std::vector<std::size_t> foldStarts;  ///< index in equityUsd where each joined fold begins
+    std::size_t folds = 0;         ///< folds planned for this seed
+    std::size_t foldsJoined = 0;   ///< of them, those with a test evaluation (joined in order; a gap ends the join)
+    bool complete = false;         ///< every fold joined
+    double pnlUsd = 0.0;           ///< sum of the joined folds' test P&L
+    double buyHoldPnlUsd = 0.0;    ///< buy-and-hold's over the same folds
+    std::vector<double> equityUsd; ///< the joined (thinned) curves
+    std::vector<std::size_t> foldStarts; ///< index in equityUsd where each joined fold begins
 };
 
 /// Folds groups, per agent: the fold-by-fold table, the joined curves and the figures over folds.
 struct WalkForwardSummary {
-    std::vector<FoldRow> rows;          ///< in member order
-    std::vector<JoinedEquity> joined;   ///< one per seed, in seed order
+    std::vector<FoldRow> rows;        ///< in member order
+    std::vector<JoinedEquity> joined; ///< one per seed, in seed order
     /// Over every fold with a test evaluation; the folds are the bootstrap's strata when each has
     /// two or more seeds, else all are one stratum.
     TradingAggregates policy;
@@ -78,32 +78,32 @@ struct WalkForwardSummary {
 /// One model of the group.
 struct ModelGroupSummary {
     std::string model;
-    bool agent = false;                ///< DQN/PPO (trading figures) rather than a forecaster
-    TradingAggregates policy, flat, buyAndHold;  ///< agents
-    stats::Interval beatsBuyHold;      ///< agents: P(member's test P&L > buy-and-hold's), with its interval
+    bool agent = false;                         ///< DQN/PPO (trading figures) rather than a forecaster
+    TradingAggregates policy, flat, buyAndHold; ///< agents
+    stats::Interval beatsBuyHold;               ///< agents: P(member's test P&L > buy-and-hold's), with its interval
     bool hasBeatsBuyHold = false;
-    BestMemberSharpe best;             ///< agents
+    BestMemberSharpe best; ///< agents
     bool hasBest = false;
     MemberAggregate quantileLoss, zeroReturnLoss, persistenceLoss; ///< forecasters: test quantile loss
-    WalkForwardSummary walkForward;    ///< agents of a folds group
+    WalkForwardSummary walkForward;                                ///< agents of a folds group
     bool hasWalkForward = false;
 };
 
 /// One member of the group as the summary saw it.
 struct GroupMemberLine {
-    std::int64_t member = 0;  ///< the seed (seeds group) or the index into the fold plan (folds group)
-    std::int64_t seed = 0;    ///< its seed
-    std::int64_t fold = -1;   ///< folds group: its fold
-    std::int64_t runId = 0;   ///< 0: never started
-    std::string status;       ///< the run's, or "pending"
+    std::int64_t member = 0; ///< the seed (seeds group) or the index into the fold plan (folds group)
+    std::int64_t seed = 0;   ///< its seed
+    std::int64_t fold = -1;  ///< folds group: its fold
+    std::int64_t runId = 0;  ///< 0: never started
+    std::string status;      ///< the run's, or "pending"
 };
 
 struct GroupSummary {
     std::int64_t groupId = 0;
-    std::string kind;                  ///< "seeds" or "folds"
+    std::string kind; ///< "seeds" or "folds"
     std::string status;
     std::vector<GroupMemberLine> members;
-    std::optional<FoldPlan> folds;     ///< folds group: the stored plan
+    std::optional<FoldPlan> folds; ///< folds group: the stored plan
     std::vector<ModelGroupSummary> models;
 };
 

@@ -23,9 +23,9 @@ using json = nlohmann::json;
 
 const char* kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"};
 
-constexpr double kInt8DegradationLimit = 0.05;  ///< relative loss change of the INT8 copy that earns a warning
-constexpr double kSkippedStepLimit = 0.10;      ///< share of skipped optimizer steps that earns a warning
-constexpr double kExplodingLossFactor = 100.0;  ///< late loss this many times the early loss: diverged
+constexpr double kInt8DegradationLimit = 0.05; ///< relative loss change of the INT8 copy that earns a warning
+constexpr double kSkippedStepLimit = 0.10;     ///< share of skipped optimizer steps that earns a warning
+constexpr double kExplodingLossFactor = 100.0; ///< late loss this many times the early loss: diverged
 
 const std::set<std::string> kAgents{"dqn", "ppo"};
 /// A model's byte counts (not the session's RSS), in registry order: drawn together.
@@ -47,7 +47,8 @@ const std::vector<std::string>& mainCharts()
         std::vector<std::string> out;
         for (const metrics::Chart& c : metrics::charts()) {
             const auto lines = metrics::inChart(c.key);
-            if (c.family == metrics::Family::Any && !c.onDemand && lines.size() == 1 && lines.front()->unit != metrics::Unit::Bytes)
+            if (c.family == metrics::Family::Any && !c.onDemand && lines.size() == 1 &&
+                lines.front()->unit != metrics::Unit::Bytes)
                 out.emplace_back(lines.front()->name);
         }
         return out;
@@ -143,15 +144,17 @@ std::string forecastVerdict(const json& e)
     const json& dm = e.value("diebold_mariano", json::object());
     const json& cal = e.value("calibration", json::object());
     std::string out = "Skill vs climatology (1 - loss / climatology's loss, > 0 is better): quantile loss " +
-                      text(skill, "quantile_loss_vs_climatology", 3) + ", CRPS " + text(skill, "crps_vs_climatology", 3);
+                      text(skill, "quantile_loss_vs_climatology", 3) + ", CRPS " +
+                      text(skill, "crps_vs_climatology", 3);
     const json p = dm.value("p_value", json());
     std::string baseline = dm.value("baseline", std::string("baseline"));
     std::replace(baseline.begin(), baseline.end(), '_', ' ');
     if (dm.value("valid", false) && p.is_number()) {
         const bool better = number(dm.value("mean_differential", json())) < 0.0;
         out += " (Diebold-Mariano against the best baseline, " + baseline + ": p = " + text(p, 2) + ", " +
-               (p.get<double>() < 0.05 ? std::string("significant at 5 %, the model is ") + (better ? "better" : "worse")
-                                       : std::string("not significant")) +
+               (p.get<double>() < 0.05
+                    ? std::string("significant at 5 %, the model is ") + (better ? "better" : "worse")
+                    : std::string("not significant")) +
                ")";
     } else if (!dm.empty()) {
         out += " (Diebold-Mariano against " + baseline + ": undefined on these windows)";
@@ -161,8 +164,8 @@ std::string forecastVerdict(const json& e)
         const json& edges = cal.value("pit", json::object()).value("edges", json::array());
         const std::string interval = edges.size() >= 3 ? levelName(edges[1]) + "-" + levelName(edges[edges.size() - 2])
                                                        : std::string("outer-quantile");
-        out += " Calibration: the " + interval + " interval holds " + text(cal, "observed", 3) + " of the outcomes (nominal " +
-               text(cal, "nominal", 2) + "; below it the intervals are too narrow).";
+        out += " Calibration: the " + interval + " interval holds " + text(cal, "observed", 3) +
+               " of the outcomes (nominal " + text(cal, "nominal", 2) + "; below it the intervals are too narrow).";
         const json& pit = cal.value("pit", json::object());
         const json& f = pit.value("fractions", json::array());
         const json& x = pit.value("expected", json::array());
@@ -242,7 +245,7 @@ double percentile(std::vector<double> v, double q)
 
 class Builder {
 public:
-    explicit Builder(const json& report) : m_report(report), m_runs(report.at("runs")) {}
+    explicit Builder(const json& report) : m_report(report), m_runs(report.at("runs")) { }
 
     ReportDocument build()
     {
@@ -359,7 +362,8 @@ private:
         heading(2, "run", m_runs.size() == 1 ? "Run and machine" : "Runs and machines");
         const json& machine = m_report.value("machine", json::object());
         sideBySide({
-            {"Run", perRun([](const json& r) { return r.value("name", std::string()) + " (id " + text(r["id"]) + ")"; })},
+            {"Run",
+             perRun([](const json& r) { return r.value("name", std::string()) + " (id " + text(r["id"]) + ")"; })},
             {"Status", perRun([](const json& r) { return text(r, "status"); })},
             {"Started", perRun([](const json& r) { return text(r, "created"); })},
             {"Finished", perRun([](const json& r) {
@@ -418,8 +422,8 @@ private:
                  return out;
              })},
         });
-        paragraph("Report generated " + text(m_report, "generated") + " by Foxhunt " + text(m_report, "foxhunt_version") +
-                  ".");
+        paragraph("Report generated " + text(m_report, "generated") + " by Foxhunt " +
+                  text(m_report, "foxhunt_version") + ".");
     }
 
     /// Each model's headline results (engine/report/run_summary: what the runs table shows), one column
@@ -433,7 +437,8 @@ private:
         std::vector<std::pair<std::size_t, const ModelResults*>> columns;
         for (std::size_t i = 0; i < sums.size(); ++i)
             for (const ModelResults& m : sums[i].models) {
-                header.push_back(m_runs.size() == 1 ? modelTitle(m.model) : modelTitle(m.model) + ", " + runLabel(m_runs[i]));
+                header.push_back(m_runs.size() == 1 ? modelTitle(m.model)
+                                                    : modelTitle(m.model) + ", " + runLabel(m_runs[i]));
                 columns.emplace_back(i, &m);
             }
         if (columns.empty()) {
@@ -492,9 +497,7 @@ private:
                  return t.empty() ? std::string("n/a") : t;
              })},
             {"Rolls", perRun([](const json& r) { return std::to_string(r.value("rolls", json::array()).size()); })},
-            {"Bars used", perRun([](const json& r) {
-                 return text(r, "data_from") + " .. " + text(r, "data_to");
-             })},
+            {"Bars used", perRun([](const json& r) { return text(r, "data_from") + " .. " + text(r, "data_to"); })},
             {"Train", perRun([](const json& r) { return splitText(r, "train"); })},
             {"Validation", perRun([](const json& r) { return splitText(r, "validation"); })},
             {"Test", perRun([](const json& r) { return splitText(r, "test"); })},
@@ -555,7 +558,8 @@ private:
             {"Dynamic loss scale", perRun([&](const json& r) { return text(prec(r), "dynamic_loss_scale"); })},
             {"Growth factor / backoff / interval", perRun([&](const json& r) {
                  const json p = prec(r);
-                 return text(p, "growth_factor") + " / " + text(p, "backoff_factor") + " / " + text(p, "growth_interval");
+                 return text(p, "growth_factor") + " / " + text(p, "backoff_factor") + " / " +
+                        text(p, "growth_interval");
              })},
             {"INT8 inference copy", perRun([&](const json& r) { return onOff(prec(r), "int8"); })},
             {"INT8 activations", perRun([&](const json& r) {
@@ -565,7 +569,8 @@ private:
                                                                  : std::string("dynamic (per batch)");
              })},
             {"Calibration bars", perRun([&](const json& r) { return text(prec(r), "calibration_bars"); })},
-            {"INT8 refresh interval (ticks)", perRun([&](const json& r) { return text(prec(r), "int8_refresh_every"); })},
+            {"INT8 refresh interval (ticks)",
+             perRun([&](const json& r) { return text(prec(r), "int8_refresh_every"); })},
         });
 
         for (const std::string& section : std::vector<std::string>{"env", "dqn", "ppo", "mamba2", "tft"}) {
@@ -577,7 +582,8 @@ private:
                     for (const auto& [k, _] : cfg(r)[section].items()) keys.insert(k);
             }
             if (!used || keys.empty()) continue;
-            heading(3, "", section == "env" ? std::string("Trading environment") : modelTitle(section) + " hyperparameters");
+            heading(3, "",
+                    section == "env" ? std::string("Trading environment") : modelTitle(section) + " hyperparameters");
             std::vector<std::pair<std::string, std::vector<std::string>>> rows;
             for (const std::string& k : keys)
                 rows.push_back({k, perRun([&](const json& r) {
@@ -609,7 +615,8 @@ private:
                 for (const metrics::Metric* m : metrics::inChart("equity")) {
                     const std::string metric(m->name);
                     // The agent's own line says "agent" beside its benchmark.
-                    const std::string label = metric == metrics::kEquityTicks ? std::string("agent") : std::string(m->label);
+                    const std::string label = metric == metrics::kEquityTicks ? std::string("agent")
+                                                                              : std::string(m->label);
                     Series s = metricSeries(r, model, metric);
                     if (s.empty()) continue;
                     lines.push_back({prefix(r) + label, kPalette[k++ % 8], std::move(s.step), std::move(s.value)});
@@ -619,7 +626,8 @@ private:
             std::vector<SvgSeries> lines;
             std::size_t k = 0;
             for (const auto& r : m_runs)
-                for (std::string_view name : {metrics::kForecastQ10, metrics::kForecastQ50, metrics::kForecastQ90, metrics::kRealised}) {
+                for (std::string_view name :
+                     {metrics::kForecastQ10, metrics::kForecastQ50, metrics::kForecastQ90, metrics::kRealised}) {
                     const std::string metric(name);
                     Series s = metricSeries(r, model, metric);
                     if (s.empty()) continue;
@@ -632,8 +640,7 @@ private:
             const auto m = r.at("metrics").find(model);
             if (m == r.at("metrics").end()) continue;
             for (const auto& [metric, _] : m->items())
-                if (!isGrouped(metric) && !isMainChart(metric))
-                    others.insert(metric);
+                if (!isGrouped(metric) && !isMainChart(metric)) others.insert(metric);
         }
         for (const std::string& metric : others) overlay(model, metric, metric);
 
@@ -641,10 +648,8 @@ private:
         latency(model);
         amp(model);
         int8(model);
-        if (kAgents.count(model))
-            agentEvaluation(model);
-        else
-            forecasterEvaluation(model);
+        if (kAgents.count(model)) agentEvaluation(model);
+        else forecasterEvaluation(model);
     }
 
     std::string prefix(const json& r) const { return m_runs.size() > 1 ? runLabel(r) + " " : std::string(); }
@@ -656,7 +661,8 @@ private:
         for (const auto& r : m_runs) {
             Series s = metricSeries(r, model, metric);
             if (s.empty()) continue;
-            lines.push_back({m_runs.size() > 1 ? runLabel(r) : metric, kPalette[k++ % 8], std::move(s.step), std::move(s.value)});
+            lines.push_back(
+                {m_runs.size() > 1 ? runLabel(r) : metric, kPalette[k++ % 8], std::move(s.step), std::move(s.value)});
         }
         if (!lines.empty()) lineChart(title, std::move(lines));
     }
@@ -673,7 +679,8 @@ private:
             }
             Series rss = metricSeries(r, kSession, kRss);
             if (!rss.empty() && !lines.empty())
-                lines.push_back({prefix(r) + "session rss_bytes", kPalette[k++ % 8], std::move(rss.step), std::move(rss.value)});
+                lines.push_back(
+                    {prefix(r) + "session rss_bytes", kPalette[k++ % 8], std::move(rss.step), std::move(rss.value)});
         }
         if (!lines.empty()) lineChart("Memory (bytes)", std::move(lines), "bytes");
     }
@@ -698,8 +705,10 @@ private:
                             })});
         for (const std::string& metric : memoryMetrics())
             if (metrics.count(metric))
-                rows.push_back({"peak " + metric, perRun([&](const json& r) { return bytes(peak(metricSeries(r, model, metric))); })});
-        rows.push_back({"peak session rss_bytes", perRun([&](const json& r) { return bytes(peak(metricSeries(r, kSession, kRss))); })});
+                rows.push_back({"peak " + metric,
+                                perRun([&](const json& r) { return bytes(peak(metricSeries(r, model, metric))); })});
+        rows.push_back({"peak session rss_bytes",
+                        perRun([&](const json& r) { return bytes(peak(metricSeries(r, kSession, kRss))); })});
         sideBySide(rows);
     }
 
@@ -756,9 +765,15 @@ private:
         if (!any) return;
         heading(3, "model-" + model + "-int8", "INT8 vs FP32");
         std::vector<std::string> header{""};
-        const char* names[] = {"validation loss",      "weight bytes",         "bytes at the serving batch",
-                               "latency b1 P50 (ms)",  "latency b1 P95 (ms)",  "latency b1 P99 (ms)",
-                               "latency b32 P50 (ms)", "latency b32 P95 (ms)", "latency b32 P99 (ms)",
+        const char* names[] = {"validation loss",
+                               "weight bytes",
+                               "bytes at the serving batch",
+                               "latency b1 P50 (ms)",
+                               "latency b1 P95 (ms)",
+                               "latency b1 P99 (ms)",
+                               "latency b32 P50 (ms)",
+                               "latency b32 P95 (ms)",
+                               "latency b32 P99 (ms)",
                                "throughput b32 (inferences/s)"};
         constexpr std::size_t kRows = sizeof(names) / sizeof(names[0]);
         std::vector<std::vector<std::string>> rows(kRows);
@@ -865,16 +880,16 @@ private:
                 for (const auto& [label, key] : {std::pair{"agent", "policy"}, std::pair{"flat", "flat"},
                                                  std::pair{"buy and hold", "buy_and_hold"}}) {
                     const json& p = e.value(key, json::object());
-                    rows.push_back({prefix(r) + label, text(p, "pnl_usd", 2), text(p, "pnl_ticks", 1), text(p, "sharpe", 2),
-                                    text(p, "sortino", 2), text(p, "max_drawdown_usd", 2), text(p, "calmar", 2),
-                                    text(p, "win_rate", 3), text(p, "profit_factor", 2), text(p, "trades"),
-                                    text(p, "turnover")});
+                    rows.push_back({prefix(r) + label, text(p, "pnl_usd", 2), text(p, "pnl_ticks", 1),
+                                    text(p, "sharpe", 2), text(p, "sortino", 2), text(p, "max_drawdown_usd", 2),
+                                    text(p, "calmar", 2), text(p, "win_rate", 3), text(p, "profit_factor", 2),
+                                    text(p, "trades"), text(p, "turnover")});
                 }
             }
             if (rows.empty()) continue;
             heading(3, "model-" + model + "-" + split, std::string("Evaluation on the ") + split + " split");
-            table({"", "PnL USD", "PnL ticks", "Sharpe (daily, annualised)", "Sortino (daily, annualised)", "Max DD USD",
-                   "Calmar", "Win rate", "Profit factor", "Trades", "Turnover"},
+            table({"", "PnL USD", "PnL ticks", "Sharpe (daily, annualised)", "Sortino (daily, annualised)",
+                   "Max DD USD", "Calmar", "Win rate", "Profit factor", "Trades", "Turnover"},
                   std::move(rows));
             for (const auto& r : m_runs) {
                 const json e = evaluation(r, model, split);
@@ -882,10 +897,13 @@ private:
                 const json& p = e["policy"];
                 if (p.contains("days"))
                     paragraph(prefix(r) + "Sharpe and Sortino are of the daily P&L (USD, one contract) over " +
-                              text(p, "days") + " trading days, annualised with sqrt(252). Per-bar Sharpe of the agent "
-                              "(mean / sd of the step P&L, not annualised): " + text(p, "sharpe_per_bar", 4) + ".");
+                              text(p, "days") +
+                              " trading days, annualised with sqrt(252). Per-bar Sharpe of the agent "
+                              "(mean / sd of the step P&L, not annualised): " +
+                              text(p, "sharpe_per_bar", 4) + ".");
                 else
-                    paragraph(prefix(r) + "Stored before daily aggregation: Sharpe and Sortino are of the per-bar P&L, "
+                    paragraph(prefix(r) +
+                              "Stored before daily aggregation: Sharpe and Sortino are of the per-bar P&L, "
                               "annualised with sqrt(252 x bars per day), not comparable with daily figures.");
             }
             std::vector<SvgSeries> lines;
@@ -917,14 +935,16 @@ private:
                     if (std::isfinite(end)) {
                         const auto& x = lines[lines.size() - 2].x;
                         if (!x.empty())
-                            lines.push_back({prefix(r) + "buy and hold (final PnL)", kPalette[k++ % 8], {x.front(), x.back()},
+                            lines.push_back({prefix(r) + "buy and hold (final PnL)",
+                                             kPalette[k++ % 8],
+                                             {x.front(), x.back()},
                                              {end, end}});
                     }
                 }
             }
             if (!lines.empty())
-                lineChart(std::string("Equity on the ") + split + " split (USD) vs flat and buy and hold", std::move(lines),
-                          "USD");
+                lineChart(std::string("Equity on the ") + split + " split (USD) vs flat and buy and hold",
+                          std::move(lines), "USD");
         }
         trainingParagraph(model);
     }
@@ -962,7 +982,9 @@ private:
             const json& in = v["interpretation"];
             // Ids stay unique in a comparison: the first run's section keeps the plain id.
             const bool first = &r == &m_runs.front();
-            heading(3, "model-" + model + "-interpretation" + (first ? std::string() : "-" + std::to_string(r.at("id").get<long long>())),
+            heading(3,
+                    "model-" + model + "-interpretation" +
+                        (first ? std::string() : "-" + std::to_string(r.at("id").get<long long>())),
                     "Interpretation, " + runLabel(r));
             for (const auto& [names, values, title] :
                  {std::tuple{"encoder_variables", "encoder_importance", "Encoder variable importance"},
@@ -973,7 +995,8 @@ private:
                 for (std::size_t i = 0; i < in[names].size() && i < in[values].size(); ++i)
                     items.push_back({number(in[values][i]), text(in[names][i])});
                 if (items.empty()) continue;
-                std::stable_sort(items.begin(), items.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+                std::stable_sort(items.begin(), items.end(),
+                                 [](const auto& a, const auto& b) { return a.first > b.first; });
                 std::vector<std::string> labels;
                 std::vector<double> vals;
                 for (auto& [v2, n] : items) {
@@ -1023,9 +1046,11 @@ private:
             const std::string status = r.value("status", std::string());
             if (r.value("synthetic", false))
                 found.push_back(who + " trained on the bundled synthetic series, not on real market data.");
-            if (status == "failed") found.push_back(who + " failed: " + r.value("error", std::string("no reason recorded")));
+            if (status == "failed")
+                found.push_back(who + " failed: " + r.value("error", std::string("no reason recorded")));
             if (status == "interrupted")
-                found.push_back(who + " was interrupted (its process ended mid-run); the report shows what was committed.");
+                found.push_back(who +
+                                " was interrupted (its process ended mid-run); the report shows what was committed.");
             if (status == "running") found.push_back(who + " is still running; figures are as of this report.");
             if (status == "stopped") found.push_back(who + " was stopped before its step budget.");
             for (const auto& [model, _] : r.at("metrics").items()) modelWarnings(r, model, found);
@@ -1058,7 +1083,8 @@ private:
         if (!(steps > 0) && !loss.empty()) steps = loss.step.back();
         if (std::isfinite(skipped) && steps > 0 && skipped / steps > kSkippedStepLimit)
             found.push_back(who + ": " + fixed(skipped, 0) + " of " + fixed(steps, 0) + " optimizer steps (" +
-                            fixed(100 * skipped / steps, 1) + " %) were skipped for inf/NaN gradients (loss-scale storm).");
+                            fixed(100 * skipped / steps, 1) +
+                            " %) were skipped for inf/NaN gradients (loss-scale storm).");
 
         std::size_t bad = 0;
         for (double x : loss.value) bad += !std::isfinite(x);
@@ -1068,7 +1094,8 @@ private:
             const std::size_t tenth = loss.value.size() / 10;
             std::vector<double> early, late;
             for (std::size_t i = 0; i < tenth; ++i) early.push_back(std::fabs(loss.value[i]));
-            for (std::size_t i = loss.value.size() - tenth; i < loss.value.size(); ++i) late.push_back(std::fabs(loss.value[i]));
+            for (std::size_t i = loss.value.size() - tenth; i < loss.value.size(); ++i)
+                late.push_back(std::fabs(loss.value[i]));
             const double e = percentile(early, 0.5), l = percentile(late, 0.5);
             if (e > 0 && l > kExplodingLossFactor * e)
                 found.push_back(who + ": the loss grew from " + general(e) + " to " + general(l) +
@@ -1081,7 +1108,8 @@ private:
     ReportDocument m_doc;
 };
 
-const char* kCss = R"(body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0 auto;max-width:980px;padding:12px;color:#222}
+const char* kCss =
+    R"(body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0 auto;max-width:980px;padding:12px;color:#222}
 h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ddd;margin-top:1.5em}h3{font-size:1.05em}
 table{border-collapse:collapse;width:100%;font-size:.88em;margin:.5em 0}th,td{border:1px solid #ddd;padding:3px 6px;text-align:right}
 th:first-child,td:first-child{text-align:left}th{background:#f4f4f4}table.kv td{text-align:left}
@@ -1100,7 +1128,8 @@ ReportDocument buildRunReport(const nlohmann::json& report)
 int reportSectionCount(const ReportDocument& document)
 {
     int n = 0;
-    for (const ReportBlock& b : document.blocks) n += b.kind == ReportBlockKind::Heading && b.level <= 2 && !b.id.empty();
+    for (const ReportBlock& b : document.blocks)
+        n += b.kind == ReportBlockKind::Heading && b.level <= 2 && !b.id.empty();
     return n;
 }
 
@@ -1138,7 +1167,9 @@ std::string renderReportHtml(const ReportDocument& document, const std::function
             break;
         }
         case ReportBlockKind::Paragraph: h << "<p>" << escapeXml(b.text) << "</p>\n"; break;
-        case ReportBlockKind::Warning: h << "<div class=\"warn\" role=\"alert\">" << escapeXml(b.text) << "</div>\n"; break;
+        case ReportBlockKind::Warning:
+            h << "<div class=\"warn\" role=\"alert\">" << escapeXml(b.text) << "</div>\n";
+            break;
         case ReportBlockKind::KeyValue:
             h << "<table class=\"kv\"><tbody>";
             for (const auto& row : b.rows)

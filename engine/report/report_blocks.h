@@ -18,13 +18,13 @@ enum class ReportBlockKind { Heading, Paragraph, KeyValue, Table, Chart, Warning
 /// One block of a report. Only the fields of its kind are used.
 struct ReportBlock {
     ReportBlockKind kind = ReportBlockKind::Paragraph;
-    int level = 2;                                 ///< Heading: 1 (title) .. 3
-    std::string id;                                ///< Heading: section anchor ("header", "data", "model-dqn", ...)
-    std::string text;                              ///< Heading, Paragraph, Warning: the text; Chart: its title
-    std::vector<std::string> header;               ///< Table: column titles
-    std::vector<std::vector<std::string>> rows;    ///< KeyValue: {key, value} pairs; Table: cells
-    std::string svg;                               ///< Chart: a standalone <svg> element
-    double width = 0, height = 0;                  ///< Chart: the SVG's viewBox size
+    int level = 2;                              ///< Heading: 1 (title) .. 3
+    std::string id;                             ///< Heading: section anchor ("header", "data", "model-dqn", ...)
+    std::string text;                           ///< Heading, Paragraph, Warning: the text; Chart: its title
+    std::vector<std::string> header;            ///< Table: column titles
+    std::vector<std::vector<std::string>> rows; ///< KeyValue: {key, value} pairs; Table: cells
+    std::string svg;                            ///< Chart: a standalone <svg> element
+    double width = 0, height = 0;               ///< Chart: the SVG's viewBox size
 };
 
 /// A whole report.
@@ -35,7 +35,8 @@ struct ReportDocument {
 
 /// Section ids every report has; each model adds "model-<name>" after them.
 /// "summary" (each model's headline results) comes first, right after the title.
-inline const std::vector<std::string> kReportSectionIds{"header", "summary", "run", "warnings", "data", "configuration"};
+inline const std::vector<std::string> kReportSectionIds{"header",   "summary", "run",
+                                                        "warnings", "data",    "configuration"};
 
 /// Builds the blocks of a report from runReportJson()'s document (one run, or a comparison of several).
 ReportDocument buildRunReport(const nlohmann::json& report);

@@ -26,7 +26,6 @@ namespace foxhunt {
 
 namespace {
 
-
 /// Series, contracts, rolls and the train / validation / test split of a run. The
 /// session does not store its split, so it is recomputed here from the run's
 /// bars and fractions with the same function the session used.
@@ -61,8 +60,8 @@ void addDataFacts(BarStore& store, const RunInfo& info, const std::optional<Seri
     try {
         const nlohmann::json& config = r["config"];
         const std::vector<Bar> bars = store.loadBars(series->id, info.fromTs, info.toTs + 1);
-        const WalkForwardSplit split =
-            splitByFraction(bars, config.value("train_fraction", 0.7), config.value("validation_fraction", 0.15));
+        const WalkForwardSplit split = splitByFraction(bars, config.value("train_fraction", 0.7),
+                                                       config.value("validation_fraction", 0.15));
         auto part = [&](const DateRange& d, std::size_t n) {
             return nlohmann::json{{"from", formatUtc(d.fromTs)}, {"to", formatUtc(d.toTs)}, {"bars", n}};
         };
@@ -85,7 +84,8 @@ nlohmann::json runReportJson(BarStore& store, const std::vector<std::int64_t>& r
     nlohmann::json report;
     report["foxhunt_version"] = FOXHUNT_VERSION;
     report["generated"] = formatUtc(wallClockNs());
-    report["machine"] = {{"cpu", cpuModel()}, {"hardware_threads", std::thread::hardware_concurrency()}, {"gpu", nullptr}};
+    report["machine"] = {
+        {"cpu", cpuModel()}, {"hardware_threads", std::thread::hardware_concurrency()}, {"gpu", nullptr}};
     nlohmann::json list = nlohmann::json::array();
     for (std::int64_t id : runIds) {
         const std::optional<RunInfo> info = runs.run(id);
@@ -97,7 +97,8 @@ nlohmann::json runReportJson(BarStore& store, const std::vector<std::int64_t>& r
         r["created"] = formatUtc(info->createdNs);
         r["finished"] = info->finishedNs ? formatUtc(info->finishedNs) : "";
         // A running run's duration so far.
-        r["duration_s"] = static_cast<double>((info->finishedNs ? info->finishedNs : wallClockNs()) - info->createdNs) / 1e9;
+        r["duration_s"] = static_cast<double>((info->finishedNs ? info->finishedNs : wallClockNs()) - info->createdNs) /
+                          1e9;
         r["series"] = info->series;
         r["data_from"] = formatUtc(info->fromTs);
         r["data_to"] = formatUtc(info->toTs);
@@ -111,7 +112,8 @@ nlohmann::json runReportJson(BarStore& store, const std::vector<std::int64_t>& r
         // metrics, by samples, with a step as each model's series are done.
         checkReportProgress(progress, base + 0.1 * perRun);
         nlohmann::json evals = nlohmann::json::object();
-        for (const EvaluationRecord& e : runs.evaluations(id)) evals[e.model][e.split] = nlohmann::json::parse(e.resultJson);
+        for (const EvaluationRecord& e : runs.evaluations(id))
+            evals[e.model][e.split] = nlohmann::json::parse(e.resultJson);
         r["evaluations"] = evals;
         checkReportProgress(progress, base + 0.2 * perRun);
         nlohmann::json metrics = nlohmann::json::object();
@@ -122,7 +124,9 @@ nlohmann::json runReportJson(BarStore& store, const std::vector<std::int64_t>& r
             m["step"].push_back(s.step);
             m["value"].push_back(s.value);
             if (i + 1 == samples.size() || samples[i + 1].model != s.model)
-                checkReportProgress(progress, base + (0.2 + 0.8 * static_cast<double>(i + 1) / static_cast<double>(samples.size())) * perRun);
+                checkReportProgress(
+                    progress,
+                    base + (0.2 + 0.8 * static_cast<double>(i + 1) / static_cast<double>(samples.size())) * perRun);
         }
         r["metrics"] = metrics;
         // The headline results per model, as the report's summary and the runs table give them (NaN = null).
@@ -176,8 +180,9 @@ std::string renderRunReportCsv(BarStore& store, const std::vector<std::int64_t>&
             out += buf;
             out += '\n';
             if (i + 1 == samples.size() || samples[i + 1].model != s.model)
-                checkReportProgress(progress, (static_cast<double>(k) + 0.1 + 0.9 * static_cast<double>(i + 1) /
-                                                                            static_cast<double>(samples.size())) * perRun);
+                checkReportProgress(progress, (static_cast<double>(k) + 0.1 +
+                                               0.9 * static_cast<double>(i + 1) / static_cast<double>(samples.size())) *
+                                                  perRun);
         }
         checkReportProgress(progress, static_cast<double>(k + 1) * perRun);
     }
@@ -219,7 +224,8 @@ void writeRunReport(const std::string& databasePath, const std::vector<std::int6
     const ReportFormat format = reportFormatForPath(path);
     if (format == ReportFormat::Pdf)
         throw std::invalid_argument("PDF reports are written by the Qt layer (exportRunReport in ui/report_export.h); "
-                                    "this build has no PDF writer: " + path);
+                                    "this build has no PDF writer: " +
+                                    path);
     if (runIds.empty()) throw std::invalid_argument("no runs to report");
     checkReportProgress(progress, 0.0);
     BarStore store(databasePath);

@@ -20,11 +20,13 @@ using ReportProgress = std::function<bool(double fraction)>;
 
 /// The whole report's data: runs with config, evaluations and every metric series. `progress`
 /// (0..1, may cancel) steps per run after its data facts, its evaluations and each model's metrics.
-nlohmann::json runReportJson(BarStore& store, const std::vector<std::int64_t>& runIds, const ReportProgress& progress = {});
+nlohmann::json runReportJson(BarStore& store, const std::vector<std::int64_t>& runIds,
+                             const ReportProgress& progress = {});
 /// Self-contained HTML (inline CSS and SVG charts, no scripts, no network); several runs are overlaid.
 std::string renderRunReportHtml(const nlohmann::json& report);
 /// Every metric in long format: run,model,metric,step,time,value. `progress` steps per run and model.
-std::string renderRunReportCsv(BarStore& store, const std::vector<std::int64_t>& runIds, const ReportProgress& progress = {});
+std::string renderRunReportCsv(BarStore& store, const std::vector<std::int64_t>& runIds,
+                               const ReportProgress& progress = {});
 
 /// Output formats of a run report.
 enum class ReportFormat { Html, Pdf, Json, Csv };
@@ -36,7 +38,7 @@ ReportFormat reportFormatForPath(const std::string& path);
 /// Thrown when a progress callback cancels an export; no file is left behind.
 class ReportCancelled : public std::runtime_error {
 public:
-    ReportCancelled() : std::runtime_error("report export cancelled") {}
+    ReportCancelled() : std::runtime_error("report export cancelled") { }
 };
 
 /// Calls `progress` (if set) and throws ReportCancelled when it returns false.

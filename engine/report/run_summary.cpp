@@ -53,7 +53,8 @@ std::string precisionText(const json& config, const json& versions, const std::m
     if (versions.contains("amp_choice") && versions["amp_choice"].is_object() && !versions["amp_choice"].empty()) {
         std::map<std::string, std::vector<std::string>> byDtype;
         for (const auto& [model, choice] : versions["amp_choice"].items())
-            byDtype[choice.value("enabled", false) ? upper(choice.value("dtype", std::string("bf16"))) : "FP32"].push_back(model);
+            byDtype[choice.value("enabled", false) ? upper(choice.value("dtype", std::string("bf16"))) : "FP32"]
+                .push_back(model);
         text = "auto:";
         bool first = true;
         for (const auto& [dtype, models] : byDtype) {
@@ -90,12 +91,15 @@ const std::vector<Measure>& measures()
 {
     using K = MeasureKind;
     static const std::vector<Measure> table = {
-        {"validation_sharpe", "validation Sharpe (daily, annualised)", true, false, K::Number, &ModelResults::validationSharpe, true, false},
-        {"test_sharpe", "test Sharpe (daily, annualised)", true, false, K::Number, &ModelResults::testSharpe, true, true},
+        {"validation_sharpe", "validation Sharpe (daily, annualised)", true, false, K::Number,
+         &ModelResults::validationSharpe, true, false},
+        {"test_sharpe", "test Sharpe (daily, annualised)", true, false, K::Number, &ModelResults::testSharpe, true,
+         true},
         {"test_pnl", "test P&L", true, false, K::Usd, &ModelResults::testPnlUsd, true, true},
         {"buy_hold_pnl", "buy-and-hold P&L", true, false, K::Usd, &ModelResults::buyHoldPnlUsd, true, false},
         {"quantile_loss", "test quantile loss", false, true, K::Number, &ModelResults::quantileLoss, false, true},
-        {"persistence_loss", "persistence quantile loss", false, true, K::Number, &ModelResults::persistenceLoss, false, false},
+        {"persistence_loss", "persistence quantile loss", false, true, K::Number, &ModelResults::persistenceLoss, false,
+         false},
         {"int8_degradation", "INT8 degradation", true, true, K::Fraction, &ModelResults::int8Degradation, false, false},
         {"p95_latency", "P95 latency", true, true, K::Milliseconds, &ModelResults::p95LatencyMs, false, false},
         {"peak_memory", "peak memory", true, true, K::Bytes, &ModelResults::peakMemoryBytes, false, false},
@@ -114,7 +118,8 @@ std::string formatMeasure(MeasureKind kind, double value)
         std::snprintf(buf, sizeof buf, "%.2f", std::abs(value));
         std::string digits(buf);
         const std::size_t dot = digits.find('.');
-        for (std::ptrdiff_t i = static_cast<std::ptrdiff_t>(dot) - 3; i > 0; i -= 3) digits.insert(static_cast<std::size_t>(i), ",");
+        for (std::ptrdiff_t i = static_cast<std::ptrdiff_t>(dot) - 3; i > 0; i -= 3)
+            digits.insert(static_cast<std::size_t>(i), ",");
         return (value < 0 ? "-" : "") + digits + " USD";
     }
     case MeasureKind::Fraction: std::snprintf(buf, sizeof buf, "%.2f %%", value * 100.0); break;
@@ -161,8 +166,8 @@ RunSummary summarize(std::int64_t id, const json& config, const json& versions,
         const json& validation = evaluations[model]["validation"];
         const json& test = evaluations[model]["test"];
         const json& training = evaluations[model]["training"];
-        ModelResults r{model, kNaN, kNaN, kNaN, kNaN, kNaN, kNaN, kNaN, kNaN, kNaN,
-                       kNaN, kNaN, kNaN, kNaN, kNaN, kNaN, kNaN, kNaN, kNaN, {}, {}};
+        ModelResults r{model, kNaN, kNaN, kNaN, kNaN, kNaN, kNaN, kNaN, kNaN, kNaN, kNaN,
+                       kNaN,  kNaN, kNaN, kNaN, kNaN, kNaN, kNaN, kNaN, {},   {}};
         r.validationSharpe = numberAt(validation, {"policy", "sharpe"});
         r.testSharpe = numberAt(test, {"policy", "sharpe"});
         r.testPnlUsd = numberAt(test, {"policy", "pnl_usd"});
@@ -178,7 +183,8 @@ RunSummary summarize(std::int64_t id, const json& config, const json& versions,
         r.zeroReturnLoss = numberAt(test, {"zero_return", "quantile_loss"});
         r.testSteps = numberAt(test, {"policy", "steps"});
         r.testBarsPerYear = numberAt(test, {"bars_per_year"});
-        if (test.contains("policy") && test["policy"].contains("daily_pnl_usd") && test["policy"]["daily_pnl_usd"].is_array())
+        if (test.contains("policy") && test["policy"].contains("daily_pnl_usd") &&
+            test["policy"]["daily_pnl_usd"].is_array())
             for (const json& v : test["policy"]["daily_pnl_usd"])
                 if (v.is_number()) r.testDailyPnlUsd.push_back(v.get<double>());
         if (test.contains("equity_usd") && test["equity_usd"].is_array())
@@ -240,7 +246,8 @@ RunSummary summarizeReportRun(const nlohmann::json& run)
                          if (!metrics.contains(model) || !metrics[model].contains(metric)) return most;
                          const json& values = metrics[model][metric].value("value", json::array());
                          for (const json& v : values)
-                             if (v.is_number() && std::isfinite(v.get<double>())) most = std::max(most, v.get<double>());
+                             if (v.is_number() && std::isfinite(v.get<double>()))
+                                 most = std::max(most, v.get<double>());
                          return most;
                      });
 }

@@ -19,15 +19,16 @@ namespace foxhunt {
 /// One model's headline results; NaN where the run has no such figure.
 struct ModelResults {
     std::string model;
-    double validationSharpe;  ///< agents: Sharpe of the policy's daily P&L on the validation split, annualised with sqrt(252)
-    double testSharpe;        ///< agents: on the test split
-    double testPnlUsd;        ///< agents: net P&L on the test split
-    double buyHoldPnlUsd;     ///< agents: buy-and-hold's on the same bars
-    double quantileLoss;      ///< forecasters: test quantile loss
-    double persistenceLoss;   ///< forecasters: the persistence baseline's
-    double int8Degradation;   ///< relative validation loss change of the INT8 copy
-    double p95LatencyMs;      ///< inference P95 during training (batch 1)
-    double peakMemoryBytes;   ///< the sum of the model's memory components at their peaks
+    double
+        validationSharpe; ///< agents: Sharpe of the policy's daily P&L on the validation split, annualised with sqrt(252)
+    double testSharpe;    ///< agents: on the test split
+    double testPnlUsd;    ///< agents: net P&L on the test split
+    double buyHoldPnlUsd;         ///< agents: buy-and-hold's on the same bars
+    double quantileLoss;          ///< forecasters: test quantile loss
+    double persistenceLoss;       ///< forecasters: the persistence baseline's
+    double int8Degradation;       ///< relative validation loss change of the INT8 copy
+    double p95LatencyMs;          ///< inference P95 during training (batch 1)
+    double peakMemoryBytes;       ///< the sum of the model's memory components at their peaks
     double testMaxDrawdownUsd;    ///< agents: the policy's largest peak-to-trough loss on the test split
     double flatSharpe;            ///< agents: the flat baseline's test Sharpe (NaN: it never varies)
     double flatPnlUsd;            ///< agents: the flat baseline's test P&L
@@ -38,13 +39,13 @@ struct ModelResults {
     double testSteps;             ///< agents: test bars the policy traded (the Sharpe's observations)
     double testBarsPerYear;       ///< agents, runs stored before daily Sharpe: the bars per year it was annualised with
     std::vector<double> testDailyPnlUsd; ///< agents: the policy's test P&L per trading day (its Sharpe's observations)
-    std::vector<double> testEquityUsd; ///< agents: the policy's test equity curve as stored (thinned)
+    std::vector<double> testEquityUsd;   ///< agents: the policy's test equity curve as stored (thinned)
 };
 
 struct RunSummary {
     std::int64_t id = 0;
-    std::string precision;  ///< "FP32", "BF16", "FP16", "auto: BF16 mamba2, FP32 dqn", each "+ INT8" when served
-    std::string device;     ///< "cpu", "cuda:0"
+    std::string precision; ///< "FP32", "BF16", "FP16", "auto: BF16 mamba2, FP32 dqn", each "+ INT8" when served
+    std::string device;    ///< "cpu", "cuda:0"
     int processes = 1;
     std::vector<ModelResults> models;
     /// The model's results, or nullptr.
@@ -56,14 +57,14 @@ enum class MeasureKind { Number, Usd, Fraction, Milliseconds, Bytes };
 
 /// One headline result of a model, as a column of the runs table and a row of the compare view.
 struct Measure {
-    std::string_view key;    ///< "test_sharpe"
-    std::string_view label;  ///< "test Sharpe (daily, annualised)"
-    bool agents;             ///< DQN and PPO have it
-    bool forecasters;        ///< Mamba-2 and the TFT have it
+    std::string_view key;   ///< "test_sharpe"
+    std::string_view label; ///< "test Sharpe (daily, annualised)"
+    bool agents;            ///< DQN and PPO have it
+    bool forecasters;       ///< Mamba-2 and the TFT have it
     MeasureKind kind;
     double ModelResults::*field;
     bool higherIsBetter;
-    bool shownByDefault;     ///< a column of the runs table until the user hides it
+    bool shownByDefault; ///< a column of the runs table until the user hides it
 };
 
 /// Every measure, in table order.

@@ -46,10 +46,8 @@ std::string number(double v)
 {
     char buf[32];
     const double a = std::fabs(v);
-    if (a != 0 && (a >= 1e6 || a < 1e-3))
-        std::snprintf(buf, sizeof buf, "%.3g", v);
-    else
-        std::snprintf(buf, sizeof buf, "%.6g", v);
+    if (a != 0 && (a >= 1e6 || a < 1e-3)) std::snprintf(buf, sizeof buf, "%.3g", v);
+    else std::snprintf(buf, sizeof buf, "%.6g", v);
     return buf;
 }
 
@@ -67,7 +65,10 @@ std::string tickLabel(double v, double step)
 
 /// Rough advance of one character, in viewBox units, of the charts' sans-serif at `fontSize`
 /// (bold digits and capitals are the widest; a little generous so estimates never overflow).
-double charWidth(double fontSize) { return fontSize * 0.62; }
+double charWidth(double fontSize)
+{
+    return fontSize * 0.62;
+}
 
 /// The chart's title in lines that fit `width`: wrapped at spaces into at most two lines, then shrunk
 /// (down to 9 units) until the longest fits, a word longer than that cut with an ellipsis.
@@ -88,10 +89,8 @@ TitleLayout layoutTitle(const std::string& title, double width)
         const std::size_t perLine = static_cast<std::size_t>(std::max(1.0, width / charWidth(fontSize)));
         std::vector<std::string> lines;
         for (const std::string& w : words) {
-            if (!lines.empty() && lines.back().size() + 1 + w.size() <= perLine)
-                lines.back() += ' ' + w;
-            else
-                lines.push_back(w);
+            if (!lines.empty() && lines.back().size() + 1 + w.size() <= perLine) lines.back() += ' ' + w;
+            else lines.push_back(w);
         }
         return std::pair{lines, perLine};
     };
@@ -228,7 +227,8 @@ std::string renderSvgLineChart(const std::vector<SvgSeries>& series, const SvgCh
     svg << "<rect x=\"0\" y=\"0\" width=\"" << w << "\" height=\"" << h << "\" fill=\"#fff\"/>";
     svg << titleSvg(title, 8);
     if (!std::isfinite(xmin)) {
-        svg << "<text x=\"" << w / 2 << "\" y=\"" << h / 2 << "\" text-anchor=\"middle\" fill=\"#888\">no data</text></svg>";
+        svg << "<text x=\"" << w / 2 << "\" y=\"" << h / 2
+            << "\" text-anchor=\"middle\" fill=\"#888\">no data</text></svg>";
         return svg.str();
     }
     if (xmax == xmin) {
@@ -308,8 +308,8 @@ std::string renderSvgLineChart(const std::vector<SvgSeries>& series, const SvgCh
         const std::string colour = escapeXml(series[item.series].color);
         svg << "<line x1=\"" << item.x << "\" x2=\"" << item.x + 14 << "\" y1=\"" << ly - 4 << "\" y2=\"" << ly - 4
             << "\" stroke=\"" << colour << "\" stroke-width=\"2\"/>";
-        svg << "<text class=\"legend\" x=\"" << item.x + 18 << "\" y=\"" << ly << "\" font-size=\"11\" fill=\"" << colour
-            << "\">" << escapeXml(series[item.series].name) << "</text>";
+        svg << "<text class=\"legend\" x=\"" << item.x + 18 << "\" y=\"" << ly << "\" font-size=\"11\" fill=\""
+            << colour << "\">" << escapeXml(series[item.series].name) << "</text>";
     }
     svg << "</svg>";
     return svg.str();

@@ -11,7 +11,7 @@ namespace foxhunt {
 struct SvgSeries {
     std::string name;
     std::string color = "#1f77b4";
-    std::vector<double> x;  ///< same length as y; for time axes, UNIX seconds
+    std::vector<double> x; ///< same length as y; for time axes, UNIX seconds
     std::vector<double> y;
 };
 
@@ -21,8 +21,8 @@ struct SvgChartOptions {
     std::string yLabel;
     int width = 720;
     int height = 260;
-    bool timeAxis = false;   ///< format x ticks as UTC dates
-    int maxPoints = 1500;    ///< min/max decimation per series above this
+    bool timeAxis = false; ///< format x ticks as UTC dates
+    int maxPoints = 1500;  ///< min/max decimation per series above this
 };
 
 /// An <svg> element (responsive: viewBox + width 100%) with axes, ticks, a legend and the lines.

@@ -23,8 +23,8 @@ void fillReplay(Dqn& dqn, std::mt19937_64& rng, int observationSize, int actionC
     for (int i = 0; i < count; ++i) {
         const auto o = randomObservation(rng, observationSize);
         const auto n = randomObservation(rng, observationSize);
-        dqn.observe(o, static_cast<int>(rng() % static_cast<unsigned>(actionCount)), static_cast<double>(rng() % 3) - 1.0,
-                    n, rng() % 50 == 0, false);
+        dqn.observe(o, static_cast<int>(rng() % static_cast<unsigned>(actionCount)),
+                    static_cast<double>(rng() % 3) - 1.0, n, rng() % 50 == 0, false);
     }
 }
 

@@ -26,8 +26,8 @@ std::vector<std::string> environmentWithout(const std::vector<std::string_view>&
     return env;
 }
 
-pid_t spawnProcess(const std::string& program, const std::vector<std::string>& args, const std::vector<std::string>& env,
-                   const std::string& stdoutPath)
+pid_t spawnProcess(const std::string& program, const std::vector<std::string>& args,
+                   const std::vector<std::string>& env, const std::string& stdoutPath)
 {
     if (::access(program.c_str(), X_OK) != 0)
         throw std::runtime_error("cannot start " + program + ": not an executable (" + std::strerror(errno) + ")");
@@ -46,7 +46,8 @@ pid_t spawnProcess(const std::string& program, const std::vector<std::string>& a
     posix_spawn_file_actions_t actions;
     ::posix_spawn_file_actions_init(&actions);
     if (!stdoutPath.empty())
-        ::posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, stdoutPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        ::posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, stdoutPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                           0644);
     const int rc = ::posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), envp.data());
     ::posix_spawn_file_actions_destroy(&actions);
     if (rc != 0) throw std::runtime_error("cannot start " + program + ": " + std::strerror(rc));

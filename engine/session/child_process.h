@@ -19,14 +19,14 @@ std::vector<std::string> environmentWithout(const std::vector<std::string_view>&
 /// `stdoutPath` non-empty: the child's standard output goes to that file (e.g. /dev/null) instead
 /// of this process's. Throws std::runtime_error naming the program when it is not an executable
 /// or cannot be started.
-pid_t spawnProcess(const std::string& program, const std::vector<std::string>& args, const std::vector<std::string>& env,
-                   const std::string& stdoutPath = {});
+pid_t spawnProcess(const std::string& program, const std::vector<std::string>& args,
+                   const std::vector<std::string>& env, const std::string& stdoutPath = {});
 
 /// The outcome of a child that has ended, as waitpid's status describes it.
 struct ChildExit {
-    bool ended = false;   ///< false while it runs
-    int exitCode = 0;     ///< its exit status when it exited
-    int signal = 0;       ///< the signal that ended it, 0 when it exited
+    bool ended = false; ///< false while it runs
+    int exitCode = 0;   ///< its exit status when it exited
+    int signal = 0;     ///< the signal that ended it, 0 when it exited
 };
 
 /// Reaps `pid` if it has ended, without waiting.

@@ -11,8 +11,8 @@ namespace foxhunt {
 /// One third-party component.
 struct Component {
     std::string name;
-    std::string version;  ///< as the linked library reports it ("" when it cannot tell)
-    std::string licence;  ///< SPDX expression
+    std::string version; ///< as the linked library reports it ("" when it cannot tell)
+    std::string licence; ///< SPDX expression
     std::string url;
 };
 

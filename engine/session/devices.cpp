@@ -16,9 +16,15 @@ namespace foxhunt {
 
 namespace mp = models::precision;
 
-std::vector<std::string> computeDevices() { return models::computeDevices(); }
+std::vector<std::string> computeDevices()
+{
+    return models::computeDevices();
+}
 
-std::string machineSummary() { return models::hardware::this_machine().summary(); }
+std::string machineSummary()
+{
+    return models::hardware::this_machine().summary();
+}
 
 std::string machineJsonText()
 {
@@ -89,6 +95,9 @@ ThreadCap capThreads(int requested, unsigned hardwareThreads)
                       " hardware thread" + (most == 1 ? "" : "s") + "; using " + std::to_string(most)};
 }
 
-std::string cpuModel() { return models::hardware::this_machine().cpu_model; }
+std::string cpuModel()
+{
+    return models::hardware::this_machine().cpu_model;
+}
 
 } // namespace foxhunt

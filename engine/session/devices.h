@@ -36,9 +36,9 @@ std::optional<AmpPreset> matchingAmpPreset(const models::precision::MixedPrecisi
 
 /// What the engine thinks of a precision choice on a device.
 struct DeviceCheck {
-    bool ok = true;          ///< the choice can run as given
-    std::string problem;     ///< readable reason when !ok
-    std::string suggestion;  ///< what to use instead (may be set when ok)
+    bool ok = true;         ///< the choice can run as given
+    std::string problem;    ///< readable reason when !ok
+    std::string suggestion; ///< what to use instead (may be set when ok)
 };
 
 /// Checks mixed precision on `device` ("cpu" or "cuda:N") with the engine's own rules:

@@ -43,7 +43,10 @@ Rendezvous rendezvousFromEnvironment(Rendezvous r)
     return r;
 }
 
-int freeLocalPort() { return models::dist::free_local_port(); }
+int freeLocalPort()
+{
+    return models::dist::free_local_port();
+}
 
 std::string defaultWorkerProgram()
 {
@@ -101,8 +104,10 @@ std::vector<std::string> LocalWorkers::wait(double seconds)
     for (const Worker& w : m_workers) {
         const std::string who = "rank " + std::to_string(w.rank);
         if (!w.reaped) failures.push_back(who + " is still running");
-        else if (WIFSIGNALED(w.status)) failures.push_back(who + " was killed by signal " + std::to_string(WTERMSIG(w.status)));
-        else if (WEXITSTATUS(w.status) != 0) failures.push_back(who + " exited with " + std::to_string(WEXITSTATUS(w.status)));
+        else if (WIFSIGNALED(w.status))
+            failures.push_back(who + " was killed by signal " + std::to_string(WTERMSIG(w.status)));
+        else if (WEXITSTATUS(w.status) != 0)
+            failures.push_back(who + " exited with " + std::to_string(WEXITSTATUS(w.status)));
     }
     return failures;
 }

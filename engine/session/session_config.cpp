@@ -147,7 +147,8 @@ template <class T>
 T checkedGet(const nlohmann::json& value, const std::string& what)
 {
     if constexpr (std::is_same_v<T, bool>) {
-        if (!value.is_boolean()) throw std::invalid_argument("config: " + what + " must be true or false, not " + value.dump());
+        if (!value.is_boolean())
+            throw std::invalid_argument("config: " + what + " must be true or false, not " + value.dump());
         return value.get<bool>();
     } else if constexpr (std::is_integral_v<T>) {
         const auto lo = static_cast<long double>(std::numeric_limits<T>::lowest());
@@ -175,7 +176,8 @@ T checkedGet(const nlohmann::json& value, const std::string& what)
         }
         throw bad();
     } else if constexpr (std::is_floating_point_v<T>) {
-        if (!value.is_number()) throw std::invalid_argument("config: " + what + " must be a number, not " + value.dump());
+        if (!value.is_number())
+            throw std::invalid_argument("config: " + what + " must be a number, not " + value.dump());
         return value.get<T>();
     } else {
         try {
@@ -254,7 +256,8 @@ void readPrecision(const nlohmann::json& j, PrecisionSettings& p)
     if (!(p.int8MaxDegradation >= 0.0) || !std::isfinite(p.int8MaxDegradation))
         throw std::invalid_argument("config: precision.int8_max_degradation must be a non-negative number");
     if (!(p.memoryBudgetMb >= 0.0) || !std::isfinite(p.memoryBudgetMb))
-        throw std::invalid_argument("config: precision.memory_budget_mb must be a non-negative number of MiB (0: none)");
+        throw std::invalid_argument(
+            "config: precision.memory_budget_mb must be a non-negative number of MiB (0: none)");
 }
 
 } // namespace
@@ -419,10 +422,29 @@ nlohmann::json toJson(const SessionConfig& c)
 SessionConfig sessionConfigFromJson(const nlohmann::json& j, SessionConfig c)
 {
     if (!j.is_object()) throw std::invalid_argument("config: the top level must be a JSON object");
-    static const char* const kTopLevel[] = {"name", "models", "series", "from_day", "to_day", "steps", "seed", "speed",
-                                            "threads", "device", "workers", "distributed_timeout_s", "ensemble",
-                                            "precision", "train_fraction", "validation_fraction", "checkpoint_every",
-                                            "checkpoint_seconds", "env", "dqn", "ppo", "mamba2", "tft"};
+    static const char* const kTopLevel[] = {"name",
+                                            "models",
+                                            "series",
+                                            "from_day",
+                                            "to_day",
+                                            "steps",
+                                            "seed",
+                                            "speed",
+                                            "threads",
+                                            "device",
+                                            "workers",
+                                            "distributed_timeout_s",
+                                            "ensemble",
+                                            "precision",
+                                            "train_fraction",
+                                            "validation_fraction",
+                                            "checkpoint_every",
+                                            "checkpoint_seconds",
+                                            "env",
+                                            "dqn",
+                                            "ppo",
+                                            "mamba2",
+                                            "tft"};
     for (const auto& [key, _] : j.items())
         if (std::find_if(std::begin(kTopLevel), std::end(kTopLevel), [&](const char* k) { return key == k; }) ==
             std::end(kTopLevel))
@@ -460,7 +482,8 @@ SessionConfig sessionConfigFromJson(const nlohmann::json& j, SessionConfig c)
         nlohmann::json env = j.at("env");
         if (env.contains("fill_timing")) {
             const std::string v = env.at("fill_timing").get<std::string>();
-            if (v != "next_open" && v != "same_close") throw std::invalid_argument("config: env.fill_timing is next_open or same_close");
+            if (v != "next_open" && v != "same_close")
+                throw std::invalid_argument("config: env.fill_timing is next_open or same_close");
             c.env.fillTiming = v == "next_open" ? FillTiming::NextOpen : FillTiming::SameClose;
             env.erase("fill_timing");
         }
@@ -488,16 +511,18 @@ std::vector<std::string> configProblems(const SessionConfig& c)
     const auto need = [&](bool ok, const std::string& what) {
         if (!ok) p.push_back(what);
     };
-    need(c.steps >= 1 && c.steps <= kMaxSteps, "steps must be from 1 to " + std::to_string(kMaxSteps) + ", not " +
-                                                    std::to_string(c.steps));
+    need(c.steps >= 1 && c.steps <= kMaxSteps,
+         "steps must be from 1 to " + std::to_string(kMaxSteps) + ", not " + std::to_string(c.steps));
     need(c.seed <= kMaxSeed, "seed must be from 0 to 2^63 - 1");
-    need(c.device == "cpu" || c.device.rfind("cuda", 0) == 0, "device is \"cpu\" or \"cuda:N\", not \"" + c.device + "\"");
+    need(c.device == "cpu" || c.device.rfind("cuda", 0) == 0,
+         "device is \"cpu\" or \"cuda:N\", not \"" + c.device + "\"");
     need(!c.models.empty(), "no models to train");
     need(c.threads >= 1, "threads must be at least 1, not " + std::to_string(c.threads));
     need(c.workers >= 1 && c.workers <= 256, "workers must be from 1 to 256, not " + std::to_string(c.workers));
     need(c.distributedTimeoutSeconds > 0.0 && std::isfinite(c.distributedTimeoutSeconds),
          "distributed_timeout_s must be a positive number of seconds");
-    need(c.speed >= 0.0 && std::isfinite(c.speed), "speed must be 0 (as fast as possible) or a positive multiple of real time");
+    need(c.speed >= 0.0 && std::isfinite(c.speed),
+         "speed must be 0 (as fast as possible) or a positive multiple of real time");
     need(c.trainFraction > 0.0 && c.validationFraction > 0.0 && c.trainFraction + c.validationFraction < 1.0,
          "train_fraction and validation_fraction must be positive and leave a test part (sum below 1)");
     need(c.checkpointEvery >= 0, "checkpoint_every must not be negative");
@@ -525,7 +550,8 @@ std::vector<std::string> configProblems(const SessionConfig& c)
     need(c.ppo.gamma >= 0.0 && c.ppo.gamma <= 1.0, "ppo.gamma must be in [0, 1]");
     need(c.ppo.learningRate >= 0.0, "ppo.learning_rate must not be negative");
     for (const auto& [f, name] : {std::pair{&c.mamba2, std::string("mamba2")}, std::pair{&c.tft, std::string("tft")}}) {
-        need(f->windowing.pastLength >= 1 && f->windowing.horizon >= 1, name + ".past_length and .horizon must be at least 1");
+        need(f->windowing.pastLength >= 1 && f->windowing.horizon >= 1,
+             name + ".past_length and .horizon must be at least 1");
         need(f->batchSize >= 1 && f->evalBatchSize >= 1, name + ".batch_size and .eval_batch_size must be at least 1");
         need(f->learningRate >= 0.0, name + ".learning_rate must not be negative");
         need(!f->quantiles.empty() && std::is_sorted(f->quantiles.begin(), f->quantiles.end()) &&
@@ -535,8 +561,7 @@ std::vector<std::string> configProblems(const SessionConfig& c)
     const ForecasterConfig& m = c.mamba2;
     need(m.dModel >= 1 && m.layers >= 1 && m.dState >= 1 && m.expand >= 1 && m.chunkSize >= 1 && m.ngroups >= 1,
          "mamba2.d_model, layers, d_state, expand, chunk_size and ngroups must be at least 1");
-    if (m.headDim < 1)
-        p.push_back("mamba2.head_dim must be at least 1, not " + std::to_string(m.headDim));
+    if (m.headDim < 1) p.push_back("mamba2.head_dim must be at least 1, not " + std::to_string(m.headDim));
     else if (m.dModel >= 1 && m.expand >= 1 && (m.dModel * m.expand) % m.headDim != 0)
         p.push_back("mamba2.head_dim (" + std::to_string(m.headDim) + ") must divide d_model x expand (" +
                     std::to_string(m.dModel * m.expand) + ")");
@@ -544,11 +569,12 @@ std::vector<std::string> configProblems(const SessionConfig& c)
         p.push_back("mamba2.ngroups (" + std::to_string(m.ngroups) + ") must divide the number of heads (" +
                     std::to_string(m.dModel * m.expand / m.headDim) + ")");
     const ForecasterConfig& t = c.tft;
-    need(t.hiddenSize >= 1 && t.embeddingSize >= 1 && t.lstmLayers >= 1, "tft.hidden_size, embedding_size and lstm_layers must be at least 1");
-    if (t.heads < 1)
-        p.push_back("tft.heads must be at least 1, not " + std::to_string(t.heads));
+    need(t.hiddenSize >= 1 && t.embeddingSize >= 1 && t.lstmLayers >= 1,
+         "tft.hidden_size, embedding_size and lstm_layers must be at least 1");
+    if (t.heads < 1) p.push_back("tft.heads must be at least 1, not " + std::to_string(t.heads));
     else if (t.hiddenSize >= 1 && t.hiddenSize % t.heads != 0)
-        p.push_back("tft.heads (" + std::to_string(t.heads) + ") must divide hidden_size (" + std::to_string(t.hiddenSize) + ")");
+        p.push_back("tft.heads (" + std::to_string(t.heads) + ") must divide hidden_size (" +
+                    std::to_string(t.hiddenSize) + ")");
     need(t.dropout >= 0.0 && t.dropout < 1.0, "tft.dropout must be in [0, 1)");
     return p;
 }

@@ -13,18 +13,26 @@ namespace foxhunt {
 namespace {
 
 /// JSON has no infinity: a profit factor with no losing trade is reported as null.
-nlohmann::json finite(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+nlohmann::json finite(double v)
+{
+    return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
+}
 
 } // namespace
 
 nlohmann::json toJson(const PerformanceMetrics& m)
 {
-    return {{"pnl_usd", finite(m.pnlUsd)},     {"pnl_ticks", finite(m.pnlTicks)},
-            {"sharpe", finite(m.sharpe)},      {"sortino", finite(m.sortino)},
+    return {{"pnl_usd", finite(m.pnlUsd)},
+            {"pnl_ticks", finite(m.pnlTicks)},
+            {"sharpe", finite(m.sharpe)},
+            {"sortino", finite(m.sortino)},
             {"sharpe_per_bar", finite(m.sharpePerBar)},
-            {"max_drawdown_usd", finite(m.maxDrawdownUsd)}, {"calmar", finite(m.calmar)},
-            {"win_rate", finite(m.winRate)},   {"profit_factor", finite(m.profitFactor)},
-            {"trades", m.trades},              {"turnover", m.turnover},
+            {"max_drawdown_usd", finite(m.maxDrawdownUsd)},
+            {"calmar", finite(m.calmar)},
+            {"win_rate", finite(m.winRate)},
+            {"profit_factor", finite(m.profitFactor)},
+            {"trades", m.trades},
+            {"turnover", m.turnover},
             {"steps", m.steps},
             {"days", m.dailyPnlUsd.size()},
             {"daily_pnl_usd", m.dailyPnlUsd}};
@@ -68,27 +76,32 @@ nlohmann::json toJson(const ForecastEvaluation& e)
     nlohmann::json fractions = nlohmann::json::array();
     for (std::size_t j = 0; j < e.pit.counts.size(); ++j) fractions.push_back(finite(e.pit.fraction(j)));
     const stats::DieboldMarianoResult& dm = e.comparison.test;
-    return {{"model", toJson(e.model)},
-            {"zero_return", toJson(e.zeroReturn)},
-            {"persistence", toJson(e.persistence)},
-            {"climatology", toJson(e.climatology)},
-            {"skill", {{"quantile_loss_vs_climatology", finite(e.skillQuantileLoss)},
-                       {"crps_vs_climatology", finite(e.skillCrps)}}},
-            {"calibration",
-             {{"observed", finite(e.coverage.observed)},
-              {"nominal", finite(e.coverage.nominal)},
-              {"gap", finite(e.coverage.gap)},
-              {"count", e.coverage.n},
-              {"pit", {{"edges", e.pit.edges}, {"counts", e.pit.counts}, {"fractions", fractions}, {"expected", e.pit.expected}}}}},
-            {"diebold_mariano",
-             {{"baseline", e.comparison.baseline},
-              {"mean_differential", finite(dm.meanDifferential)},
-              {"statistic", finite(dm.statistic)},
-              {"p_value", finite(dm.pValue)},
-              {"n", dm.n},
-              {"horizon", dm.horizon},
-              {"valid", dm.valid}}},
-            {"windows", e.windows}};
+    return {
+        {"model", toJson(e.model)},
+        {"zero_return", toJson(e.zeroReturn)},
+        {"persistence", toJson(e.persistence)},
+        {"climatology", toJson(e.climatology)},
+        {"skill",
+         {{"quantile_loss_vs_climatology", finite(e.skillQuantileLoss)}, {"crps_vs_climatology", finite(e.skillCrps)}}},
+        {"calibration",
+         {{"observed", finite(e.coverage.observed)},
+          {"nominal", finite(e.coverage.nominal)},
+          {"gap", finite(e.coverage.gap)},
+          {"count", e.coverage.n},
+          {"pit",
+           {{"edges", e.pit.edges},
+            {"counts", e.pit.counts},
+            {"fractions", fractions},
+            {"expected", e.pit.expected}}}}},
+        {"diebold_mariano",
+         {{"baseline", e.comparison.baseline},
+          {"mean_differential", finite(dm.meanDifferential)},
+          {"statistic", finite(dm.statistic)},
+          {"p_value", finite(dm.pValue)},
+          {"n", dm.n},
+          {"horizon", dm.horizon},
+          {"valid", dm.valid}}},
+        {"windows", e.windows}};
 }
 
 nlohmann::json toJson(const Int8Evaluation& e, int latencyRepeats)
@@ -102,23 +115,24 @@ nlohmann::json machineJson(const models::hardware::MachineInfo& machine)
 {
     nlohmann::json gpus = nlohmann::json::array();
     for (const auto& g : machine.gpus)
-        gpus.push_back({{"index", g.index}, {"name", g.name}, {"capability", g.capability()}, {"memory_bytes", g.memory_bytes}});
-    return {{"summary", machine.summary()},
-            {"cpu", machine.cpu_model},
-            {"logical_cpus", machine.logical_cpus},
-            {"physical_cores", machine.physical_cores},
-            {"cpu_features", machine.cpu.names()},
-            {"gpus", gpus},
-            {"torch", machine.torch_version},
-            {"fingerprint", machine.fingerprint()}};
+        gpus.push_back(
+            {{"index", g.index}, {"name", g.name}, {"capability", g.capability()}, {"memory_bytes", g.memory_bytes}});
+    return {{"summary", machine.summary()},         {"cpu", machine.cpu_model},
+            {"logical_cpus", machine.logical_cpus}, {"physical_cores", machine.physical_cores},
+            {"cpu_features", machine.cpu.names()},  {"gpus", gpus},
+            {"torch", machine.torch_version},       {"fingerprint", machine.fingerprint()}};
 }
 
 nlohmann::json toJson(const TftInterpretation& i)
 {
-    return {{"encoder_variables", i.encoderVariables}, {"encoder_importance", i.encoderImportance},
-            {"decoder_variables", i.decoderVariables}, {"decoder_importance", i.decoderImportance},
-            {"static_variables", i.staticVariables},   {"static_importance", i.staticImportance},
-            {"attention", i.attention},                {"windows", i.windows}};
+    return {{"encoder_variables", i.encoderVariables},
+            {"encoder_importance", i.encoderImportance},
+            {"decoder_variables", i.decoderVariables},
+            {"decoder_importance", i.decoderImportance},
+            {"static_variables", i.staticVariables},
+            {"static_importance", i.staticImportance},
+            {"attention", i.attention},
+            {"windows", i.windows}};
 }
 
 } // namespace foxhunt

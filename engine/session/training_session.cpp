@@ -93,7 +93,9 @@ nlohmann::json percentiles(std::vector<double> v)
 {
     if (v.empty()) return {{"p50_ms", nullptr}, {"p95_ms", nullptr}, {"p99_ms", nullptr}, {"count", 0}};
     std::sort(v.begin(), v.end());
-    auto at = [&](double q) { return v[std::min(v.size() - 1, static_cast<std::size_t>(q * static_cast<double>(v.size())))]; };
+    auto at = [&](double q) {
+        return v[std::min(v.size() - 1, static_cast<std::size_t>(q * static_cast<double>(v.size())))];
+    };
     return {{"p50_ms", at(0.50)}, {"p95_ms", at(0.95)}, {"p99_ms", at(0.99)}, {"count", v.size()}};
 }
 
@@ -103,12 +105,12 @@ nlohmann::json percentiles(std::vector<double> v)
 struct EnsembleFeed {
     std::vector<ForecasterTrainer*> forecasters;
     const ForecastData* data = nullptr;
-    std::size_t size = 0;           ///< sum of the forecasters' horizons
-    std::size_t bar = SIZE_MAX;     ///< bar of `values`
-    long long tick = -1;            ///< tick `values` were computed at
+    std::size_t size = 0;       ///< sum of the forecasters' horizons
+    std::size_t bar = SIZE_MAX; ///< bar of `values`
+    long long tick = -1;        ///< tick `values` were computed at
     std::vector<float> values;
     std::size_t tableFrom = 0, tableTo = 0;
-    std::vector<float> table;       ///< [tableTo - tableFrom, size]
+    std::vector<float> table; ///< [tableTo - tableFrom, size]
 
     void fill(std::size_t at, long long now, std::span<float> out)
     {
@@ -164,37 +166,37 @@ struct EnsembleFeed {
 struct ModelSlot {
     ModelKind kind;
     std::string name;
-    long long steps = 0;          ///< steps taken
+    long long steps = 0;            ///< steps taken
     long long checkpointedStep = 0; ///< step of the newest checkpoint written or loaded (0 = none)
-    long long lastUpdates = 0;    ///< agent updates already reported
+    long long lastUpdates = 0;      ///< agent updates already reported
     std::unique_ptr<TradingEnv> env;
     std::unique_ptr<AgentRunner> agent;
     std::unique_ptr<ForecasterTrainer> forecaster;
     std::unique_ptr<TradingEnv> holdEnv; ///< agents: the same bars held long 1 contract, for buy_hold_equity_ticks
-    double equityTicks = 0;        ///< agents: cumulative training equity of this session, net of costs
-    double holdEquityTicks = 0;    ///< agents: the same for holdEnv
-    double episodeEquityTicks = 0; ///< agents: env equity of the running episode at the last step
+    double equityTicks = 0;              ///< agents: cumulative training equity of this session, net of costs
+    double holdEquityTicks = 0;          ///< agents: the same for holdEnv
+    double episodeEquityTicks = 0;       ///< agents: env equity of the running episode at the last step
     double lastLossScale = std::numeric_limits<double>::quiet_NaN();
-    long long skippedSteps = 0;    ///< agents: optimizer steps skipped for inf/NaN gradients so far
-    long long scaleChanges = 0;    ///< forecasters: loss-scale changes seen in this session
-    std::string int8Error;         ///< forecasters: why the INT8 copy cannot be made (refreshes stop)
-    long long forecastsFp32 = 0;   ///< forecasters: live forecasts the FP32 model answered
-    long long forecastsInt8 = 0;   ///< forecasters: live forecasts the kept INT8 copy answered
+    long long skippedSteps = 0;  ///< agents: optimizer steps skipped for inf/NaN gradients so far
+    long long scaleChanges = 0;  ///< forecasters: loss-scale changes seen in this session
+    std::string int8Error;       ///< forecasters: why the INT8 copy cannot be made (refreshes stop)
+    long long forecastsFp32 = 0; ///< forecasters: live forecasts the FP32 model answered
+    long long forecastsInt8 = 0; ///< forecasters: live forecasts the kept INT8 copy answered
     std::vector<double> latenciesMs;
     std::map<std::string, double> last; ///< last value of each metric
     double paramBytes = 0;
     models::precision::MixedPrecisionConfig amp; ///< the precision this model trains with
-    nlohmann::json ampChoice;      ///< with "amp": "auto", what was measured and why this precision
-    double blockSamples = 0;       ///< multi-process: samples (env steps / windows) in this control block
-    double blockAllreduceMs = 0;   ///< multi-process: gradient all-reduce wait in this block
-    double blockUpdates = 0;       ///< multi-process: optimizer steps in this block
+    nlohmann::json ampChoice;                    ///< with "amp": "auto", what was measured and why this precision
+    double blockSamples = 0;                     ///< multi-process: samples (env steps / windows) in this control block
+    double blockAllreduceMs = 0;                 ///< multi-process: gradient all-reduce wait in this block
+    double blockUpdates = 0;                     ///< multi-process: optimizer steps in this block
 };
 
 } // namespace
 
 struct TrainingSession::Impl {
     std::mutex clockMutex;
-    BarClock* clock = nullptr;     ///< alive only inside run()
+    BarClock* clock = nullptr; ///< alive only inside run()
     std::atomic<bool> stop{false};
     std::atomic<bool> paused{false};
     std::atomic<int> pendingSteps{0};
@@ -230,10 +232,8 @@ void TrainingSession::step()
 {
     std::lock_guard lock(m_impl->clockMutex);
     if (!m_impl->paused) return;
-    if (m_impl->clock)
-        m_impl->clock->step();
-    else
-        ++m_impl->pendingSteps;
+    if (m_impl->clock) m_impl->clock->step();
+    else ++m_impl->pendingSteps;
 }
 
 void TrainingSession::stop()
@@ -250,7 +250,10 @@ void TrainingSession::setSpeed(double speed)
     if (m_impl->clock) m_impl->clock->setSpeed(speed);
 }
 
-bool TrainingSession::paused() const { return m_impl->paused; }
+bool TrainingSession::paused() const
+{
+    return m_impl->paused;
+}
 
 SessionResult TrainingSession::run()
 {
@@ -260,8 +263,8 @@ SessionResult TrainingSession::run()
     std::unique_ptr<RunStore> runs;
     std::shared_ptr<dist::Communicator> comm; // multi-process runs
     std::unique_ptr<LocalWorkers> localWorkers;
-    const bool owner = !m_worker;             // rank 0: store, telemetry, checkpoints, evaluation
-    long long blocks = 0;                     // control blocks published (rank 0) or followed
+    const bool owner = !m_worker; // rank 0: store, telemetry, checkpoints, evaluation
+    long long blocks = 0;         // control blocks published (rank 0) or followed
     std::int64_t runId = 0;
     MetricBatch storeBatch;
     auto lastFlush = Clock::now();
@@ -301,7 +304,8 @@ SessionResult TrainingSession::run()
                 throw std::invalid_argument("run " + std::to_string(m_resumeRunId) +
                                             " is in the trash; restore it (Runs tab, Show trash) before resuming it");
             if (resumed->status == RunStatus::Running || resumed->status == RunStatus::Finished)
-                throw std::invalid_argument("run " + std::to_string(m_resumeRunId) + " is " + toString(resumed->status) +
+                throw std::invalid_argument("run " + std::to_string(m_resumeRunId) + " is " +
+                                            toString(resumed->status) +
                                             ": only stopped, failed or interrupted runs resume");
             SessionConfig stored = sessionConfigFromJson(nlohmann::json::parse(resumed->configJson));
             if (m_config.steps > 0) stored.steps = m_config.steps;
@@ -331,8 +335,9 @@ SessionResult TrainingSession::run()
         }
         const auto isForecaster = [](ModelKind k) { return k == ModelKind::Mamba2 || k == ModelKind::Tft; };
         if (cfg.ensemble && std::none_of(cfg.models.begin(), cfg.models.end(), isForecaster))
-            throw std::invalid_argument("ensemble needs a forecaster (mamba2 or tft) in the run: the agents receive the "
-                                        "forecasters' median forecasts; add one or turn the ensemble off");
+            throw std::invalid_argument(
+                "ensemble needs a forecaster (mamba2 or tft) in the run: the agents receive the "
+                "forecasters' median forecasts; add one or turn the ensemble off");
         if (!std::isfinite(cfg.checkpointSeconds) || cfg.checkpointSeconds < 0)
             throw std::invalid_argument("checkpoint_seconds must be 0 (off) or a number of seconds");
         if (cfg.precision.int8 && cfg.precision.int8StaticActivations && cfg.precision.calibrationBars <= 0)
@@ -359,66 +364,76 @@ SessionResult TrainingSession::run()
         const int featureCount = static_cast<int>(features.cols);
 
         nlohmann::json versions;
-        CheckpointIdentity identity;               // rank 0: the run's, model and step filled per file
-        std::filesystem::path checkpointFolder;    // rank 0: this run's checkpoint files
+        CheckpointIdentity identity;            // rank 0: the run's, model and step filled per file
+        std::filesystem::path checkpointFolder; // rank 0: this run's checkpoint files
         if (owner) {
-        // The machine the run trained on, for its report (GPU fields only when CUDA is present).
-        versions = {{"foxhunt", FOXHUNT_VERSION}, {"torch", models::torchVersion()},
-                    {"cuda", models::cudaAvailable()}, {"cpu", cpuModel()},
-                    {"hardware_threads", std::thread::hardware_concurrency()}, {"device", cfg.device},
-                    {"machine", machineJson(models::hardware::this_machine())}};
-        const int world = m_rendezvous ? m_rendezvous->worldSize : cfg.workers;
-        if (world > 1) versions["ranks"] = world;
-        const std::string name = cfg.name.empty() ? series->symbol + " " + formatUtc(wallClockNs()).substr(0, 19) : cfg.name;
-        if (resumed) {
-            runId = resumed->id;
-            runs->reopenRun(runId);
-        } else {
-            // Stored as the models train with it, so the report's hyperparameters are the ones used.
-            runId = runs->createRun(name, toJson(effectiveConfig(cfg)).dump(), *series, bars.front().tsEvent, bars.back().tsEvent,
-                                    versions.dump());
-            if (!cfg.tags.empty()) runs->addTags(runId, cfg.tags);
-        }
-        {
-            // What every checkpoint of this run carries, and a resume checks.
-            const std::optional<RunInfo> info = runs->run(runId);
-            if (!info) throw std::runtime_error("run " + std::to_string(runId) + " vanished from " + store->path());
-            identity.runUuid = info->uuid;
-            identity.configSha256 = sha256Hex(info->configJson);
-            checkpointFolder = (cfg.checkpointDir.empty() ? std::filesystem::path(runs->checkpointFolder())
-                                                          : std::filesystem::path(cfg.checkpointDir)) /
-                               RunStore::runFolderName(*info);
-        }
-        result.runId = runId;
-        m_progress.runId = runId;
-        doc["run_id"] = runId;
-        doc["name"] = name;
-        doc["series"] = {{"id", series->id}, {"symbol", series->symbol}, {"synthetic", series->synthetic()},
-                         {"bars", bars.size()}};
-        auto part = [&](const DateRange& d, std::size_t n) {
-            return nlohmann::json{{"from", formatUtc(d.fromTs)}, {"to", formatUtc(d.toTs)}, {"bars", n}};
-        };
-        doc["split"] = {{"train", part(split.train, split.trainBars)},
-                        {"validation", part(split.validation, split.validationBars)},
-                        {"test", part(split.test, split.testBars)}};
-
-        // Several processes: start the local workers (or join the ranks started elsewhere) and hand
-        // them the run: config, bars and, when resuming, the checkpoints below.
-        if (world > 1) {
-            Rendezvous r = m_rendezvous.value_or(Rendezvous{});
-            if (!m_rendezvous) {
-                r.worldSize = world;
-                r.masterPort = dist::free_local_port();
-                r.timeoutSeconds = cfg.distributedTimeoutSeconds;
-                localWorkers = std::make_unique<LocalWorkers>();
-                localWorkers->start(m_workerProgram.empty() ? defaultWorkerProgram() : m_workerProgram, r, 1, world - 1);
+            // The machine the run trained on, for its report (GPU fields only when CUDA is present).
+            versions = {{"foxhunt", FOXHUNT_VERSION},
+                        {"torch", models::torchVersion()},
+                        {"cuda", models::cudaAvailable()},
+                        {"cpu", cpuModel()},
+                        {"hardware_threads", std::thread::hardware_concurrency()},
+                        {"device", cfg.device},
+                        {"machine", machineJson(models::hardware::this_machine())}};
+            const int world = m_rendezvous ? m_rendezvous->worldSize : cfg.workers;
+            if (world > 1) versions["ranks"] = world;
+            const std::string name = cfg.name.empty() ? series->symbol + " " + formatUtc(wallClockNs()).substr(0, 19)
+                                                      : cfg.name;
+            if (resumed) {
+                runId = resumed->id;
+                runs->reopenRun(runId);
+            } else {
+                // Stored as the models train with it, so the report's hyperparameters are the ones used.
+                runId = runs->createRun(name, toJson(effectiveConfig(cfg)).dump(), *series, bars.front().tsEvent,
+                                        bars.back().tsEvent, versions.dump());
+                if (!cfg.tags.empty()) runs->addTags(runId, cfg.tags);
             }
-            comm = joinGroup(r);
-            comm->broadcast_bytes(
-                nlohmann::json{{"config", toJson(cfg)}, {"resumed", resumed.has_value()}, {"run_id", runId}}.dump());
-            comm->broadcast_bytes(std::string(reinterpret_cast<const char*>(bars.data()), bars.size() * sizeof(Bar)));
-            doc["ranks"] = world;
-        }
+            {
+                // What every checkpoint of this run carries, and a resume checks.
+                const std::optional<RunInfo> info = runs->run(runId);
+                if (!info) throw std::runtime_error("run " + std::to_string(runId) + " vanished from " + store->path());
+                identity.runUuid = info->uuid;
+                identity.configSha256 = sha256Hex(info->configJson);
+                checkpointFolder = (cfg.checkpointDir.empty() ? std::filesystem::path(runs->checkpointFolder())
+                                                              : std::filesystem::path(cfg.checkpointDir)) /
+                                   RunStore::runFolderName(*info);
+            }
+            result.runId = runId;
+            m_progress.runId = runId;
+            doc["run_id"] = runId;
+            doc["name"] = name;
+            doc["series"] = {{"id", series->id},
+                             {"symbol", series->symbol},
+                             {"synthetic", series->synthetic()},
+                             {"bars", bars.size()}};
+            auto part = [&](const DateRange& d, std::size_t n) {
+                return nlohmann::json{{"from", formatUtc(d.fromTs)}, {"to", formatUtc(d.toTs)}, {"bars", n}};
+            };
+            doc["split"] = {{"train", part(split.train, split.trainBars)},
+                            {"validation", part(split.validation, split.validationBars)},
+                            {"test", part(split.test, split.testBars)}};
+
+            // Several processes: start the local workers (or join the ranks started elsewhere) and hand
+            // them the run: config, bars and, when resuming, the checkpoints below.
+            if (world > 1) {
+                Rendezvous r = m_rendezvous.value_or(Rendezvous{});
+                if (!m_rendezvous) {
+                    r.worldSize = world;
+                    r.masterPort = dist::free_local_port();
+                    r.timeoutSeconds = cfg.distributedTimeoutSeconds;
+                    localWorkers = std::make_unique<LocalWorkers>();
+                    localWorkers->start(m_workerProgram.empty() ? defaultWorkerProgram() : m_workerProgram, r, 1,
+                                        world - 1);
+                }
+                comm = joinGroup(r);
+                comm->broadcast_bytes(nlohmann::json{
+                    {"config", toJson(cfg)},
+                    {"resumed", resumed.has_value()},
+                    {"run_id", runId}}.dump());
+                comm->broadcast_bytes(
+                    std::string(reinterpret_cast<const char*>(bars.data()), bars.size() * sizeof(Bar)));
+                doc["ranks"] = world;
+            }
         }
         const int rank = comm ? comm->rank() : 0;
         const int ranks = comm ? comm->world_size() : 1;
@@ -446,13 +461,15 @@ SessionResult TrainingSession::run()
         if (ranks > 1) {
             // Each rank's agents collect experience on their own slice of the training days.
             std::vector<int> mine;
-            for (std::size_t i = static_cast<std::size_t>(rank); i < trainEpisodes.size(); i += static_cast<std::size_t>(ranks))
+            for (std::size_t i = static_cast<std::size_t>(rank); i < trainEpisodes.size();
+                 i += static_cast<std::size_t>(ranks))
                 mine.push_back(trainEpisodes[i]);
             const bool agents = std::any_of(cfg.models.begin(), cfg.models.end(),
                                             [](ModelKind k) { return k == ModelKind::Dqn || k == ModelKind::Ppo; });
             if (agents && mine.empty())
-                throw std::invalid_argument(std::to_string(trainEpisodes.size()) + " training days cannot be shared by " +
-                                            std::to_string(ranks) + " processes: use fewer workers or a longer range");
+                throw std::invalid_argument(std::to_string(trainEpisodes.size()) +
+                                            " training days cannot be shared by " + std::to_string(ranks) +
+                                            " processes: use fewer workers or a longer range");
             trainEpisodes = std::move(mine);
         }
 
@@ -476,7 +493,9 @@ SessionResult TrainingSession::run()
             fdata.timeOfDay.push_back(static_cast<int>(sessionClock.minutesSinceSessionOpen(bars[t].tsEvent) / 30.0));
             for (std::size_t f : observed) fdata.features.push_back(features.values[t * features.cols + f]);
             for (std::size_t f : known) fdata.knownFuture.push_back(features.values[t * features.cols + f]);
-            if (t > 0) fdata.logReturns[t] = std::log(static_cast<double>(bars[t].close) / static_cast<double>(bars[t - 1].close));
+            if (t > 0)
+                fdata.logReturns[t] = std::log(static_cast<double>(bars[t].close) /
+                                               static_cast<double>(bars[t - 1].close));
         }
 
         // The ensemble's extra inputs: H median log returns per forecaster, in the order of cfg.models.
@@ -490,7 +509,8 @@ SessionResult TrainingSession::run()
 
         const SessionConfig effective = effectiveConfig(cfg);
         const auto capabilities = models::precision::capabilities_of(
-            cfg.device.rfind("cuda", 0) == 0 ? models::precision::ComputeDevice::Cuda : models::precision::ComputeDevice::Cpu,
+            cfg.device.rfind("cuda", 0) == 0 ? models::precision::ComputeDevice::Cuda
+                                             : models::precision::ComputeDevice::Cpu,
             cfg.device.rfind("cuda:", 0) == 0 ? std::stoi(cfg.device.substr(5)) : 0);
         // "amp": "auto": rank 0 times the model's own step both ways and every rank trains as it chose.
         const auto resolveAmp = [&](ModelSlot& slot, const detail::StepFactory& timeStep) {
@@ -510,10 +530,15 @@ SessionResult TrainingSession::run()
                 choice["kept_from_start"] = true;
             } else if (owner) {
                 const models::precision::AmpChoice c = detail::chooseAmp(capabilities, timeStep);
-                choice = {{"mode", "auto"}, {"enabled", c.config.enabled}, {"measured", c.measured},
-                          {"fp32_step_ms", c.fp32_ms}, {"amp_step_ms", c.amp_ms}, {"reason", c.reason},
+                choice = {{"mode", "auto"},
+                          {"enabled", c.config.enabled},
+                          {"measured", c.measured},
+                          {"fp32_step_ms", c.fp32_ms},
+                          {"amp_step_ms", c.amp_ms},
+                          {"reason", c.reason},
                           {"dtype", c.config.enabled ? models::precision::to_string(c.config.dtype) : "fp32"},
-                          {"config", {{"loss_scale", c.config.loss_scale}, {"dynamic_loss_scale", c.config.dynamic_loss_scale}}}};
+                          {"config",
+                           {{"loss_scale", c.config.loss_scale}, {"dynamic_loss_scale", c.config.dynamic_loss_scale}}}};
             }
             if (comm) choice = nlohmann::json::parse(comm->broadcast_bytes(owner ? choice.dump() : ""));
             slot.ampChoice = choice;
@@ -579,10 +604,10 @@ SessionResult TrainingSession::run()
                     // Rank 0 makes sure the file is this run's before it loads it or sends it on.
                     std::error_code ec;
                     if (!std::filesystem::is_regular_file(ckpt->path, ec))
-                        throw CheckpointMismatch(ckpt->path + ": the checkpoint of " + slot.name + " at step " +
-                                                 std::to_string(ckpt->step) + " is missing. A database keeps its checkpoints in " +
-                                                 runs->checkpointFolder() +
-                                                 "; one moved or copied without that folder cannot resume its runs");
+                        throw CheckpointMismatch(
+                            ckpt->path + ": the checkpoint of " + slot.name + " at step " + std::to_string(ckpt->step) +
+                            " is missing. A database keeps its checkpoints in " + runs->checkpointFolder() +
+                            "; one moved or copied without that folder cannot resume its runs");
                     const CheckpointIdentity expected{identity.runUuid, identity.configSha256, slot.name, ckpt->step};
                     const CheckpointCheck check = [&](const std::string& stored) {
                         verifyCheckpointIdentity(ckpt->path, stored, expected);
@@ -592,12 +617,12 @@ SessionResult TrainingSession::run()
                 }
                 if (comm) {
                     const std::string bytes = comm->broadcast_bytes(ckpt ? readFileBytes(ckpt->path) : std::string());
-                    const long long step =
-                        std::stoll(comm->broadcast_bytes(std::to_string(ckpt ? static_cast<long long>(ckpt->step) : 0)));
+                    const long long step = std::stoll(
+                        comm->broadcast_bytes(std::to_string(ckpt ? static_cast<long long>(ckpt->step) : 0)));
                     if (!owner && !bytes.empty()) {
-                        const std::filesystem::path received =
-                            std::filesystem::temp_directory_path() /
-                            ("foxhunt-run" + std::to_string(runId) + "-rank" + std::to_string(rank) + "-" + slot.name + ".pt");
+                        const std::filesystem::path received = std::filesystem::temp_directory_path() /
+                                                               ("foxhunt-run" + std::to_string(runId) + "-rank" +
+                                                                std::to_string(rank) + "-" + slot.name + ".pt");
                         std::ofstream(received, std::ios::binary) << bytes;
                         if (slot.agent) slot.agent->load(received.string(), /*restoreEnvironment=*/false);
                         else slot.forecaster->loadCheckpoint(received.string());
@@ -611,7 +636,8 @@ SessionResult TrainingSession::run()
                     slot.checkpointedStep = ckpt->step;
                     if (slot.agent) slot.episodeEquityTicks = slot.env->state().equityTicks;
                     if (slot.agent)
-                        slot.lastUpdates = slot.agent->kind() == AgentKind::Dqn ? slot.agent->dqn()->updates() : slot.agent->ppo()->updates();
+                        slot.lastUpdates = slot.agent->kind() == AgentKind::Dqn ? slot.agent->dqn()->updates()
+                                                                                : slot.agent->ppo()->updates();
                 }
             }
             slots.push_back(std::move(slot));
@@ -639,10 +665,8 @@ SessionResult TrainingSession::run()
             if (budget.value("refused", false)) {
                 // Refused before it began: a new run leaves no row behind, a resumed one is as it was.
                 if (owner) {
-                    if (resumed)
-                        runs->setStatus(runId, resumed->status, resumed->error);
-                    else
-                        runs->deleteRun(runId);
+                    if (resumed) runs->setStatus(runId, resumed->status, resumed->error);
+                    else runs->deleteRun(runId);
                     runId = 0;
                     result.runId = 0;
                     m_progress.runId = 0;
@@ -660,7 +684,8 @@ SessionResult TrainingSession::run()
         for (const ModelSlot& s : slots) tick = std::max(tick, s.steps);
         const long long firstTick = tick;
         if (owner && resumed) {
-            std::vector<std::pair<std::string, std::int64_t>> lastKept{{std::string(metrics::kSessionModel), firstTick}};
+            std::vector<std::pair<std::string, std::int64_t>> lastKept{
+                {std::string(metrics::kSessionModel), firstTick}};
             for (const ModelSlot& s : slots) lastKept.emplace_back(s.name, s.steps);
             runs->deleteMetricsAfter(runId, lastKept);
         }
@@ -738,12 +763,16 @@ SessionResult TrainingSession::run()
                                   .cache = kernelCache.get()};
         const Int8RefreshOptions refreshOptions{
             .windows = 64,
-            .calibrationWindows = cfg.precision.int8StaticActivations ? static_cast<std::size_t>(cfg.precision.calibrationBars) : 0,
+            .calibrationWindows = cfg.precision.int8StaticActivations
+                                      ? static_cast<std::size_t>(cfg.precision.calibrationBars)
+                                      : 0,
             .serving = serving};
         // Agents' refreshes: a small fixed sample and few timed passes, so a refresh stays cheap.
         const AgentInt8Options agentRefreshOptions{
             .samples = 256,
-            .calibrationSamples = cfg.precision.int8StaticActivations ? static_cast<std::size_t>(cfg.precision.calibrationBars) : 0,
+            .calibrationSamples = cfg.precision.int8StaticActivations
+                                      ? static_cast<std::size_t>(cfg.precision.calibrationBars)
+                                      : 0,
             .latencyRepeats = 5,
             .serving = serving,
             .heldOut = nullptr,
@@ -839,8 +868,9 @@ SessionResult TrainingSession::run()
                             emit(s, metrics::kUpdateMs, st.dqn->stepTimeMs);
                         } else {
                             // The objective PPO minimises, with the run's own coefficients.
-                            emit(s, metrics::kLoss, st.ppo->policyLoss - cfg.ppo.entCoef * st.ppo->entropy +
-                                                cfg.ppo.vfCoef * st.ppo->valueLoss);
+                            emit(s, metrics::kLoss,
+                                 st.ppo->policyLoss - cfg.ppo.entCoef * st.ppo->entropy +
+                                     cfg.ppo.vfCoef * st.ppo->valueLoss);
                             emit(s, metrics::kPolicyLoss, st.ppo->policyLoss);
                             emit(s, metrics::kValueLoss, st.ppo->valueLoss);
                             emit(s, metrics::kEntropy, st.ppo->entropy);
@@ -889,7 +919,8 @@ SessionResult TrainingSession::run()
                         const auto l0 = Clock::now();
                         const std::vector<double> forecast = s.forecaster->predict(anchor);
                         const double lat = msSince(l0);
-                        ++(s.forecaster->lastInferenceWeights() == InferenceWeights::Int8 ? s.forecastsInt8 : s.forecastsFp32);
+                        ++(s.forecaster->lastInferenceWeights() == InferenceWeights::Int8 ? s.forecastsInt8
+                                                                                          : s.forecastsFp32);
                         s.latenciesMs.push_back(lat);
                         emit(s, metrics::kLatencyMs, lat);
                         if (anchor == replayed) {
@@ -926,7 +957,8 @@ SessionResult TrainingSession::run()
                 anyLeft = anyLeft || s.steps < cfg.steps;
             }
             // INT8 refreshes of the forecasters still training (a finished one gets the full check at the end).
-            if (owner && cfg.precision.int8 && cfg.precision.int8RefreshEvery > 0 && tick % cfg.precision.int8RefreshEvery == 0)
+            if (owner && cfg.precision.int8 && cfg.precision.int8RefreshEvery > 0 &&
+                tick % cfg.precision.int8RefreshEvery == 0)
                 for (ModelSlot& s : slots) {
                     if (s.steps >= cfg.steps || !s.int8Error.empty()) continue;
                     if (s.agent && s.lastUpdates == 0) continue; // nothing learned, no rollout to measure on yet
@@ -959,7 +991,8 @@ SessionResult TrainingSession::run()
             }
             if (Clock::now() - lastRss > std::chrono::seconds(1)) {
                 lastRss = Clock::now();
-                tickBatch.push_back({std::string(metrics::kSessionModel), std::string(metrics::kRssBytes), tick, 0, residentBytes()});
+                tickBatch.push_back(
+                    {std::string(metrics::kSessionModel), std::string(metrics::kRssBytes), tick, 0, residentBytes()});
             }
             if (!tickBatch.empty()) {
                 const std::int64_t now = wallClockNs();
@@ -1052,7 +1085,9 @@ SessionResult TrainingSession::run()
             if (!feed.forecasters.empty()) feed.buildTable(split.validationIndex.begin, bars.size());
             for (ModelSlot& s : slots) {
                 nlohmann::json m;
-                m["training"] = {{"steps", s.steps}, {"final", s.last}, {"param_bytes", s.paramBytes},
+                m["training"] = {{"steps", s.steps},
+                                 {"final", s.last},
+                                 {"param_bytes", s.paramBytes},
                                  {"latency", percentiles(s.latenciesMs)}};
                 if (s.agent) {
                     m["training"]["updates"] = s.lastUpdates;
@@ -1060,21 +1095,24 @@ SessionResult TrainingSession::run()
                     m["training"]["extra_observation_size"] = s.env->options().extraObservationSize;
                     m["validation"] = toJson(s.agent->evaluate(validationEpisodes));
                     m["test"] = toJson(s.agent->evaluate(testEpisodes));
-                    m["validation"]["amp"] =
-                        ampDocument(s, s.agent->dqn() ? s.agent->dqn()->lossScale() : s.agent->ppo()->lossScale(), s.skippedSteps);
+                    m["validation"]["amp"] = ampDocument(
+                        s, s.agent->dqn() ? s.agent->dqn()->lossScale() : s.agent->ppo()->lossScale(), s.skippedSteps);
                     if (cfg.precision.int8) {
                         AgentInt8Options o = agentRefreshOptions;
                         o.samples = 1024;
                         o.latencyRepeats = 50;
                         const PolicyTransitions held = s.agent->heldOutTransitions(validationEpisodes, o.samples);
                         o.heldOut = &held;
-                        m["validation"]["int8"] = int8Document(s, [&] { return s.agent->evaluateInt8(o); }, o.latencyRepeats);
+                        m["validation"]["int8"] = int8Document(
+                            s, [&] { return s.agent->evaluateInt8(o); }, o.latencyRepeats);
                         // The greedy policy through the INT8 copy just checked, on the same episodes;
                         // a copy the gate refused has no INT8 policy (FP32 acts for it).
-                        if (!m["validation"]["int8"].contains("error") && m["validation"]["int8"].value("served", false)) {
-                            m["validation"]["int8_policy"] =
-                                toJson(s.agent->evaluate(validationEpisodes, InferenceWeights::Int8).policy);
-                            m["test"]["int8_policy"] = toJson(s.agent->evaluate(testEpisodes, InferenceWeights::Int8).policy);
+                        if (!m["validation"]["int8"].contains("error") &&
+                            m["validation"]["int8"].value("served", false)) {
+                            m["validation"]["int8_policy"] = toJson(
+                                s.agent->evaluate(validationEpisodes, InferenceWeights::Int8).policy);
+                            m["test"]["int8_policy"] = toJson(
+                                s.agent->evaluate(testEpisodes, InferenceWeights::Int8).policy);
                         }
                     }
                 } else {
@@ -1091,7 +1129,8 @@ SessionResult TrainingSession::run()
                         Int8EvaluationOptions o;
                         o.calibrationWindows = refreshOptions.calibrationWindows;
                         o.serving = serving;
-                        m["validation"]["int8"] = int8Document(s, [&] { return s.forecaster->evaluateInt8(o); }, o.latencyRepeats);
+                        m["validation"]["int8"] = int8Document(
+                            s, [&] { return s.forecaster->evaluateInt8(o); }, o.latencyRepeats);
                     }
                     if (s.kind == ModelKind::Tft) m["validation"]["interpretation"] = toJson(s.forecaster->interpret());
                 }
@@ -1155,7 +1194,8 @@ SessionResult runWorker(const Rendezvous& rendezvous)
     if (rendezvous.worldSize < 2 || rendezvous.rank < 1 || rendezvous.rank >= rendezvous.worldSize) {
         SessionResult r;
         r.status = RunStatus::Failed;
-        r.error = "a worker needs a rank between 1 and WORLD_SIZE - 1 (rank 0 is the run's owner: foxhunt-cli train); got rank " +
+        r.error = "a worker needs a rank between 1 and WORLD_SIZE - 1 (rank 0 is the run's owner: foxhunt-cli train); "
+                  "got rank " +
                   std::to_string(rendezvous.rank) + " of " + std::to_string(rendezvous.worldSize);
         return r;
     }

@@ -43,15 +43,16 @@ struct PrecisionSettings {
     /// an Ampere GPU, FP16 on Volta/Turing) only where a short measurement of its own train step shows
     /// it faster than FP32, else in FP32; the reason is recorded per model. `amp` then holds nothing.
     bool ampAuto = false;
-    bool int8 = false;                  ///< keep an INT8 inference copy of each model, validated against FP32
+    bool int8 = false; ///< keep an INT8 inference copy of each model, validated against FP32
     /// INT8 kernels: "auto" (timed per layer shape on this machine, the fastest accurate one served)
     /// or one backend by hand for every layer ("fp32", "dequantize", "onednn", "static", "cuda-int-mm").
     std::string int8Backend = "auto";
     /// An INT8 copy degrading the validation loss by more than this share is not served (FP32 answers).
     double int8MaxDegradation = kDefaultInt8MaxDegradation;
-    bool int8StaticActivations = true;  ///< calibrated static activation ranges as well as dynamic per-batch ones
-    int calibrationBars = 1000;         ///< train-split bars used to calibrate static ranges
-    long long int8RefreshEvery = 5'000; ///< ticks between refreshes of the INT8 copy from the FP32 weights (0 = at the end only)
+    bool int8StaticActivations = true; ///< calibrated static activation ranges as well as dynamic per-batch ones
+    int calibrationBars = 1000;        ///< train-split bars used to calibrate static ranges
+    long long int8RefreshEvery =
+        5'000; ///< ticks between refreshes of the INT8 copy from the FP32 weights (0 = at the end only)
     /// Memory the served copies of all models may take together (weights plus activations at the
     /// serving batch), MiB; 0 = no budget. Checked before training starts.
     double memoryBudgetMb = 0.0;
@@ -60,18 +61,18 @@ struct PrecisionSettings {
 
 /// Everything a run is configured with. Serialised whole into the run store.
 struct SessionConfig {
-    std::string name;                        ///< run name ("" = generated)
+    std::string name; ///< run name ("" = generated)
     /// Tags the new run gets as it is created (not part of its stored config; a resumed run keeps its own).
     std::vector<std::string> tags;
     std::vector<ModelKind> models{ModelKind::Dqn};
-    std::string series;                      ///< id or symbol; "" = first real series, else the synthetic default
-    std::optional<std::int64_t> fromDay;     ///< first ES trading day (days since epoch)
-    std::optional<std::int64_t> toDay;       ///< last ES trading day, inclusive
-    long long steps = 20'000;                ///< per model: environment steps (agents) or optimizer steps (forecasters)
-    std::uint64_t seed = 1;                  ///< seeds every model
-    double speed = 0.0;                      ///< replay pace: 0 = max, N = N x real time
-    int threads = 1;                         ///< LibTorch intra-op threads (1 is fastest on 2 cores)
-    std::string device = "cpu";              ///< "cpu" or "cuda:N" (see models::computeDevices())
+    std::string series;                  ///< id or symbol; "" = first real series, else the synthetic default
+    std::optional<std::int64_t> fromDay; ///< first ES trading day (days since epoch)
+    std::optional<std::int64_t> toDay;   ///< last ES trading day, inclusive
+    long long steps = 20'000;            ///< per model: environment steps (agents) or optimizer steps (forecasters)
+    std::uint64_t seed = 1;              ///< seeds every model
+    double speed = 0.0;                  ///< replay pace: 0 = max, N = N x real time
+    int threads = 1;                     ///< LibTorch intra-op threads (1 is fastest on 2 cores)
+    std::string device = "cpu";          ///< "cpu" or "cuda:N" (see models::computeDevices())
     /// Processes training this run together (data parallel over c10d/Gloo): 1 = this process only;
     /// N > 1 = this process (rank 0, which owns the store and the telemetry) plus N - 1 local workers.
     int workers = 1;
@@ -82,13 +83,13 @@ struct SessionConfig {
     /// trained yet (or has used up its steps) still gives its current output. Needs a forecaster in the run.
     bool ensemble = false;
     PrecisionSettings precision;
-    double trainFraction = 0.7;              ///< walk-forward split by trading day
+    double trainFraction = 0.7; ///< walk-forward split by trading day
     double validationFraction = 0.15;
-    long long checkpointEvery = 5'000;       ///< ticks between checkpoints (0 = by time and at the end only)
+    long long checkpointEvery = 5'000; ///< ticks between checkpoints (0 = by time and at the end only)
     /// Wall-clock seconds between checkpoints as well (0 = off), so a killed run loses at most this much;
     /// a run also checkpoints when it stops or ends.
     double checkpointSeconds = 60.0;
-    double flushSeconds = 0.5;               ///< metric batches to SQLite at most this often
+    double flushSeconds = 0.5; ///< metric batches to SQLite at most this often
     /// "" = beside the database (RunStore::checkpointFolder(), "<database>.checkpoints"), which moves
     /// and copies with it; else a folder of one's choosing. Either way each run's files are in a
     /// folder named after the run's UUID, and carry that UUID.
@@ -135,8 +136,8 @@ SessionConfig effectiveConfig(SessionConfig config);
 
 /// Live counters of a running session, readable from any thread.
 struct SessionProgress {
-    std::atomic<long long> tick{0};          ///< bars replayed (over all epochs)
-    std::atomic<long long> totalTicks{0};    ///< bars the session will replay
+    std::atomic<long long> tick{0};       ///< bars replayed (over all epochs)
+    std::atomic<long long> totalTicks{0}; ///< bars the session will replay
     std::atomic<std::int64_t> runId{0};
     std::atomic<bool> running{false};
 };
@@ -145,8 +146,8 @@ struct SessionProgress {
 struct SessionResult {
     std::int64_t runId = 0;
     RunStatus status = RunStatus::Failed; ///< Finished, Stopped or Failed
-    std::string error;      ///< readable reason when failed
-    std::string json;       ///< the full result document (config, split, per-model training and evaluation)
+    std::string error;                    ///< readable reason when failed
+    std::string json; ///< the full result document (config, split, per-model training and evaluation)
 };
 
 /// Runs one session. Construct, optionally connect onSamples, call run() on a worker thread.
@@ -174,7 +175,10 @@ public:
 
     /// The clock that times checkpoint_seconds (rank 0 reads it once when training starts and once
     /// per tick); empty = std::chrono::steady_clock. Tests inject one. Call before run().
-    void setCheckpointClock(std::function<std::chrono::steady_clock::time_point()> now) { m_checkpointClock = std::move(now); }
+    void setCheckpointClock(std::function<std::chrono::steady_clock::time_point()> now)
+    {
+        m_checkpointClock = std::move(now);
+    }
 
     /// Trains, evaluates, stores. Never throws: failures come back as status "failed".
     SessionResult run();

@@ -18,14 +18,13 @@ void validate(const BootstrapOptions& options)
     if (options.resamples < 1)
         throw std::invalid_argument("bootstrap: resamples must be >= 1, got " + std::to_string(options.resamples));
     if (!(options.confidence > 0.0 && options.confidence < 1.0))
-        throw std::invalid_argument("bootstrap: confidence must lie in (0, 1), got "
-                                    + std::to_string(options.confidence));
+        throw std::invalid_argument("bootstrap: confidence must lie in (0, 1), got " +
+                                    std::to_string(options.confidence));
 }
 
 void drawInto(Rng& rng, std::span<const double> from, std::vector<double>& out)
 {
-    for (std::size_t i = 0; i < from.size(); ++i)
-        out.push_back(from[rng.below(from.size())]);
+    for (std::size_t i = 0; i < from.size(); ++i) out.push_back(from[rng.below(from.size())]);
 }
 
 } // namespace
@@ -52,19 +51,16 @@ void forEachStratifiedResample(const std::vector<std::vector<double>>& strata, c
     validate(options);
     std::size_t total = 0;
     for (std::size_t s = 0; s < strata.size(); ++s) {
-        if (strata[s].empty())
-            throw std::invalid_argument("bootstrap: stratum " + std::to_string(s) + " is empty");
+        if (strata[s].empty()) throw std::invalid_argument("bootstrap: stratum " + std::to_string(s) + " is empty");
         total += strata[s].size();
     }
-    if (total == 0)
-        throw std::invalid_argument("bootstrap: no values to resample");
+    if (total == 0) throw std::invalid_argument("bootstrap: no values to resample");
     Rng rng(options.seed);
     std::vector<double> resample;
     resample.reserve(total);
     for (int b = 0; b < options.resamples; ++b) {
         resample.clear();
-        for (const std::vector<double>& stratum : strata)
-            drawInto(rng, stratum, resample);
+        for (const std::vector<double>& stratum : strata) drawInto(rng, stratum, resample);
         use(resample);
     }
 }
@@ -85,13 +81,11 @@ Interval stratifiedBootstrapInterval(const std::vector<std::vector<double>>& str
     forEachStratifiedResample(strata, options,
                               [&](const std::vector<double>& r) { replicates.push_back(statistic(r)); });
     std::vector<double> pooled;
-    for (const std::vector<double>& stratum : strata)
-        pooled.insert(pooled.end(), stratum.begin(), stratum.end());
+    for (const std::vector<double>& stratum : strata) pooled.insert(pooled.end(), stratum.begin(), stratum.end());
     return percentileInterval(statistic(pooled), std::move(replicates), options.confidence);
 }
 
-Interval bootstrapInterval(std::span<const double> sample, const Statistic& statistic,
-                           const BootstrapOptions& options)
+Interval bootstrapInterval(std::span<const double> sample, const Statistic& statistic, const BootstrapOptions& options)
 {
     return stratifiedBootstrapInterval({std::vector<double>(sample.begin(), sample.end())}, statistic, options);
 }
@@ -101,8 +95,8 @@ Interval twoSampleBootstrapInterval(std::span<const double> x, std::span<const d
 {
     validate(options);
     if (x.empty() || y.empty())
-        throw std::invalid_argument("bootstrap: both samples need at least one value (got "
-                                    + std::to_string(x.size()) + " and " + std::to_string(y.size()) + ")");
+        throw std::invalid_argument("bootstrap: both samples need at least one value (got " + std::to_string(x.size()) +
+                                    " and " + std::to_string(y.size()) + ")");
     Rng rng(options.seed);
     std::vector<double> replicates;
     replicates.reserve(static_cast<std::size_t>(options.resamples));

@@ -14,9 +14,9 @@ namespace foxhunt::stats {
 
 /// How a bootstrap runs.
 struct BootstrapOptions {
-    int resamples = 2000;      ///< bootstrap resamples B (>= 1)
-    double confidence = 0.95;  ///< central coverage of the percentile interval, in (0, 1)
-    std::uint64_t seed = 0;    ///< seed of the std::mt19937_64 that draws the indices
+    int resamples = 2000;     ///< bootstrap resamples B (>= 1)
+    double confidence = 0.95; ///< central coverage of the percentile interval, in (0, 1)
+    std::uint64_t seed = 0;   ///< seed of the std::mt19937_64 that draws the indices
 };
 
 /// A point estimate with its percentile bootstrap interval.

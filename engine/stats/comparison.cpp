@@ -12,8 +12,7 @@ namespace foxhunt::stats {
 
 double probabilityOfImprovement(std::span<const double> x, std::span<const double> y)
 {
-    if (x.empty() || y.empty())
-        return std::numeric_limits<double>::quiet_NaN();
+    if (x.empty() || y.empty()) return std::numeric_limits<double>::quiet_NaN();
     // Sorting y once makes each x_i an O(log m) count instead of an O(m) scan.
     std::vector<double> sortedY(y.begin(), y.end());
     std::sort(sortedY.begin(), sortedY.end());
@@ -39,10 +38,9 @@ namespace {
 void validateTasks(const std::vector<std::vector<double>>& xByTask, const std::vector<std::vector<double>>& yByTask)
 {
     if (xByTask.size() != yByTask.size())
-        throw std::invalid_argument("probabilityOfImprovement: " + std::to_string(xByTask.size()) + " tasks vs "
-                                    + std::to_string(yByTask.size()));
-    if (xByTask.empty())
-        throw std::invalid_argument("probabilityOfImprovement: no task");
+        throw std::invalid_argument("probabilityOfImprovement: " + std::to_string(xByTask.size()) + " tasks vs " +
+                                    std::to_string(yByTask.size()));
+    if (xByTask.empty()) throw std::invalid_argument("probabilityOfImprovement: no task");
     for (std::size_t m = 0; m < xByTask.size(); ++m)
         if (xByTask[m].empty() || yByTask[m].empty())
             throw std::invalid_argument("probabilityOfImprovement: task " + std::to_string(m) + " has no run");
@@ -51,8 +49,7 @@ void validateTasks(const std::vector<std::vector<double>>& xByTask, const std::v
 void redraw(Rng& rng, const std::vector<double>& from, std::vector<double>& out)
 {
     out.resize(from.size());
-    for (double& v : out)
-        v = from[rng.below(from.size())];
+    for (double& v : out) v = from[rng.below(from.size())];
 }
 
 } // namespace
@@ -62,8 +59,7 @@ double probabilityOfImprovement(const std::vector<std::vector<double>>& xByTask,
 {
     validateTasks(xByTask, yByTask);
     double sum = 0.0;
-    for (std::size_t m = 0; m < xByTask.size(); ++m)
-        sum += probabilityOfImprovement(xByTask[m], yByTask[m]);
+    for (std::size_t m = 0; m < xByTask.size(); ++m) sum += probabilityOfImprovement(xByTask[m], yByTask[m]);
     return sum / static_cast<double>(xByTask.size());
 }
 
@@ -86,8 +82,7 @@ Interval probabilityOfImprovementInterval(const std::vector<std::vector<double>>
         }
         replicates.push_back(probabilityOfImprovement(xs, ys));
     }
-    return percentileInterval(probabilityOfImprovement(xByTask, yByTask), std::move(replicates),
-                              options.confidence);
+    return percentileInterval(probabilityOfImprovement(xByTask, yByTask), std::move(replicates), options.confidence);
 }
 
 std::vector<double> performanceProfile(std::span<const double> scores, std::span<const double> thresholds)
@@ -108,18 +103,15 @@ std::vector<double> performanceProfile(std::span<const double> scores, std::span
 }
 
 PerformanceProfile performanceProfileWithBands(const std::vector<std::vector<double>>& strata,
-                                               std::span<const double> thresholds,
-                                               const BootstrapOptions& options)
+                                               std::span<const double> thresholds, const BootstrapOptions& options)
 {
     std::vector<std::vector<double>> perTau(thresholds.size());
     forEachStratifiedResample(strata, options, [&](const std::vector<double>& resample) {
         const std::vector<double> profile = performanceProfile(resample, thresholds);
-        for (std::size_t k = 0; k < profile.size(); ++k)
-            perTau[k].push_back(profile[k]);
+        for (std::size_t k = 0; k < profile.size(); ++k) perTau[k].push_back(profile[k]);
     });
     std::vector<double> pooled;
-    for (const std::vector<double>& stratum : strata)
-        pooled.insert(pooled.end(), stratum.begin(), stratum.end());
+    for (const std::vector<double>& stratum : strata) pooled.insert(pooled.end(), stratum.begin(), stratum.end());
     const std::vector<double> estimate = performanceProfile(pooled, thresholds);
     PerformanceProfile result;
     result.thresholds.assign(thresholds.begin(), thresholds.end());

@@ -50,11 +50,9 @@ Moments centralMoments(std::span<const double> values)
 
 double mean(std::span<const double> values)
 {
-    if (values.empty())
-        return kNaN;
+    if (values.empty()) return kNaN;
     double sum = 0.0;
-    for (double x : values)
-        sum += x;
+    for (double x : values) sum += x;
     return sum / static_cast<double>(values.size());
 }
 
@@ -67,12 +65,10 @@ double quantileSorted(std::span<const double> sorted, double p)
 {
     if (!(p >= 0.0 && p <= 1.0))
         throw std::invalid_argument("quantile: level must lie in [0, 1], got " + std::to_string(p));
-    if (sorted.empty())
-        return kNaN;
+    if (sorted.empty()) return kNaN;
     const double h = static_cast<double>(sorted.size() - 1) * p;
     const auto lo = static_cast<std::size_t>(std::floor(h));
-    if (lo + 1 >= sorted.size())
-        return sorted.back();
+    if (lo + 1 >= sorted.size()) return sorted.back();
     const double frac = h - static_cast<double>(lo);
     return sorted[lo] + frac * (sorted[lo + 1] - sorted[lo]);
 }
@@ -85,8 +81,7 @@ double quantile(std::span<const double> values, double p)
 
 double interquartileMean(std::span<const double> values)
 {
-    if (values.empty())
-        return kNaN;
+    if (values.empty()) return kNaN;
     const std::vector<double> sorted = sortedCopy(values);
     const auto n = static_cast<double>(sorted.size());
     const double lo = n / 4.0;
@@ -95,40 +90,33 @@ double interquartileMean(std::span<const double> values)
     for (std::size_t i = 0; i < sorted.size(); ++i) {
         const double a = std::max(static_cast<double>(i), lo);
         const double b = std::min(static_cast<double>(i + 1), hi);
-        if (b > a)
-            weighted += (b - a) * sorted[i];
+        if (b > a) weighted += (b - a) * sorted[i];
     }
     return weighted / (n / 2.0);
 }
 
 double sampleStd(std::span<const double> values)
 {
-    if (values.size() < 2)
-        return kNaN;
+    if (values.size() < 2) return kNaN;
     const double mu = mean(values);
     double ss = 0.0;
-    for (double x : values)
-        ss += (x - mu) * (x - mu);
+    for (double x : values) ss += (x - mu) * (x - mu);
     return std::sqrt(ss / static_cast<double>(values.size() - 1));
 }
 
 double skewness(std::span<const double> values)
 {
-    if (values.size() < 2)
-        return kNaN;
+    if (values.size() < 2) return kNaN;
     const Moments m = centralMoments(values);
-    if (!(m.m2 > 0.0))
-        return kNaN;
+    if (!(m.m2 > 0.0)) return kNaN;
     return m.m3 / std::pow(m.m2, 1.5);
 }
 
 double kurtosis(std::span<const double> values)
 {
-    if (values.size() < 2)
-        return kNaN;
+    if (values.size() < 2) return kNaN;
     const Moments m = centralMoments(values);
-    if (!(m.m2 > 0.0))
-        return kNaN;
+    if (!(m.m2 > 0.0)) return kNaN;
     return m.m4 / (m.m2 * m.m2);
 }
 

@@ -12,14 +12,12 @@
 
 namespace foxhunt::stats {
 
-DieboldMarianoResult dieboldMariano(std::span<const double> lossA, std::span<const double> lossB,
-                                    std::size_t horizon)
+DieboldMarianoResult dieboldMariano(std::span<const double> lossA, std::span<const double> lossB, std::size_t horizon)
 {
     if (lossA.size() != lossB.size())
-        throw std::invalid_argument("dieboldMariano: loss series differ in length (" + std::to_string(lossA.size())
-                                    + " vs " + std::to_string(lossB.size()) + ")");
-    if (horizon == 0)
-        throw std::invalid_argument("dieboldMariano: horizon must be >= 1");
+        throw std::invalid_argument("dieboldMariano: loss series differ in length (" + std::to_string(lossA.size()) +
+                                    " vs " + std::to_string(lossB.size()) + ")");
+    if (horizon == 0) throw std::invalid_argument("dieboldMariano: horizon must be >= 1");
     constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
     DieboldMarianoResult result;
     result.n = lossA.size();
@@ -27,8 +25,7 @@ DieboldMarianoResult dieboldMariano(std::span<const double> lossA, std::span<con
     result.statistic = kNaN;
     result.pValue = kNaN;
     std::vector<double> d(lossA.size());
-    for (std::size_t t = 0; t < d.size(); ++t)
-        d[t] = lossA[t] - lossB[t];
+    for (std::size_t t = 0; t < d.size(); ++t) d[t] = lossA[t] - lossB[t];
     result.meanDifferential = mean(d);
     const std::size_t n = d.size();
     if (n < 2 || horizon >= n) {
@@ -39,16 +36,13 @@ DieboldMarianoResult dieboldMariano(std::span<const double> lossA, std::span<con
     const double dbar = result.meanDifferential;
     auto autocovariance = [&](std::size_t lag) {
         double sum = 0.0;
-        for (std::size_t t = lag; t < n; ++t)
-            sum += (d[t] - dbar) * (d[t - lag] - dbar);
+        for (std::size_t t = lag; t < n; ++t) sum += (d[t] - dbar) * (d[t - lag] - dbar);
         return sum / nd;
     };
     double lrv = autocovariance(0);
-    for (std::size_t k = 1; k < horizon; ++k)
-        lrv += 2.0 * autocovariance(k);
+    for (std::size_t k = 1; k < horizon; ++k) lrv += 2.0 * autocovariance(k);
     result.longRunVariance = lrv;
-    if (!(lrv > 0.0))
-        return result;
+    if (!(lrv > 0.0)) return result;
     const double dm = dbar / std::sqrt(lrv / nd);
     const auto h = static_cast<double>(horizon);
     const double correction = std::sqrt((nd + 1.0 - 2.0 * h + h * (h - 1.0) / nd) / nd);

@@ -14,14 +14,13 @@ namespace {
 
 void validateLevels(std::span<const double> levels, bool openInterval, const char* what)
 {
-    if (levels.empty())
-        throw std::invalid_argument(std::string(what) + ": no quantile levels");
+    if (levels.empty()) throw std::invalid_argument(std::string(what) + ": no quantile levels");
     for (std::size_t k = 0; k < levels.size(); ++k) {
         const double tau = levels[k];
         const bool inside = openInterval ? (tau > 0.0 && tau < 1.0) : (tau >= 0.0 && tau <= 1.0);
         if (!inside)
-            throw std::invalid_argument(std::string(what) + ": level " + std::to_string(k) + " = "
-                                        + std::to_string(tau) + " is outside the unit interval");
+            throw std::invalid_argument(std::string(what) + ": level " + std::to_string(k) + " = " +
+                                        std::to_string(tau) + " is outside the unit interval");
         if (k > 0 && !(tau > levels[k - 1]))
             throw std::invalid_argument(std::string(what) + ": levels must be strictly increasing");
     }
@@ -32,9 +31,9 @@ void validateForecasts(std::span<const double> y, std::span<const double> quanti
 {
     validateLevels(levels, /*openInterval=*/true, what);
     if (quantiles.size() != y.size() * levels.size())
-        throw std::invalid_argument(std::string(what) + ": " + std::to_string(quantiles.size())
-                                    + " quantiles for " + std::to_string(y.size()) + " outcomes x "
-                                    + std::to_string(levels.size()) + " levels");
+        throw std::invalid_argument(std::string(what) + ": " + std::to_string(quantiles.size()) + " quantiles for " +
+                                    std::to_string(y.size()) + " outcomes x " + std::to_string(levels.size()) +
+                                    " levels");
 }
 
 } // namespace
@@ -48,13 +47,11 @@ double pinballLoss(double y, double q, double tau)
 double meanPinballLoss(std::span<const double> y, std::span<const double> quantiles, std::span<const double> levels)
 {
     validateForecasts(y, quantiles, levels, "meanPinballLoss");
-    if (y.empty())
-        return std::numeric_limits<double>::quiet_NaN();
+    if (y.empty()) return std::numeric_limits<double>::quiet_NaN();
     const std::size_t k = levels.size();
     double sum = 0.0;
     for (std::size_t t = 0; t < y.size(); ++t)
-        for (std::size_t j = 0; j < k; ++j)
-            sum += pinballLoss(y[t], quantiles[t * k + j], levels[j]);
+        for (std::size_t j = 0; j < k; ++j) sum += pinballLoss(y[t], quantiles[t * k + j], levels[j]);
     return sum / static_cast<double>(y.size() * k);
 }
 
@@ -74,16 +71,15 @@ Coverage intervalCoverage(std::span<const double> y, std::span<const double> low
                           double nominal)
 {
     if (lower.size() != y.size() || upper.size() != y.size())
-        throw std::invalid_argument("intervalCoverage: " + std::to_string(y.size()) + " outcomes, "
-                                    + std::to_string(lower.size()) + " lower and " + std::to_string(upper.size())
-                                    + " upper bounds");
+        throw std::invalid_argument("intervalCoverage: " + std::to_string(y.size()) + " outcomes, " +
+                                    std::to_string(lower.size()) + " lower and " + std::to_string(upper.size()) +
+                                    " upper bounds");
     Coverage c;
     c.nominal = nominal;
     c.n = y.size();
     std::size_t inside = 0;
     for (std::size_t t = 0; t < y.size(); ++t)
-        if (y[t] >= lower[t] && y[t] <= upper[t])
-            ++inside;
+        if (y[t] >= lower[t] && y[t] <= upper[t]) ++inside;
     c.observed = y.empty() ? std::numeric_limits<double>::quiet_NaN()
                            : static_cast<double>(inside) / static_cast<double>(y.size());
     c.gap = c.observed - nominal;
@@ -92,13 +88,11 @@ Coverage intervalCoverage(std::span<const double> y, std::span<const double> low
 
 double PitHistogram::fraction(std::size_t bin) const
 {
-    if (n == 0 || bin >= counts.size())
-        return std::numeric_limits<double>::quiet_NaN();
+    if (n == 0 || bin >= counts.size()) return std::numeric_limits<double>::quiet_NaN();
     return static_cast<double>(counts[bin]) / static_cast<double>(n);
 }
 
-PitHistogram pitHistogram(std::span<const double> y, std::span<const double> quantiles,
-                          std::span<const double> levels)
+PitHistogram pitHistogram(std::span<const double> y, std::span<const double> quantiles, std::span<const double> levels)
 {
     validateForecasts(y, quantiles, levels, "pitHistogram");
     const std::size_t k = levels.size();
@@ -107,14 +101,12 @@ PitHistogram pitHistogram(std::span<const double> y, std::span<const double> qua
     h.edges.insert(h.edges.end(), levels.begin(), levels.end());
     h.edges.push_back(1.0);
     h.counts.assign(k + 1, 0);
-    for (std::size_t j = 0; j <= k; ++j)
-        h.expected.push_back(h.edges[j + 1] - h.edges[j]);
+    for (std::size_t j = 0; j <= k; ++j) h.expected.push_back(h.edges[j + 1] - h.edges[j]);
     h.n = y.size();
     for (std::size_t t = 0; t < y.size(); ++t) {
         std::size_t bin = 0;
         for (std::size_t j = 0; j < k; ++j)
-            if (quantiles[t * k + j] <= y[t])
-                ++bin;
+            if (quantiles[t * k + j] <= y[t]) ++bin;
         ++h.counts[bin];
     }
     return h;
@@ -135,8 +127,7 @@ Climatology fitClimatology(std::span<const std::pair<int, double>> samples, std:
                            std::size_t minCount)
 {
     validateLevels(levels, /*openInterval=*/false, "fitClimatology");
-    if (samples.empty())
-        throw std::invalid_argument("fitClimatology: no training values");
+    if (samples.empty()) throw std::invalid_argument("fitClimatology: no training values");
     std::map<int, std::vector<double>> values;
     std::vector<double> all;
     all.reserve(samples.size());
@@ -148,8 +139,7 @@ Climatology fitClimatology(std::span<const std::pair<int, double>> samples, std:
         std::sort(v.begin(), v.end());
         std::vector<double> q;
         q.reserve(levels.size());
-        for (double tau : levels)
-            q.push_back(quantileSorted(v, tau));
+        for (double tau : levels) q.push_back(quantileSorted(v, tau));
         return q;
     };
     Climatology c;
@@ -157,16 +147,14 @@ Climatology fitClimatology(std::span<const std::pair<int, double>> samples, std:
     c.pooled = quantilesOf(all);
     for (auto& [bucket, v] : values) {
         c.counts[bucket] = v.size();
-        if (v.size() >= minCount)
-            c.perBucket[bucket] = quantilesOf(v);
+        if (v.size() >= minCount) c.perBucket[bucket] = quantilesOf(v);
     }
     return c;
 }
 
 double skillScore(double score, double baseline)
 {
-    if (baseline == 0.0)
-        return std::numeric_limits<double>::quiet_NaN();
+    if (baseline == 0.0) return std::numeric_limits<double>::quiet_NaN();
     return 1.0 - score / baseline;
 }
 

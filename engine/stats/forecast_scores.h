@@ -45,25 +45,24 @@ Coverage intervalCoverage(std::span<const double> y, std::span<const double> low
 /// interpolation between quantiles is assumed. Calibrated forecasts fill bin j in proportion to
 /// its width.
 struct PitHistogram {
-    std::vector<double> edges;        ///< K + 2 bin edges: 0, tau_1, ..., tau_K, 1
-    std::vector<std::size_t> counts;  ///< K + 1 outcome counts per bin
-    std::vector<double> expected;     ///< K + 1 expected fractions under calibration (bin widths)
-    std::size_t n = 0;                ///< outcomes binned
+    std::vector<double> edges;       ///< K + 2 bin edges: 0, tau_1, ..., tau_K, 1
+    std::vector<std::size_t> counts; ///< K + 1 outcome counts per bin
+    std::vector<double> expected;    ///< K + 1 expected fractions under calibration (bin widths)
+    std::size_t n = 0;               ///< outcomes binned
 
     /// counts[j] / n.
     double fraction(std::size_t bin) const;
 };
 /// The PIT histogram of the rows; throws std::invalid_argument on inconsistent sizes or levels.
-PitHistogram pitHistogram(std::span<const double> y, std::span<const double> quantiles,
-                          std::span<const double> levels);
+PitHistogram pitHistogram(std::span<const double> y, std::span<const double> quantiles, std::span<const double> levels);
 
 /// Climatological baseline: empirical quantiles (type 7) of the training target per time-of-day
 /// bucket. A bucket with fewer than minCount values falls back to the quantiles of all values.
 struct Climatology {
-    std::vector<double> levels;                    ///< the levels, as given
-    std::map<int, std::vector<double>> perBucket;  ///< quantiles of buckets with >= minCount values
-    std::vector<double> pooled;                    ///< quantiles of all values (the fallback)
-    std::map<int, std::size_t> counts;             ///< values seen per bucket
+    std::vector<double> levels;                   ///< the levels, as given
+    std::map<int, std::vector<double>> perBucket; ///< quantiles of buckets with >= minCount values
+    std::vector<double> pooled;                   ///< quantiles of all values (the fallback)
+    std::map<int, std::size_t> counts;            ///< values seen per bucket
 
     /// The quantiles used for `bucket`: its own, or the pooled ones when it had too few values
     /// or was never seen.

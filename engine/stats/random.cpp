@@ -8,8 +8,7 @@ namespace foxhunt::stats {
 
 std::uint64_t Rng::below(std::uint64_t n)
 {
-    if (n == 0)
-        return 0;
+    if (n == 0) return 0;
     // The high 64 bits of x * n are uniform on [0, n) once the low word avoids the 2^64 mod n
     // values that would make some results one draw more likely than others.
     unsigned __int128 product = static_cast<unsigned __int128>(next()) * n;

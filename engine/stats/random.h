@@ -13,7 +13,7 @@ namespace foxhunt::stats {
 class Rng {
 public:
     /// Seeds std::mt19937_64 with `seed` directly.
-    explicit Rng(std::uint64_t seed) : m_engine(seed) {}
+    explicit Rng(std::uint64_t seed) : m_engine(seed) { }
 
     /// The next raw 64-bit output of std::mt19937_64.
     std::uint64_t next() { return m_engine(); }

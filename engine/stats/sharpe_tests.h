@@ -49,8 +49,7 @@ struct DeflatedSharpeInput {
 /// skewness and kurtosis from `selectedReturns`; trials = trialSharpes.size() and the sample
 /// variance (divisor N - 1) of `trialSharpes`, which must be per-observation Sharpe ratios of the
 /// same frequency as `selectedReturns` (the selected one included). Fewer than 2 trials: variance 0.
-DeflatedSharpeInput deflatedSharpeInput(std::span<const double> selectedReturns,
-                                        std::span<const double> trialSharpes);
+DeflatedSharpeInput deflatedSharpeInput(std::span<const double> selectedReturns, std::span<const double> trialSharpes);
 
 /// A probability that the true Sharpe ratio beats a benchmark, with the verdict at a level.
 struct SharpeVerdict {

@@ -20,8 +20,8 @@ namespace {
 
 std::int64_t nowNs()
 {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(
-               std::chrono::system_clock::now().time_since_epoch()).count();
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
 }
 
 std::string contentDigest(const ParsedFile& file)
@@ -37,8 +37,9 @@ std::string contentDigest(const ParsedFile& file)
         hasher.update(std::string_view("\0", 1));
     }
     for (const Bar& bar : file.bars) {
-        const std::int64_t fields[] = {bar.tsEvent, bar.open, bar.high, bar.low, bar.close,
-                                       static_cast<std::int64_t>(bar.volume), bar.instrumentId};
+        const std::int64_t fields[] = {bar.tsEvent,     bar.open,  bar.high,
+                                       bar.low,         bar.close, static_cast<std::int64_t>(bar.volume),
+                                       bar.instrumentId};
         hasher.update(std::string_view(reinterpret_cast<const char*>(fields), sizeof fields));
     }
     return hasher.hex();
@@ -46,16 +47,16 @@ std::string contentDigest(const ParsedFile& file)
 
 } // namespace
 
-BarImporter::BarImporter(BarStore& store) : m_store(store), m_db(store.database().handle()) {}
+BarImporter::BarImporter(BarStore& store) : m_store(store), m_db(store.database().handle()) { }
 
 /// How a series' planned bars meet the bars already stored in their range.
 struct BarImporter::StoredOverlap {
-    std::int64_t fromTs = 0, toTs = 0;  ///< the planned bars' first and last timestamp
-    std::uint64_t storedInRange = 0;    ///< stored bars with fromTs <= ts <= toTs
-    std::uint64_t identical = 0;        ///< planned bars stored with the same values
-    std::uint64_t conflicting = 0;      ///< planned bars stored with other values
-    std::size_t firstConflict = 0;      ///< index of the earliest conflicting planned bar
-    Bar storedAtFirstConflict;          ///< what is stored at that bar's time
+    std::int64_t fromTs = 0, toTs = 0; ///< the planned bars' first and last timestamp
+    std::uint64_t storedInRange = 0;   ///< stored bars with fromTs <= ts <= toTs
+    std::uint64_t identical = 0;       ///< planned bars stored with the same values
+    std::uint64_t conflicting = 0;     ///< planned bars stored with other values
+    std::size_t firstConflict = 0;     ///< index of the earliest conflicting planned bar
+    Bar storedAtFirstConflict;         ///< what is stored at that bar's time
 };
 
 BarImporter::StoredOverlap BarImporter::compareStored(std::int64_t seriesId, const std::vector<Bar>& bars) const
@@ -96,8 +97,8 @@ BarImporter::StoredOverlap BarImporter::compareStored(std::int64_t seriesId, con
         stored.close = sqlite3_column_int64(st, 4);
         stored.volume = static_cast<std::uint64_t>(sqlite3_column_int64(st, 5));
         const Bar& mine = bars[at(i)];
-        if (mine.open == stored.open && mine.high == stored.high && mine.low == stored.low && mine.close == stored.close
-            && mine.volume == stored.volume) {
+        if (mine.open == stored.open && mine.high == stored.high && mine.low == stored.low &&
+            mine.close == stored.close && mine.volume == stored.volume) {
             ++overlap.identical;
             continue;
         }
@@ -132,7 +133,8 @@ ImportResult BarImporter::importFile(const std::string& path, const ImportOption
     // One read, hashed on the way: a pipe (/dev/stdin, <(...)) has no second reading to parse.
     if (progress) progress(0.0, "read");
     Sha256 hash;
-    const std::string bytes = readInputFile(path, options.read.limits, [&](std::string_view chunk) { hash.update(chunk); });
+    const std::string bytes = readInputFile(path, options.read.limits,
+                                            [&](std::string_view chunk) { hash.update(chunk); });
     const std::string digest = hash.hex();
     if (options.conflicts == StoredConflicts::Reject && m_store.findImport(digest)) {
         ParsedFile none;
@@ -145,7 +147,7 @@ ImportResult BarImporter::importFile(const std::string& path, const ImportOption
 }
 
 ImportResult BarImporter::importParsed(ParsedFile&& file, const ImportOptions& options, const ProgressFn& progress,
-                                    const std::string& sha256)
+                                       const std::string& sha256)
 {
     auto report = [&](double fraction, std::string_view stage) {
         if (progress) progress(fraction, stage);
@@ -183,8 +185,7 @@ ImportResult BarImporter::importParsed(ParsedFile&& file, const ImportOptions& o
     if (file.bars.empty()) throw ImportError(file.path, 0, "the file holds no bars");
 
     result.warnings = file.warnings;
-    result.warnings.insert(result.warnings.end(), result.validation.warnings.begin(),
-                           result.validation.warnings.end());
+    result.warnings.insert(result.warnings.end(), result.validation.warnings.begin(), result.validation.warnings.end());
     const std::int64_t intervalNs = result.validation.intervalNs != 0 ? result.validation.intervalNs : file.intervalNs;
     const std::string dataset = file.dataset.empty() ? std::string("csv") : file.dataset;
 
@@ -229,9 +230,8 @@ ImportResult BarImporter::importParsed(ParsedFile&& file, const ImportOptions& o
             const auto code = parseContractCode(symbol, year);
             (isSpreadSymbol(symbol) ? spreads : outrights).push_back({symbol, code ? code->expiryKey() : 0, id});
         }
-        std::sort(outrights.begin(), outrights.end(), [](const Group& a, const Group& b) {
-            return a.key != b.key ? a.key < b.key : a.symbol < b.symbol;
-        });
+        std::sort(outrights.begin(), outrights.end(),
+                  [](const Group& a, const Group& b) { return a.key != b.key ? a.key < b.key : a.symbol < b.symbol; });
 
         if (!outrights.empty() && (outrights.size() > 1 || !spreads.empty())) {
             ContinuousSeries continuous = buildContinuous(file.bars, file.symbols, options.continuous);
@@ -276,8 +276,9 @@ ImportResult BarImporter::importParsed(ParsedFile&& file, const ImportOptions& o
         } else if (!spreads.empty()) {
             std::uint64_t spreadBars = 0;
             for (const Group& g : spreads) spreadBars += byInstrument[g.id].size();
-            result.warnings.push_back(std::to_string(spreadBars) + " bars of " + std::to_string(spreads.size()) +
-                                      " spread symbols were not stored: the continuous series uses outright contracts only");
+            result.warnings.push_back(
+                std::to_string(spreadBars) + " bars of " + std::to_string(spreads.size()) +
+                " spread symbols were not stored: the continuous series uses outright contracts only");
         }
     }
     file.bars.clear();
@@ -323,21 +324,23 @@ ImportResult BarImporter::importParsed(ParsedFile&& file, const ImportOptions& o
             const Bar& mine = p.bars[o.firstConflict];
             const Bar& theirs = o.storedAtFirstConflict;
             std::string differences;
-            const std::tuple<const char*, std::int64_t, std::int64_t> prices[] = {
-                {"open", theirs.open, mine.open}, {"high", theirs.high, mine.high},
-                {"low", theirs.low, mine.low}, {"close", theirs.close, mine.close}};
+            const std::tuple<const char*, std::int64_t, std::int64_t> prices[] = {{"open", theirs.open, mine.open},
+                                                                                  {"high", theirs.high, mine.high},
+                                                                                  {"low", theirs.low, mine.low},
+                                                                                  {"close", theirs.close, mine.close}};
             for (const auto& [name, old, now] : prices)
                 if (old != now)
-                    differences += std::string(differences.empty() ? "" : ", ") + name + " " + formatPrice(old)
-                                   + " stored, " + formatPrice(now) + " in the file";
+                    differences += std::string(differences.empty() ? "" : ", ") + name + " " + formatPrice(old) +
+                                   " stored, " + formatPrice(now) + " in the file";
             if (theirs.volume != mine.volume)
-                differences += std::string(differences.empty() ? "" : ", ") + "volume " + std::to_string(theirs.volume)
-                               + " stored, " + std::to_string(mine.volume) + " in the file";
-            std::string reason = "the " + p.symbol + " bar at " + formatUtc(mine.tsEvent) + " is already stored with other values ("
-                                 + differences + ")";
+                differences += std::string(differences.empty() ? "" : ", ") + "volume " +
+                               std::to_string(theirs.volume) + " stored, " + std::to_string(mine.volume) +
+                               " in the file";
+            std::string reason = "the " + p.symbol + " bar at " + formatUtc(mine.tsEvent) +
+                                 " is already stored with other values (" + differences + ")";
             if (o.conflicting > 1)
-                reason += "; " + std::to_string(o.conflicting) + " of the file's " + std::to_string(p.bars.size()) + " "
-                          + p.symbol + " bars differ from stored ones";
+                reason += "; " + std::to_string(o.conflicting) + " of the file's " + std::to_string(p.bars.size()) +
+                          " " + p.symbol + " bars differ from stored ones";
             reason += "; nothing was stored";
             throw StoredBarConflict(result.path, worstLine, reason, p.symbol, o.conflicting, o.fromTs, o.toTs);
         }
@@ -374,10 +377,16 @@ ImportResult BarImporter::importParsed(ParsedFile&& file, const ImportOptions& o
                 erase.bind(1, id).bind(2, o.fromTs).bind(3, o.toTs);
                 erase.run();
             }
-            sql::Statement roll(m_db, "INSERT INTO rolls(instrument_id, ts, trading_day, from_symbol, to_symbol, price_gap) "
-                                      "VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT DO NOTHING");
+            sql::Statement roll(m_db,
+                                "INSERT INTO rolls(instrument_id, ts, trading_day, from_symbol, to_symbol, price_gap) "
+                                "VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT DO NOTHING");
             for (const Roll& r : result.rolls) {
-                roll.bind(1, id).bind(2, r.ts).bind(3, r.tradingDay).bind(4, r.fromSymbol).bind(5, r.toSymbol).bind(6, r.priceGap);
+                roll.bind(1, id)
+                    .bind(2, r.ts)
+                    .bind(3, r.tradingDay)
+                    .bind(4, r.fromSymbol)
+                    .bind(5, r.toSymbol)
+                    .bind(6, r.priceGap);
                 roll.run();
             }
         }
@@ -386,7 +395,8 @@ ImportResult BarImporter::importParsed(ParsedFile&& file, const ImportOptions& o
         result.warnings.push_back(std::to_string(result.alreadyStored) +
                                   " bars were already stored for their series with the same values and were skipped");
     if (result.replaced > 0)
-        result.warnings.push_back(std::to_string(result.replaced) + " stored bars were replaced by the file's other values");
+        result.warnings.push_back(std::to_string(result.replaced) +
+                                  " stored bars were replaced by the file's other values");
     if (result.removed > 0)
         result.warnings.push_back(std::to_string(result.removed) +
                                   " stored bars in the replaced range are not in the file and were removed");

@@ -32,8 +32,10 @@ class StoredBarConflict : public ImportError {
 public:
     StoredBarConflict(std::string file, std::uint64_t line, std::string reason, std::string series,
                       std::uint64_t conflicts, std::int64_t fromTs, std::int64_t toTs)
-        : ImportError(std::move(file), line, std::move(reason))
-        , m_series(std::move(series)), m_conflicts(conflicts), m_fromTs(fromTs), m_toTs(toTs) {}
+        : ImportError(std::move(file), line, std::move(reason)), m_series(std::move(series)), m_conflicts(conflicts),
+          m_fromTs(fromTs), m_toTs(toTs)
+    {
+    }
 
     /// The stored series the first conflict is in.
     const std::string& series() const { return m_series; }
@@ -67,16 +69,16 @@ struct ImportResult {
     std::string path;
     FileFormat format = FileFormat::Auto;
     std::string sha256;
-    bool alreadyImported = false;  ///< same sha256 seen before: nothing was written
+    bool alreadyImported = false; ///< same sha256 seen before: nothing was written
     std::uint64_t rowsRead = 0;
-    std::uint64_t imported = 0;     ///< bars written (all series of this file)
+    std::uint64_t imported = 0;      ///< bars written (all series of this file)
     std::uint64_t alreadyStored = 0; ///< bars already stored for their series with the same values
     std::uint64_t replaced = 0;      ///< stored bars this file gave other values (Replace only)
     std::uint64_t removed = 0;       ///< stored bars in a replaced range that the file lacks (Replace only)
     std::uint64_t duplicatesDropped = 0;
     std::int64_t firstTs = 0;
     std::int64_t lastTs = 0;
-    std::string instrument;         ///< the main series' symbol (continuous one for parent files)
+    std::string instrument; ///< the main series' symbol (continuous one for parent files)
     std::vector<std::string> warnings;
     ValidationReport validation;
     std::vector<Roll> rolls;
@@ -109,8 +111,8 @@ public:
     /// with the import record in one transaction. `sha256` identifies the import;
     /// empty = a digest of the parsed content. An exception thrown anywhere,
     /// including by `progress`, rolls everything back.
-    ImportResult importParsed(ParsedFile&& file, const ImportOptions& options = {},
-                              const ProgressFn& progress = {}, const std::string& sha256 = {});
+    ImportResult importParsed(ParsedFile&& file, const ImportOptions& options = {}, const ProgressFn& progress = {},
+                              const std::string& sha256 = {});
 
 private:
     struct StoredOverlap;

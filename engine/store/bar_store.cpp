@@ -23,8 +23,8 @@ constexpr std::size_t kBatchRows = 32;
 
 std::int64_t nowNs()
 {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(
-               std::chrono::system_clock::now().time_since_epoch()).count();
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
 }
 
 SeriesKind kindFromString(const std::string& text)
@@ -88,7 +88,7 @@ BarStore::BarStore(const std::string& path)
 {
 }
 
-BarStore::BarStore(Database& database) : m_database(database), m_db(database.handle()) {}
+BarStore::BarStore(Database& database) : m_database(database), m_db(database.handle()) { }
 
 BarStore::~BarStore() = default;
 
@@ -264,7 +264,8 @@ std::vector<Roll> BarStore::rolls(std::int64_t seriesId) const
 
 std::vector<ImportRecord> BarStore::imports() const
 {
-    sql::Statement st(m_db, std::string("SELECT ") + kImportColumns + " FROM imports ORDER BY imported_at DESC, id DESC");
+    sql::Statement st(m_db,
+                      std::string("SELECT ") + kImportColumns + " FROM imports ORDER BY imported_at DESC, id DESC");
     std::vector<ImportRecord> out;
     while (st.step()) out.push_back(readImport(st));
     return out;

@@ -26,8 +26,8 @@ std::string toString(SeriesKind kind);
 /// One stored series (an instrument row) with its bar statistics.
 struct SeriesInfo {
     std::int64_t id = 0;
-    std::string symbol;         ///< "ESH1", "ES.c.0", "ES" (vendor CSV), "ES.SYNTH"
-    std::string dataset;        ///< "GLBX.MDP3", "csv", "synthetic"
+    std::string symbol;  ///< "ESH1", "ES.c.0", "ES" (vendor CSV), "ES.SYNTH"
+    std::string dataset; ///< "GLBX.MDP3", "csv", "synthetic"
     SeriesKind kind = SeriesKind::Series;
     std::int64_t intervalNs = 0;
     std::uint64_t barCount = 0;
@@ -43,9 +43,9 @@ struct ImportRecord {
     std::string sha256;
     std::string format;
     std::uint64_t rows = 0;
-    std::int64_t importedAt = 0;   ///< UNIX ns
+    std::int64_t importedAt = 0; ///< UNIX ns
     std::vector<std::string> warnings;
-    std::string summary;           ///< JSON object: counts, instrument, series ids, rolls
+    std::string summary; ///< JSON object: counts, instrument, series ids, rolls
 };
 
 /// The bar store. Not thread-safe: use it from one thread, the one its Database belongs to.
@@ -100,7 +100,7 @@ private:
                           const std::function<void(std::uint64_t)>& advance);
     std::unique_ptr<Database> m_owned; ///< set when this store opened the database itself
     Database& m_database;
-    sqlite3* m_db = nullptr;           ///< m_database's connection
+    sqlite3* m_db = nullptr; ///< m_database's connection
 };
 
 /// On an empty store, generates and stores the synthetic default series.

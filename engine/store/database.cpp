@@ -188,7 +188,8 @@ CREATE UNIQUE INDEX runs_by_group_member ON runs(group_id, group_member) WHERE g
 };
 
 static_assert(kApplicationId == 1182287988, "migration 1 writes the application id literally");
-static_assert(std::size(kMigrations) == Database::kSchemaVersion && kMigrations[std::size(kMigrations) - 1].version == Database::kSchemaVersion,
+static_assert(std::size(kMigrations) == Database::kSchemaVersion &&
+                  kMigrations[std::size(kMigrations) - 1].version == Database::kSchemaVersion,
               "every schema version needs its migration");
 
 std::uint32_t bigEndian(const unsigned char* p, int bytes)
@@ -255,8 +256,7 @@ void checkFileHeader(const std::string& path)
 {
     std::error_code ec;
     if (!std::filesystem::exists(path, ec)) return;
-    if (std::filesystem::is_directory(path, ec))
-        throw StoreError(path + ": is a directory, not a database file");
+    if (std::filesystem::is_directory(path, ec)) throw StoreError(path + ": is a directory, not a database file");
     const auto size = std::filesystem::file_size(path, ec);
     if (ec) throw StoreError(path + ": cannot read: " + ec.message());
     if (size == 0) return; // a new, empty file: SQLite creates the database in it
@@ -289,12 +289,13 @@ std::int64_t pragmaInt(sqlite3* db, const char* name)
 
 } // namespace
 
-Database::Database(const std::string& path) : Database(path, kSchemaVersion) {}
+Database::Database(const std::string& path) : Database(path, kSchemaVersion) { }
 
 Database::Database(const std::string& path, int schemaVersion) : m_path(path)
 {
     checkFileHeader(path);
-    if (sqlite3_open_v2(path.c_str(), &m_db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
+    if (sqlite3_open_v2(path.c_str(), &m_db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                        nullptr) != SQLITE_OK) {
         const std::string message = m_db ? sqlite3_errmsg(m_db) : "out of memory";
         sqlite3_close(m_db);
         m_db = nullptr;
@@ -353,7 +354,8 @@ Database::Database(const std::string& path, int schemaVersion) : m_path(path)
             if (!problems.empty())
                 throw StoreError(path + ": the database file is damaged (SQLite quick_check: " + problems +
                                  "). Nothing was changed. Restore it from a backup, or save what is still readable "
-                                 "with: sqlite3 '" + path + "' .recover > recovered.sql");
+                                 "with: sqlite3 '" +
+                                 path + "' .recover > recovered.sql");
             markChecked(path);
         }
         if (version > kSchemaVersion)
@@ -398,7 +400,10 @@ Database::Database(const std::string& path, int schemaVersion) : m_path(path)
     }
 }
 
-Database::~Database() { sqlite3_close_v2(m_db); }
+Database::~Database()
+{
+    sqlite3_close_v2(m_db);
+}
 
 void Database::migrate(int schemaVersion)
 {
@@ -438,6 +443,9 @@ std::string defaultDataDir()
     return dir.string();
 }
 
-std::string defaultDatabasePath() { return (std::filesystem::path(defaultDataDir()) / "foxhunt.db").string(); }
+std::string defaultDatabasePath()
+{
+    return (std::filesystem::path(defaultDataDir()) / "foxhunt.db").string();
+}
 
 } // namespace foxhunt

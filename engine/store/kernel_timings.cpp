@@ -8,7 +8,7 @@
 
 namespace foxhunt {
 
-KernelTimingTable::KernelTimingTable(BarStore& store) : m_database(store.database()) {}
+KernelTimingTable::KernelTimingTable(BarStore& store) : m_database(store.database()) { }
 
 std::optional<std::vector<StoredKernelTiming>> KernelTimingTable::find(const std::string& machine,
                                                                        const std::string& device,
@@ -30,13 +30,19 @@ void KernelTimingTable::store(const std::string& machine, const std::string& dev
                          std::chrono::system_clock::now().time_since_epoch())
                          .count();
     sql::Transaction tx(m_database.handle());
-    sql::Statement clear(m_database.handle(), "DELETE FROM kernel_timings WHERE machine = ?1 AND device = ?2 AND shape = ?3");
+    sql::Statement clear(m_database.handle(),
+                         "DELETE FROM kernel_timings WHERE machine = ?1 AND device = ?2 AND shape = ?3");
     clear.bind(1, machine).bind(2, device).bind(3, shape).run();
     sql::Statement insert(m_database.handle(), "INSERT INTO kernel_timings VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
     for (const StoredKernelTiming& t : timings) {
         insert.reset();
-        insert.bind(1, machine).bind(2, device).bind(3, shape).bind(4, t.backend).bindDouble(5, t.micros)
-            .bindDouble(6, t.relativeError).bind(7, static_cast<std::int64_t>(now));
+        insert.bind(1, machine)
+            .bind(2, device)
+            .bind(3, shape)
+            .bind(4, t.backend)
+            .bindDouble(5, t.micros)
+            .bindDouble(6, t.relativeError)
+            .bind(7, static_cast<std::int64_t>(now));
         insert.run();
     }
     tx.commit();

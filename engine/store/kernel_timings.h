@@ -24,7 +24,7 @@ struct StoredKernelTiming {
 class KernelTimingTable {
 public:
     /// Reads and writes through `database`, which must outlive the table.
-    explicit KernelTimingTable(Database& database) : m_database(database) {}
+    explicit KernelTimingTable(Database& database) : m_database(database) { }
     /// Reads and writes through the database `store` sits on.
     explicit KernelTimingTable(BarStore& store);
 

@@ -55,7 +55,7 @@ std::string canonical(const std::string& path)
 
 struct flock byteOf(std::int64_t runId, short type)
 {
-    struct flock l {};
+    struct flock l { };
     l.l_type = type;
     l.l_whence = SEEK_SET;
     l.l_start = static_cast<off_t>(runId);
@@ -89,7 +89,8 @@ bool acquire(const std::string& databasePath, std::int64_t runId)
     struct flock l = byteOf(runId, F_WRLCK);
     if (::fcntl(file.fd, F_OFD_SETLK, &l) != 0) {
         if (errno == EAGAIN || errno == EACCES) return false;
-        throw std::runtime_error("cannot lock run " + std::to_string(runId) + " in " + path + ": " + std::strerror(errno));
+        throw std::runtime_error("cannot lock run " + std::to_string(runId) + " in " + path + ": " +
+                                 std::strerror(errno));
     }
     file.runs.insert(runId);
     return true;

@@ -26,7 +26,8 @@ namespace {
 
 constexpr const char* kRunColumns =
     "id, name, created, COALESCE(finished, 0), status, config, COALESCE(series_id, 0), series, COALESCE(from_ts, 0), "
-    "COALESCE(to_ts, 0), versions, error, uuid, notes, COALESCE(trashed_at, 0), trash_path, COALESCE(group_id, 0), COALESCE(group_member, 0)";
+    "COALESCE(to_ts, 0), versions, error, uuid, notes, COALESCE(trashed_at, 0), trash_path, COALESCE(group_id, 0), "
+    "COALESCE(group_member, 0)";
 
 RunInfo readRun(const sql::Statement& q)
 {
@@ -59,12 +60,17 @@ std::size_t checkedLength(const std::string& text, const std::string& what, bool
     std::size_t count = 0;
     for (std::size_t i = 0; i < text.size(); ++count) {
         const auto lead = static_cast<unsigned char>(text[i]);
-        const std::size_t bytes = lead < 0x80 ? 1 : (lead >> 5) == 0x6 ? 2 : (lead >> 4) == 0xe ? 3 : (lead >> 3) == 0x1e ? 4 : 0;
-        if (bytes == 0 || i + bytes > text.size())
-            throw std::invalid_argument(what + " is not UTF-8 text");
+        const std::size_t bytes = lead < 0x80           ? 1
+                                  : (lead >> 5) == 0x6  ? 2
+                                  : (lead >> 4) == 0xe  ? 3
+                                  : (lead >> 3) == 0x1e ? 4
+                                                        : 0;
+        if (bytes == 0 || i + bytes > text.size()) throw std::invalid_argument(what + " is not UTF-8 text");
         for (std::size_t k = 1; k < bytes; ++k)
-            if ((static_cast<unsigned char>(text[i + k]) & 0xc0) != 0x80) throw std::invalid_argument(what + " is not UTF-8 text");
-        if (bytes == 1 && (lead < 0x20 || lead == 0x7f) && !(multiLine && (lead == '\n' || lead == '\t' || lead == '\r')))
+            if ((static_cast<unsigned char>(text[i + k]) & 0xc0) != 0x80)
+                throw std::invalid_argument(what + " is not UTF-8 text");
+        if (bytes == 1 && (lead < 0x20 || lead == 0x7f) &&
+            !(multiLine && (lead == '\n' || lead == '\t' || lead == '\r')))
             throw std::invalid_argument(what + " may not hold control characters" +
                                         (multiLine ? std::string() : std::string(" (tabs, line breaks)")));
         i += bytes;
@@ -90,7 +96,8 @@ std::map<std::int64_t, std::vector<std::string>> readTags(sqlite3* db, std::int6
 }
 
 /// `file` relative to `folder` when it lies inside it (after resolving both), else nullopt.
-std::optional<std::filesystem::path> relativeInside(const std::filesystem::path& folder, const std::filesystem::path& file)
+std::optional<std::filesystem::path> relativeInside(const std::filesystem::path& folder,
+                                                    const std::filesystem::path& file)
 {
     std::error_code ec;
     const std::filesystem::path f = std::filesystem::weakly_canonical(std::filesystem::absolute(folder, ec), ec);
@@ -123,10 +130,12 @@ std::string readNote(const std::filesystem::path& path)
 }
 
 /// Groups take the same kind of owner lock as runs, in a lock file of their own.
-std::string groupLockKey(const std::string& databasePath) { return databasePath + ".groups"; }
+std::string groupLockKey(const std::string& databasePath)
+{
+    return databasePath + ".groups";
+}
 
-constexpr const char* kGroupColumns =
-    "id, uuid, kind, config, members, created, COALESCE(finished, 0), status";
+constexpr const char* kGroupColumns = "id, uuid, kind, config, members, created, COALESCE(finished, 0), status";
 
 RunGroupInfo readGroup(const sql::Statement& q, const std::string& databasePath)
 {
@@ -180,8 +189,8 @@ std::string toString(RunStatus status)
 
 RunStatus runStatusFromString(const std::string& name)
 {
-    for (RunStatus s : {RunStatus::Running, RunStatus::Finished, RunStatus::Stopped, RunStatus::Failed,
-                        RunStatus::Interrupted})
+    for (RunStatus s :
+         {RunStatus::Running, RunStatus::Finished, RunStatus::Stopped, RunStatus::Failed, RunStatus::Interrupted})
         if (toString(s) == name) return s;
     throw std::invalid_argument("unknown run status '" + name + "'");
 }
@@ -193,10 +202,8 @@ std::int64_t RunStore::createRun(const std::string& name, const std::string& con
                      "INSERT INTO runs(name, created, status, config, series_id, series, from_ts, to_ts, versions, "
                      "owner_pid, uuid) VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, lower(hex(randomblob(16))))");
     q.bind(1, name).bind(2, wallClockNs()).bind(3, configJson);
-    if (series.id > 0)
-        q.bind(4, series.id);
-    else
-        q.bindNull(4);
+    if (series.id > 0) q.bind(4, series.id);
+    else q.bindNull(4);
     q.bind(5, series.symbol).bind(6, fromTs).bind(7, toTs).bind(8, versionsJson).bind(9, std::int64_t{::getpid()});
     q.run();
     const std::int64_t id = sqlite3_last_insert_rowid(m_database.handle());
@@ -204,7 +211,8 @@ std::int64_t RunStore::createRun(const std::string& name, const std::string& con
     return id;
 }
 
-std::int64_t RunStore::createGroup(GroupKind kind, const std::string& configJson, const std::vector<std::int64_t>& members)
+std::int64_t RunStore::createGroup(GroupKind kind, const std::string& configJson,
+                                   const std::vector<std::int64_t>& members)
 {
     if (members.empty()) throw std::invalid_argument("a run group needs at least one member");
     if (std::set<std::int64_t>(members.begin(), members.end()).size() != members.size())
@@ -241,8 +249,10 @@ void RunStore::addGroupMember(std::int64_t groupId, std::int64_t runId, std::int
     const std::optional<RunGroupInfo> g = group(groupId);
     if (!g) throw std::invalid_argument("no run group " + std::to_string(groupId));
     if (std::find(g->members.begin(), g->members.end(), member) == g->members.end())
-        throw std::invalid_argument(std::to_string(member) + " is not a member of run group " + std::to_string(groupId));
-    sql::Statement taken(m_database.handle(), "SELECT id FROM runs WHERE group_id = ? AND group_member = ? AND id != ?");
+        throw std::invalid_argument(std::to_string(member) + " is not a member of run group " +
+                                    std::to_string(groupId));
+    sql::Statement taken(m_database.handle(),
+                         "SELECT id FROM runs WHERE group_id = ? AND group_member = ? AND id != ?");
     taken.bind(1, groupId).bind(2, member).bind(3, runId);
     if (taken.step())
         throw std::invalid_argument("member " + std::to_string(member) + " of run group " + std::to_string(groupId) +
@@ -255,10 +265,8 @@ void RunStore::setGroupStatus(std::int64_t groupId, RunStatus status)
 {
     sql::Statement q(m_database.handle(), "UPDATE run_groups SET status = ?, finished = ? WHERE id = ?");
     q.bind(1, toString(status));
-    if (status == RunStatus::Running)
-        q.bindNull(2);
-    else
-        q.bind(2, wallClockNs());
+    if (status == RunStatus::Running) q.bindNull(2);
+    else q.bind(2, wallClockNs());
     q.bind(3, groupId).run();
     if (status != RunStatus::Running) run_owner::release(groupLockKey(m_database.path()), groupId);
 }
@@ -363,11 +371,11 @@ std::int64_t RunStore::seriesKey(std::int64_t runId, const std::string& model, c
     const std::string key = model + '\t' + metric;
     for (const auto& [k, id] : m_cache.ids)
         if (k == key) return id;
-    sql::Statement insert(m_database.handle(),
-                          "INSERT INTO metric_series(run_id, model, metric) VALUES (?, ?, ?) "
-                          "ON CONFLICT(run_id, model, metric) DO NOTHING");
+    sql::Statement insert(m_database.handle(), "INSERT INTO metric_series(run_id, model, metric) VALUES (?, ?, ?) "
+                                               "ON CONFLICT(run_id, model, metric) DO NOTHING");
     insert.bind(1, runId).bind(2, model).bind(3, metric).run();
-    sql::Statement find(m_database.handle(), "SELECT id FROM metric_series WHERE run_id = ? AND model = ? AND metric = ?");
+    sql::Statement find(m_database.handle(),
+                        "SELECT id FROM metric_series WHERE run_id = ? AND model = ? AND metric = ?");
     find.bind(1, runId).bind(2, model).bind(3, metric);
     if (!find.step()) sql::fail(m_database.handle(), "metric series lookup");
     const std::int64_t id = find.int64(0);
@@ -379,20 +387,20 @@ void RunStore::appendMetrics(std::int64_t runId, const MetricBatch& samples)
 {
     if (samples.empty()) return;
     sql::Transaction tx(m_database.handle());
-    sql::Statement insert(m_database.handle(), "INSERT INTO metrics(series_id, step, wall_ns, value) VALUES (?, ?, ?, ?)");
+    sql::Statement insert(m_database.handle(),
+                          "INSERT INTO metrics(series_id, step, wall_ns, value) VALUES (?, ?, ?, ?)");
     std::string lastKey;
     std::int64_t lastId = 0;
     for (const MetricSample& s : samples) {
         if (lastId == 0 || s.model.size() + s.metric.size() + 1 != lastKey.size() ||
-            lastKey.compare(0, s.model.size(), s.model) != 0 || lastKey.compare(s.model.size() + 1, std::string::npos, s.metric) != 0) {
+            lastKey.compare(0, s.model.size(), s.model) != 0 ||
+            lastKey.compare(s.model.size() + 1, std::string::npos, s.metric) != 0) {
             lastId = seriesKey(runId, s.model, s.metric);
             lastKey = s.model + '\t' + s.metric;
         }
         insert.bind(1, lastId).bind(2, s.step).bind(3, s.wallNs);
-        if (std::isfinite(s.value))
-            insert.bindDouble(4, s.value);
-        else
-            insert.bindNull(4);
+        if (std::isfinite(s.value)) insert.bindDouble(4, s.value);
+        else insert.bindNull(4);
         insert.run();
         insert.reset();
     }
@@ -419,10 +427,8 @@ void RunStore::setStatus(std::int64_t runId, RunStatus status, const std::string
 {
     sql::Statement q(m_database.handle(), "UPDATE runs SET status = ?, finished = ?, error = ? WHERE id = ?");
     q.bind(1, toString(status));
-    if (status == RunStatus::Running)
-        q.bindNull(2);
-    else
-        q.bind(2, wallClockNs());
+    if (status == RunStatus::Running) q.bindNull(2);
+    else q.bind(2, wallClockNs());
     q.bind(3, error).bind(4, runId).run();
     if (status != RunStatus::Running) {
         dropNote(runId);
@@ -451,9 +457,8 @@ void RunStore::addCheckpoint(std::int64_t runId, const std::string& model, std::
 void RunStore::deleteMetricsAfter(std::int64_t runId, const std::vector<std::pair<std::string, std::int64_t>>& lastKept)
 {
     sql::Transaction tx(m_database.handle());
-    sql::Statement q(m_database.handle(),
-                     "DELETE FROM metrics WHERE step > ?3 AND series_id IN "
-                     "(SELECT id FROM metric_series WHERE run_id = ?1 AND model = ?2)");
+    sql::Statement q(m_database.handle(), "DELETE FROM metrics WHERE step > ?3 AND series_id IN "
+                                          "(SELECT id FROM metric_series WHERE run_id = ?1 AND model = ?2)");
     for (const auto& [model, step] : lastKept) {
         q.bind(1, runId).bind(2, model).bind(3, step);
         q.run();
@@ -462,16 +467,23 @@ void RunStore::deleteMetricsAfter(std::int64_t runId, const std::vector<std::pai
     tx.commit();
 }
 
-std::string RunStore::checkpointFolder() const { return m_database.path() + ".checkpoints"; }
+std::string RunStore::checkpointFolder() const
+{
+    return m_database.path() + ".checkpoints";
+}
 
-std::string RunStore::runFolderName(const RunInfo& run) { return "run-" + std::to_string(run.id) + "-" + run.uuid; }
+std::string RunStore::runFolderName(const RunInfo& run)
+{
+    return "run-" + std::to_string(run.id) + "-" + run.uuid;
+}
 
 std::vector<RunInfo> RunStore::runs(RunListing which) const
 {
     const char* where = which == RunListing::Active    ? " WHERE trashed_at IS NULL"
                         : which == RunListing::Trashed ? " WHERE trashed_at IS NOT NULL"
                                                        : "";
-    sql::Statement q(m_database.handle(), std::string("SELECT ") + kRunColumns + " FROM runs" + where + " ORDER BY id DESC");
+    sql::Statement q(m_database.handle(),
+                     std::string("SELECT ") + kRunColumns + " FROM runs" + where + " ORDER BY id DESC");
     std::vector<RunInfo> out;
     while (q.step()) out.push_back(readRun(q));
     std::map<std::int64_t, std::vector<std::string>> byRun = readTags(m_database.handle(), 0);
@@ -532,8 +544,8 @@ void RunStore::setNotes(std::int64_t runId, const std::string& notes)
 {
     const std::size_t length = checkedLength(notes, "a run's notes", /*multiLine=*/true);
     if (length > kMaxNotesLength)
-        throw std::invalid_argument("a run's notes have at most " + std::to_string(kMaxNotesLength) + " characters, not " +
-                                    std::to_string(length));
+        throw std::invalid_argument("a run's notes have at most " + std::to_string(kMaxNotesLength) +
+                                    " characters, not " + std::to_string(length));
     requireRun(runId);
     sql::Statement q(m_database.handle(), "UPDATE runs SET notes = ? WHERE id = ?");
     q.bind(1, notes).bind(2, runId).run();
@@ -612,7 +624,8 @@ std::uint64_t RunStore::metricCount(std::int64_t runId) const
 
 std::vector<EvaluationRecord> RunStore::evaluations(std::int64_t runId) const
 {
-    sql::Statement q(m_database.handle(), "SELECT model, split, result FROM evaluations WHERE run_id = ? ORDER BY model, split");
+    sql::Statement q(m_database.handle(),
+                     "SELECT model, split, result FROM evaluations WHERE run_id = ? ORDER BY model, split");
     q.bind(1, runId);
     std::vector<EvaluationRecord> out;
     while (q.step()) out.push_back({q.text(0), q.text(1), q.text(2)});
@@ -666,15 +679,15 @@ RunDeletion RunStore::deleteRun(std::int64_t runId)
             continue;
         }
         std::error_code ec;
-        if (std::filesystem::remove(path, ec))
-            deletion.removed.push_back(c.path);
-        else if (ec)
-            deletion.kept.push_back(c.path + ": cannot remove: " + ec.message());
-        if (std::find(folders.begin(), folders.end(), path.parent_path()) == folders.end()) folders.push_back(path.parent_path());
+        if (std::filesystem::remove(path, ec)) deletion.removed.push_back(c.path);
+        else if (ec) deletion.kept.push_back(c.path + ": cannot remove: " + ec.message());
+        if (std::find(folders.begin(), folders.end(), path.parent_path()) == folders.end())
+            folders.push_back(path.parent_path());
     }
     for (const std::filesystem::path& folder : folders) {
         std::error_code ec;
-        if (folder.filename() == runFolder && std::filesystem::is_empty(folder, ec)) std::filesystem::remove(folder, ec);
+        if (folder.filename() == runFolder && std::filesystem::is_empty(folder, ec))
+            std::filesystem::remove(folder, ec);
     }
     return deletion;
 }
@@ -717,10 +730,8 @@ int RunStore::markInterruptedRuns()
     for (std::int64_t id : dead) {
         const std::filesystem::path note = notePath(id);
         const std::string words = note.empty() ? std::string() : readNote(note);
-        if (words.empty())
-            setStatus(id, RunStatus::Interrupted, "the process running it ended unexpectedly");
-        else
-            setStatus(id, RunStatus::Failed, words + " (noted beside the database, which could not be written then)");
+        if (words.empty()) setStatus(id, RunStatus::Interrupted, "the process running it ended unexpectedly");
+        else setStatus(id, RunStatus::Failed, words + " (noted beside the database, which could not be written then)");
     }
     return static_cast<int>(dead.size());
 }

@@ -22,11 +22,11 @@ struct RunInfo {
     std::int64_t id = 0;
     std::string name;
     std::int64_t createdNs = 0;
-    std::int64_t finishedNs = 0;   ///< 0 while running
+    std::int64_t finishedNs = 0; ///< 0 while running
     RunStatus status = RunStatus::Running;
     std::string configJson = "{}";
     std::int64_t seriesId = 0;
-    std::string series;            ///< symbol of the series, kept if the series is deleted
+    std::string series; ///< symbol of the series, kept if the series is deleted
     std::int64_t fromTs = 0, toTs = 0;
     std::string versionsJson = "{}";
     std::string error;             ///< readable reason when failed
@@ -36,7 +36,8 @@ struct RunInfo {
     std::int64_t trashedNs = 0;    ///< when the run was moved to the trash, 0 when it is not there
     std::string trashPath;         ///< where the desktop trash holds its checkpoint folder ("" for none)
     std::int64_t groupId = 0;      ///< the run group it belongs to, 0 = none
-    std::int64_t groupMember = 0;  ///< its member of that group (a seeds group: its seed; a folds group: its index into the fold plan)
+    std::int64_t groupMember =
+        0; ///< its member of that group (a seeds group: its seed; a folds group: its index into the fold plan)
 };
 
 /// What the members of a run group vary: the seed; the walk-forward fold (and seed); sweep points later.
@@ -51,10 +52,11 @@ struct RunGroupInfo {
     std::int64_t id = 0;
     std::string uuid;
     GroupKind kind = GroupKind::Seeds;
-    std::string configJson = "{}";     ///< the config every member shares (its own seed aside)
-    std::vector<std::int64_t> members; ///< the member spec, in order: the seeds of a seeds group, 0..N-1 of a folds group
+    std::string configJson = "{}"; ///< the config every member shares (its own seed aside)
+    std::vector<std::int64_t>
+        members; ///< the member spec, in order: the seeds of a seeds group, 0..N-1 of a folds group
     std::int64_t createdNs = 0;
-    std::int64_t finishedNs = 0;       ///< 0 while running
+    std::int64_t finishedNs = 0; ///< 0 while running
     /// As stored, except that a group left running by a process that has gone reads interrupted.
     RunStatus status = RunStatus::Running;
 };
@@ -65,7 +67,7 @@ enum class RunListing { Active, Trashed, All };
 /// One stored evaluation (a JSON document per model and split).
 struct EvaluationRecord {
     std::string model;
-    std::string split;   ///< "validation", "test"
+    std::string split; ///< "validation", "test"
     std::string resultJson;
 };
 
@@ -73,7 +75,7 @@ struct EvaluationRecord {
 struct CheckpointRecord {
     std::string model;
     std::int64_t step = 0;
-    std::string path;              ///< where the file is (resolved against RunStore::checkpointFolder())
+    std::string path; ///< where the file is (resolved against RunStore::checkpointFolder())
     std::int64_t createdNs = 0;
 };
 
@@ -87,9 +89,9 @@ struct RunDeletion {
 class RunStore {
 public:
     /// Works on `database`, which must outlive this store.
-    explicit RunStore(Database& database) : m_database(database) {}
+    explicit RunStore(Database& database) : m_database(database) { }
     /// Works on the database `store` sits on.
-    explicit RunStore(BarStore& store) : RunStore(store.database()) {}
+    explicit RunStore(BarStore& store) : RunStore(store.database()) { }
 
     /// Creates a run in status running, owned by this process.
     std::int64_t createRun(const std::string& name, const std::string& configJson, const SeriesInfo& series,

@@ -24,21 +24,23 @@ void fail(sqlite3* db, std::string_view context)
 void exec(sqlite3* db, std::string_view sql)
 {
     const std::string text(sql);
-    if (sqlite3_exec(db, text.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK)
-        fail(db, text.substr(0, 60));
+    if (sqlite3_exec(db, text.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) fail(db, text.substr(0, 60));
 }
 
 Statement::Statement(sqlite3* db, std::string_view sql) : m_db(db), m_sql(sql)
 {
-    if (sqlite3_prepare_v3(db, m_sql.data(), static_cast<int>(m_sql.size()), SQLITE_PREPARE_PERSISTENT,
-                           &m_stmt, nullptr) != SQLITE_OK) {
+    if (sqlite3_prepare_v3(db, m_sql.data(), static_cast<int>(m_sql.size()), SQLITE_PREPARE_PERSISTENT, &m_stmt,
+                           nullptr) != SQLITE_OK) {
         sqlite3_finalize(m_stmt);
         m_stmt = nullptr;
         fail(db, "preparing '" + m_sql.substr(0, 60) + "'");
     }
 }
 
-Statement::~Statement() { sqlite3_finalize(m_stmt); }
+Statement::~Statement()
+{
+    sqlite3_finalize(m_stmt);
+}
 
 Statement& Statement::bind(int index, std::int64_t value)
 {
@@ -81,11 +83,20 @@ void Statement::run()
     reset();
 }
 
-void Statement::reset() { sqlite3_reset(m_stmt); }
+void Statement::reset()
+{
+    sqlite3_reset(m_stmt);
+}
 
-std::int64_t Statement::int64(int column) const { return sqlite3_column_int64(m_stmt, column); }
+std::int64_t Statement::int64(int column) const
+{
+    return sqlite3_column_int64(m_stmt, column);
+}
 
-double Statement::real(int column) const { return sqlite3_column_double(m_stmt, column); }
+double Statement::real(int column) const
+{
+    return sqlite3_column_double(m_stmt, column);
+}
 
 std::string Statement::text(int column) const
 {
@@ -93,7 +104,10 @@ std::string Statement::text(int column) const
     return p ? std::string(p, static_cast<std::size_t>(sqlite3_column_bytes(m_stmt, column))) : std::string();
 }
 
-bool Statement::isNull(int column) const { return sqlite3_column_type(m_stmt, column) == SQLITE_NULL; }
+bool Statement::isNull(int column) const
+{
+    return sqlite3_column_type(m_stmt, column) == SQLITE_NULL;
+}
 
 Transaction::Transaction(sqlite3* db) : m_db(db)
 {

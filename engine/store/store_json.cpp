@@ -46,13 +46,15 @@ nlohmann::json toJson(const ImportResult& r)
     const ValidationReport& v = r.validation;
     nlohmann::json dups = nlohmann::json::array();
     for (const DuplicateRun& d : v.duplicateRuns)
-        dups.push_back({{"first_line", d.firstLine}, {"last_line", d.lastLine},
-                        {"original_line", d.originalLine}, {"rows", d.rows}});
+        dups.push_back({{"first_line", d.firstLine},
+                        {"last_line", d.lastLine},
+                        {"original_line", d.originalLine},
+                        {"rows", d.rows}});
     j["duplicate_runs"] = dups;
     j["off_grid_prices"] = v.offGridPrices;
     j["interval_s"] = v.intervalNs / kNsPerSecond;
-    j["gaps"] = {{"daily_breaks", v.dailyBreaks}, {"weekends", v.weekends}, {"holidays", v.holidays},
-                 {"other", v.otherGaps}};
+    j["gaps"] = {
+        {"daily_breaks", v.dailyBreaks}, {"weekends", v.weekends}, {"holidays", v.holidays}, {"other", v.otherGaps}};
     nlohmann::json rolls = nlohmann::json::array();
     for (const Roll& roll : r.rolls) rolls.push_back(toJson(roll));
     j["rolls"] = rolls;
@@ -76,12 +78,8 @@ nlohmann::json toJson(const SeriesInfo& s)
 
 nlohmann::json toJson(const Roll& roll)
 {
-    return {{"ts", roll.ts},
-            {"time", formatUtc(roll.ts)},
-            {"trading_day", formatDate(roll.tradingDay)},
-            {"from", roll.fromSymbol},
-            {"to", roll.toSymbol},
-            {"price_gap", toPoints(roll.priceGap)}};
+    return {{"ts", roll.ts},           {"time", formatUtc(roll.ts)}, {"trading_day", formatDate(roll.tradingDay)},
+            {"from", roll.fromSymbol}, {"to", roll.toSymbol},        {"price_gap", toPoints(roll.priceGap)}};
 }
 
 nlohmann::json toJson(const Gap& gap)

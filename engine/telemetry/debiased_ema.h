@@ -9,10 +9,14 @@ namespace foxhunt {
 class DebiasedEma {
 public:
     /// weight in [0, 1): 0 returns the input unchanged.
-    explicit DebiasedEma(double weight = 0.0) : m_weight(weight) {}
+    explicit DebiasedEma(double weight = 0.0) : m_weight(weight) { }
     /// The smoothed value after `value`.
     double push(double value);
-    void reset() { m_last = 0; m_count = 0; }
+    void reset()
+    {
+        m_last = 0;
+        m_count = 0;
+    }
     double weight() const { return m_weight; }
 
 private:

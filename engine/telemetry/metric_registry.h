@@ -62,15 +62,15 @@ enum class Family { Any, Agent, Forecaster, Session };
 enum class Edge { None, Lower, Upper };
 
 struct Metric {
-    std::string_view name;      ///< stored name; for a per-rank metric the prefix of "<name><rank>"
-    std::string_view label;     ///< for people: a chart's legend and read-out, a table's row
+    std::string_view name;  ///< stored name; for a per-rank metric the prefix of "<name><rank>"
+    std::string_view label; ///< for people: a chart's legend and read-out, a table's row
     Unit unit = Unit::None;
     Family family = Family::Any;
     std::string_view chart = {};  ///< key of the chart it is drawn in; "" = tables and CSV only
     std::string_view legend = {}; ///< a shorter name for a crowded legend ("" = the label)
     bool rightAxis = false;       ///< drawn against the chart's right-hand axis (a much larger scale)
     Edge edge = Edge::None;
-    bool perRank = false;         ///< one series per rank: "<name>0", "<name>1", …
+    bool perRank = false; ///< one series per rank: "<name>0", "<name>1", …
 };
 
 struct Chart {

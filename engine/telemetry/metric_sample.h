@@ -10,9 +10,9 @@ namespace foxhunt {
 
 /// One value of one metric of one model at one step.
 struct MetricSample {
-    std::string model;      ///< "dqn", "ppo", "mamba2", "tft", "replay"
-    std::string metric;     ///< e.g. "loss", "grad_norm", "loss_scale", "latency_ms"
-    std::int64_t step = 0;  ///< the model's own step counter
+    std::string model;       ///< "dqn", "ppo", "mamba2", "tft", "replay"
+    std::string metric;      ///< e.g. "loss", "grad_norm", "loss_scale", "latency_ms"
+    std::int64_t step = 0;   ///< the model's own step counter
     std::int64_t wallNs = 0; ///< UNIX ns when the value was measured
     double value = 0;
 };

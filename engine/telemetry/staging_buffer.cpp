@@ -21,8 +21,7 @@ bool StagingBuffer::append(MetricBatch&& samples)
         m_dropped += samples.size() - room;
         samples.resize(room);
     }
-    if (m_samples.empty())
-        m_samples = std::move(samples);
+    if (m_samples.empty()) m_samples = std::move(samples);
     else
         m_samples.insert(m_samples.end(), std::make_move_iterator(samples.begin()),
                          std::make_move_iterator(samples.end()));

@@ -41,10 +41,8 @@ void ActorCriticImpl::reset()
     TORCH_CHECK(options.action_count() > 0, "ActorCritic: action_count must be positive");
     const int64_t width = options.hidden().empty() ? options.observation_size() : options.hidden().back();
     policy_trunk = register_module("policy_trunk", trunk(options.observation_size(), options.hidden()));
-    if (options.shared())
-        value_trunk = nullptr;
-    else
-        value_trunk = register_module("value_trunk", trunk(options.observation_size(), options.hidden()));
+    if (options.shared()) value_trunk = nullptr;
+    else value_trunk = register_module("value_trunk", trunk(options.observation_size(), options.hidden()));
     policy_head = register_module("policy_head", orthogonalLinear(width, options.action_count(), 0.01));
     value_head = register_module("value_head", orthogonalLinear(width, 1, 1.0));
 }
@@ -55,8 +53,7 @@ PolicyOutput ActorCriticImpl::forward(const torch::Tensor& x)
                 options.observation_size(), "], got ", x.sizes());
     const torch::Tensor hp = policy_trunk->is_empty() ? x : policy_trunk->forward(x);
     torch::Tensor hv = hp;
-    if (!options.shared())
-        hv = value_trunk->is_empty() ? x : value_trunk->forward(x);
+    if (!options.shared()) hv = value_trunk->is_empty() ? x : value_trunk->forward(x);
     return {policy_head->forward(hp), value_head->forward(hv).squeeze(-1)};
 }
 

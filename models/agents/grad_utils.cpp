@@ -15,8 +15,7 @@ double grad_norm_f64(const std::vector<torch::Tensor>& parameters)
     std::vector<torch::Tensor> deviceSquares; // summed where they are, then one transfer
     for (const torch::Tensor& p : parameters) {
         const torch::Tensor& g = p.grad();
-        if (!g.defined())
-            continue;
+        if (!g.defined()) continue;
         if (g.device().is_cpu() && g.scalar_type() == torch::kFloat32 && g.is_contiguous()) {
             // Direct loop: no temporaries on the hot path of small-network updates.
             // Eight partial sums: independent chains instead of one add latency per element.
@@ -25,11 +24,9 @@ double grad_norm_f64(const std::vector<torch::Tensor>& parameters)
             double part[8] = {};
             int64_t i = 0;
             for (; i + 8 <= n; i += 8) {
-                for (int k = 0; k < 8; ++k)
-                    part[k] += static_cast<double>(d[i + k]) * static_cast<double>(d[i + k]);
+                for (int k = 0; k < 8; ++k) part[k] += static_cast<double>(d[i + k]) * static_cast<double>(d[i + k]);
             }
-            for (; i < n; ++i)
-                part[0] += static_cast<double>(d[i]) * static_cast<double>(d[i]);
+            for (; i < n; ++i) part[0] += static_cast<double>(d[i]) * static_cast<double>(d[i]);
             sum += ((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7]));
         } else if (!g.device().is_cpu()) {
             deviceSquares.push_back(g.to(torch::kFloat64).pow(2).sum());
@@ -51,8 +48,7 @@ double clip_grad_norm_f64(const std::vector<torch::Tensor>& parameters, double m
             if (clipped) *clipped = true;
             torch::NoGradGuard guard;
             for (const torch::Tensor& p : parameters) {
-                if (p.grad().defined())
-                    p.grad().mul_(coef);
+                if (p.grad().defined()) p.grad().mul_(coef);
             }
         }
     }
@@ -62,8 +58,7 @@ double clip_grad_norm_f64(const std::vector<torch::Tensor>& parameters, double m
 void zero_grad_set_to_none(torch::optim::Optimizer& optimizer)
 {
     for (auto& group : optimizer.param_groups()) {
-        for (auto& p : group.params())
-            p.mutable_grad().reset();
+        for (auto& p : group.params()) p.mutable_grad().reset();
     }
 }
 
@@ -72,8 +67,7 @@ void zero_grad_in_place(torch::optim::Optimizer& optimizer)
     torch::NoGradGuard guard;
     for (auto& group : optimizer.param_groups()) {
         for (auto& p : group.params()) {
-            if (p.grad().defined())
-                p.mutable_grad().zero_();
+            if (p.grad().defined()) p.mutable_grad().zero_();
         }
     }
 }
@@ -82,8 +76,7 @@ bool all_grads_defined(const torch::optim::Optimizer& optimizer)
 {
     for (const auto& group : optimizer.param_groups()) {
         for (const auto& p : group.params()) {
-            if (!p.grad().defined())
-                return false;
+            if (!p.grad().defined()) return false;
         }
     }
     return true;
@@ -96,15 +89,12 @@ void polyak_update(torch::nn::Module& target, const torch::nn::Module& source, d
     auto dst = target.parameters();
     TORCH_CHECK(src.size() == dst.size(), "polyak_update: parameter count differs");
     for (size_t i = 0; i < src.size(); ++i) {
-        if (tau >= 1.0)
-            dst[i].copy_(src[i]);
-        else
-            dst[i].mul_(1.0 - tau).add_(src[i], tau);
+        if (tau >= 1.0) dst[i].copy_(src[i]);
+        else dst[i].mul_(1.0 - tau).add_(src[i], tau);
     }
     const auto srcBuffers = source.buffers();
     auto dstBuffers = target.buffers();
-    for (size_t i = 0; i < srcBuffers.size() && i < dstBuffers.size(); ++i)
-        dstBuffers[i].copy_(srcBuffers[i]);
+    for (size_t i = 0; i < srcBuffers.size() && i < dstBuffers.size(); ++i) dstBuffers[i].copy_(srcBuffers[i]);
 }
 
 } // namespace foxhunt::models
@@ -123,24 +113,19 @@ void flatten_parameters(torch::nn::Module& module, FlatParameters& flat, bool wi
         total += p.numel();
     }
     const auto options = params.front().options().requires_grad(false);
-    if (!flat.values.defined() || flat.values.numel() != total)
-        flat.values = torch::empty({total}, options);
+    if (!flat.values.defined() || flat.values.numel() != total) flat.values = torch::empty({total}, options);
     int64_t offset = 0;
     for (torch::Tensor& p : params) {
         const int64_t n = p.numel();
         torch::Tensor slot = flat.values.narrow(0, offset, n).view(p.sizes());
         // p may already be this very view (a second call): copying onto itself is harmless.
-        if (!p.is_same(slot) && p.data_ptr() != slot.data_ptr())
-            slot.copy_(p.detach());
+        if (!p.is_same(slot) && p.data_ptr() != slot.data_ptr()) slot.copy_(p.detach());
         p.set_data(slot);
         offset += n;
     }
-    if (!with_grads)
-        return;
-    if (!flat.grads.defined() || flat.grads.numel() != total)
-        flat.grads = torch::zeros({total}, options);
-    else
-        flat.grads.zero_();
+    if (!with_grads) return;
+    if (!flat.grads.defined() || flat.grads.numel() != total) flat.grads = torch::zeros({total}, options);
+    else flat.grads.zero_();
     flat.values.mutable_grad() = flat.grads;
     offset = 0;
     for (torch::Tensor& p : params) {
@@ -154,10 +139,8 @@ void polyak_update(torch::Tensor& target, const torch::Tensor& source, double ta
 {
     torch::NoGradGuard guard;
     TORCH_CHECK(target.sizes() == source.sizes(), "polyak_update: flat buffers differ in size");
-    if (tau >= 1.0)
-        target.copy_(source);
-    else
-        target.mul_(1.0 - tau).add_(source, tau);
+    if (tau >= 1.0) target.copy_(source);
+    else target.mul_(1.0 - tau).add_(source, tau);
 }
 
 } // namespace foxhunt::models
@@ -174,9 +157,9 @@ void adam_step_fused(torch::optim::Adam& optimizer)
     torch::Tensor& p = groups.front().params().front();
     const auto& options = static_cast<const torch::optim::AdamOptions&>(groups.front().options());
     const torch::Tensor& grad = p.grad();
-    if (options.amsgrad() || options.weight_decay() != 0.0 || !grad.defined() || !p.device().is_cpu()
-        || p.scalar_type() != torch::kFloat32 || grad.scalar_type() != torch::kFloat32 || !p.is_contiguous()
-        || !grad.is_contiguous()) {
+    if (options.amsgrad() || options.weight_decay() != 0.0 || !grad.defined() || !p.device().is_cpu() ||
+        p.scalar_type() != torch::kFloat32 || grad.scalar_type() != torch::kFloat32 || !p.is_contiguous() ||
+        !grad.is_contiguous()) {
         optimizer.step();
         return;
     }
@@ -195,8 +178,8 @@ void adam_step_fused(torch::optim::Adam& optimizer)
     auto& state = static_cast<torch::optim::AdamParamState&>(*found->second);
     torch::Tensor& exp_avg = state.exp_avg();
     torch::Tensor& exp_avg_sq = state.exp_avg_sq();
-    if (!exp_avg.is_contiguous() || !exp_avg_sq.is_contiguous() || exp_avg.scalar_type() != torch::kFloat32
-        || exp_avg_sq.scalar_type() != torch::kFloat32) {
+    if (!exp_avg.is_contiguous() || !exp_avg_sq.is_contiguous() || exp_avg.scalar_type() != torch::kFloat32 ||
+        exp_avg_sq.scalar_type() != torch::kFloat32) {
         optimizer.step();
         return;
     }

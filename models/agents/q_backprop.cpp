@@ -23,8 +23,7 @@ QNetworkBackprop::QNetworkBackprop(QNetworkImpl& network) : m_network(&network)
             m_body.push_back({linear->weight, linear->bias});
     }
     m_q_head = {network.q_head->weight, network.q_head->bias};
-    if (network.options.dueling())
-        m_value_head = {network.value_head->weight, network.value_head->bias};
+    if (network.options.dueling()) m_value_head = {network.value_head->weight, network.value_head->bias};
     TORCH_CHECK(static_cast<std::size_t>(m_body.size()) == network.options.hidden().size(),
                 "QNetworkBackprop: the network's body is not a Linear/ReLU stack");
     for (const Layer* l : {&m_q_head, &m_value_head}) {
@@ -41,8 +40,7 @@ void QNetworkBackprop::allocate(int64_t batch)
     m_grad_hidden.clear(); // sized for the old batch: allocate_gradients() makes them anew
     m_grad_advantage = m_grad_value = m_grad_mean = torch::Tensor();
     m_grad_batch = -1;
-    for (const Layer& l : m_body)
-        m_hidden.push_back(torch::empty({batch, l.weight.size(0)}, options));
+    for (const Layer& l : m_body) m_hidden.push_back(torch::empty({batch, l.weight.size(0)}, options));
     m_q = torch::empty({batch, actions}, options);
     if (m_network->options.dueling()) {
         m_advantage = torch::empty({batch, actions}, options);
@@ -57,8 +55,7 @@ void QNetworkBackprop::allocate_gradients()
     const auto options = m_q_head.weight.options().requires_grad(false);
     const int64_t actions = m_network->options.action_count();
     m_grad_hidden.clear();
-    for (const Layer& l : m_body)
-        m_grad_hidden.push_back(torch::empty({m_batch, l.weight.size(0)}, options));
+    for (const Layer& l : m_body) m_grad_hidden.push_back(torch::empty({m_batch, l.weight.size(0)}, options));
     if (m_network->options.dueling()) {
         m_grad_advantage = torch::empty({m_batch, actions}, options);
         m_grad_value = torch::empty({m_batch, 1}, options);
@@ -70,27 +67,20 @@ void QNetworkBackprop::allocate_gradients()
 void QNetworkBackprop::reserve(int64_t batch, bool gradients)
 {
     TORCH_CHECK(batch > 0, "QNetworkBackprop: batch must be positive");
-    if (batch != m_batch)
-        allocate(batch);
-    if (gradients && m_grad_batch != m_batch)
-        allocate_gradients();
+    if (batch != m_batch) allocate(batch);
+    if (gradients && m_grad_batch != m_batch) allocate_gradients();
 }
 
 std::size_t QNetworkBackprop::workspace_bytes() const
 {
     std::size_t bytes = 0;
     const auto add = [&bytes](const torch::Tensor& t) {
-        if (t.defined())
-            bytes += static_cast<std::size_t>(t.nbytes());
+        if (t.defined()) bytes += static_cast<std::size_t>(t.nbytes());
     };
-    for (const torch::Tensor& t : m_hidden)
-        add(t);
-    for (const torch::Tensor& t : m_grad_hidden)
-        add(t);
-    for (const torch::Tensor* t : {&m_advantage, &m_value, &m_mean, &m_q})
-        add(*t);
-    for (const torch::Tensor* t : {&m_grad_advantage, &m_grad_value, &m_grad_mean})
-        add(*t);
+    for (const torch::Tensor& t : m_hidden) add(t);
+    for (const torch::Tensor& t : m_grad_hidden) add(t);
+    for (const torch::Tensor* t : {&m_advantage, &m_value, &m_mean, &m_q}) add(*t);
+    for (const torch::Tensor* t : {&m_grad_advantage, &m_grad_value, &m_grad_mean}) add(*t);
     return bytes;
 }
 
@@ -101,8 +91,7 @@ const torch::Tensor& QNetworkBackprop::forward(const torch::Tensor& x)
     TORCH_CHECK(x.scalar_type() == torch::kFloat32 && x.device().is_cpu() && m_q_head.weight.device().is_cpu(),
                 "QNetworkBackprop: float32 CPU tensors only");
     torch::NoGradGuard no_grad;
-    if (x.size(0) != m_batch)
-        allocate(x.size(0));
+    if (x.size(0) != m_batch) allocate(x.size(0));
     m_input = x;
     const torch::Tensor* h = &x;
     for (std::size_t i = 0; i < m_body.size(); ++i) {
@@ -127,13 +116,12 @@ const torch::Tensor& QNetworkBackprop::forward(const torch::Tensor& x)
 void QNetworkBackprop::backward(const torch::Tensor& grad_q)
 {
     TORCH_CHECK(m_batch > 0, "QNetworkBackprop: backward() before forward()");
-    TORCH_CHECK(grad_q.dim() == 2 && grad_q.size(0) == m_batch && grad_q.size(1) == m_network->options.action_count()
-                    && grad_q.scalar_type() == torch::kFloat32,
+    TORCH_CHECK(grad_q.dim() == 2 && grad_q.size(0) == m_batch && grad_q.size(1) == m_network->options.action_count() &&
+                    grad_q.scalar_type() == torch::kFloat32,
                 "QNetworkBackprop: grad_q must be float32 [", m_batch, ", ", m_network->options.action_count(),
                 "], got ", grad_q.sizes());
     torch::NoGradGuard no_grad;
-    if (m_grad_batch != m_batch)
-        allocate_gradients();
+    if (m_grad_batch != m_batch) allocate_gradients();
     const torch::Tensor& features = m_body.empty() ? m_input : m_hidden.back();
     const torch::Tensor* grad_head = &grad_q;
     const bool dueling = m_network->options.dueling();
@@ -148,11 +136,9 @@ void QNetworkBackprop::backward(const torch::Tensor& grad_q)
     }
     at::mm_out(grad_of(m_q_head.weight), grad_head->t(), features);
     at::sum_out(grad_of(m_q_head.bias), *grad_head, {0});
-    if (m_body.empty())
-        return;
+    if (m_body.empty()) return;
     at::mm_out(m_grad_hidden.back(), *grad_head, m_q_head.weight);
-    if (dueling)
-        m_grad_hidden.back().addmm_(m_grad_value, m_value_head.weight);
+    if (dueling) m_grad_hidden.back().addmm_(m_grad_value, m_value_head.weight);
     for (std::size_t k = m_body.size(); k-- > 0;) {
         torch::Tensor& grad = m_grad_hidden[k];
         // ReLU backward from its output, as autograd does: zero where the activation is 0.
@@ -160,8 +146,7 @@ void QNetworkBackprop::backward(const torch::Tensor& grad_q)
         const torch::Tensor& input = k == 0 ? m_input : m_hidden[k - 1];
         at::mm_out(grad_of(m_body[k].weight), grad.t(), input);
         at::sum_out(grad_of(m_body[k].bias), grad, {0});
-        if (k > 0)
-            at::mm_out(m_grad_hidden[k - 1], grad, m_body[k].weight);
+        if (k > 0) at::mm_out(m_grad_hidden[k - 1], grad, m_body[k].weight);
     }
 }
 

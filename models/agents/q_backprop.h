@@ -47,13 +47,13 @@ private:
     QNetworkImpl* m_network;
     std::vector<Layer> m_body; ///< hidden Linear layers, each followed by a ReLU
     Layer m_q_head;
-    Layer m_value_head; ///< undefined tensors without the dueling head
-    int64_t m_batch = -1;          ///< batch size of the forward buffers
-    int64_t m_grad_batch = -1;     ///< batch size of the gradient buffers (the target network needs none)
+    Layer m_value_head;                       ///< undefined tensors without the dueling head
+    int64_t m_batch = -1;                     ///< batch size of the forward buffers
+    int64_t m_grad_batch = -1;                ///< batch size of the gradient buffers (the target network needs none)
     torch::Tensor m_input;                    ///< the last forward()'s x (not copied)
     std::vector<torch::Tensor> m_hidden;      ///< [B, h_i] post-ReLU activations
     std::vector<torch::Tensor> m_grad_hidden; ///< [B, h_i] d loss / d activation, reused for the pre-ReLU gradient
-    torch::Tensor m_advantage, m_value, m_mean, m_q;   ///< head outputs [B, A], [B, 1], [B, 1], [B, A]
+    torch::Tensor m_advantage, m_value, m_mean, m_q;           ///< head outputs [B, A], [B, 1], [B, 1], [B, A]
     torch::Tensor m_grad_advantage, m_grad_value, m_grad_mean; ///< dueling head gradients [B, A], [B, 1], [B, 1]
 };
 

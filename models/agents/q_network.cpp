@@ -22,10 +22,8 @@ void QNetworkImpl::reset()
     }
     register_module("body", body);
     q_head = register_module("q_head", precision::QuantizableLinear(in, options.action_count()));
-    if (options.dueling())
-        value_head = register_module("value_head", precision::QuantizableLinear(in, 1));
-    else
-        value_head = nullptr;
+    if (options.dueling()) value_head = register_module("value_head", precision::QuantizableLinear(in, 1));
+    else value_head = nullptr;
 }
 
 torch::Tensor QNetworkImpl::forward(const torch::Tensor& x)
@@ -33,8 +31,7 @@ torch::Tensor QNetworkImpl::forward(const torch::Tensor& x)
     TORCH_CHECK(x.dim() == 2 && x.size(1) == options.observation_size(), "QNetwork: expected [B, ",
                 options.observation_size(), "], got ", x.sizes());
     const torch::Tensor h = body->is_empty() ? x : body->forward(x);
-    if (!options.dueling())
-        return q_head->forward(h);
+    if (!options.dueling()) return q_head->forward(h);
     const torch::Tensor advantage = q_head->forward(h);
     return value_head->forward(h) + advantage - advantage.mean(/*dim=*/1, /*keepdim=*/true);
 }

@@ -17,7 +17,9 @@ namespace foxhunt::models {
 /// Options of QNetwork.
 struct QNetworkOptions {
     QNetworkOptions(int64_t observation_size, int64_t action_count)
-        : observation_size_(observation_size), action_count_(action_count) {}
+        : observation_size_(observation_size), action_count_(action_count)
+    {
+    }
     /// Length of the observation vector.
     TORCH_ARG(int64_t, observation_size);
     /// Number of discrete actions.

@@ -155,8 +155,8 @@ Check check_inf_skip(const torch::Device& device)
     const bool skipped = !step(true);
     const bool unchanged = torch::equal(layer->weight.detach(), w);
     return {"inf_skip", skipped && unchanged && scaler.current_scale() == 1024.0,
-            std::string("skipped=") + (skipped ? "true" : "false") + " weights_unchanged=" + (unchanged ? "true" : "false") +
-                " scale=" + number(scaler.current_scale())};
+            std::string("skipped=") + (skipped ? "true" : "false") +
+                " weights_unchanged=" + (unchanged ? "true" : "false") + " scale=" + number(scaler.current_scale())};
 }
 
 Check check_autocast_dtype(const torch::Device& device)
@@ -286,8 +286,8 @@ int main(int argc, char** argv)
         return 2;
     }
     if (device_name == "cuda" && !torch::cuda::is_available()) {
-        std::cout << "{\"ok\": false, \"error\": " << quoted("CUDA requested but this LibTorch (" + fm::torchVersion() +
-                                                                 ") sees no CUDA device")
+        std::cout << "{\"ok\": false, \"error\": "
+                  << quoted("CUDA requested but this LibTorch (" + fm::torchVersion() + ") sees no CUDA device")
                   << "}\n";
         return 1;
     }
@@ -419,7 +419,8 @@ int main(int argc, char** argv)
                   << ", \"memory_b32\": {\"param_bytes\": " << fm::parameter_bytes(*m.module)
                   << ", \"grad_bytes\": " << grad_bytes << ", \"optimizer_bytes\": " << optimizer_bytes
                   << ", \"activation_bytes\": " << activation_bytes
-                  << (device.is_cuda() ? ", \"cuda_allocator_peak_bytes\": " + std::to_string(allocator_peak) : std::string())
+                  << (device.is_cuda() ? ", \"cuda_allocator_peak_bytes\": " + std::to_string(allocator_peak)
+                                       : std::string())
                   << "}}";
             first_bench = false;
         }
@@ -431,7 +432,7 @@ int main(int argc, char** argv)
     std::cout << "{\n  \"torch\": " << quoted(fm::torchVersion()) << ",\n  \"device\": " << quoted(device_name)
               << ",\n  \"quick\": " << (quick ? "true" : "false") << ",\n  \"int8_backend\": "
               << quoted(mp::to_string(device.is_cuda() && fm::compat::kHasIntMm ? mp::Int8Backend::CudaIntMm
-                                                                                  : mp::Int8Backend::Dequantize))
+                                                                                : mp::Int8Backend::Dequantize))
               << ",\n  \"checks\": [";
     for (size_t i = 0; i < checks.size(); ++i) {
         ok = ok && checks[i].ok;

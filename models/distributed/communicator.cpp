@@ -45,8 +45,8 @@ int parseInt(const char* name, const char* text, int low, int high)
     char* end = nullptr;
     const long v = std::strtol(text, &end, 10);
     if (end == text || *end != '\0' || v < low || v > high)
-        throw std::invalid_argument(std::string(name) + "=" + text + ": expected an integer in [" + std::to_string(low) +
-                                    ", " + std::to_string(high) + "]");
+        throw std::invalid_argument(std::string(name) + "=" + text + ": expected an integer in [" +
+                                    std::to_string(low) + ", " + std::to_string(high) + "]");
     return static_cast<int>(v);
 }
 
@@ -67,7 +67,10 @@ bool isLoopback(const std::string& host)
     return host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1";
 }
 
-std::string heartbeatKey(int rank) { return "foxhunt/heartbeat/" + std::to_string(rank); }
+std::string heartbeatKey(int rank)
+{
+    return "foxhunt/heartbeat/" + std::to_string(rank);
+}
 
 std::string hostName()
 {
@@ -154,7 +157,10 @@ std::optional<RendezvousOptions> rendezvous_from_environment(RendezvousOptions o
 
 #if defined(FOXHUNT_HAVE_C10D_GLOO)
 
-bool available() { return true; }
+bool available()
+{
+    return true;
+}
 
 struct PendingReduce::Impl {
     c10::intrusive_ptr<c10d::Work> work;
@@ -186,7 +192,10 @@ struct Communicator::Impl {
     }
 
     /// Gloo reduces host memory: a tensor elsewhere that NCCL does not take travels through a host copy.
-    bool staged(const torch::Tensor& tensor) const { return !tensor.device().is_cpu() && !onNccl(tensor); }
+    bool staged(const torch::Tensor& tensor) const
+    {
+        return !tensor.device().is_cpu() && !onNccl(tensor);
+    }
 
     /// Starts `op` on the group that reduces `tensor` (which must not be staged).
     template <typename Op>
@@ -249,7 +258,10 @@ PendingReduce::PendingReduce() = default;
 PendingReduce::~PendingReduce() = default;
 PendingReduce::PendingReduce(PendingReduce&&) noexcept = default;
 PendingReduce& PendingReduce::operator=(PendingReduce&&) noexcept = default;
-bool PendingReduce::valid() const { return m_impl && m_impl->work; }
+bool PendingReduce::valid() const
+{
+    return m_impl && m_impl->work;
+}
 
 void PendingReduce::wait()
 {
@@ -262,7 +274,7 @@ void PendingReduce::wait()
     }
 }
 
-Communicator::Communicator() : m_impl(std::make_unique<Impl>()) {}
+Communicator::Communicator() : m_impl(std::make_unique<Impl>()) { }
 Communicator::~Communicator() = default;
 
 std::shared_ptr<Communicator> Communicator::connect(const RendezvousOptions& options)
@@ -287,19 +299,17 @@ std::shared_ptr<Communicator> Communicator::connect(const RendezvousOptions& opt
         so.timeout = options.timeout;
         d.store = c10::make_intrusive<c10d::TCPStore>(options.master_addr, so);
     } catch (const std::exception& e) {
-        throw PeerFailure(options.rank == 0 ? -1 : 0,
-                          "distributed: rendezvous at " + where + " failed (rank " + std::to_string(options.rank) + " of " +
-                              std::to_string(options.world_size) + "): " + e.what());
+        throw PeerFailure(options.rank == 0 ? -1 : 0, "distributed: rendezvous at " + where + " failed (rank " +
+                                                          std::to_string(options.rank) + " of " +
+                                                          std::to_string(options.world_size) + "): " + e.what());
     }
     try {
         auto go = c10d::ProcessGroupGloo::Options::create(options.timeout);
         const char* ifname = std::getenv("GLOO_SOCKET_IFNAME");
-        if (ifname && *ifname)
-            go->devices.push_back(c10d::ProcessGroupGloo::createDeviceForInterface(ifname));
+        if (ifname && *ifname) go->devices.push_back(c10d::ProcessGroupGloo::createDeviceForInterface(ifname));
         else if (isLoopback(options.master_addr))
             go->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
-        else
-            go->devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());
+        else go->devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());
         go->threads = 1; // one collective in flight at a time per rank is all the reducer issues
         auto prefixed = c10::make_intrusive<c10d::PrefixStore>("foxhunt/gloo", d.store);
         d.group = c10::make_intrusive<c10d::ProcessGroupGloo>(prefixed, options.rank, options.world_size, go);
@@ -329,10 +339,22 @@ std::shared_ptr<Communicator> Communicator::connect(const RendezvousOptions& opt
     return c;
 }
 
-int Communicator::rank() const { return m_impl->options.rank; }
-int Communicator::world_size() const { return m_impl->options.world_size; }
-const RendezvousOptions& Communicator::options() const { return m_impl->options; }
-double Communicator::collective_seconds() const { return m_impl->collectiveSeconds; }
+int Communicator::rank() const
+{
+    return m_impl->options.rank;
+}
+int Communicator::world_size() const
+{
+    return m_impl->options.world_size;
+}
+const RendezvousOptions& Communicator::options() const
+{
+    return m_impl->options;
+}
+double Communicator::collective_seconds() const
+{
+    return m_impl->collectiveSeconds;
+}
 
 std::string Communicator::use_device(const torch::Device& device)
 {
@@ -346,7 +368,8 @@ std::string Communicator::use_device(const torch::Device& device)
     std::vector<RankDevice> ranks;
     try {
         const std::string claim = encode(mine);
-        d.store->set("foxhunt/device/" + std::to_string(d.options.rank), std::vector<std::uint8_t>(claim.begin(), claim.end()));
+        d.store->set("foxhunt/device/" + std::to_string(d.options.rank),
+                     std::vector<std::uint8_t>(claim.begin(), claim.end()));
         for (int r = 0; r < d.options.world_size; ++r) {
             const std::vector<std::uint8_t> v = d.store->get("foxhunt/device/" + std::to_string(r)); // waits for it
             ranks.push_back(decode(std::string(v.begin(), v.end())));
@@ -547,8 +570,7 @@ void Communicator::fail(const std::string& error)
         storeAlive = false;
     }
     std::vector<int> silent;
-    if (!storeAlive && d.options.rank != 0)
-        silent.push_back(0); // the store lives in rank 0's process
+    if (!storeAlive && d.options.rank != 0) silent.push_back(0); // the store lives in rank 0's process
     else
         for (int r = 0; r < n; ++r)
             if (r != d.options.rank && after[static_cast<std::size_t>(r)] == before[static_cast<std::size_t>(r)])
@@ -557,15 +579,20 @@ void Communicator::fail(const std::string& error)
     for (int r : silent) who += (who.empty() ? "rank " : ", rank ") + std::to_string(r);
     const std::string first = error.substr(0, error.find('\n'));
     if (silent.empty())
-        throw PeerFailure(-1, "distributed: a collective failed on rank " + std::to_string(d.options.rank) + ": " + first);
-    throw PeerFailure(silent.front(), "distributed: " + who + " stopped answering (seen from rank " + std::to_string(d.options.rank) + "): " + first);
+        throw PeerFailure(-1,
+                          "distributed: a collective failed on rank " + std::to_string(d.options.rank) + ": " + first);
+    throw PeerFailure(silent.front(), "distributed: " + who + " stopped answering (seen from rank " +
+                                          std::to_string(d.options.rank) + "): " + first);
 }
 
 #else // no c10d Gloo in this build
 
-bool available() { return false; }
+bool available()
+{
+    return false;
+}
 
-struct PendingReduce::Impl {};
+struct PendingReduce::Impl { };
 struct Communicator::Impl {
     RendezvousOptions options;
 };
@@ -574,40 +601,80 @@ PendingReduce::PendingReduce() = default;
 PendingReduce::~PendingReduce() = default;
 PendingReduce::PendingReduce(PendingReduce&&) noexcept = default;
 PendingReduce& PendingReduce::operator=(PendingReduce&&) noexcept = default;
-bool PendingReduce::valid() const { return false; }
-void PendingReduce::wait() {}
+bool PendingReduce::valid() const
+{
+    return false;
+}
+void PendingReduce::wait() { }
 
-Communicator::Communicator() : m_impl(std::make_unique<Impl>()) {}
+Communicator::Communicator() : m_impl(std::make_unique<Impl>()) { }
 Communicator::~Communicator() = default;
 
 std::shared_ptr<Communicator> Communicator::connect(const RendezvousOptions& options)
 {
     validate(options);
-    throw std::runtime_error("distributed: this build has no c10d Gloo process group (build with libgloo-dev installed)");
+    throw std::runtime_error(
+        "distributed: this build has no c10d Gloo process group (build with libgloo-dev installed)");
 }
 
-int Communicator::rank() const { return m_impl->options.rank; }
-int Communicator::world_size() const { return m_impl->options.world_size; }
-const RendezvousOptions& Communicator::options() const { return m_impl->options; }
-double Communicator::collective_seconds() const { return 0.0; }
-std::string Communicator::use_device(const torch::Device&) { return "gloo"; }
-std::string Communicator::device_backend() const { return "gloo"; }
-bool Communicator::reduces_on(const torch::Device& device) const { return device.is_cpu(); }
-void Communicator::all_reduce_sum_(torch::Tensor&) {}
-void Communicator::all_reduce_mean_(torch::Tensor&) {}
-void Communicator::all_reduce_max_(torch::Tensor&) {}
-PendingReduce Communicator::all_reduce_sum_async(torch::Tensor) { return {}; }
-void Communicator::broadcast_(torch::Tensor&, int) {}
-std::string Communicator::broadcast_bytes(const std::string& bytes, int) { return bytes; }
-std::vector<double> Communicator::all_reduce_sum(std::vector<double> values) { return values; }
-std::vector<double> Communicator::all_gather(double value) { return {value}; }
-void Communicator::barrier() {}
-void Communicator::publish(const std::string&, const std::string&) {}
+int Communicator::rank() const
+{
+    return m_impl->options.rank;
+}
+int Communicator::world_size() const
+{
+    return m_impl->options.world_size;
+}
+const RendezvousOptions& Communicator::options() const
+{
+    return m_impl->options;
+}
+double Communicator::collective_seconds() const
+{
+    return 0.0;
+}
+std::string Communicator::use_device(const torch::Device&)
+{
+    return "gloo";
+}
+std::string Communicator::device_backend() const
+{
+    return "gloo";
+}
+bool Communicator::reduces_on(const torch::Device& device) const
+{
+    return device.is_cpu();
+}
+void Communicator::all_reduce_sum_(torch::Tensor&) { }
+void Communicator::all_reduce_mean_(torch::Tensor&) { }
+void Communicator::all_reduce_max_(torch::Tensor&) { }
+PendingReduce Communicator::all_reduce_sum_async(torch::Tensor)
+{
+    return {};
+}
+void Communicator::broadcast_(torch::Tensor&, int) { }
+std::string Communicator::broadcast_bytes(const std::string& bytes, int)
+{
+    return bytes;
+}
+std::vector<double> Communicator::all_reduce_sum(std::vector<double> values)
+{
+    return values;
+}
+std::vector<double> Communicator::all_gather(double value)
+{
+    return {value};
+}
+void Communicator::barrier() { }
+void Communicator::publish(const std::string&, const std::string&) { }
 std::string Communicator::await(const std::string& key)
 {
     throw std::runtime_error("distributed: no store to wait for " + key);
 }
-void Communicator::fail(const std::string& error) { throw PeerFailure(-1, error); }
+void Communicator::fail(const std::string& error)
+{
+    throw PeerFailure(-1, error);
+}
 
 #endif
 

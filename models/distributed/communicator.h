@@ -67,7 +67,7 @@ std::string device_backend(const std::vector<RankDevice>& ranks);
 /// A collective failed: `rank()` is the peer that went silent (-1 when it could not be told).
 class PeerFailure : public std::runtime_error {
 public:
-    PeerFailure(int rank, const std::string& what) : std::runtime_error(what), m_rank(rank) {}
+    PeerFailure(int rank, const std::string& what) : std::runtime_error(what), m_rank(rank) { }
     /// The silent peer, or -1.
     int rank() const { return m_rank; }
 

@@ -12,11 +12,11 @@ struct Slot {
     std::size_t bucket = 0;
     std::int64_t offset = 0; ///< element offset inside the bucket
     unsigned hook = 0;
-    bool ready = false;      ///< gradient copied in during this backward
+    bool ready = false; ///< gradient copied in during this backward
 };
 
 struct Bucket {
-    torch::Tensor flat;          ///< [elements], the parameters' dtype
+    torch::Tensor flat; ///< [elements], the parameters' dtype
     std::vector<std::size_t> slots;
     std::size_t ready = 0;
     bool started = false;
@@ -105,7 +105,8 @@ GradientReducer::GradientReducer(std::vector<torch::Tensor> parameters, std::sha
     d.buckets.back().flat = flat(bucketElements, bucketType);
     for (std::size_t i = 0; i < d.slots.size(); ++i) {
         Impl* impl = &d;
-        d.slots[i].hook = d.slots[i].parameter.register_hook([impl, i](const torch::Tensor& grad) { impl->onGradient(i, grad); });
+        d.slots[i].hook = d.slots[i].parameter.register_hook(
+            [impl, i](const torch::Tensor& grad) { impl->onGradient(i, grad); });
     }
 }
 
@@ -114,8 +115,14 @@ GradientReducer::~GradientReducer()
     for (Slot& s : m_impl->slots) s.parameter.remove_hook(s.hook);
 }
 
-std::size_t GradientReducer::bucket_count() const { return m_impl->buckets.size(); }
-Communicator& GradientReducer::communicator() const { return *m_impl->communicator; }
+std::size_t GradientReducer::bucket_count() const
+{
+    return m_impl->buckets.size();
+}
+Communicator& GradientReducer::communicator() const
+{
+    return *m_impl->communicator;
+}
 
 ReduceTimes GradientReducer::synchronize()
 {
@@ -133,10 +140,8 @@ ReduceTimes GradientReducer::synchronize()
         for (std::size_t i : b.slots) {
             Slot& s = d.slots[i];
             torch::Tensor mean = b.flat.narrow(0, s.offset, s.parameter.numel()).view_as(s.parameter);
-            if (s.parameter.grad().defined())
-                s.parameter.mutable_grad().copy_(mean);
-            else
-                s.parameter.mutable_grad() = mean.clone().to(s.parameter.device());
+            if (s.parameter.grad().defined()) s.parameter.mutable_grad().copy_(mean);
+            else s.parameter.mutable_grad() = mean.clone().to(s.parameter.device());
             s.ready = false;
         }
         b.ready = 0;

@@ -85,7 +85,8 @@ std::vector<GpuInfo> cuda_devices()
     if (!torch::cuda::is_available()) return gpus;
     for (std::size_t i = 0; i < torch::cuda::device_count(); ++i) {
         const cudaDeviceProp* p = at::cuda::getDeviceProperties(static_cast<c10::DeviceIndex>(i));
-        gpus.push_back({static_cast<int>(i), p->name, p->major, p->minor, static_cast<std::uint64_t>(p->totalGlobalMem)});
+        gpus.push_back(
+            {static_cast<int>(i), p->name, p->major, p->minor, static_cast<std::uint64_t>(p->totalGlobalMem)});
     }
 #endif
     return gpus;
@@ -95,10 +96,9 @@ std::vector<GpuInfo> cuda_devices()
 
 std::vector<std::string> CpuFeatures::names() const
 {
-    const std::pair<bool, const char*> all[] = {{avx2, "avx2"},         {avx512f, "avx512f"},
-                                                {avx512_bf16, "avx512_bf16"}, {avx512_vnni, "avx512_vnni"},
-                                                {avx_vnni, "avx_vnni"}, {amx_bf16, "amx_bf16"},
-                                                {amx_int8, "amx_int8"}};
+    const std::pair<bool, const char*> all[] = {
+        {avx2, "avx2"},         {avx512f, "avx512f"},   {avx512_bf16, "avx512_bf16"}, {avx512_vnni, "avx512_vnni"},
+        {avx_vnni, "avx_vnni"}, {amx_bf16, "amx_bf16"}, {amx_int8, "amx_int8"}};
     std::vector<std::string> v;
     for (const auto& [on, name] : all)
         if (on) v.emplace_back(name);
@@ -159,8 +159,9 @@ const GpuInfo* find_gpu(const MachineInfo& machine, int index)
 
 std::string MachineInfo::summary() const
 {
-    std::string s = cpu_model + ", " + std::to_string(physical_cores) + (physical_cores == 1 ? " core / " : " cores / ")
-                    + std::to_string(logical_cpus) + (logical_cpus == 1 ? " thread" : " threads");
+    std::string s = cpu_model + ", " + std::to_string(physical_cores) +
+                    (physical_cores == 1 ? " core / " : " cores / ") + std::to_string(logical_cpus) +
+                    (logical_cpus == 1 ? " thread" : " threads");
     const std::pair<bool, const char*> shown[] = {{cpu.avx2, "AVX2"},
                                                   {cpu.avx512f, "AVX-512"},
                                                   {cpu.avx512_bf16, "AVX512-BF16"},
@@ -174,8 +175,8 @@ std::string MachineInfo::summary() const
     s += "; " + (features.empty() ? std::string("no AVX2") : features);
     if (gpus.empty()) return s + "; no GPU";
     for (const auto& g : gpus)
-        s += "; cuda:" + std::to_string(g.index) + " " + g.name + " (compute " + g.capability() + ", "
-             + readable_bytes(g.memory_bytes) + ")";
+        s += "; cuda:" + std::to_string(g.index) + " " + g.name + " (compute " + g.capability() + ", " +
+             readable_bytes(g.memory_bytes) + ")";
     return s;
 }
 

@@ -33,10 +33,10 @@ struct CpuFeatures {
 
 /// One CUDA device.
 struct GpuInfo {
-    int index = 0;                 ///< CUDA device index
-    std::string name;              ///< e.g. "NVIDIA H200"
-    int major = 0;                 ///< compute capability, major
-    int minor = 0;                 ///< compute capability, minor
+    int index = 0;                  ///< CUDA device index
+    std::string name;               ///< e.g. "NVIDIA H200"
+    int major = 0;                  ///< compute capability, major
+    int minor = 0;                  ///< compute capability, minor
     std::uint64_t memory_bytes = 0; ///< total device memory
 
     /// "8.0" style compute capability.

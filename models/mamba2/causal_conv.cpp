@@ -72,8 +72,8 @@ void input_grad_block(const T* __restrict g, const T* __restrict wt, T* __restri
 
 // gwt[k, c] = sum_{b,t} g[b, t, c] x[b, t - K + 1 + k, c]; gb[c] = sum_{b,t} g[b, t, c].
 template <typename T, int64_t Width>
-void param_grad_block(const T* __restrict g, const T* __restrict x, int64_t x_batch, int64_t x_step,
-                      T* __restrict gwt, T* __restrict gb, const ConvShape& s, int64_t c0, int64_t c1)
+void param_grad_block(const T* __restrict g, const T* __restrict x, int64_t x_batch, int64_t x_step, T* __restrict gwt,
+                      T* __restrict gb, const ConvShape& s, int64_t c0, int64_t c1)
 {
     const int64_t w = block_width<Width>(c0, c1);
     T* __restrict gbc = gb + c0;
@@ -109,10 +109,8 @@ void for_channel_blocks(int64_t channels, Block&& block)
         for (int64_t i = first; i < last; ++i) {
             const int64_t c0 = i * kChannelBlock;
             const int64_t c1 = std::min(channels, c0 + kChannelBlock);
-            if (c1 - c0 == kChannelBlock)
-                block(std::integral_constant<int64_t, kChannelBlock>{}, c0, c1);
-            else
-                block(std::integral_constant<int64_t, 0>{}, c0, c1);
+            if (c1 - c0 == kChannelBlock) block(std::integral_constant<int64_t, kChannelBlock>{}, c0, c1);
+            else block(std::integral_constant<int64_t, 0>{}, c0, c1);
         }
     });
 }
@@ -125,13 +123,14 @@ public:
         // Rows may be strided (a slice of in_proj's output); channels must be contiguous.
         auto x = x_in.stride(2) == 1 ? x_in : x_in.contiguous();
         const ConvShape s = shape_of(x, weight);
-        auto wt = weight.t().contiguous();                             // [K, C]
+        auto wt = weight.t().contiguous(); // [K, C]
         auto b = bias.contiguous();
         auto y = torch::empty({s.batch, s.length, s.channels}, x.options());
         AT_DISPATCH_FLOATING_TYPES(x.scalar_type(), "causal_depthwise_conv1d", [&] {
             for_channel_blocks(s.channels, [&](auto width, int64_t c0, int64_t c1) {
-                forward_block<scalar_t, decltype(width)::value>(x.data_ptr<scalar_t>(), x.stride(0), x.stride(1), wt.data_ptr<scalar_t>(),
-                                        b.data_ptr<scalar_t>(), y.data_ptr<scalar_t>(), s, c0, c1);
+                forward_block<scalar_t, decltype(width)::value>(x.data_ptr<scalar_t>(), x.stride(0), x.stride(1),
+                                                                wt.data_ptr<scalar_t>(), b.data_ptr<scalar_t>(),
+                                                                y.data_ptr<scalar_t>(), s, c0, c1);
             });
         });
         ctx->save_for_backward({x, wt});
@@ -157,11 +156,11 @@ public:
             for_channel_blocks(s.channels, [&](auto width, int64_t c0, int64_t c1) {
                 if (gx.defined())
                     input_grad_block<scalar_t, decltype(width)::value>(g.data_ptr<scalar_t>(), wt.data_ptr<scalar_t>(),
-                                               gx.data_ptr<scalar_t>(), s, c0, c1);
+                                                                       gx.data_ptr<scalar_t>(), s, c0, c1);
                 if (params)
-                    param_grad_block<scalar_t, decltype(width)::value>(g.data_ptr<scalar_t>(), x.data_ptr<scalar_t>(), x.stride(0),
-                                               x.stride(1), gwt.data_ptr<scalar_t>(), gb.data_ptr<scalar_t>(), s,
-                                               c0, c1);
+                    param_grad_block<scalar_t, decltype(width)::value>(
+                        g.data_ptr<scalar_t>(), x.data_ptr<scalar_t>(), x.stride(0), x.stride(1),
+                        gwt.data_ptr<scalar_t>(), gb.data_ptr<scalar_t>(), s, c0, c1);
             });
         });
         return {gx, params ? gwt.t().contiguous() : torch::Tensor(), params ? gb : torch::Tensor()};
@@ -175,8 +174,8 @@ torch::Tensor causal_depthwise_conv1d(const torch::Tensor& x, const torch::Tenso
     TORCH_CHECK(x.dim() == 3, "causal_depthwise_conv1d: x must be [B, L, C], got ", x.sizes());
     TORCH_CHECK(weight.dim() == 2 && weight.size(0) == x.size(2) && weight.size(1) > 0,
                 "causal_depthwise_conv1d: weight must be [C, K] with C = ", x.size(2), ", got ", weight.sizes());
-    TORCH_CHECK(bias.dim() == 1 && bias.size(0) == x.size(2), "causal_depthwise_conv1d: bias must be [",
-                x.size(2), "], got ", bias.sizes());
+    TORCH_CHECK(bias.dim() == 1 && bias.size(0) == x.size(2), "causal_depthwise_conv1d: bias must be [", x.size(2),
+                "], got ", bias.sizes());
     // Also under CPU autocast: the loop is not an autocast op, so it stays in float. A depthwise
     // convolution is memory-bound, so BF16 would gain nothing here, and 1.13's oneDNN BF16 kernel
     // and BF16 SiLU after it (forward and backward) cost more than the whole FP32 path.

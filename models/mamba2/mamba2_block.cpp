@@ -25,9 +25,11 @@ Mamba2BlockImpl::Mamba2BlockImpl(const Mamba2BlockOptions& options_) : options(o
     const int64_t bc = 2 * options.ngroups() * options.d_state();
     m_conv_dim = m_d_inner + bc;
     const int64_t d_in_proj = 2 * m_d_inner + bc + m_heads;
-    in_proj = register_module("in_proj", precision::QuantizableLinear(torch::nn::LinearOptions(options.d_model(), d_in_proj).bias(false)));
-    conv1d = register_module("conv1d", precision::QuantizableDepthwiseConv1d(
-                                           precision::DepthwiseConv1dOptions(m_conv_dim, options.d_conv()).padding(options.d_conv() - 1)));
+    in_proj = register_module(
+        "in_proj", precision::QuantizableLinear(torch::nn::LinearOptions(options.d_model(), d_in_proj).bias(false)));
+    conv1d = register_module(
+        "conv1d", precision::QuantizableDepthwiseConv1d(
+                      precision::DepthwiseConv1dOptions(m_conv_dim, options.d_conv()).padding(options.d_conv() - 1)));
 
     torch::NoGradGuard no_grad;
     // dt log-uniform in [dt_min, dt_max]; dt_bias is its inverse softplus, so that
@@ -42,11 +44,16 @@ Mamba2BlockImpl::Mamba2BlockImpl(const Mamba2BlockOptions& options_) : options(o
     A_log = register_parameter("A_log", torch::log(a));
     D = register_parameter("D", torch::ones({m_heads}));
 
-    norm = register_module("norm", RmsNormGated(RmsNormGatedOptions(m_d_inner).group_size(m_d_inner / options.ngroups())));
-    out_proj = register_module("out_proj", precision::QuantizableLinear(torch::nn::LinearOptions(m_d_inner, options.d_model()).bias(false)));
+    norm = register_module("norm",
+                           RmsNormGated(RmsNormGatedOptions(m_d_inner).group_size(m_d_inner / options.ngroups())));
+    out_proj = register_module(
+        "out_proj", precision::QuantizableLinear(torch::nn::LinearOptions(m_d_inner, options.d_model()).bias(false)));
 }
 
-torch::Tensor Mamba2BlockImpl::A() const { return -torch::exp(A_log); }
+torch::Tensor Mamba2BlockImpl::A() const
+{
+    return -torch::exp(A_log);
+}
 
 torch::Tensor Mamba2BlockImpl::forward(const torch::Tensor& u)
 {
@@ -61,10 +68,9 @@ Mamba2BlockImpl::ScanInputs Mamba2BlockImpl::scan_inputs(const torch::Tensor& xb
     const int64_t gn = options.ngroups() * options.d_state();
     // Causal: the left padding of d_conv - 1 plus dropping the tail means step t sees t-d_conv+1..t only.
     // The float taps run in in_proj's [B, L, C] layout; int8 taps go through the layer's own forward.
-    auto conv_out = conv1d->converted_to_int8()
-                        ? conv1d(xbc.transpose(1, 2)).narrow(2, 0, length).transpose(1, 2)
-                        : causal_depthwise_conv1d(xbc, conv1d->weight.squeeze(1), conv1d->bias);
-    auto act = torch::silu(conv_out);                                  // [B, L, conv_dim]
+    auto conv_out = conv1d->converted_to_int8() ? conv1d(xbc.transpose(1, 2)).narrow(2, 0, length).transpose(1, 2)
+                                                : causal_depthwise_conv1d(xbc, conv1d->weight.squeeze(1), conv1d->bias);
+    auto act = torch::silu(conv_out); // [B, L, conv_dim]
     auto parts = act.split_with_sizes({m_d_inner, gn, gn}, /*dim=*/-1);
     return {parts[0].reshape({batch, length, m_heads, options.head_dim()}),
             torch::nn::functional::softplus(dt_raw + dt_bias),
@@ -74,8 +80,8 @@ Mamba2BlockImpl::ScanInputs Mamba2BlockImpl::scan_inputs(const torch::Tensor& xb
 
 torch::Tensor Mamba2BlockImpl::forward_with_state(const torch::Tensor& u, Mamba2State& state)
 {
-    TORCH_CHECK(u.dim() == 3 && u.size(2) == options.d_model(), "Mamba2Block: input must be [B, ",
-                options.d_model(), "], got ", u.sizes());
+    TORCH_CHECK(u.dim() == 3 && u.size(2) == options.d_model(), "Mamba2Block: input must be [B, ", options.d_model(),
+                "], got ", u.sizes());
     const int64_t batch = u.size(0);
     const int64_t length = u.size(1);
 
@@ -88,10 +94,11 @@ torch::Tensor Mamba2BlockImpl::forward_with_state(const torch::Tensor& u, Mamba2
     auto xbc = parts[1];
     {
         const int64_t k = options.d_conv();
-        auto xbc_t = xbc.transpose(1, 2);                              // [B, conv_dim, L]
-        state.conv = length >= k ? xbc_t.narrow(2, length - k, k).detach().clone()
-                                 : torch::nn::functional::pad(xbc_t, torch::nn::functional::PadFuncOptions({k - length, 0}))
-                                       .detach();
+        auto xbc_t = xbc.transpose(1, 2); // [B, conv_dim, L]
+        state.conv =
+            length >= k
+                ? xbc_t.narrow(2, length - k, k).detach().clone()
+                : torch::nn::functional::pad(xbc_t, torch::nn::functional::PadFuncOptions({k - length, 0})).detach();
     }
     const ScanInputs in = scan_inputs(xbc, parts[2]);
 
@@ -106,8 +113,8 @@ torch::Tensor Mamba2BlockImpl::forward_with_state(const torch::Tensor& u, Mamba2
 
 torch::Tensor Mamba2BlockImpl::forward_last(const torch::Tensor& u)
 {
-    TORCH_CHECK(u.dim() == 3 && u.size(2) == options.d_model() && u.size(1) > 0, "Mamba2Block: input must be [B, L > 0, ",
-                options.d_model(), "], got ", u.sizes());
+    TORCH_CHECK(u.dim() == 3 && u.size(2) == options.d_model() && u.size(1) > 0,
+                "Mamba2Block: input must be [B, L > 0, ", options.d_model(), "], got ", u.sizes());
     if (options.sequential_scan()) return forward(u).select(1, u.size(1) - 1);
     const int64_t batch = u.size(0);
     const int64_t last = u.size(1) - 1;
@@ -134,10 +141,10 @@ torch::Tensor Mamba2BlockImpl::forward_last(const torch::Tensor& u)
     const ScanInputs in = scan_inputs(xbc, dt_raw);
 
     // y_L = h_L C_L + D x_L, with h_L the state after the last step; the heads of a group share C.
-    auto h_last = ssd_final_state(in.x, in.dt, A(), in.B);                        // [B, H, P, N]
+    auto h_last = ssd_final_state(in.x, in.dt, A(), in.B); // [B, H, P, N]
     const int64_t g = options.ngroups();
     auto y = torch::matmul(h_last.view({batch, g, (m_heads / g) * options.head_dim(), options.d_state()}),
-                           in.C.select(1, last).unsqueeze(-1))                     // [B, G, H/G * P, 1]
+                           in.C.select(1, last).unsqueeze(-1)) // [B, G, H/G * P, 1]
                  .view({batch, m_heads, options.head_dim()});
     y = y + in.x.select(1, last) * D.view({1, m_heads, 1});
     return out_proj(norm(y.reshape({batch, m_d_inner}), z_last));

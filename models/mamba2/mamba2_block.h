@@ -13,7 +13,7 @@ namespace foxhunt::models::mamba2 {
 
 /// Sizes and initialisation of a Mamba2Block (defaults follow the reference, sizes small).
 struct Mamba2BlockOptions {
-    explicit Mamba2BlockOptions(int64_t d_model) : d_model_(d_model) {}
+    explicit Mamba2BlockOptions(int64_t d_model) : d_model_(d_model) { }
     /// Width of the residual stream.
     TORCH_ARG(int64_t, d_model);
     /// SSM state size N per head.

@@ -28,8 +28,9 @@ Mamba2ForecasterImpl::Mamba2ForecasterImpl(const Mamba2ForecasterOptions& option
         blocks->push_back(Mamba2Block(options.block_options()));
     }
     norm_f = register_module("norm_f", RmsNormGated(RmsNormGatedOptions(options.d_model()).eps(options.norm_eps())));
-    head = register_module("head", precision::QuantizableLinear(options.d_model() + options.horizon() * options.known_features(),
-                                                     options.horizon() * options.n_quantiles()));
+    head = register_module(
+        "head", precision::QuantizableLinear(options.d_model() + options.horizon() * options.known_features(),
+                                             options.horizon() * options.n_quantiles()));
 }
 
 torch::Tensor Mamba2ForecasterImpl::head_forward(const torch::Tensor& last, const torch::Tensor& known_future)
@@ -67,7 +68,8 @@ torch::Tensor Mamba2ForecasterImpl::forward(const torch::Tensor& x, const torch:
 Mamba2ForecasterState Mamba2ForecasterImpl::initial_state(int64_t batch) const
 {
     Mamba2ForecasterState s;
-    for (size_t i = 0; i < blocks->size(); ++i) s.layers.push_back(blocks->ptr<Mamba2BlockImpl>(i)->initial_state(batch));
+    for (size_t i = 0; i < blocks->size(); ++i)
+        s.layers.push_back(blocks->ptr<Mamba2BlockImpl>(i)->initial_state(batch));
     return s;
 }
 

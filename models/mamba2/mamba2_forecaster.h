@@ -17,7 +17,9 @@ namespace foxhunt::models::mamba2 {
 /// Sizes of a Mamba2Forecaster. Defaults are small for a CPU.
 struct Mamba2ForecasterOptions {
     Mamba2ForecasterOptions(int64_t n_features, int64_t horizon, int64_t n_quantiles)
-        : n_features_(n_features), horizon_(horizon), n_quantiles_(n_quantiles) {}
+        : n_features_(n_features), horizon_(horizon), n_quantiles_(n_quantiles)
+    {
+    }
     /// The block options these sizes imply.
     Mamba2BlockOptions block_options() const;
     /// Past features per bar F.

@@ -8,7 +8,7 @@ namespace foxhunt::models::mamba2 {
 
 /// Options for RmsNormGated.
 struct RmsNormGatedOptions {
-    explicit RmsNormGatedOptions(int64_t dim) : dim_(dim) {}
+    explicit RmsNormGatedOptions(int64_t dim) : dim_(dim) { }
     /// Feature size of the last dimension.
     TORCH_ARG(int64_t, dim);
     /// Size of the groups the RMS is taken over; 0 means the whole dim.

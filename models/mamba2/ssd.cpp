@@ -20,8 +20,8 @@ ScanShape check_scan_inputs(const torch::Tensor& x, const torch::Tensor& dt, con
     TORCH_CHECK(dt.dim() == 3 && dt.size(0) == s.batch && dt.size(1) == s.length && dt.size(2) == s.heads,
                 "ssd: dt must be [B, L, H] = ", std::vector<int64_t>{s.batch, s.length, s.heads}, ", got ", dt.sizes());
     TORCH_CHECK(A.dim() == 1 && A.size(0) == s.heads, "ssd: A must be [H] with H = ", s.heads, ", got ", A.sizes());
-    TORCH_CHECK(B.dim() == 4 && B.size(0) == s.batch && B.size(1) == s.length,
-                "ssd: B must be [B, L, G, N], got ", B.sizes());
+    TORCH_CHECK(B.dim() == 4 && B.size(0) == s.batch && B.size(1) == s.length, "ssd: B must be [B, L, G, N], got ",
+                B.sizes());
     TORCH_CHECK(C.sizes() == B.sizes(), "ssd: C must have B's shape ", B.sizes(), ", got ", C.sizes());
     TORCH_CHECK(s.groups > 0 && s.heads % s.groups == 0, "ssd: heads (", s.heads, ") must be a multiple of groups (",
                 s.groups, ")");
@@ -33,8 +33,8 @@ void check_state(const torch::Tensor& state, const ScanShape& s)
     if (!state.defined()) return;
     TORCH_CHECK(state.dim() == 4 && state.size(0) == s.batch && state.size(1) == s.heads &&
                     state.size(2) == s.head_dim && state.size(3) == s.state,
-                "ssd: state must be [B, H, P, N] = ",
-                std::vector<int64_t>{s.batch, s.heads, s.head_dim, s.state}, ", got ", state.sizes());
+                "ssd: state must be [B, H, P, N] = ", std::vector<int64_t>{s.batch, s.heads, s.head_dim, s.state},
+                ", got ", state.sizes());
 }
 
 // Group g serves heads [g * H/G, (g+1) * H/G), as in the reference's "(g h)" layout.
@@ -86,9 +86,8 @@ torch::Tensor segsum(const torch::Tensor& a)
     return out.masked_fill(lower.logical_not(), -std::numeric_limits<double>::infinity());
 }
 
-SsdResult ssd_chunked(const torch::Tensor& x, const torch::Tensor& dt, const torch::Tensor& A,
-                      const torch::Tensor& B, const torch::Tensor& C, int64_t chunk_size,
-                      const torch::Tensor& initial_state)
+SsdResult ssd_chunked(const torch::Tensor& x, const torch::Tensor& dt, const torch::Tensor& A, const torch::Tensor& B,
+                      const torch::Tensor& C, int64_t chunk_size, const torch::Tensor& initial_state)
 {
     const ScanShape s = check_scan_inputs(x, dt, A, B, C);
     check_state(initial_state, s);
@@ -110,9 +109,9 @@ SsdResult ssd_chunked(const torch::Tensor& x, const torch::Tensor& dt, const tor
         Cp = F::pad(C, F::PadFuncOptions({0, 0, 0, 0, 0, pad}));
     }
     // The per-head products need x head-major; one copy serves the forward and both backward products.
-    auto X = xp.reshape({b, c, l, h, p}).permute({0, 1, 3, 2, 4}).contiguous();   // [b c h l p]
-    auto dth = dtp.reshape({b, c, l, h}).permute({0, 1, 3, 2});                  // [b c h l]
-    auto Bg = Bp.reshape({b, c, l, g, n}).transpose(2, 3);                       // [b c g l n]
+    auto X = xp.reshape({b, c, l, h, p}).permute({0, 1, 3, 2, 4}).contiguous(); // [b c h l p]
+    auto dth = dtp.reshape({b, c, l, h}).permute({0, 1, 3, 2});                 // [b c h l]
+    auto Bg = Bp.reshape({b, c, l, g, n}).transpose(2, 3);                      // [b c g l n]
     auto Cg = Cp.reshape({b, c, l, g, n}).transpose(2, 3);
 
     // Segment sums and prefix sums of dt A within each chunk, all from one small matmul. Outside
@@ -123,22 +122,21 @@ SsdResult ssd_chunked(const torch::Tensor& x, const torch::Tensor& dt, const tor
         compat::autocast_excluded full_precision;
         sums = torch::matmul(dth * A.view({1, 1, h, 1}), chunk_sum_matrix(l, x.options()));
     }
-    auto seg = sums.narrow(-1, 0, l * l).view({b, c, g, hg, l, l});               // [b c g hg l s]
-    auto prefix = sums.narrow(-1, l * l, l);                                      // [b c h l]
+    auto seg = sums.narrow(-1, 0, l * l).view({b, c, g, hg, l, l}); // [b c g hg l s]
+    auto prefix = sums.narrow(-1, l * l, l);                        // [b c h l]
 
     // 1. Within each chunk: y = (C B^T o L o dt_s) X, the quadratic (attention-like) form. C B^T is
     //    per group, so it is formed before broadcasting to the heads.
     auto causal = torch::ones({l, l}, x.options()).tril();
-    auto CB = torch::matmul(Cg, Bg.transpose(-1, -2)) * causal;                  // [b c g l s]
+    auto CB = torch::matmul(Cg, Bg.transpose(-1, -2)) * causal; // [b c g l s]
     auto M = torch::exp(seg) * CB.unsqueeze(3) * dth.reshape({b, c, g, hg, 1, l});
-    auto y_diag = torch::matmul(M.reshape({b, c, h, l, l}), X);                  // [b c h l p]
+    auto y_diag = torch::matmul(M.reshape({b, c, h, l, l}), X); // [b c h l p]
 
     // 2. State each chunk contributes at its own end: sum_l x_l (dt_l exp(a_{l+1} + ...)) B_l^T.
     //    The weight is per head, so it goes on x, and all heads of a group share one product with B.
-    auto w = torch::exp(seg.select(-2, l - 1)) * dth.reshape({b, c, g, hg, l});   // [b c g hg l]
+    auto w = torch::exp(seg.select(-2, l - 1)) * dth.reshape({b, c, g, hg, l}); // [b c g hg l]
     auto xw = xp.reshape({b, c, l, g, hg, p}) * w.permute({0, 1, 4, 2, 3}).unsqueeze(-1);
-    auto states = torch::matmul(xw.reshape({b, c, l, g, hg * p}).permute({0, 1, 3, 4, 2}), Bg)
-                      .reshape({b, c, h, p, n});
+    auto states = torch::matmul(xw.reshape({b, c, l, g, hg * p}).permute({0, 1, 3, 4, 2}), Bg).reshape({b, c, h, p, n});
 
     // 3. Chunk-to-chunk recurrence on the states: one decay and add per chunk.
     auto chunk_decay = torch::exp(prefix.select(-1, l - 1)).reshape({b, c, h, 1, 1});
@@ -152,7 +150,7 @@ SsdResult ssd_chunked(const torch::Tensor& x, const torch::Tensor& dt, const tor
 
     // 4. Contribution of the state entering each chunk: exp(prefix_l) C_l h^T, again one product per group.
     auto entering = torch::stack(carried, /*dim=*/1).view({b, c, g, hg * p, n});
-    auto y_off = torch::matmul(Cg, entering.transpose(-1, -2))                    // [b c g l hg*p]
+    auto y_off = torch::matmul(Cg, entering.transpose(-1, -2)) // [b c g l hg*p]
                      .view({b, c, g, l, hg, p})
                      .permute({0, 1, 3, 2, 4, 5})
                      .reshape({b, c, l, h, p});
@@ -175,17 +173,16 @@ torch::Tensor ssd_final_state(const torch::Tensor& x, const torch::Tensor& dt, c
     auto suffix = torch::cat({k.view({L, 1}) > k.view({1, L}), torch::ones({L, 1}, k.options().dtype(torch::kBool))},
                              /*dim=*/1)
                       .to(x.scalar_type());
-    torch::Tensor sums;                                                             // [b h L+1]
+    torch::Tensor sums; // [b h L+1]
     {
         compat::autocast_excluded full_precision; // log decays, as in ssd_chunked()
         sums = torch::matmul((dt * A.view({1, 1, h})).transpose(1, 2), suffix);
     }
-    auto w = torch::exp(sums.narrow(-1, 0, L)) * dt.transpose(1, 2);               // [b h L]
-    auto xw = x * w.transpose(1, 2).unsqueeze(-1);                                  // [b L h p]
+    auto w = torch::exp(sums.narrow(-1, 0, L)) * dt.transpose(1, 2); // [b h L]
+    auto xw = x * w.transpose(1, 2).unsqueeze(-1);                   // [b L h p]
     auto state = torch::matmul(xw.reshape({b, L, g, (h / g) * p}).permute({0, 2, 3, 1}), B.transpose(1, 2))
                      .reshape({b, h, p, n});
-    if (initial_state.defined())
-        state = state + torch::exp(sums.select(-1, L)).view({b, h, 1, 1}) * initial_state;
+    if (initial_state.defined()) state = state + torch::exp(sums.select(-1, L)).view({b, h, 1, 1}) * initial_state;
     return state;
 }
 
@@ -194,9 +191,8 @@ SsdResult ssd_sequential(const torch::Tensor& x, const torch::Tensor& dt, const 
 {
     const ScanShape s = check_scan_inputs(x, dt, A, B, C);
     check_state(initial_state, s);
-    auto state = initial_state.defined()
-                     ? initial_state
-                     : torch::zeros({s.batch, s.heads, s.head_dim, s.state}, x.options());
+    auto state = initial_state.defined() ? initial_state
+                                         : torch::zeros({s.batch, s.heads, s.head_dim, s.state}, x.options());
     std::vector<torch::Tensor> ys;
     ys.reserve(static_cast<size_t>(s.length));
     for (int64_t t = 0; t < s.length; ++t) {
@@ -208,8 +204,8 @@ SsdResult ssd_sequential(const torch::Tensor& x, const torch::Tensor& dt, const 
     return {y, state};
 }
 
-SsdResult ssd_step(const torch::Tensor& x, const torch::Tensor& dt, const torch::Tensor& A,
-                   const torch::Tensor& B, const torch::Tensor& C, const torch::Tensor& state)
+SsdResult ssd_step(const torch::Tensor& x, const torch::Tensor& dt, const torch::Tensor& A, const torch::Tensor& B,
+                   const torch::Tensor& C, const torch::Tensor& state)
 {
     TORCH_CHECK(x.dim() == 3, "ssd_step: x must be [B, H, P], got ", x.sizes());
     TORCH_CHECK(dt.dim() == 2 && dt.size(0) == x.size(0) && dt.size(1) == x.size(1),
@@ -222,13 +218,13 @@ SsdResult ssd_step(const torch::Tensor& x, const torch::Tensor& dt, const torch:
     TORCH_CHECK(state.dim() == 4 && state.size(0) == x.size(0) && state.size(1) == heads &&
                     state.size(2) == x.size(2) && state.size(3) == B.size(2),
                 "ssd_step: state must be [B, H, P, N], got ", state.sizes());
-    auto Bh = groups_to_heads(B, heads);                               // [b h n]
+    auto Bh = groups_to_heads(B, heads); // [b h n]
     auto Ch = groups_to_heads(C, heads);
     // The decay is a per-head scalar that scales the whole [P, N] state.
-    auto decay = torch::exp(dt * A.unsqueeze(0)).unsqueeze(-1).unsqueeze(-1);  // [b h 1 1]
-    auto input = (x * dt.unsqueeze(-1)).unsqueeze(-1) * Bh.unsqueeze(2);       // [b h p n]
+    auto decay = torch::exp(dt * A.unsqueeze(0)).unsqueeze(-1).unsqueeze(-1); // [b h 1 1]
+    auto input = (x * dt.unsqueeze(-1)).unsqueeze(-1) * Bh.unsqueeze(2);      // [b h p n]
     auto next = state * decay + input;
-    auto y = (next * Ch.unsqueeze(2)).sum(-1);                         // [b h p]
+    auto y = (next * Ch.unsqueeze(2)).sum(-1); // [b h p]
     return {y, next};
 }
 

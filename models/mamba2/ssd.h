@@ -25,9 +25,8 @@ torch::Tensor segsum(const torch::Tensor& a);
 /// sequence is zero-padded to a multiple of chunk_size, which leaves the state unchanged.
 /// x: [B, L, H, P], dt: [B, L, H], A: [H], B/C: [B, L, G, N] with H % G == 0,
 /// initial_state: undefined or [B, H, P, N] -> y [B, L, H, P], final_state [B, H, P, N]
-SsdResult ssd_chunked(const torch::Tensor& x, const torch::Tensor& dt, const torch::Tensor& A,
-                      const torch::Tensor& B, const torch::Tensor& C, int64_t chunk_size,
-                      const torch::Tensor& initial_state = {});
+SsdResult ssd_chunked(const torch::Tensor& x, const torch::Tensor& dt, const torch::Tensor& A, const torch::Tensor& B,
+                      const torch::Tensor& C, int64_t chunk_size, const torch::Tensor& initial_state = {});
 
 /// The state after the last step alone, h_L = sum_t exp(dt_{t+1} A + ... + dt_L A) dt_t x_t B_t^T
 /// (+ exp(sum_t dt_t A) h_0): one weighted product over the whole sequence, no chunks, no outputs.
@@ -39,12 +38,11 @@ torch::Tensor ssd_final_state(const torch::Tensor& x, const torch::Tensor& dt, c
 /// Sequential reference scan, h_t = exp(dt_t A) h_{t-1} + dt_t x_t B_t^T, y_t = h_t C_t.
 /// Same shapes as ssd_chunked.
 SsdResult ssd_sequential(const torch::Tensor& x, const torch::Tensor& dt, const torch::Tensor& A,
-                         const torch::Tensor& B, const torch::Tensor& C,
-                         const torch::Tensor& initial_state = {});
+                         const torch::Tensor& B, const torch::Tensor& C, const torch::Tensor& initial_state = {});
 
 /// One recurrence step. x: [B, H, P], dt: [B, H], A: [H], B/C: [B, G, N],
 /// state: [B, H, P, N] -> y [B, H, P], final_state (the new state) [B, H, P, N]
-SsdResult ssd_step(const torch::Tensor& x, const torch::Tensor& dt, const torch::Tensor& A,
-                   const torch::Tensor& B, const torch::Tensor& C, const torch::Tensor& state);
+SsdResult ssd_step(const torch::Tensor& x, const torch::Tensor& dt, const torch::Tensor& A, const torch::Tensor& B,
+                   const torch::Tensor& C, const torch::Tensor& state);
 
 } // namespace foxhunt::models::mamba2

@@ -34,8 +34,7 @@ c10::DeleterFnPtr g_innerDelete = nullptr;
 void raisePeakTo(std::size_t value)
 {
     std::size_t peak = g_peak.load(std::memory_order_relaxed);
-    while (value > peak && !g_peak.compare_exchange_weak(peak, value, std::memory_order_relaxed)) {
-    }
+    while (value > peak && !g_peak.compare_exchange_weak(peak, value, std::memory_order_relaxed)) { }
 }
 
 void freeCounted(void* data)
@@ -85,11 +84,20 @@ bool installCountingCpuAllocator()
     return countingCpuAllocatorInstalled();
 }
 
-bool countingCpuAllocatorInstalled() { return c10::GetCPUAllocator() == &g_counting; }
+bool countingCpuAllocatorInstalled()
+{
+    return c10::GetCPUAllocator() == &g_counting;
+}
 
-std::size_t liveCpuBytes() { return g_live.load(std::memory_order_relaxed); }
+std::size_t liveCpuBytes()
+{
+    return g_live.load(std::memory_order_relaxed);
+}
 
-std::size_t peakCpuBytes() { return g_peak.load(std::memory_order_relaxed); }
+std::size_t peakCpuBytes()
+{
+    return g_peak.load(std::memory_order_relaxed);
+}
 
 void resetPeakCpuBytes()
 {
@@ -104,9 +112,15 @@ MemoryCounters cpuMemoryCounters()
             g_frees.load(std::memory_order_relaxed)};
 }
 
-bool cudaMemoryStatsAvailable() { return compat::cuda_allocated_bytes().available; }
+bool cudaMemoryStatsAvailable()
+{
+    return compat::cuda_allocated_bytes().available;
+}
 
-std::size_t liveCudaBytes() { return compat::cuda_allocated_bytes().current; }
+std::size_t liveCudaBytes()
+{
+    return compat::cuda_allocated_bytes().current;
+}
 
 namespace {
 // The most bytes seen before the innermost CUDA scope reset the allocator's peak, so that an
@@ -125,8 +139,7 @@ void resetPeakCudaBytes()
     g_cudaCarried.store(0, std::memory_order_relaxed);
 }
 
-PeakMemoryScope::PeakMemoryScope(MemoryDevice device)
-    : m_device(device)
+PeakMemoryScope::PeakMemoryScope(MemoryDevice device) : m_device(device)
 {
     if (m_device == MemoryDevice::Cuda) {
         m_start = liveCudaBytes();
@@ -146,8 +159,8 @@ PeakMemoryScope::~PeakMemoryScope()
         return;
     }
     std::size_t carried = g_cudaCarried.load(std::memory_order_relaxed);
-    while (carried < m_peakBefore && !g_cudaCarried.compare_exchange_weak(carried, m_peakBefore, std::memory_order_relaxed)) {
-    }
+    while (carried < m_peakBefore &&
+           !g_cudaCarried.compare_exchange_weak(carried, m_peakBefore, std::memory_order_relaxed)) { }
 }
 
 std::size_t PeakMemoryScope::peakAboveStart() const
@@ -169,7 +182,8 @@ CudaWorkScope::~CudaWorkScope()
     if (!m_attribution) return;
     const auto held = static_cast<std::size_t>(std::max<std::int64_t>(0, m_residentBefore));
     m_attribution->peak = held + m_scope->peakAboveStart();
-    m_attribution->resident += static_cast<std::int64_t>(liveCudaBytes()) - static_cast<std::int64_t>(m_scope->startBytes());
+    m_attribution->resident += static_cast<std::int64_t>(liveCudaBytes()) -
+                               static_cast<std::int64_t>(m_scope->startBytes());
 }
 
 std::size_t CudaAttribution::residentBytes() const

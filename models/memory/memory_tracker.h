@@ -15,10 +15,10 @@ namespace foxhunt::models {
 
 /// A snapshot of the CPU counters.
 struct MemoryCounters {
-    std::size_t liveBytes = 0;      ///< bytes of tensor storage alive now
-    std::size_t peakBytes = 0;      ///< most live bytes since install or the last reset
-    std::uint64_t allocations = 0;  ///< counted allocations so far (empty ones excluded)
-    std::uint64_t frees = 0;        ///< counted frees so far
+    std::size_t liveBytes = 0;     ///< bytes of tensor storage alive now
+    std::size_t peakBytes = 0;     ///< most live bytes since install or the last reset
+    std::uint64_t allocations = 0; ///< counted allocations so far (empty ones excluded)
+    std::uint64_t frees = 0;       ///< counted frees so far
 };
 
 /// Wraps the current CPU allocator in a counting one, once per process (later calls do nothing).

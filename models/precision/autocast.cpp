@@ -15,8 +15,8 @@ AutocastGuard::AutocastGuard(const MixedPrecisionConfig& config, c10::DeviceType
     if (!config.enabled) return;
     TORCH_CHECK(device == c10::DeviceType::CPU || device == c10::DeviceType::CUDA,
                 "AutocastGuard: autocast supports CPU and CUDA, not ", c10::DeviceTypeName(device));
-    const PrecisionCheck check =
-        validate(config, device == c10::DeviceType::CUDA ? ComputeDevice::Cuda : ComputeDevice::Cpu);
+    const PrecisionCheck check = validate(config,
+                                          device == c10::DeviceType::CUDA ? ComputeDevice::Cuda : ComputeDevice::Cpu);
     TORCH_CHECK(check.ok, "AutocastGuard: ", check.problem, "; ", check.suggestion);
     m_prev_enabled = compat::autocast_enabled(device);
     m_prev_dtype = compat::autocast_dtype(device);

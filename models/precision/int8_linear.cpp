@@ -23,7 +23,10 @@ torch::Tensor decode_scales(const torch::Tensor& code, const torch::Tensor& scal
 
 } // namespace
 
-torch::Tensor PerRowInt8::scale() const { return decode_scales(scale_code, scale_max); }
+torch::Tensor PerRowInt8::scale() const
+{
+    return decode_scales(scale_code, scale_max);
+}
 
 PerRowInt8 quantize_per_row(const torch::Tensor& w)
 {
@@ -31,7 +34,7 @@ PerRowInt8 quantize_per_row(const torch::Tensor& w)
                 w.sizes(), " ", w.scalar_type());
     torch::NoGradGuard ng;
     auto wf = w.detach().to(torch::kFloat);
-    auto needed = wf.abs().amax(/*dim=*/1).to(torch::kDouble) / 127.0;  // the smallest scale that does not clip
+    auto needed = wf.abs().amax(/*dim=*/1).to(torch::kDouble) / 127.0; // the smallest scale that does not clip
     const double largest = needed.numel() > 0 ? needed.max().item<double>() : 0.0;
     // An all-zero tensor gets scale 1 so that it stays exactly zero without dividing by zero.
     auto scale_max = torch::full({1}, largest > 0.0 ? largest : 1.0, torch::kFloat);
@@ -45,7 +48,10 @@ PerRowInt8 quantize_per_row(const torch::Tensor& w)
     return {q, code.to(wf.device()), scale_max.to(wf.device())};
 }
 
-torch::Tensor dequantize_per_row(const PerRowInt8& w) { return dequantize_per_row(w.q, w.scale()); }
+torch::Tensor dequantize_per_row(const PerRowInt8& w)
+{
+    return dequantize_per_row(w.q, w.scale());
+}
 
 torch::Tensor dequantize_per_row(const torch::Tensor& q, const torch::Tensor& scale)
 {
@@ -64,7 +70,10 @@ PerTensorInt8 quantize_per_tensor(const torch::Tensor& v)
     return {q, scale};
 }
 
-torch::Tensor dequantize_per_tensor(const PerTensorInt8& v) { return v.q.to(torch::kFloat) * v.scale; }
+torch::Tensor dequantize_per_tensor(const PerTensorInt8& v)
+{
+    return v.q.to(torch::kFloat) * v.scale;
+}
 
 PerRowInt8 register_per_row(torch::nn::Module& module, const std::string& name, const PerRowInt8& w)
 {
@@ -88,9 +97,9 @@ bool SourceStamp::matches(std::initializer_list<torch::Tensor> sources) const
             continue;
         }
         if (t.is_inference() || !t.has_storage()) return false;
-        if (t.unsafeGetTensorImpl() != s->tensor.unsafeGetTensorImpl()
-            || t.storage().unsafeGetStorageImpl() != s->storage.unsafeGetStorageImpl() || t.data_ptr() != s->data
-            || t._version() != s->version)
+        if (t.unsafeGetTensorImpl() != s->tensor.unsafeGetTensorImpl() ||
+            t.storage().unsafeGetStorageImpl() != s->storage.unsafeGetStorageImpl() || t.data_ptr() != s->data ||
+            t._version() != s->version)
             return false;
         ++s;
     }
@@ -120,7 +129,8 @@ bool onednn_quantized_available()
     return std::find(engines.begin(), engines.end(), at::QEngine::ONEDNN) != engines.end();
 }
 
-Int8LinearImpl::Int8LinearImpl(const torch::Tensor& weight_, const torch::Tensor& bias_, const Int8LinearOptions& options_)
+Int8LinearImpl::Int8LinearImpl(const torch::Tensor& weight_, const torch::Tensor& bias_,
+                               const Int8LinearOptions& options_)
     : options(options_)
 {
     TORCH_CHECK(weight_.dim() == 2, "Int8Linear: weight must be [out, in], got ", weight_.sizes());
@@ -193,7 +203,10 @@ int64_t Int8LinearImpl::weight_bytes() const
     return n;
 }
 
-torch::Tensor Int8LinearImpl::dequantized_weight() const { return dequantize_per_row(weight); }
+torch::Tensor Int8LinearImpl::dequantized_weight() const
+{
+    return dequantize_per_row(weight);
+}
 
 torch::Tensor Int8LinearImpl::dequantized_bias() const
 {
@@ -210,9 +223,15 @@ torch::Tensor cached_dequantized(const PerTensorInt8& v, DerivedTensorCache& cac
     return cache.get({v.q, v.scale}, [&v] { return dequantize_per_tensor(v); });
 }
 
-torch::Tensor Int8LinearImpl::cached_scale() { return precision::cached_scale(weight, m_scale_cache); }
+torch::Tensor Int8LinearImpl::cached_scale()
+{
+    return precision::cached_scale(weight, m_scale_cache);
+}
 
-torch::Tensor Int8LinearImpl::cached_bias() { return has_bias() ? cached_dequantized(bias, m_bias_cache) : torch::Tensor(); }
+torch::Tensor Int8LinearImpl::cached_bias()
+{
+    return has_bias() ? cached_dequantized(bias, m_bias_cache) : torch::Tensor();
+}
 
 torch::Tensor Int8LinearImpl::forward(const torch::Tensor& x)
 {
@@ -236,7 +255,8 @@ torch::Tensor Int8LinearImpl::forward(const torch::Tensor& x)
 }
 
 std::function<torch::Tensor(const torch::Tensor&)> Int8LinearImpl::repeated_forward(c10::ScalarType dtype,
-                                                                                  c10::DeviceType device, int64_t rows)
+                                                                                    c10::DeviceType device,
+                                                                                    int64_t rows)
 {
     const Int8Backend backend = backend_for(rows, device);
     if (backend != Int8Backend::Dequantize && backend != Int8Backend::Float)
@@ -274,7 +294,8 @@ torch::Tensor Int8LinearImpl::forward_onednn(const torch::Tensor& x2d)
     TORCH_CHECK(x2d.device().is_cpu(), "Int8Linear: the oneDNN backend runs on the CPU, input is on ", x2d.device());
     TORCH_CHECK(onednn_quantized_available(), "Int8Linear: this LibTorch has no oneDNN quantized engine");
     // Prepacked anew when the buffers changed (a load, an in-place refresh, a move).
-    if (m_packed.isNone() || !m_packed_stamp.matches({weight.q, weight.scale_code, weight.scale_max, bias.q, bias.scale})) {
+    if (m_packed.isNone() ||
+        !m_packed_stamp.matches({weight.q, weight.scale_code, weight.scale_max, bias.q, bias.scale})) {
         // The prepacked form belongs to whichever quantized engine is current; select oneDNN for
         // the prepack only, so the rest of the process keeps its engine.
         auto& ctx = at::globalContext();

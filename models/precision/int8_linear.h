@@ -237,8 +237,8 @@ private:
     std::vector<RowsBackend> m_plan;
     bool m_recording = false;
     std::vector<int64_t> m_recorded_rows;
-    c10::IValue m_packed;            // oneDNN prepacked weight, built on first CPU use
-    SourceStamp m_packed_stamp;      // the buffers m_packed was built from
+    c10::IValue m_packed;       // oneDNN prepacked weight, built on first CPU use
+    SourceStamp m_packed_stamp; // the buffers m_packed was built from
 };
 TORCH_MODULE(Int8Linear);
 

@@ -56,9 +56,8 @@ public:
 };
 
 /// Times `candidates` at `shape` on `device`. Tests inject their own to decide without a clock.
-using KernelTimer =
-    std::function<std::vector<KernelTiming>(const KernelShape& shape, const torch::Device& device,
-                                            const std::vector<Int8Backend>& candidates)>;
+using KernelTimer = std::function<std::vector<KernelTiming>(const KernelShape& shape, const torch::Device& device,
+                                                            const std::vector<Int8Backend>& candidates)>;
 
 /// The backends worth timing at `shape` on `device`: Float and Dequantize everywhere, OneDnn on a
 /// CPU whose LibTorch has it, CudaIntMm on CUDA where the build has _int_mm, Static for a layer

@@ -11,7 +11,10 @@
 
 namespace foxhunt::models::precision {
 
-std::string to_string(HalfType type) { return type == HalfType::F16 ? "f16" : "bf16"; }
+std::string to_string(HalfType type)
+{
+    return type == HalfType::F16 ? "f16" : "bf16";
+}
 
 HalfType half_type_from_string(const std::string& text)
 {
@@ -22,7 +25,10 @@ HalfType half_type_from_string(const std::string& text)
     throw std::invalid_argument("mixed precision: unknown dtype '" + text + "' (expected f16 or bf16)");
 }
 
-MixedPrecisionConfig MixedPrecisionConfig::disabled() { return {}; }
+MixedPrecisionConfig MixedPrecisionConfig::disabled()
+{
+    return {};
+}
 
 MixedPrecisionConfig MixedPrecisionConfig::for_ampere()
 {
@@ -77,8 +83,8 @@ namespace {
 
 std::string capability_text(const DeviceCapabilities& caps)
 {
-    return caps.name + " (compute capability " + std::to_string(caps.cuda_major) + "." + std::to_string(caps.cuda_minor) +
-           ")";
+    return caps.name + " (compute capability " + std::to_string(caps.cuda_major) + "." +
+           std::to_string(caps.cuda_minor) + ")";
 }
 
 std::string milliseconds(double ms)
@@ -94,15 +100,18 @@ AmpCandidate auto_amp_candidate(const DeviceCapabilities& caps)
 {
     if (caps.device == ComputeDevice::Cuda) {
         if (caps.cuda_major >= 8)
-            return {MixedPrecisionConfig::for_ampere(), capability_text(caps) + " has BF16 tensor cores: BF16, scale 1, static"};
+            return {MixedPrecisionConfig::for_ampere(),
+                    capability_text(caps) + " has BF16 tensor cores: BF16, scale 1, static"};
         if (caps.cuda_major == 7)
             return {MixedPrecisionConfig::for_volta_turing(),
-                    capability_text(caps) + " has FP16 tensor cores but no BF16: FP16 with a dynamic loss scale from 2048"};
+                    capability_text(caps) +
+                        " has FP16 tensor cores but no BF16: FP16 with a dynamic loss scale from 2048"};
         return {MixedPrecisionConfig::disabled(), capability_text(caps) + " has no tensor cores: FP32"};
     }
     if (caps.cpu.native_bf16())
-        return {MixedPrecisionConfig::for_ampere(),
-                caps.name + " has native BF16 (" + (caps.cpu.amx_bf16 ? "AMX-BF16" : "AVX512-BF16") + "): BF16 is worth timing"};
+        return {MixedPrecisionConfig::for_ampere(), caps.name + " has native BF16 (" +
+                                                        (caps.cpu.amx_bf16 ? "AMX-BF16" : "AVX512-BF16") +
+                                                        "): BF16 is worth timing"};
     return {MixedPrecisionConfig::disabled(),
             caps.name + " has no native BF16 (AVX512-BF16 or AMX): BF16 would emulate and be slower, so FP32"};
 }
@@ -178,15 +187,16 @@ PrecisionCheck validate(const MixedPrecisionConfig& config, const DeviceCapabili
         return r;
     }
     if (config.dtype == HalfType::BF16 && caps.cuda_major < 8) {
-        const MixedPrecisionConfig fix =
-            caps.cuda_major == 7 ? MixedPrecisionConfig::for_volta_turing() : MixedPrecisionConfig::disabled();
-        return fail("BF16 needs an Ampere or newer GPU (compute capability 8.0); " + capability_text(caps) + " has none",
-                    caps.cuda_major == 7 ? "use FP16 with a dynamic loss scale (the Volta/Turing preset)"
-                                         : "train in FP32",
-                    fix);
+        const MixedPrecisionConfig fix = caps.cuda_major == 7 ? MixedPrecisionConfig::for_volta_turing()
+                                                              : MixedPrecisionConfig::disabled();
+        return fail(
+            "BF16 needs an Ampere or newer GPU (compute capability 8.0); " + capability_text(caps) + " has none",
+            caps.cuda_major == 7 ? "use FP16 with a dynamic loss scale (the Volta/Turing preset)" : "train in FP32",
+            fix);
     }
     if (config.dtype == HalfType::BF16 && config.scales_loss())
-        r.suggestion = "BF16 has FP32's exponent range: loss scaling is unnecessary (for_ampere() uses scale 1, static)";
+        r.suggestion =
+            "BF16 has FP32's exponent range: loss scaling is unnecessary (for_ampere() uses scale 1, static)";
     return r;
 }
 

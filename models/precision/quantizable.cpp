@@ -14,7 +14,10 @@ void release(torch::Tensor& t)
     t.set_data(torch::empty({0}, t.options()));
 }
 
-double absmax_of(const torch::Tensor& x) { return x.detach().abs().max().item<double>(); }
+double absmax_of(const torch::Tensor& x)
+{
+    return x.detach().abs().max().item<double>();
+}
 
 } // namespace
 
@@ -60,7 +63,8 @@ QuantizableLstmImpl::QuantizableLstmImpl(const torch::nn::LSTMOptions& options_)
         m_flat_weights.push_back(register_parameter(p.key(), p.value()));
 }
 
-std::tuple<torch::Tensor, LstmState> QuantizableLstmImpl::forward(const torch::Tensor& input, std::optional<LstmState> hx)
+std::tuple<torch::Tensor, LstmState> QuantizableLstmImpl::forward(const torch::Tensor& input,
+                                                                  std::optional<LstmState> hx)
 {
     TORCH_CHECK(input.dim() == 3 && input.size(2) == options.input_size(), "QuantizableLstm: input must be 3-D with ",
                 options.input_size(), " features, got ", input.sizes());
@@ -73,13 +77,12 @@ std::tuple<torch::Tensor, LstmState> QuantizableLstmImpl::forward(const torch::T
     }
     if (m_int8_ih.empty()) {
         if (m_observing) m_absmax = std::max(m_absmax, absmax_of(input));
-        auto [out, h, c] = at::lstm(input, {std::get<0>(*hx), std::get<1>(*hx)}, m_flat_weights, options.bias(),
-                                    layers, options.dropout(), is_training(), /*bidirectional=*/false,
-                                    options.batch_first());
+        auto [out, h, c] = at::lstm(input, {std::get<0>(*hx), std::get<1>(*hx)}, m_flat_weights, options.bias(), layers,
+                                    options.dropout(), is_training(), /*bidirectional=*/false, options.batch_first());
         return {out, {h, c}};
     }
     // Int8 recurrence: the input projection for all steps at once, the hidden one per step.
-    auto x = options.batch_first() ? input : input.transpose(0, 1);            // [B, T, in]
+    auto x = options.batch_first() ? input : input.transpose(0, 1); // [B, T, in]
     const int64_t steps = x.size(1);
     std::vector<torch::Tensor> h_n, c_n;
     const auto is_float_gemm = [](Int8Backend b) { return b == Int8Backend::Float || b == Int8Backend::Dequantize; };
@@ -103,20 +106,21 @@ std::tuple<torch::Tensor, LstmState> QuantizableLstmImpl::forward(const torch::T
                 params.push_back(torch::zeros_like(b));
             }
             auto [out, h1, c1] = at::lstm(x, {h.unsqueeze(0), c.unsqueeze(0)}, params, ih->has_bias(), /*num_layers=*/1,
-                                          /*dropout=*/0.0, /*train=*/false, /*bidirectional=*/false, /*batch_first=*/true);
+                                          /*dropout=*/0.0, /*train=*/false, /*bidirectional=*/false,
+                                          /*batch_first=*/true);
             x = out;
             h_n.push_back(h1.squeeze(0));
             c_n.push_back(c1.squeeze(0));
             continue;
         }
-        auto gates_x = ih->forward(x);                                      // [B, T, 4H]
+        auto gates_x = ih->forward(x); // [B, T, 4H]
         // The hidden projection runs once per step: dequantize its weight once per call, not per step.
         const auto hidden_proj = hh->repeated_forward(h.scalar_type(), device, batch);
         std::vector<torch::Tensor> outs;
         outs.reserve(static_cast<size_t>(steps));
         for (int64_t t = 0; t < steps; ++t) {
             auto gates = gates_x.select(1, t) + hidden_proj(h);
-            auto chunks = gates.chunk(4, /*dim=*/1);                          // PyTorch's order: i, f, g, o
+            auto chunks = gates.chunk(4, /*dim=*/1); // PyTorch's order: i, f, g, o
             c = torch::sigmoid(chunks[1]) * c + torch::sigmoid(chunks[0]) * torch::tanh(chunks[2]);
             h = torch::sigmoid(chunks[3]) * torch::tanh(c);
             outs.push_back(h);
@@ -140,7 +144,8 @@ void QuantizableLstmImpl::quantize(Int8Backend backend, bool static_range)
         const auto& w_hh = m_flat_weights[static_cast<size_t>(l) * per_layer + 1];
         torch::Tensor b;
         if (options.bias())
-            b = m_flat_weights[static_cast<size_t>(l) * per_layer + 2] + m_flat_weights[static_cast<size_t>(l) * per_layer + 3];
+            b = m_flat_weights[static_cast<size_t>(l) * per_layer + 2] +
+                m_flat_weights[static_cast<size_t>(l) * per_layer + 3];
         auto ih_opts = Int8LinearOptions().backend(backend);
         auto hh_opts = Int8LinearOptions().backend(backend);
         if (static_range) {

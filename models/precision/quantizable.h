@@ -67,7 +67,8 @@ public:
     // input: [B, T, in] if batch_first else [T, B, in]; hx: ([L, B, H], [L, B, H]) ->
     // (output [B, T, H] / [T, B, H], (h_n, c_n))
     /// Same contract as torch::nn::LSTM::forward.
-    std::tuple<torch::Tensor, LstmState> forward(const torch::Tensor& input, std::optional<LstmState> hx = std::nullopt);
+    std::tuple<torch::Tensor, LstmState> forward(const torch::Tensor& input,
+                                                 std::optional<LstmState> hx = std::nullopt);
 
     /// Quantizes every layer's W_ih (with b_ih + b_hh) and W_hh per gate row; frees the float weights.
     void quantize(Int8Backend backend, bool static_range);

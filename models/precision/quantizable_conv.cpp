@@ -25,7 +25,8 @@ torch::Tensor QuantizableDepthwiseConv1dImpl::forward(const torch::Tensor& x)
         return torch::conv1d(x, weight, bias, /*stride=*/1, /*padding=*/options.padding(), /*dilation=*/1,
                              /*groups=*/options.channels());
     const auto w = dequantize_per_row(weight_q.q, cached_scale(weight_q, m_scale_cache));
-    return torch::conv1d(x, w.unsqueeze(1).to(x.scalar_type()), cached_dequantized(bias_q, m_bias_cache).to(x.scalar_type()),
+    return torch::conv1d(x, w.unsqueeze(1).to(x.scalar_type()),
+                         cached_dequantized(bias_q, m_bias_cache).to(x.scalar_type()),
                          /*stride=*/1, /*padding=*/options.padding(), /*dilation=*/1, /*groups=*/options.channels());
 }
 

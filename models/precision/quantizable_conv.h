@@ -10,7 +10,7 @@ namespace foxhunt::models::precision {
 
 /// Sizes of a QuantizableDepthwiseConv1d.
 struct DepthwiseConv1dOptions {
-    DepthwiseConv1dOptions(int64_t channels, int64_t kernel_size) : channels_(channels), kernel_size_(kernel_size) {}
+    DepthwiseConv1dOptions(int64_t channels, int64_t kernel_size) : channels_(channels), kernel_size_(kernel_size) { }
     /// Channels C (one filter each: groups = C).
     TORCH_ARG(int64_t, channels);
     /// Taps K per filter.

@@ -16,7 +16,8 @@ int64_t module_bytes(const torch::nn::Module& module)
 std::vector<std::pair<std::string, int64_t>> named_tensor_bytes(const torch::nn::Module& module)
 {
     std::vector<std::pair<std::string, int64_t>> v;
-    for (const auto& p : module.named_parameters()) v.emplace_back(p.key(), p.value().numel() * p.value().element_size());
+    for (const auto& p : module.named_parameters())
+        v.emplace_back(p.key(), p.value().numel() * p.value().element_size());
     for (const auto& b : module.named_buffers()) v.emplace_back(b.key(), b.value().numel() * b.value().element_size());
     std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
     return v;

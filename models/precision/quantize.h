@@ -41,7 +41,10 @@ struct QuantizeReport {
     /// scales, int8 biases and the float rest: norms and the SSM's per-head parameters).
     int64_t int8_bytes = 0;
     /// int8_bytes / float_bytes, the one footprint ratio the engine reports (goal <= 0.30).
-    double bytes_ratio() const { return float_bytes > 0 ? static_cast<double>(int8_bytes) / static_cast<double>(float_bytes) : 0.0; }
+    double bytes_ratio() const
+    {
+        return float_bytes > 0 ? static_cast<double>(int8_bytes) / static_cast<double>(float_bytes) : 0.0;
+    }
 };
 
 /// Thrown when a model holds layers quantize_for_inference() cannot swap; what() names them.
@@ -73,7 +76,8 @@ void copy_state(const torch::nn::Module& from, torch::nn::Module& to);
 /// to the model's device and quantizes it. The float model is untouched: call again to refresh
 /// the int8 copy after more training. Throws NotQuantizable with the reason when it cannot.
 template <class Holder>
-Holder quantize_for_inference(const Holder& model, const QuantizeOptions& options = {}, QuantizeReport* report = nullptr)
+Holder quantize_for_inference(const Holder& model, const QuantizeOptions& options = {},
+                              QuantizeReport* report = nullptr)
 {
     check_quantizable(*model);
     // Building the copy draws initial weights from the default generator; keep the caller's

@@ -27,9 +27,9 @@ public:
         auto twice = torch::ones({g4, 1}, x.options());
         twice.narrow(0, 2 * hidden, hidden).fill_(2.0);
         auto w_ih2 = (w_ih * twice).contiguous();
-        auto w_hh2_t = (w_hh * twice).t().contiguous();                       // [H, 4H]
+        auto w_hh2_t = (w_hh * twice).t().contiguous(); // [H, 4H]
         auto bias2 = (b_ih + b_hh) * twice.view({g4});
-        auto x_tm = x.transpose(0, 1).contiguous();                           // [T, B, I]
+        auto x_tm = x.transpose(0, 1).contiguous(); // [T, B, I]
         auto gates = torch::addmm(bias2, x_tm.view({steps * batch, in}), w_ih2.t()).view({steps, batch, g4});
         auto hs = torch::empty({steps + 1, batch, hidden}, x.options());
         auto cs = torch::empty({steps + 1, batch, hidden}, x.options());
@@ -39,7 +39,7 @@ public:
         for (int64_t t = 0; t < steps; ++t) {
             auto g = gates[t];
             g.addmm_(hs[t], w_hh2_t);
-            g.sigmoid_();                                                      // i, f, (g + 1) / 2, o
+            g.sigmoid_(); // i, f, (g + 1) / 2, o
             float* gp = g.data_ptr<float>();
             const float* cp = cs[t].data_ptr<float>();
             float* cn = cs[t + 1].data_ptr<float>();
@@ -48,7 +48,7 @@ public:
                 float* row = gp + b * g4;
                 for (int64_t j = 0; j < hidden; ++j) {
                     const float cell = 2.0f * row[2 * hidden + j] - 1.0f;
-                    row[2 * hidden + j] = cell;                                // keep tanh(g) for backward
+                    row[2 * hidden + j] = cell; // keep tanh(g) for backward
                     const float c = row[hidden + j] * cp[b * hidden + j] + row[j] * cell;
                     cn[b * hidden + j] = c;
                     tc[b * hidden + j] = 2.0f * c;
@@ -82,7 +82,8 @@ public:
         const int64_t steps = x_tm.size(0), batch = x_tm.size(1), in = x_tm.size(2), hidden = hs.size(2);
         const int64_t g4 = 4 * hidden;
         const auto opts = x_tm.options();
-        auto go = grads[0].defined() ? grads[0].transpose(0, 1).contiguous() : torch::zeros({steps, batch, hidden}, opts);
+        auto go = grads[0].defined() ? grads[0].transpose(0, 1).contiguous()
+                                     : torch::zeros({steps, batch, hidden}, opts);
         auto dh = grads[1].defined() ? grads[1].clone().contiguous() : torch::zeros({batch, hidden}, opts);
         auto dc = grads[2].defined() ? grads[2].clone().contiguous() : torch::zeros({batch, hidden}, opts);
         auto dgates = torch::empty({steps, batch, g4}, opts);

@@ -23,8 +23,9 @@ torch::Tensor GatedLinearUnitImpl::forward(const torch::Tensor& x)
 
 GateAddNormImpl::GateAddNormImpl(const GateAddNormOptions& options_) : options(options_)
 {
-    glu = register_module("glu", GatedLinearUnit(GatedLinearUnitOptions(options.input_size(), options.output_size())
-                                                     .dropout(options.dropout())));
+    glu = register_module(
+        "glu", GatedLinearUnit(
+                   GatedLinearUnitOptions(options.input_size(), options.output_size()).dropout(options.dropout())));
     norm = register_module("norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({options.output_size()})));
 }
 
@@ -47,8 +48,8 @@ GatedResidualNetworkImpl::GatedResidualNetworkImpl(const GatedResidualNetworkOpt
     fc1 = register_module("fc1", precision::QuantizableLinear(options.input_size(), options.hidden_size()));
     if (options.context_size() > 0)
         context_proj = register_module(
-            "context_proj",
-            precision::QuantizableLinear(torch::nn::LinearOptions(options.context_size(), options.hidden_size()).bias(false)));
+            "context_proj", precision::QuantizableLinear(
+                                torch::nn::LinearOptions(options.context_size(), options.hidden_size()).bias(false)));
     fc2 = register_module("fc2", precision::QuantizableLinear(options.hidden_size(), options.hidden_size()));
     gate_norm = register_module(
         "gate_norm",
@@ -119,11 +120,11 @@ torch::Tensor grouped_forward(const std::vector<GatedResidualNetworkImpl*>& grns
     const int64_t hidden = o.hidden_size();
     const int64_t out = o.output_size();
     const bool has_skip = static_cast<bool>(grns.front()->skip);
-    auto x3 = x.reshape({v, -1, o.input_size()});                       // [V, N, I]
+    auto x3 = x.reshape({v, -1, o.input_size()}); // [V, N, I]
 
     // fc1 and the skip projection read the same input: one product for both.
-    auto w1 = stacked(grns, [](auto& g) { return g.fc1->weight; });       // [V, hidden, I]
-    auto b1 = stacked(grns, [](auto& g) { return g.fc1->bias; });         // [V, hidden]
+    auto w1 = stacked(grns, [](auto& g) { return g.fc1->weight; }); // [V, hidden, I]
+    auto b1 = stacked(grns, [](auto& g) { return g.fc1->bias; });   // [V, hidden]
     if (has_skip) {
         w1 = torch::cat({w1, stacked(grns, [](auto& g) { return g.skip->weight; })}, /*dim=*/1);
         b1 = torch::cat({b1, stacked(grns, [](auto& g) { return g.skip->bias; })}, /*dim=*/1);
@@ -137,10 +138,11 @@ torch::Tensor grouped_forward(const std::vector<GatedResidualNetworkImpl*>& grns
     // GateAddNorm: dropout, GLU, residual add, LayerNorm (its affine applied per GRN afterwards).
     auto& gate = *grns.front()->gate_norm;
     h = hashed_dropout(h, gate.glu->options.dropout(), gate.glu->dropout->is_training());
-    auto gated = torch::glu(torch::baddbmm(stacked(grns, [](auto& g) { return g.gate_norm->glu->fc->bias; }).unsqueeze(1), h,
-                                           stacked(grns, [](auto& g) { return g.gate_norm->glu->fc->weight; }).transpose(1, 2)),
-                            /*dim=*/-1);
-    auto gamma = stacked(grns, [](auto& g) { return g.gate_norm->norm->weight; }).unsqueeze(1);   // [V, 1, out]
+    auto gated = torch::glu(
+        torch::baddbmm(stacked(grns, [](auto& g) { return g.gate_norm->glu->fc->bias; }).unsqueeze(1), h,
+                       stacked(grns, [](auto& g) { return g.gate_norm->glu->fc->weight; }).transpose(1, 2)),
+        /*dim=*/-1);
+    auto gamma = stacked(grns, [](auto& g) { return g.gate_norm->norm->weight; }).unsqueeze(1); // [V, 1, out]
     auto beta = stacked(grns, [](auto& g) { return g.gate_norm->norm->bias; }).unsqueeze(1);
     auto normed = torch::layer_norm((gated + residual).to(gamma.scalar_type()), {out}, /*weight=*/{}, /*bias=*/{},
                                     gate.norm->options.eps());

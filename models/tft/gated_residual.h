@@ -10,7 +10,9 @@ namespace foxhunt::models::tft {
 
 /// Options for GatedLinearUnit.
 struct GatedLinearUnitOptions {
-    GatedLinearUnitOptions(int64_t input_size, int64_t output_size) : input_size_(input_size), output_size_(output_size) {}
+    GatedLinearUnitOptions(int64_t input_size, int64_t output_size) : input_size_(input_size), output_size_(output_size)
+    {
+    }
     /// Input width.
     TORCH_ARG(int64_t, input_size);
     /// Output width.
@@ -39,7 +41,7 @@ TORCH_MODULE(GatedLinearUnit);
 
 /// Options for GateAddNorm.
 struct GateAddNormOptions {
-    GateAddNormOptions(int64_t input_size, int64_t output_size) : input_size_(input_size), output_size_(output_size) {}
+    GateAddNormOptions(int64_t input_size, int64_t output_size) : input_size_(input_size), output_size_(output_size) { }
     /// Width of the gated input.
     TORCH_ARG(int64_t, input_size);
     /// Width of the output and of the skip.
@@ -69,7 +71,9 @@ TORCH_MODULE(GateAddNorm);
 /// Options for GatedResidualNetwork.
 struct GatedResidualNetworkOptions {
     GatedResidualNetworkOptions(int64_t input_size, int64_t hidden_size, int64_t output_size)
-        : input_size_(input_size), hidden_size_(hidden_size), output_size_(output_size) {}
+        : input_size_(input_size), hidden_size_(hidden_size), output_size_(output_size)
+    {
+    }
     /// Input width.
     TORCH_ARG(int64_t, input_size);
     /// Width of the two inner layers.

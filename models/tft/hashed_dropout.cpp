@@ -32,7 +32,7 @@ inline T keep_value(std::uint32_t i, std::uint32_t key, std::int32_t drop_below,
 // Fixed 16-wide inner blocks so that -O2's cheap vectoriser takes them; an AVX2 clone where the CPU has it.
 template <class T>
 __attribute__((target_clones("avx2", "default"))) void fill_mask(T* out, std::int64_t begin, std::int64_t end,
-                                                                std::uint32_t key, std::int32_t drop_below, T scale)
+                                                                 std::uint32_t key, std::int32_t drop_below, T scale)
 {
     constexpr std::int64_t kBlock = 16;
     std::int64_t i = begin;
@@ -72,8 +72,8 @@ torch::Tensor hashed_dropout(const torch::Tensor& x, double p, bool training)
         auto* out = mask.data_ptr<scalar_t>();
         const auto scale = static_cast<scalar_t>(1.0 / (1.0 - p));
         for (std::int64_t span = 0; span < n; span += kSpan) {
-            const auto key = mix32(static_cast<std::uint32_t>(seed) ^
-                                   mix32(static_cast<std::uint32_t>(seed >> 32) + static_cast<std::uint32_t>(span >> 32)));
+            const auto key = mix32(static_cast<std::uint32_t>(seed) ^ mix32(static_cast<std::uint32_t>(seed >> 32) +
+                                                                            static_cast<std::uint32_t>(span >> 32)));
             const std::int64_t end = std::min(n, span + kSpan);
             at::parallel_for(span, end, /*grain_size=*/32768, [&](std::int64_t b, std::int64_t e) {
                 fill_mask<scalar_t>(out, b, e, key, drop_below, scale);

@@ -67,7 +67,7 @@ AttentionOutput InterpretableMultiHeadAttentionImpl::forward(const torch::Tensor
     for (int64_t h = 0; h < options.n_heads(); ++h) {
         auto qh = q_layers->ptr<precision::QuantizableLinearImpl>(static_cast<size_t>(h))->forward(q);
         auto kh = k_layers->ptr<precision::QuantizableLinearImpl>(static_cast<size_t>(h))->forward(k);
-        auto scores = torch::matmul(qh, kh.transpose(1, 2)) * scale;    // [B, Tq, Tk]
+        auto scores = torch::matmul(qh, kh.transpose(1, 2)) * scale; // [B, Tq, Tk]
         // Lowest finite value rather than -inf or -1e9: -1e9 overflows FP16, and a row of
         // -inf would give NaN; every query sees at least its own position, so no row is empty.
         if (mask.defined()) scores = scores.masked_fill(mask, lowest_finite(scores.scalar_type()));

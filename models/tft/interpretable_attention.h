@@ -11,7 +11,7 @@ namespace foxhunt::models::tft {
 
 /// Options for InterpretableMultiHeadAttention.
 struct InterpretableMultiHeadAttentionOptions {
-    InterpretableMultiHeadAttentionOptions(int64_t d_model, int64_t n_heads) : d_model_(d_model), n_heads_(n_heads) {}
+    InterpretableMultiHeadAttentionOptions(int64_t d_model, int64_t n_heads) : d_model_(d_model), n_heads_(n_heads) { }
     /// Model width (divisible by n_heads).
     TORCH_ARG(int64_t, d_model);
     /// Number of heads.

@@ -89,14 +89,14 @@ TftOutput TemporalFusionTransformerImpl::forward(const torch::Tensor& past, cons
 
     // Static covariate encoders: four contexts from one selected static embedding.
     auto static_sel = static_vsn(statics_in);
-    auto static_embedding = static_sel.output;                          // [B, h]
+    auto static_embedding = static_sel.output; // [B, h]
     auto c_selection = static_context_variable_selection(static_embedding);
     auto c_hidden = static_context_initial_hidden(static_embedding);
     auto c_cell = static_context_initial_cell(static_embedding);
     auto c_enrichment = static_context_enrichment(static_embedding);
 
-    auto enc_sel = encoder_vsn(past, c_selection);                      // [B, T, h], [B, T, n_past]
-    auto dec_sel = decoder_vsn(future, c_selection);                    // [B, H, h], [B, H, n_future]
+    auto enc_sel = encoder_vsn(past, c_selection);   // [B, T, h], [B, T, n_past]
+    auto dec_sel = decoder_vsn(future, c_selection); // [B, H, h], [B, H, n_future]
 
     torch::Tensor enc_out, dec_out;
     auto fused_enc = fused_if_plain(*lstm_encoder, enc_sel.output, c_hidden, c_cell);
@@ -114,7 +114,7 @@ TftOutput TemporalFusionTransformerImpl::forward(const torch::Tensor& past, cons
         dec_out = std::get<0>(lstm_decoder->forward(dec_sel.output, enc_state));
     }
 
-    auto lstm_out = torch::cat({enc_out, dec_out}, /*dim=*/1);          // [B, T+H, h]
+    auto lstm_out = torch::cat({enc_out, dec_out}, /*dim=*/1); // [B, T+H, h]
     auto selected = torch::cat({enc_sel.output, dec_sel.output}, /*dim=*/1);
     auto temporal = post_lstm_gate(lstm_out, selected);
 
@@ -130,7 +130,8 @@ TftOutput TemporalFusionTransformerImpl::forward(const torch::Tensor& past, cons
     out.quantiles = output_layer(x);
     out.attention = attended.attention;
     out.encoder_importances = enc_sel.weights.mean(1);
-    out.decoder_importances = options.n_future() > 0 ? dec_sel.weights.mean(1) : torch::zeros({batch, 0}, past.options());
+    out.decoder_importances = options.n_future() > 0 ? dec_sel.weights.mean(1)
+                                                     : torch::zeros({batch, 0}, past.options());
     out.static_importances = static_sel.weights;
     return out;
 }

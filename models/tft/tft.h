@@ -15,7 +15,9 @@ namespace foxhunt::models::tft {
 /// Sizes of a TemporalFusionTransformer. Defaults are small for a CPU.
 struct TftOptions {
     TftOptions(int64_t n_past, int64_t n_future, int64_t horizon, int64_t n_quantiles)
-        : n_past_(n_past), n_future_(n_future), horizon_(horizon), n_quantiles_(n_quantiles) {}
+        : n_past_(n_past), n_future_(n_future), horizon_(horizon), n_quantiles_(n_quantiles)
+    {
+    }
     /// Observed variables per past bar (including the known ones at those bars).
     TORCH_ARG(int64_t, n_past);
     /// Known-future variables per future bar (0 allowed).

@@ -14,7 +14,9 @@ namespace foxhunt::models::tft {
 /// Options for VariableSelectionNetwork.
 struct VariableSelectionNetworkOptions {
     VariableSelectionNetworkOptions(int64_t n_variables, int64_t hidden_size)
-        : n_variables_(n_variables), hidden_size_(hidden_size) {}
+        : n_variables_(n_variables), hidden_size_(hidden_size)
+    {
+    }
     /// Number of continuous input variables (0 allowed: the output is zero).
     TORCH_ARG(int64_t, n_variables);
     /// Output width.

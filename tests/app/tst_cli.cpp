@@ -123,9 +123,15 @@ void TestCli::importsRealFiles_data()
     QTest::addColumn<QString>("firstTime");
     QTest::addColumn<QString>("instrument");
     // 2026-01-25 18:00 ET (EST) = 23:00 UTC; 2016-09-09 09:30 ET (EDT) = 13:30 UTC.
-    QTest::newRow("1min") << "ES_1min_sample.csv" << "csv" << 15214 << 0 << "2026-01-25T23:00:00Z" << "ES";
-    QTest::newRow("5min") << "es_5min_1yr.csv" << "csv" << 24946 << 87 << "2016-09-09T13:30:00Z" << "ES";
-    QTest::newRow("dbn") << "test_data.ohlcv-1m.dbn.zst" << "dbn" << 4 << 0 << "2020-12-28T00:00:00Z" << "ESH1";
+    QTest::newRow("1min") << "ES_1min_sample.csv"
+                          << "csv" << 15214 << 0 << "2026-01-25T23:00:00Z"
+                          << "ES";
+    QTest::newRow("5min") << "es_5min_1yr.csv"
+                          << "csv" << 24946 << 87 << "2016-09-09T13:30:00Z"
+                          << "ES";
+    QTest::newRow("dbn") << "test_data.ohlcv-1m.dbn.zst"
+                         << "dbn" << 4 << 0 << "2020-12-28T00:00:00Z"
+                         << "ESH1";
 }
 
 void TestCli::importsRealFiles()
@@ -137,7 +143,8 @@ void TestCli::importsRealFiles()
     QFETCH(QString, firstTime);
     QFETCH(QString, instrument);
     const QString store = db(QStringLiteral("real-%1.db").arg(QTest::currentDataTag()));
-    const Result r = cli({QStringLiteral("import"), realFile(file), QStringLiteral("--db"), store, QStringLiteral("--json")});
+    const Result r = cli(
+        {QStringLiteral("import"), realFile(file), QStringLiteral("--db"), store, QStringLiteral("--json")});
     QVERIFY2(r.exitCode == 0, r.err.constData());
     const QJsonObject f = r.json().value(QStringLiteral("files")).toArray().at(0).toObject();
     QCOMPARE(f.value(QStringLiteral("format")).toString(), format);
@@ -184,7 +191,8 @@ void TestCli::importShowsProgressOnlyWhenAsked()
     QFETCH(bool, shown);
     const QString store = db(QStringLiteral("progress-%1.db").arg(QTest::currentDataTag()));
     const Result r = cli(QStringList{QStringLiteral("import"), realFile(QStringLiteral("ES_1min_sample.csv")),
-                                     QStringLiteral("--db"), store} + flags);
+                                     QStringLiteral("--db"), store} +
+                         flags);
     QCOMPARE(r.exitCode, 0);
     const QString err = QString::fromUtf8(r.err);
     QCOMPARE(err.contains(QStringLiteral("import ES_1min_sample.csv: ")), shown);
@@ -213,9 +221,11 @@ void TestCli::trainAndReportShowProgressOnlyWhenAsked()
     tag.replace(QLatin1Char(' '), QLatin1Char('-'));
     const QString store = db(QStringLiteral("train-progress%1.db").arg(tag));
     // A tiny run on the bundled bars: the line is the point here, not the training.
-    const Result train = cli(QStringList{QStringLiteral("train"), QStringLiteral("--db"), store, QStringLiteral("--models"),
-                                         QStringLiteral("dqn"), QStringLiteral("--steps"), QStringLiteral("60"),
-                                         QStringLiteral("--seed"), QStringLiteral("2"), QStringLiteral("--json")} + flags);
+    const Result train = cli(QStringList{QStringLiteral("train"), QStringLiteral("--db"), store,
+                                         QStringLiteral("--models"), QStringLiteral("dqn"), QStringLiteral("--steps"),
+                                         QStringLiteral("60"), QStringLiteral("--seed"), QStringLiteral("2"),
+                                         QStringLiteral("--json")} +
+                             flags);
     QVERIFY2(train.exitCode == 0, train.err.constData());
     const QString trainErr = QString::fromUtf8(train.err);
     QCOMPARE(trainErr.contains(QStringLiteral("train: ")), shown);
@@ -227,8 +237,8 @@ void TestCli::trainAndReportShowProgressOnlyWhenAsked()
     QVERIFY(id.toInt() > 0);
 
     const QString out = m_dir.filePath(QStringLiteral("progress-%1.html").arg(tag));
-    const Result report = cli(QStringList{QStringLiteral("report"), id, QStringLiteral("--db"), store,
-                                          QStringLiteral("--out"), out} + flags);
+    const Result report = cli(
+        QStringList{QStringLiteral("report"), id, QStringLiteral("--db"), store, QStringLiteral("--out"), out} + flags);
     QVERIFY2(report.exitCode == 0, report.err.constData());
     const QString reportErr = QString::fromUtf8(report.err);
     QCOMPARE(reportErr.contains(QStringLiteral("report progress-%1.html: ").arg(tag)), shown);
@@ -244,7 +254,8 @@ void TestCli::runsHidesTrashedRuns()
     const QString store = db(QStringLiteral("trash.db"));
     auto train = [&] {
         const Result r = cli({QStringLiteral("train"), QStringLiteral("--db"), store, QStringLiteral("--models"),
-                              QStringLiteral("dqn"), QStringLiteral("--steps"), QStringLiteral("60"), QStringLiteral("--json")});
+                              QStringLiteral("dqn"), QStringLiteral("--steps"), QStringLiteral("60"),
+                              QStringLiteral("--json")});
         return r.exitCode == 0 ? static_cast<std::int64_t>(r.json().value(QStringLiteral("run_id")).toInt()) : 0;
     };
     const std::int64_t kept = train(), trashed = train();
@@ -255,7 +266,8 @@ void TestCli::runsHidesTrashedRuns()
         runs.trashRun(trashed);
     }
     auto listed = [&](const QStringList& extra) {
-        const Result r = cli(QStringList{QStringLiteral("runs"), QStringLiteral("--db"), store, QStringLiteral("--json")} + extra);
+        const Result r = cli(
+            QStringList{QStringLiteral("runs"), QStringLiteral("--db"), store, QStringLiteral("--json")} + extra);
         QList<std::int64_t> ids;
         for (const QJsonValue& v : r.json().value(QStringLiteral("runs")).toArray())
             ids << static_cast<std::int64_t>(v.toObject().value(QStringLiteral("id")).toInt());
@@ -284,12 +296,11 @@ void TestCli::rejectsBadFiles_data()
                              << header + "2024-01-02 09:30:00,4700.25,4701,4699.75,4700.5,10\n"
                                          "2024-01-02 09:31:00,4700.25,x,4699.75,4700.5,10\n"
                              << "bad_row.csv:3:";
-    QTest::newRow("conflicting duplicate")
-        << "conflict.csv"
-        << header + "2024-01-02 09:30:00,4700.25,4701,4699.75,4700.5,10\n"
-                    "2024-01-02 09:31:00,4700.25,4701,4699.75,4700.5,10\n"
-                    "2024-01-02 09:31:00,4700.25,4702,4699.75,4700.5,10\n"
-        << "conflict.csv:4:";
+    QTest::newRow("conflicting duplicate") << "conflict.csv"
+                                           << header + "2024-01-02 09:30:00,4700.25,4701,4699.75,4700.5,10\n"
+                                                       "2024-01-02 09:31:00,4700.25,4701,4699.75,4700.5,10\n"
+                                                       "2024-01-02 09:31:00,4700.25,4702,4699.75,4700.5,10\n"
+                                           << "conflict.csv:4:";
     QTest::newRow("year 2300") << "y2300.csv"
                                << header + "2024-01-02 09:30:00,4700.25,4701,4699.75,4700.5,10\n"
                                            "2300-01-02 09:31:00,4700.25,4701,4699.75,4700.5,10\n"
@@ -302,7 +313,8 @@ void TestCli::rejectsBadFiles_data()
     QTest::newRow("epoch 0") << "epoch0.csv" << header + "1970-01-01T00:00:00Z,4700.25,4701,4699.75,4700.5,10\n"
                              << "epoch0.csv:2: timestamp";
     QTest::newRow("volume past int64") << "vol.csv"
-                                       << header + "2024-01-02 09:30:00,4700.25,4701,4699.75,4700.5,9999999999999999999\n"
+                                       << header +
+                                              "2024-01-02 09:30:00,4700.25,4701,4699.75,4700.5,9999999999999999999\n"
                                        << "vol.csv:2: volume '9999999999999999999' cannot be real";
     QFile dbn(realFile(QStringLiteral("test_data.ohlcv-1m.dbn.zst")));
     QVERIFY(dbn.open(QIODevice::ReadOnly));
@@ -318,8 +330,11 @@ void TestCli::rejectsBadFiles()
     const QString file = writeFile(name, bytes);
     const QString store = db(QStringLiteral("reject.db"));
     QCOMPARE(cli({QStringLiteral("import"), realFile(QStringLiteral("test_data.ohlcv-1m.dbn.zst")),
-                  QStringLiteral("--db"), store}).exitCode, 0);
-    const QByteArray before = cli({QStringLiteral("bars"), QStringLiteral("--db"), store, QStringLiteral("--json")}).out;
+                  QStringLiteral("--db"), store})
+                 .exitCode,
+             0);
+    const QByteArray before =
+        cli({QStringLiteral("bars"), QStringLiteral("--db"), store, QStringLiteral("--json")}).out;
 
     const Result r = cli({QStringLiteral("import"), file, QStringLiteral("--db"), store});
     QCOMPARE(r.exitCode, 2);
@@ -343,7 +358,8 @@ void TestCli::correctedPricesNeedReplace()
                                              "2024-01-02 09:31:00,4700.5,4701.5,4700,4701.25,12\n"
                                              "2024-01-02 09:32:00,4701,4701.25,4700.5,4700.75,9\n");
     QCOMPARE(cli({QStringLiteral("import"), original, QStringLiteral("--db"), store}).exitCode, 0);
-    const QByteArray before = cli({QStringLiteral("bars"), QStringLiteral("--db"), store, QStringLiteral("--json")}).out;
+    const QByteArray before =
+        cli({QStringLiteral("bars"), QStringLiteral("--db"), store, QStringLiteral("--json")}).out;
 
     for (int attempt = 0; attempt < 2; ++attempt) { // rejected, so not recorded: the same answer twice
         const Result r = cli({QStringLiteral("import"), fixed, QStringLiteral("--db"), store});
@@ -354,15 +370,17 @@ void TestCli::correctedPricesNeedReplace()
         QCOMPARE(cli({QStringLiteral("bars"), QStringLiteral("--db"), store, QStringLiteral("--json")}).out, before);
     }
 
-    const Result replaced = cli({QStringLiteral("import"), fixed, QStringLiteral("--db"), store, QStringLiteral("--replace"),
-                                 QStringLiteral("--json")});
+    const Result replaced = cli({QStringLiteral("import"), fixed, QStringLiteral("--db"), store,
+                                 QStringLiteral("--replace"), QStringLiteral("--json")});
     QVERIFY2(replaced.exitCode == 0, replaced.err.constData());
     const QJsonObject f = replaced.json().value(QStringLiteral("files")).toArray().at(0).toObject();
     QCOMPARE(f.value(QStringLiteral("status")).toString(), QStringLiteral("imported"));
     QCOMPARE(f.value(QStringLiteral("replaced")).toInt(), 1);
     QCOMPARE(f.value(QStringLiteral("already_stored")).toInt(), 2);
     const QJsonArray series = cli({QStringLiteral("bars"), QStringLiteral("--db"), store, QStringLiteral("--json")})
-                                  .json().value(QStringLiteral("series")).toArray();
+                                  .json()
+                                  .value(QStringLiteral("series"))
+                                  .toArray();
     QCOMPARE(series.size(), 1);
     QCOMPARE(series.at(0).toObject().value(QStringLiteral("bars")).toInt(), 3);
 }
@@ -370,8 +388,10 @@ void TestCli::correctedPricesNeedReplace()
 void TestCli::barsListsSeries()
 {
     const QString store = db(QStringLiteral("bars.db"));
-    QCOMPARE(cli({QStringLiteral("import"), realFile(QStringLiteral("ES_1min_sample.csv")), QStringLiteral("--db"), store})
-                 .exitCode, 0);
+    QCOMPARE(
+        cli({QStringLiteral("import"), realFile(QStringLiteral("ES_1min_sample.csv")), QStringLiteral("--db"), store})
+            .exitCode,
+        0);
     const Result r = cli({QStringLiteral("bars"), QStringLiteral("--db"), store, QStringLiteral("--json")});
     QCOMPARE(r.exitCode, 0);
     const QJsonArray series = r.json().value(QStringLiteral("series")).toArray();
@@ -386,8 +406,10 @@ void TestCli::barsListsSeries()
 void TestCli::replayReportsFeatures()
 {
     const QString store = db(QStringLiteral("replay.db"));
-    QCOMPARE(cli({QStringLiteral("import"), realFile(QStringLiteral("ES_1min_sample.csv")), QStringLiteral("--db"), store})
-                 .exitCode, 0);
+    QCOMPARE(
+        cli({QStringLiteral("import"), realFile(QStringLiteral("ES_1min_sample.csv")), QStringLiteral("--db"), store})
+            .exitCode,
+        0);
     const Result r = cli({QStringLiteral("replay"), QStringLiteral("--db"), store, QStringLiteral("--series"),
                           QStringLiteral("ES"), QStringLiteral("--from"), QStringLiteral("2026-01-27"),
                           QStringLiteral("--to"), QStringLiteral("2026-01-29"), QStringLiteral("--json")});
@@ -424,26 +446,33 @@ void TestCli::trainsAgentsAndWritesReports()
 
     const QString runId = QString::number(j.value(QStringLiteral("run_id")).toInt());
     const QString csv = m_dir.filePath(QStringLiteral("run.csv"));
-    QCOMPARE(cli({QStringLiteral("report"), runId, QStringLiteral("--db"), store, QStringLiteral("--out"), csv}).exitCode, 0);
+    QCOMPARE(
+        cli({QStringLiteral("report"), runId, QStringLiteral("--db"), store, QStringLiteral("--out"), csv}).exitCode,
+        0);
     QFile f(csv);
     QVERIFY(f.open(QIODevice::ReadOnly));
     QVERIFY(f.readLine().startsWith("run,model,metric,step,time,value"));
     QVERIFY(f.readAll().count('\n') > 10);
 
     // The same run's figures per metric, labelled from the registry.
-    const Result figures = cli({QStringLiteral("metrics"), QStringLiteral("--run"), runId, QStringLiteral("--db"), store,
-                                QStringLiteral("--json")});
+    const Result figures = cli({QStringLiteral("metrics"), QStringLiteral("--run"), runId, QStringLiteral("--db"),
+                                store, QStringLiteral("--json")});
     QVERIFY2(figures.exitCode == 0, figures.err.constData());
-    const QJsonObject ppo = figures.json().value(QStringLiteral("models")).toObject().value(QStringLiteral("ppo")).toObject();
+    const QJsonObject ppo =
+        figures.json().value(QStringLiteral("models")).toObject().value(QStringLiteral("ppo")).toObject();
     const QJsonObject gradNorm = ppo.value(QStringLiteral("grad_norm")).toObject();
     QCOMPARE(gradNorm.value(QStringLiteral("label")).toString(), QStringLiteral("grad norm"));
     QVERIFY(gradNorm.value(QStringLiteral("samples")).toInt() > 0);
     QVERIFY(gradNorm.value(QStringLiteral("max")).toDouble() >= gradNorm.value(QStringLiteral("min")).toDouble());
-    QCOMPARE(ppo.value(QStringLiteral("latency_ms")).toObject().value(QStringLiteral("unit")).toString(), QStringLiteral("ms"));
+    QCOMPARE(ppo.value(QStringLiteral("latency_ms")).toObject().value(QStringLiteral("unit")).toString(),
+             QStringLiteral("ms"));
     const Result list = cli({QStringLiteral("metrics"), QStringLiteral("--json")});
     QCOMPARE(list.exitCode, 0);
     QVERIFY(list.json().value(QStringLiteral("metrics")).toArray().size() > 20);
-    QCOMPARE(cli({QStringLiteral("metrics"), QStringLiteral("--run"), QStringLiteral("999"), QStringLiteral("--db"), store}).exitCode, 1);
+    QCOMPARE(
+        cli({QStringLiteral("metrics"), QStringLiteral("--run"), QStringLiteral("999"), QStringLiteral("--db"), store})
+            .exitCode,
+        1);
 }
 
 void TestCli::killedRunIsInterruptedAndResumes()
@@ -490,8 +519,9 @@ void TestCli::seedsTrainAGroup()
     // with its seed and the group's id; --json prints the group's summary.
     const QString store = db(QStringLiteral("group.db"));
     const Result r = cli({QStringLiteral("train"), QStringLiteral("--db"), store, QStringLiteral("--models"),
-                          QStringLiteral("dqn"), QStringLiteral("--steps"), QStringLiteral("300"), QStringLiteral("--seeds"),
-                          QStringLiteral("1-2"), QStringLiteral("--jobs"), QStringLiteral("2"), QStringLiteral("--json")});
+                          QStringLiteral("dqn"), QStringLiteral("--steps"), QStringLiteral("300"),
+                          QStringLiteral("--seeds"), QStringLiteral("1-2"), QStringLiteral("--jobs"),
+                          QStringLiteral("2"), QStringLiteral("--json")});
     QVERIFY2(r.exitCode == 0, r.err.constData());
     const QJsonObject j = r.json();
     const int group = j.value(QStringLiteral("group_id")).toInt();
@@ -512,7 +542,13 @@ void TestCli::seedsTrainAGroup()
             for (const char* key : {"n", "mean", "median", "iqm", "ci95"})
                 QVERIFY2(f.contains(QLatin1String(key)), (std::string(who) + "." + figure + "." + key).c_str());
         }
-    QCOMPARE(test.value(QStringLiteral("policy")).toObject().value(QStringLiteral("pnl_usd")).toObject().value(QStringLiteral("n")).toInt(), 2);
+    QCOMPARE(test.value(QStringLiteral("policy"))
+                 .toObject()
+                 .value(QStringLiteral("pnl_usd"))
+                 .toObject()
+                 .value(QStringLiteral("n"))
+                 .toInt(),
+             2);
     QVERIFY(dqn.value(QStringLiteral("p_beats_buy_and_hold")).toObject().contains(QStringLiteral("ci95")));
     const QJsonObject best = dqn.value(QStringLiteral("best_member")).toObject();
     QCOMPARE(best.value(QStringLiteral("trials")).toInt(), 2);
@@ -553,8 +589,9 @@ void TestCli::interruptedGroupResumes()
     // finished one alone: every seed ends finished, in one run each.
     const QString store = db(QStringLiteral("group-resume.db"));
     const Result r = cli({QStringLiteral("train"), QStringLiteral("--db"), store, QStringLiteral("--models"),
-                          QStringLiteral("dqn"), QStringLiteral("--steps"), QStringLiteral("300"), QStringLiteral("--seeds"),
-                          QStringLiteral("1,2,3"), QStringLiteral("--jobs"), QStringLiteral("2"), QStringLiteral("--json")});
+                          QStringLiteral("dqn"), QStringLiteral("--steps"), QStringLiteral("300"),
+                          QStringLiteral("--seeds"), QStringLiteral("1,2,3"), QStringLiteral("--jobs"),
+                          QStringLiteral("2"), QStringLiteral("--json")});
     QVERIFY2(r.exitCode == 0, r.err.constData());
     const std::int64_t group = r.json().value(QStringLiteral("group_id")).toInt();
     std::map<std::int64_t, foxhunt::RunInfo> before;
@@ -573,8 +610,8 @@ void TestCli::interruptedGroupResumes()
     QCOMPARE(g.value(QStringLiteral("members")).toArray().at(2).toObject().value(QStringLiteral("status")).toString(),
              QStringLiteral("pending"));
 
-    const Result resumed = cli({QStringLiteral("train"), QStringLiteral("--db"), store, QStringLiteral("--resume-group"),
-                                QString::number(group), QStringLiteral("--json")});
+    const Result resumed = cli({QStringLiteral("train"), QStringLiteral("--db"), store,
+                                QStringLiteral("--resume-group"), QString::number(group), QStringLiteral("--json")});
     QVERIFY2(resumed.exitCode == 0, resumed.err.constData());
     QCOMPARE(resumed.json().value(QStringLiteral("status")).toString(), QStringLiteral("finished"));
     foxhunt::BarStore bars(store.toStdString());
@@ -590,7 +627,7 @@ void TestCli::interruptedGroupResumes()
     QCOMPARE(after[1].finishedNs, before[1].finishedNs); // finished: not run again
     QCOMPARE(after[2].id, before[2].id);                 // resumed in its own run
     QVERIFY(after[2].finishedNs > before[2].finishedNs);
-    QVERIFY(after[3].uuid != before[3].uuid);            // trained afresh (SQLite may give it the freed id)
+    QVERIFY(after[3].uuid != before[3].uuid); // trained afresh (SQLite may give it the freed id)
     QVERIFY(after[3].createdNs > before[3].finishedNs);
     QCOMPARE(nlohmann::json::parse(after[3].configJson).at("seed").get<std::int64_t>(), std::int64_t(3));
     QVERIFY(runs.group(group)->status == foxhunt::RunStatus::Finished);
@@ -609,10 +646,10 @@ void TestCli::foldsTrainWalkForward()
     // seed's test segments into one out-of-sample curve.
     const QString store = db(QStringLiteral("folds.db"));
     const Result r = cli({QStringLiteral("train"), QStringLiteral("--db"), store, QStringLiteral("--models"),
-                          QStringLiteral("dqn"), QStringLiteral("--steps"), QStringLiteral("200"), QStringLiteral("--to"),
-                          QStringLiteral("2024-02-02"), QStringLiteral("--seeds"), QStringLiteral("1-2"),
-                          QStringLiteral("--folds"), QStringLiteral("3"), QStringLiteral("--jobs"), QStringLiteral("2"),
-                          QStringLiteral("--json")});
+                          QStringLiteral("dqn"), QStringLiteral("--steps"), QStringLiteral("200"),
+                          QStringLiteral("--to"), QStringLiteral("2024-02-02"), QStringLiteral("--seeds"),
+                          QStringLiteral("1-2"), QStringLiteral("--folds"), QStringLiteral("3"),
+                          QStringLiteral("--jobs"), QStringLiteral("2"), QStringLiteral("--json")});
     QVERIFY2(r.exitCode == 0, r.err.constData());
     const nlohmann::json j = nlohmann::json::parse(r.out.toStdString());
     QCOMPARE(j.at("kind").get<std::string>(), std::string("folds"));
@@ -635,9 +672,10 @@ void TestCli::foldsTrainWalkForward()
         QCOMPARE(f.at("test").at("days").get<int>(), 5);
         QVERIFY(f["train"]["to"].get<std::string>() < f["validation"]["from"].get<std::string>());
         QVERIFY(f["validation"]["to"].get<std::string>() < f["test"]["from"].get<std::string>());
-        if (k > 0) QVERIFY(plan["members"][k - 1]["test"]["to"].get<std::string>() < f["test"]["from"].get<std::string>());
+        if (k > 0)
+            QVERIFY(plan["members"][k - 1]["test"]["to"].get<std::string>() < f["test"]["from"].get<std::string>());
         QVERIFY(f["train"]["from"] == plan["members"][0]["train"]["from"]); // expanding: from the first day
-        QVERIFY(f["test"] == plan["members"][k + 3]["test"]);                // the same folds for seed 2
+        QVERIFY(f["test"] == plan["members"][k + 3]["test"]);               // the same folds for seed 2
     }
     QCOMPARE(plan["members"][2]["test"]["to"].get<std::string>(), std::string("2024-02-02"));
 
@@ -706,8 +744,9 @@ void TestCli::foldsTrainWalkForward()
         runs.deleteRun(byMember[4].id);
         runs.setGroupStatus(j["group_id"].get<std::int64_t>(), foxhunt::RunStatus::Interrupted);
     }
-    const Result resumed = cli({QStringLiteral("train"), QStringLiteral("--db"), store, QStringLiteral("--resume-group"),
-                                QString::number(j["group_id"].get<std::int64_t>()), QStringLiteral("--json")});
+    const Result resumed = cli({QStringLiteral("train"), QStringLiteral("--db"), store,
+                                QStringLiteral("--resume-group"), QString::number(j["group_id"].get<std::int64_t>()),
+                                QStringLiteral("--json")});
     QVERIFY2(resumed.exitCode == 0, resumed.err.constData());
     {
         foxhunt::BarStore bars(store.toStdString());
@@ -758,20 +797,25 @@ void TestCli::badTrainSettingsAreRefused_data()
     QTest::newRow("seeds abc") << QStringList{"--seeds", "abc"} << none << "--seeds takes seeds like 1-5";
     QTest::newRow("seeds downwards") << QStringList{"--seeds", "3-1"} << none << "must run upwards";
     QTest::newRow("seeds twice") << QStringList{"--seeds", "1-3,2"} << none << "names a seed twice";
-    QTest::newRow("seeds with seed") << QStringList{"--seeds", "1-2", "--seed", "4"} << none << "--seed does not go with";
+    QTest::newRow("seeds with seed") << QStringList{"--seeds", "1-2", "--seed", "4"} << none
+                                     << "--seed does not go with";
     QTest::newRow("window without folds") << QStringList{"--window", "rolling"} << none << "--window goes with --folds";
     QTest::newRow("folds 0") << QStringList{"--folds", "0"} << none << "--folds";
     QTest::newRow("window bad") << QStringList{"--folds", "3", "--window", "sideways"} << none << "--window";
-    QTest::newRow("folds with resume-group") << QStringList{"--folds", "3", "--resume-group", "1"} << none
-                                             << "leave out --seeds and --folds";
-    QTest::newRow("seeds bad config") << QStringList{"--seeds", "1-2"} << QByteArray(R"({"stepz": 10})") << "unknown key stepz";
+    QTest::newRow("folds with resume-group")
+        << QStringList{"--folds", "3", "--resume-group", "1"} << none << "leave out --seeds and --folds";
+    QTest::newRow("seeds bad config") << QStringList{"--seeds", "1-2"} << QByteArray(R"({"stepz": 10})")
+                                      << "unknown key stepz";
     QTest::newRow("config seed -1") << QStringList{} << QByteArray(R"({"seed": -1})") << "seed must be a whole number";
-    QTest::newRow("config steps 1e300") << QStringList{} << QByteArray(R"({"steps": 1e300})") << "steps must be a whole number";
-    QTest::newRow("config unknown top-level key") << QStringList{} << QByteArray(R"({"stepz": 10})") << "unknown key stepz";
-    QTest::newRow("config head_dim 0") << QStringList{"--models", "mamba2"} << QByteArray(R"({"mamba2": {"head_dim": 0}})")
+    QTest::newRow("config steps 1e300") << QStringList{} << QByteArray(R"({"steps": 1e300})")
+                                        << "steps must be a whole number";
+    QTest::newRow("config unknown top-level key")
+        << QStringList{} << QByteArray(R"({"stepz": 10})") << "unknown key stepz";
+    QTest::newRow("config head_dim 0") << QStringList{"--models", "mamba2"}
+                                       << QByteArray(R"({"mamba2": {"head_dim": 0}})")
                                        << "mamba2.head_dim must be at least 1";
-    QTest::newRow("config head_dim not dividing") << QStringList{"--models", "mamba2"}
-                                                  << QByteArray(R"({"mamba2": {"head_dim": 7}})") << "must divide d_model";
+    QTest::newRow("config head_dim not dividing")
+        << QStringList{"--models", "mamba2"} << QByteArray(R"({"mamba2": {"head_dim": 7}})") << "must divide d_model";
     QTest::newRow("config tft heads 0") << QStringList{"--models", "tft"} << QByteArray(R"({"tft": {"heads": 0}})")
                                         << "tft.heads must be at least 1";
 }
@@ -816,8 +860,8 @@ void TestCli::usageErrorsExitWithTheDocumentedCode()
     QVERIFY2(trained.exitCode == 0, trained.err.constData());
     const QString id = QString::number(trained.json().value(QStringLiteral("run_id")).toInt());
     const QString out = m_dir.filePath(QStringLiteral("report-json.html"));
-    const Result report = cli({QStringLiteral("report"), id, QStringLiteral("--db"), store, QStringLiteral("--out"), out,
-                               QStringLiteral("--json")});
+    const Result report = cli({QStringLiteral("report"), id, QStringLiteral("--db"), store, QStringLiteral("--out"),
+                               out, QStringLiteral("--json")});
     QVERIFY2(report.exitCode == 0, report.err.constData());
     QCOMPARE(report.json().value(QStringLiteral("format")).toString(), QStringLiteral("html"));
     QCOMPARE(report.json().value(QStringLiteral("bytes")).toInteger(), QFileInfo(out).size());
@@ -841,9 +885,16 @@ void TestCli::importReadsAPipeOnce()
     const QJsonObject f = r.json().value(QStringLiteral("files")).toArray().at(0).toObject();
     QCOMPARE(f.value(QStringLiteral("imported")).toInt(), 15214);
     // The same bytes from the file itself are known by their hash, taken while the pipe was read.
-    const Result again = cli({QStringLiteral("import"), real.fileName(), QStringLiteral("--db"), store, QStringLiteral("--json")});
+    const Result again = cli(
+        {QStringLiteral("import"), real.fileName(), QStringLiteral("--db"), store, QStringLiteral("--json")});
     QVERIFY2(again.exitCode == 0, again.err.constData());
-    QCOMPARE(again.json().value(QStringLiteral("files")).toArray().at(0).toObject().value(QStringLiteral("status")).toString(),
+    QCOMPARE(again.json()
+                 .value(QStringLiteral("files"))
+                 .toArray()
+                 .at(0)
+                 .toObject()
+                 .value(QStringLiteral("status"))
+                 .toString(),
              QStringLiteral("already_imported"));
 }
 
@@ -859,7 +910,9 @@ void TestCli::importRefusesADevice()
 void TestCli::importLimitsDecompression()
 {
     // A hand-made zstd frame: a header claiming 2 MiB (single segment) and sixteen 128 KiB RLE blocks of zeros.
-    QByteArray frame = QByteArray::fromHex("28b52ffd" "a0" "00002000");
+    QByteArray frame = QByteArray::fromHex("28b52ffd"
+                                           "a0"
+                                           "00002000");
     for (int block = 0; block < 16; ++block) frame += QByteArray::fromHex(block == 15 ? "03001000" : "02001000");
     const QString file = writeFile(QStringLiteral("zeros.dbn.zst"), frame);
     const QString store = db(QStringLiteral("zstd.db"));
@@ -871,15 +924,17 @@ void TestCli::importLimitsDecompression()
     r = cli({QStringLiteral("import"), file, QStringLiteral("--db"), store, QStringLiteral("--max-decompressed"),
              QStringLiteral("1")});
     QCOMPARE(r.exitCode, 2);
-    QVERIFY2(r.err.contains("the zstd frames claim 2 MiB uncompressed, more than the limit of 1 MiB"), r.err.constData());
+    QVERIFY2(r.err.contains("the zstd frames claim 2 MiB uncompressed, more than the limit of 1 MiB"),
+             r.err.constData());
 }
 
 void TestCli::threadsAreCappedAtTheHardware()
 {
     const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
     const Result r = cli({QStringLiteral("train"), QStringLiteral("--db"), db(QStringLiteral("threads.db")),
-                          QStringLiteral("--models"), QStringLiteral("dqn"), QStringLiteral("--steps"), QStringLiteral("50"),
-                          QStringLiteral("--threads"), QStringLiteral("100000"), QStringLiteral("--json")});
+                          QStringLiteral("--models"), QStringLiteral("dqn"), QStringLiteral("--steps"),
+                          QStringLiteral("50"), QStringLiteral("--threads"), QStringLiteral("100000"),
+                          QStringLiteral("--json")});
     QVERIFY2(r.exitCode == 0, r.err.constData());
     const QByteArray note = "100000 threads asked for, but this machine has " + QByteArray::number(hardware) +
                             " hardware thread";
@@ -914,7 +969,8 @@ void TestCli::runsAreNamedTaggedAndAnnotated()
     QVERIFY2(labelled.out.contains("baseline [lr 1e-3, smoke]"), labelled.out.constData());
     run = listed();
     QCOMPARE(run.value(QStringLiteral("name")).toString(), QStringLiteral("baseline"));
-    QCOMPARE(run.value(QStringLiteral("tags")).toArray(), (QJsonArray{QStringLiteral("lr 1e-3"), QStringLiteral("smoke")}));
+    QCOMPARE(run.value(QStringLiteral("tags")).toArray(),
+             (QJsonArray{QStringLiteral("lr 1e-3"), QStringLiteral("smoke")}));
     QCOMPARE(run.value(QStringLiteral("notes")).toString(), QStringLiteral("seed 3, default preset"));
     const Result text = cli({QStringLiteral("runs"), QStringLiteral("--db"), store});
     QVERIFY2(text.out.contains("baseline [lr 1e-3, smoke]"), text.out.constData());
@@ -922,7 +978,8 @@ void TestCli::runsAreNamedTaggedAndAnnotated()
     // Bad input exits 1 with the reason and changes nothing.
     const QStringList labelArgs = {QStringLiteral("runs"), QStringLiteral("label"), id, QStringLiteral("--db"), store};
     const QList<QPair<QStringList, QByteArray>> bad = {
-        {{QStringLiteral("--tag"), QStringLiteral("a,b"), QStringLiteral("--name"), QStringLiteral("changed")}, "comma"},
+        {{QStringLiteral("--tag"), QStringLiteral("a,b"), QStringLiteral("--name"), QStringLiteral("changed")},
+         "comma"},
         {{QStringLiteral("--name"), QString(201, QLatin1Char('n'))}, "at most 200 characters"},
         {{QStringLiteral("--tag"), QStringLiteral(" ")}, "may not be empty"},
         {{}, "nothing to change"},
@@ -936,14 +993,21 @@ void TestCli::runsAreNamedTaggedAndAnnotated()
                                 QStringLiteral("--db"), store, QStringLiteral("--tag"), QStringLiteral("x")});
     QCOMPARE(unknown.exitCode, 1);
     QVERIFY2(unknown.err.contains("no run 999"), unknown.err.constData());
-    QCOMPARE(cli({QStringLiteral("runs"), QStringLiteral("label"), QStringLiteral("--db"), store}).exitCode, 1); // no id
-    QCOMPARE(cli({QStringLiteral("train"), QStringLiteral("--db"), store, QStringLiteral("--tag"),
-                  QStringLiteral("x,y")}).exitCode, 1);
+    QCOMPARE(cli({QStringLiteral("runs"), QStringLiteral("label"), QStringLiteral("--db"), store}).exitCode,
+             1); // no id
+    QCOMPARE(
+        cli({QStringLiteral("train"), QStringLiteral("--db"), store, QStringLiteral("--tag"), QStringLiteral("x,y")})
+            .exitCode,
+        1);
     run = listed();
     QCOMPARE(run.value(QStringLiteral("name")).toString(), QStringLiteral("baseline"));
     QCOMPARE(run.value(QStringLiteral("tags")).toArray().size(), 2);
     QCOMPARE(cli({QStringLiteral("runs"), QStringLiteral("--db"), store, QStringLiteral("--json")})
-                 .json().value(QStringLiteral("runs")).toArray().size(), 1); // the refused train made no run
+                 .json()
+                 .value(QStringLiteral("runs"))
+                 .toArray()
+                 .size(),
+             1); // the refused train made no run
 }
 
 QTEST_GUILESS_MAIN(TestCli)

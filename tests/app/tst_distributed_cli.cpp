@@ -95,8 +95,14 @@ private Q_SLOTS:
             QCOMPARE(versions.value("collectives", std::string()), std::string("gloo"));
         }
         for (const char* model : {"tft", "ppo", "dqn"}) {
-            const QJsonObject last = doc.value(QStringLiteral("models")).toObject().value(QLatin1String(model)).toObject()
-                                         .value(QStringLiteral("training")).toObject().value(QStringLiteral("final")).toObject();
+            const QJsonObject last = doc.value(QStringLiteral("models"))
+                                         .toObject()
+                                         .value(QLatin1String(model))
+                                         .toObject()
+                                         .value(QStringLiteral("training"))
+                                         .toObject()
+                                         .value(QStringLiteral("final"))
+                                         .toObject();
             // Rank 0 speaks for both: each rank's throughput and the slowest all-reduce wait.
             QVERIFY2(last.value(QStringLiteral("throughput_rank0")).toDouble() > 0.0, model);
             QVERIFY2(last.value(QStringLiteral("throughput_rank1")).toDouble() > 0.0, model);
@@ -104,7 +110,11 @@ private Q_SLOTS:
             QVERIFY2(last.value(QStringLiteral("allreduce_ms")).toDouble() >= 0.0, model);
         }
         // Evaluated once, by rank 0, on the whole validation and test split.
-        QVERIFY(doc.value(QStringLiteral("models")).toObject().value(QStringLiteral("ppo")).toObject().contains(QStringLiteral("test")));
+        QVERIFY(doc.value(QStringLiteral("models"))
+                    .toObject()
+                    .value(QStringLiteral("ppo"))
+                    .toObject()
+                    .contains(QStringLiteral("test")));
     }
 
     void killedWorkerFailsRunThatResumesOnOneProcess()
@@ -112,10 +122,10 @@ private Q_SLOTS:
         const QString store = m_dir.filePath(QStringLiteral("kill-worker.db"));
         QProcess owner;
         owner.start(QStringLiteral(FOXHUNT_CLI_PATH),
-                    {QStringLiteral("train"), QStringLiteral("--db"), store, QStringLiteral("--models"), QStringLiteral("tft"),
-                     QStringLiteral("--steps"), QStringLiteral("100000000"), QStringLiteral("--nproc"), QStringLiteral("2"),
-                     QStringLiteral("--timeout"), QStringLiteral("10"), QStringLiteral("--config"), m_config,
-                     QStringLiteral("--json")});
+                    {QStringLiteral("train"), QStringLiteral("--db"), store, QStringLiteral("--models"),
+                     QStringLiteral("tft"), QStringLiteral("--steps"), QStringLiteral("100000000"),
+                     QStringLiteral("--nproc"), QStringLiteral("2"), QStringLiteral("--timeout"), QStringLiteral("10"),
+                     QStringLiteral("--config"), m_config, QStringLiteral("--json")});
         QVERIFY(owner.waitForStarted());
         QTRY_VERIFY_WITH_TIMEOUT(committed(store), 120000);
         const QList<qint64> workers = childrenOf(owner.processId());
@@ -160,9 +170,9 @@ private Q_SLOTS:
         owner.setProcessEnvironment(environment(0));
         worker.setProcessEnvironment(environment(1));
         owner.start(QStringLiteral(FOXHUNT_CLI_PATH),
-                    {QStringLiteral("train"), QStringLiteral("--db"), store, QStringLiteral("--models"), QStringLiteral("tft"),
-                     QStringLiteral("--steps"), QStringLiteral("100000000"), QStringLiteral("--config"), m_config,
-                     QStringLiteral("--json")});
+                    {QStringLiteral("train"), QStringLiteral("--db"), store, QStringLiteral("--models"),
+                     QStringLiteral("tft"), QStringLiteral("--steps"), QStringLiteral("100000000"),
+                     QStringLiteral("--config"), m_config, QStringLiteral("--json")});
         worker.start(QStringLiteral(FOXHUNT_CLI_PATH), {QStringLiteral("worker")});
         QVERIFY(owner.waitForStarted());
         QVERIFY(worker.waitForStarted());
@@ -184,8 +194,8 @@ private Q_SLOTS:
     {
         // The window's controls on a two-process session: started paused, three single steps
         // replay exactly three bars on both ranks, and stop ends the run there.
-        foxhunt::SessionConfig config = foxhunt::sessionConfigFromJson(
-            nlohmann::json::parse(kSmallConfig), foxhunt::SessionConfig::defaults());
+        foxhunt::SessionConfig config = foxhunt::sessionConfigFromJson(nlohmann::json::parse(kSmallConfig),
+                                                                       foxhunt::SessionConfig::defaults());
         config.models = {foxhunt::ModelKind::Tft, foxhunt::ModelKind::Ppo};
         config.steps = 1000;
         config.workers = 2;

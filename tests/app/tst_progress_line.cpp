@@ -31,10 +31,10 @@ void TestProgressLine::formats_data()
                                        << "train: 5/10 bars  50 %  ETA -:--";
     QTest::newRow("unknown total") << "replay ES" << 1'234'567ULL << 0ULL << "bars" << 2.0
                                    << "replay ES: 1,234,567 bars  617k bars/s";
-    QTest::newRow("unknown total, zero elapsed") << "replay ES" << 42ULL << 0ULL << "bars" << 0.0
-                                                 << "replay ES: 42 bars";
-    QTest::newRow("small rate, hours left") << "train" << 100ULL << 100'000ULL << "bars" << 12.5
-                                            << "train: 100/100,000 bars  0 %  8 bars/s  ETA 3:28:08";
+    QTest::newRow("unknown total, zero elapsed")
+        << "replay ES" << 42ULL << 0ULL << "bars" << 0.0 << "replay ES: 42 bars";
+    QTest::newRow("small rate, hours left")
+        << "train" << 100ULL << 100'000ULL << "bars" << 12.5 << "train: 100/100,000 bars  0 %  8 bars/s  ETA 3:28:08";
     QTest::newRow("finished") << "import a.csv" << 2'000'000ULL << 2'000'000ULL << "bytes" << 0.5
                               << "import a.csv: 2,000,000/2,000,000 bytes  100 %  4.0M bytes/s  ETA 0:00";
     QTest::newRow("past the total") << "x" << 12ULL << 10ULL << "bars" << 1.0

@@ -81,7 +81,10 @@ QString TestRunReport::parseXml(const QByteArray& html, QSet<QString>* ids)
         }
     }
     if (xml.hasError())
-        return QStringLiteral("line %1, column %2: %3").arg(xml.lineNumber()).arg(xml.columnNumber()).arg(xml.errorString());
+        return QStringLiteral("line %1, column %2: %3")
+            .arg(xml.lineNumber())
+            .arg(xml.columnNumber())
+            .arg(xml.errorString());
     return elements > 0 ? QString() : QStringLiteral("no elements");
 }
 
@@ -127,7 +130,8 @@ void TestRunReport::htmlIsWellFormedWithEverySection()
     QSet<QString> ids;
     const QString error = parseXml(QByteArray::fromStdString(html), &ids);
     QVERIFY2(error.isEmpty(), qPrintable(error));
-    for (const std::string& id : foxhunt::kReportSectionIds) QVERIFY2(ids.contains(QString::fromStdString(id)), id.c_str());
+    for (const std::string& id : foxhunt::kReportSectionIds)
+        QVERIFY2(ids.contains(QString::fromStdString(id)), id.c_str());
     for (const char* id : {"model-dqn", "model-tft", "precision", "model-dqn-int8", "model-tft-interpretation",
                            "model-dqn-test", "model-tft-validation", "model-dqn-latency", "model-dqn-amp"})
         QVERIFY2(ids.contains(QLatin1String(id)), id);
@@ -143,11 +147,16 @@ void TestRunReport::wellFormedCheckCatchesBrokenDocuments_data()
     QTest::addColumn<QString>("from");
     QTest::addColumn<QString>("to");
     QTest::addColumn<bool>("truncate");
-    QTest::newRow("unclosed table") << "</table>" << "" << false;
-    QTest::newRow("raw ampersand") << "&amp;" << "&" << false;
-    QTest::newRow("html-only entity") << "&lt;" << "&nbsp;" << false;
-    QTest::newRow("void element not closed") << "<meta charset=\"utf-8\"/>" << "<meta charset=\"utf-8\">" << false;
-    QTest::newRow("truncated") << "" << "" << true;
+    QTest::newRow("unclosed table") << "</table>"
+                                    << "" << false;
+    QTest::newRow("raw ampersand") << "&amp;"
+                                   << "&" << false;
+    QTest::newRow("html-only entity") << "&lt;"
+                                      << "&nbsp;" << false;
+    QTest::newRow("void element not closed") << "<meta charset=\"utf-8\"/>"
+                                             << "<meta charset=\"utf-8\">" << false;
+    QTest::newRow("truncated") << ""
+                               << "" << true;
 }
 
 void TestRunReport::wellFormedCheckCatchesBrokenDocuments()
@@ -179,9 +188,11 @@ void TestRunReport::warningsFlagProblems()
     };
     QVERIFY2(warnings(clean).isEmpty(), qPrintable(warnings(clean).join(QLatin1Char('\n'))));
     const QString all = warnings(troubled).join(QLatin1Char('\n'));
-    for (const char* expected : {"synthetic", "failed: tft: loss became NaN", "INT8 copy degrades the validation loss by 9.0 %",
-                                 "loss-scale storm", "non-finite loss value", "run 1, tft"})
-        QVERIFY2(all.contains(QLatin1String(expected)), qPrintable(expected + QStringLiteral(" missing from:\n") + all));
+    for (const char* expected :
+         {"synthetic", "failed: tft: loss became NaN", "INT8 copy degrades the validation loss by 9.0 %",
+          "loss-scale storm", "non-finite loss value", "run 1, tft"})
+        QVERIFY2(all.contains(QLatin1String(expected)),
+                 qPrintable(expected + QStringLiteral(" missing from:\n") + all));
     // DQN has no NaN loss: divergence is reported for the TFT only.
     QVERIFY(!all.contains(QLatin1String("run 1, dqn: 1 non-finite")));
 }
@@ -200,18 +211,33 @@ void TestRunReport::blocksCarryTheNewData()
         for (const auto& row : b.rows)
             for (const auto& cell : row) text += QString::fromStdString(cell) + QLatin1Char('\t');
     }
-    for (const char* c : {"loss", "loss_scale", "grad_norm", "latency_ms", "Memory (bytes)",
-                          "Training equity (ticks, net of costs)", "Forecast quantiles vs realised log return",
-                          "Encoder variable importance", "Attention (mean over heads and windows)",
-                          "Equity on the test split (USD) vs flat and buy and hold"})
+    for (const char* c :
+         {"loss", "loss_scale", "grad_norm", "latency_ms", "Memory (bytes)", "Training equity (ticks, net of costs)",
+          "Forecast quantiles vs realised log return", "Encoder variable importance",
+          "Attention (mean over heads and windows)", "Equity on the test split (USD) vs flat and buy and hold"})
         QVERIFY2(charts.contains(QLatin1String(c)), c);
-    for (const char* t : {"ESH1, ESM1, ESU1", "14000 bars", "static (calibrated)", "bf16", "0.210", "97.00 %",
-                          "468.8 KiB", "peak session rss_bytes", "none", "1.13.1", "real market bars",
-                          "2 (gradients all-reduced in place by NCCL)", "Sharpe and Sortino are of the daily P&L", "over 3 trading days",
-                          "annualised with sqrt(252)", "climatology", "CRPS",
-                          "Skill vs climatology (1 - loss / climatology's loss, > 0 is better): quantile loss 0.031, CRPS 0.027",
-                          "best baseline, climatology: p = 0.41, not significant",
-                          "the q10-q90 interval holds 0.830 of the outcomes (nominal 0.80", "0.09 / 0.10, 0.41 / 0.40"})
+    for (const char* t :
+         {"ESH1, ESM1, ESU1",
+          "14000 bars",
+          "static (calibrated)",
+          "bf16",
+          "0.210",
+          "97.00 %",
+          "468.8 KiB",
+          "peak session rss_bytes",
+          "none",
+          "1.13.1",
+          "real market bars",
+          "2 (gradients all-reduced in place by NCCL)",
+          "Sharpe and Sortino are of the daily P&L",
+          "over 3 trading days",
+          "annualised with sqrt(252)",
+          "climatology",
+          "CRPS",
+          "Skill vs climatology (1 - loss / climatology's loss, > 0 is better): quantile loss 0.031, CRPS 0.027",
+          "best baseline, climatology: p = 0.41, not significant",
+          "the q10-q90 interval holds 0.830 of the outcomes (nominal 0.80",
+          "0.09 / 0.10, 0.41 / 0.40"})
         QVERIFY2(text.contains(QLatin1String(t)), t);
 }
 
@@ -273,11 +299,13 @@ void TestRunReport::rejectsBadRequests()
     }
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
                              foxhunt::writeRunReport(db, {id}, m_dir.filePath(QStringLiteral("x.txt")).toStdString()));
-    QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
-                             foxhunt::writeRunReport(db, {id + 41}, m_dir.filePath(QStringLiteral("x.html")).toStdString()));
+    QVERIFY_THROWS_EXCEPTION(
+        std::invalid_argument,
+        foxhunt::writeRunReport(db, {id + 41}, m_dir.filePath(QStringLiteral("x.html")).toStdString()));
     QVERIFY(!QFile::exists(m_dir.filePath(QStringLiteral("x.html"))));
-    QVERIFY_THROWS_EXCEPTION(std::runtime_error,
-                             foxhunt::writeRunReport(db, {id}, m_dir.filePath(QStringLiteral("no/such/dir/x.csv")).toStdString()));
+    QVERIFY_THROWS_EXCEPTION(
+        std::runtime_error,
+        foxhunt::writeRunReport(db, {id}, m_dir.filePath(QStringLiteral("no/such/dir/x.csv")).toStdString()));
     // A cancelled export leaves nothing behind.
     QVERIFY_THROWS_EXCEPTION(foxhunt::ReportCancelled,
                              foxhunt::writeRunReport(db, {id}, m_dir.filePath(QStringLiteral("c.json")).toStdString(),
@@ -300,17 +328,19 @@ void TestRunReport::realRunExportsEveryFormat()
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write(R"({"mamba2": {"d_model": 16, "layers": 1, "head_dim": 8, "batch_size": 16, "past_length": 30}})");
     }
-    r = cli({QStringLiteral("train"), QStringLiteral("--db"), store, QStringLiteral("--models"), QStringLiteral("dqn,mamba2"),
-             QStringLiteral("--steps"), QStringLiteral("300"), QStringLiteral("--seed"), QStringLiteral("5"),
-             QStringLiteral("--from"), QStringLiteral("2026-01-26"), QStringLiteral("--to"), QStringLiteral("2026-01-30"),
-             QStringLiteral("--config"), config, QStringLiteral("--report"), trainPdf, QStringLiteral("--json")});
+    r = cli({QStringLiteral("train"), QStringLiteral("--db"), store, QStringLiteral("--models"),
+             QStringLiteral("dqn,mamba2"), QStringLiteral("--steps"), QStringLiteral("300"), QStringLiteral("--seed"),
+             QStringLiteral("5"), QStringLiteral("--from"), QStringLiteral("2026-01-26"), QStringLiteral("--to"),
+             QStringLiteral("2026-01-30"), QStringLiteral("--config"), config, QStringLiteral("--report"), trainPdf,
+             QStringLiteral("--json")});
     QVERIFY2(r.exitCode == 0, r.err.constData());
     const QJsonObject result = QJsonDocument::fromJson(r.out).object();
     const QString id = QString::number(result.value(QStringLiteral("run_id")).toInt());
     QVERIFY(QFile::exists(trainPdf));
 
-    const QString html = m_dir.filePath(QStringLiteral("real.html")), json = m_dir.filePath(QStringLiteral("real.json")),
-                  csv = m_dir.filePath(QStringLiteral("real.csv")), pdf = m_dir.filePath(QStringLiteral("real.pdf"));
+    const QString html = m_dir.filePath(QStringLiteral("real.html")),
+                  json = m_dir.filePath(QStringLiteral("real.json")), csv = m_dir.filePath(QStringLiteral("real.csv")),
+                  pdf = m_dir.filePath(QStringLiteral("real.pdf"));
     for (const QString& out : {html, json, csv, pdf}) {
         r = cli({QStringLiteral("report"), id, QStringLiteral("--db"), store, QStringLiteral("--out"), out,
                  QStringLiteral("--paper"), QStringLiteral("letter")});
@@ -321,14 +351,16 @@ void TestRunReport::realRunExportsEveryFormat()
     const QByteArray page = readAll(html);
     const QString error = parseXml(page, &ids);
     QVERIFY2(error.isEmpty(), qPrintable(error));
-    for (const char* s : {"header", "summary", "warnings", "data", "configuration", "model-dqn", "model-mamba2", "model-dqn-test"})
+    for (const char* s :
+         {"header", "summary", "warnings", "data", "configuration", "model-dqn", "model-mamba2", "model-dqn-test"})
         QVERIFY2(ids.contains(QLatin1String(s)), s);
     QVERIFY(page.indexOf("id=\"summary\"") < page.indexOf("id=\"configuration\""));
     QVERIFY(page.contains("real market bars"));
     QVERIFY(!page.contains("synthetic (bundled"));
 
     // The split the report recomputes is the one the session trained on.
-    const QJsonObject runDoc = QJsonDocument::fromJson(readAll(json)).object().value(QStringLiteral("runs")).toArray().at(0).toObject();
+    const QJsonObject runDoc =
+        QJsonDocument::fromJson(readAll(json)).object().value(QStringLiteral("runs")).toArray().at(0).toObject();
     const QJsonObject split = runDoc.value(QStringLiteral("split")).toObject();
     const QJsonObject trained = result.value(QStringLiteral("split")).toObject();
     for (const char* part : {"train", "validation", "test"})
@@ -340,9 +372,16 @@ void TestRunReport::realRunExportsEveryFormat()
     QCOMPARE(summaryModels.at(0).toObject().value(QStringLiteral("model")).toString(), QStringLiteral("dqn"));
     // The Sharpe is of daily P&L: with fewer than two test days it is undefined (null), not 0.
     const QJsonValue testSharpe = summaryModels.at(0).toObject().value(QStringLiteral("test_sharpe"));
-    const int testDays = result.value(QStringLiteral("models")).toObject().value(QStringLiteral("dqn")).toObject()
-                             .value(QStringLiteral("test")).toObject().value(QStringLiteral("policy")).toObject()
-                             .value(QStringLiteral("days")).toInt(-1);
+    const int testDays = result.value(QStringLiteral("models"))
+                             .toObject()
+                             .value(QStringLiteral("dqn"))
+                             .toObject()
+                             .value(QStringLiteral("test"))
+                             .toObject()
+                             .value(QStringLiteral("policy"))
+                             .toObject()
+                             .value(QStringLiteral("days"))
+                             .toInt(-1);
     QVERIFY2(testDays >= 1, "the test split has trading days");
     QVERIFY(testDays >= 2 ? testSharpe.isDouble() : testSharpe.isNull());
     QVERIFY(summaryModels.at(1).toObject().value(QStringLiteral("quantile_loss")).isDouble());
@@ -361,8 +400,8 @@ void TestRunReport::realRunExportsEveryFormat()
     const Result text = run(QStringLiteral("pdftotext"), {QStringLiteral("-layout"), pdf, QStringLiteral("-")});
     QCOMPARE(text.exitCode, 0);
     for (const QByteArray& s : {QByteArray("Warnings"), QByteArray("Configuration"), QByteArray("Precision"),
-                                QByteArray("DQN (agent)"), QByteArray("Mamba-2 (forecaster)"), QByteArray("real market bars"),
-                                QByteArray("Page 1 of ") + QByteArray::number(pages),
+                                QByteArray("DQN (agent)"), QByteArray("Mamba-2 (forecaster)"),
+                                QByteArray("real market bars"), QByteArray("Page 1 of ") + QByteArray::number(pages),
                                 QByteArray("Page ") + QByteArray::number(pages) + " of " + QByteArray::number(pages)})
         QVERIFY2(text.out.contains(s), s.constData());
     // The PDF opens with the results: the summary before the hyperparameters.
@@ -470,7 +509,8 @@ void TestRunReport::oneSampleIsDrawn()
 void TestRunReport::legendAndTitleStayOutOfThePlot()
 {
     std::vector<foxhunt::SvgSeries> lines;
-    for (const char* name : {"weights (bytes)", "activations (bytes)", "optimizer state (bytes)", "replay buffer (bytes)"}) {
+    for (const char* name :
+         {"weights (bytes)", "activations (bytes)", "optimizer state (bytes)", "replay buffer (bytes)"}) {
         foxhunt::SvgSeries s{name, "#1f77b4", {}, {}};
         for (int i = 0; i < 50; ++i) {
             s.x.push_back(i);
@@ -514,7 +554,8 @@ void TestRunReport::summaryComesFirst()
         for (const auto& row : table.rows) labels << QString::fromStdString(row.front());
         for (const char* l : {"Precision", "test Sharpe (daily, annualised)", "test P&L", "test quantile loss"})
             QVERIFY2(labels.contains(QLatin1String(l)), l);
-        const auto& sharpe = table.rows[static_cast<std::size_t>(labels.indexOf(QStringLiteral("test Sharpe (daily, annualised)")))];
+        const auto& sharpe =
+            table.rows[static_cast<std::size_t>(labels.indexOf(QStringLiteral("test Sharpe (daily, annualised)")))];
         QCOMPARE(sharpe[1], std::string("0.8"));
         // Before anything about the configuration.
         std::size_t summaryAt = 0, configurationAt = 0;
@@ -551,8 +592,9 @@ void TestRunReport::fullDiskFailsEveryFormat()
         for (const char* model : {"dqn", "ppo", "tft"})
             for (const char* metric : {"loss", "grad_norm", "latency_ms"})
                 for (std::int64_t step = 1; step <= 4000; ++step)
-                    batch.push_back({model, metric, step, 1'700'000'000'000'000'000 + step,
-                                     std::sin(0.01 * static_cast<double>(step)) + 1e-3 * static_cast<double>(step % 97)});
+                    batch.push_back(
+                        {model, metric, step, 1'700'000'000'000'000'000 + step,
+                         std::sin(0.01 * static_cast<double>(step)) + 1e-3 * static_cast<double>(step % 97)});
         runs.appendMetrics(id, batch);
     }
     // One folder per row, so "nothing left behind" is a listing.
@@ -561,7 +603,8 @@ void TestRunReport::fullDiskFailsEveryFormat()
     const QString out = folder.filePath(file);
 
     // Written once without a limit, for its size.
-    Result r = cli({QStringLiteral("report"), QStringLiteral("1"), QStringLiteral("--db"), db, QStringLiteral("--out"), out});
+    Result r = cli(
+        {QStringLiteral("report"), QStringLiteral("1"), QStringLiteral("--db"), db, QStringLiteral("--out"), out});
     QVERIFY2(r.exitCode == 0, r.err.constData());
     const qint64 size = QFileInfo(out).size();
     // SQLite's shared-memory file needs 32 KiB, so the "disk" fills at half the report, but no lower than 64 KiB.
@@ -576,7 +619,8 @@ void TestRunReport::fullDiskFailsEveryFormat()
         f.write(old);
     }
     r = run(QStringLiteral(FOXHUNT_CLI_PATH),
-            {QStringLiteral("report"), QStringLiteral("1"), QStringLiteral("--db"), db, QStringLiteral("--out"), out}, limit);
+            {QStringLiteral("report"), QStringLiteral("1"), QStringLiteral("--db"), db, QStringLiteral("--out"), out},
+            limit);
     QVERIFY2(r.exitCode != 0, "a report cut short by a full disk was reported as written");
     QVERIFY2(r.err.contains(std::strerror(EFBIG)), r.err.constData());
     const QStringList left = folder.entryList(QDir::Files | QDir::Hidden);

@@ -2,4 +2,7 @@
 // foxhunt-bench: every benchmark of the project, JSON with --benchmark_format=json.
 #include "engine/bench/bench_suite.h"
 
-int main(int argc, char** argv) { return foxhunt::bench::runAll(argc, argv); }
+int main(int argc, char** argv)
+{
+    return foxhunt::bench::runAll(argc, argv);
+}

@@ -28,7 +28,10 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-double seconds(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+double seconds(Clock::time_point t0)
+{
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+}
 
 double median(std::vector<double> v)
 {
@@ -114,7 +117,10 @@ double bareAllreduceMs(dist::Communicator& comm, double bytes)
     return median(ms);
 }
 
-int stepsFor(const std::string& model) { return model == "dqn" ? 400 : model == "mamba2" ? 12 : 25; }
+int stepsFor(const std::string& model)
+{
+    return model == "dqn" ? 400 : model == "mamba2" ? 12 : 25;
+}
 
 int runPeer()
 {
@@ -145,8 +151,10 @@ int main(int argc, char** argv)
     std::vector<std::string> wanted{"dqn", "tft", "mamba2"};
     if (argc > 1) wanted.assign(argv + 1, argv + argc);
     nlohmann::json out = nlohmann::json::object();
-    out["machine"] = {{"hardware_threads", std::thread::hardware_concurrency()}, {"torch", models::torchVersion()},
-                      {"threads_per_process", 1}, {"backend", "gloo over 127.0.0.1"}};
+    out["machine"] = {{"hardware_threads", std::thread::hardware_concurrency()},
+                      {"torch", models::torchVersion()},
+                      {"threads_per_process", 1},
+                      {"backend", "gloo over 127.0.0.1"}};
     for (const std::string& model : wanted) {
         const int steps = stepsFor(model);
         const Measured one = train(model, nullptr, steps);

@@ -58,7 +58,8 @@ int main(int argc, char** argv)
     // The window is full: new points thin the older half as they would after a long run.
     dashboard.setSeriesCapacity(static_cast<std::size_t>(points));
     dashboard.resize(1800, 1000);
-    dashboard.setModels({QStringLiteral("dqn"), QStringLiteral("ppo"), QStringLiteral("mamba2"), QStringLiteral("tft")});
+    dashboard.setModels(
+        {QStringLiteral("dqn"), QStringLiteral("ppo"), QStringLiteral("mamba2"), QStringLiteral("tft")});
     dashboard.setSmoothing(smoothing);
     dashboard.show();
     QApplication::processEvents();

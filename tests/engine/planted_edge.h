@@ -35,10 +35,8 @@ inline PlantedEdge makePlantedEdge(int days, std::uint64_t seed, bool withEdge =
         const std::size_t begin = out.bars.size();
         for (int i = 0; i < kBarsPerDay; ++i) {
             int drift = 0;
-            if (withEdge && i >= 11 && i < 21)
-                drift = 2;
-            else if (withEdge && i >= 26 && i < 36)
-                drift = -2;
+            if (withEdge && i >= 11 && i < 21) drift = 2;
+            else if (withEdge && i >= 26 && i < 36) drift = -2;
             const int noise = static_cast<int>(rng() % 5) - 2;
             Bar b;
             b.tsEvent = (19000LL + d) * kNsPerDay + 14LL * 3600 * kNsPerSecond + i * kNsPerMinute;
@@ -49,8 +47,7 @@ inline PlantedEdge makePlantedEdge(int days, std::uint64_t seed, bool withEdge =
             b.volume = 1000;
             close = b.close;
             out.bars.push_back(b);
-            for (int k = 0; k < kBuckets; ++k)
-                out.features.push_back(i / 5 == k ? 1.0f : 0.0f);
+            for (int k = 0; k < kBuckets; ++k) out.features.push_back(i / 5 == k ? 1.0f : 0.0f);
             out.features.push_back(static_cast<float>(i) / kBarsPerDay);
         }
         out.days.push_back({begin, out.bars.size()});

@@ -117,8 +117,7 @@ void TestAgentMemory::dqnActivationBytes()
         // (the target's are freed as it goes); backward adds per-parameter gradient temporaries
         // before they are accumulated into the flat buffer: at most one network's worth.
         const std::size_t bound = 3 * forward + networkParameterBytes(kObs, o.hidden, kActions + (dueling ? 1 : 0));
-        QVERIFY2(m.activationBytes <= bound,
-                 qPrintable(QString("%1 > %2").arg(m.activationBytes).arg(bound)));
+        QVERIFY2(m.activationBytes <= bound, qPrintable(QString("%1 > %2").arg(m.activationBytes).arg(bound)));
     }
     // The flat gradients and Adam's state are reported apart.
     QVERIFY(m.gradientBytes > 0 && m.optimizerBytes == 2 * m.gradientBytes);
@@ -148,8 +147,7 @@ void TestAgentMemory::ppoActivationBytes()
     const std::array<float, kObs> obs{0.1f, 0.5f, 1.0f, -1.0f};
     QCOMPARE(ppo.memoryBytes().activationBytes, std::size_t(0));
     bool full = false;
-    while (!full)
-        full = ppo.store(obs, ppo.act(obs), 1.0, false, false, obs);
+    while (!full) full = ppo.store(obs, ppo.act(obs), 1.0, false, false, obs);
     ppo.update(obs);
     const AgentMemoryBytes m = ppo.memoryBytes();
     const auto b = static_cast<std::size_t>(o.batchSize);

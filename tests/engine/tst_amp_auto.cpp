@@ -90,7 +90,11 @@ private Q_SLOTS:
         const auto f = steps(m, 10.0, 8.0, 2, 4);
         const auto t = foxhunt::detail::timeInTurns(f.make(mp::MixedPrecisionConfig::disabled()),
                                                     f.make(mp::MixedPrecisionConfig::for_ampere()), f.warmup, f.rounds);
-        QCOMPARE(QString::fromStdString(m.log), QStringLiteral("abab" "ab" "ba" "ab" "ba"));
+        QCOMPARE(QString::fromStdString(m.log), QStringLiteral("abab"
+                                                               "ab"
+                                                               "ba"
+                                                               "ab"
+                                                               "ba"));
         QCOMPARE(t.rounds, 4);
         QCOMPARE(t.fp32_ms, 10.0);
         QCOMPARE(t.candidate_ms, 8.0);

@@ -33,7 +33,10 @@ private Q_SLOTS:
     void missingFolderFails();
 
 private:
-    QStringList entries() const { return QDir(m_dir.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden); }
+    QStringList entries() const
+    {
+        return QDir(m_dir.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden);
+    }
     std::string target() const { return m_dir.filePath(QStringLiteral("report.html")).toStdString(); }
     static QByteArray contents(const std::string& path)
     {

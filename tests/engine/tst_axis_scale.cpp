@@ -64,7 +64,8 @@ void TestAxisScale::otherUnitsKeepTheirSymbol()
     QCOMPARE(QString::fromStdString(axis::displayUnit(Unit::Ticks, 1e9).symbol), QStringLiteral("ticks"));
     QCOMPARE(axis::displayUnit(Unit::Ticks, 1e9).divisor, 1.0);
     QCOMPARE(QString::fromStdString(axis::displayUnit(Unit::None, 5.0).symbol), QString());
-    QCOMPARE(QString::fromStdString(axis::displayUnit(Unit::SamplesPerSecond, 5.0).symbol), QStringLiteral("samples/s"));
+    QCOMPARE(QString::fromStdString(axis::displayUnit(Unit::SamplesPerSecond, 5.0).symbol),
+             QStringLiteral("samples/s"));
 }
 
 void TestAxisScale::ticksAreRound_data()

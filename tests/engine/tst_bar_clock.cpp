@@ -18,7 +18,7 @@ namespace {
 std::vector<Bar> makeBars(std::size_t n)
 {
     std::vector<Bar> bars(n);
-    const std::int64_t start = 1'704'927'600LL * kNsPerSecond;  // 2024-01-10 23:00 UTC (18:00 ET)
+    const std::int64_t start = 1'704'927'600LL * kNsPerSecond; // 2024-01-10 23:00 UTC (18:00 ET)
     for (std::size_t i = 0; i < n; ++i) {
         Bar& b = bars[i];
         b.tsEvent = start + std::int64_t(i) * kNsPerMinute;
@@ -142,7 +142,7 @@ void TestBarClock::pausedStepsReleaseExactlyN_data()
 void TestBarClock::pausedStepsReleaseExactlyN()
 {
     QFETCH(int, steps);
-    constexpr std::size_t kPauseAt = 9;  // the test pauses while bar 9 is in the callback
+    constexpr std::size_t kPauseAt = 9; // the test pauses while bar 9 is in the callback
     const auto bars = makeBars(100);
     BarClock clock(bars);
     Recorder recorder;
@@ -184,12 +184,11 @@ void TestBarClock::stepIgnoredWhenNotPaused()
     BarClock clock(bars);
     clock.step();
     clock.step();
-    clock.step();  // not paused: these must not bank releases
+    clock.step(); // not paused: these must not bank releases
     clock.pause();
     Recorder recorder;
-    auto worker = std::async(std::launch::async, [&] {
-        return clock.run([&](const Bar&, std::size_t i) { recorder.add(i); });
-    });
+    auto worker = std::async(std::launch::async,
+                             [&] { return clock.run([&](const Bar&, std::size_t i) { recorder.add(i); }); });
     clock.step();
     QVERIFY(recorder.waitForCount(1));
     clock.stop();
@@ -223,7 +222,7 @@ void TestBarClock::stopMidwayThenRewindContinues()
         });
     });
     hs.reached.get_future().wait();
-    clock.stop();  // from this (another) thread, while bar 49 is being handled
+    clock.stop(); // from this (another) thread, while bar 49 is being handled
     hs.answered.set_value();
     QVERIFY(finishes(worker));
     const ReplayStats stats = worker.get();
@@ -268,8 +267,8 @@ void TestBarClock::setSpeedZeroLetsRealTimeClockFinish()
     QFETCH(bool, startPaused);
     const auto bars = makeBars(200);
     BarClockOptions options;
-    options.speed = 1.0;                             // real time: a minute per bar
-    options.maxWaitNs = 3600 * kNsPerSecond;         // so only the speed change can end this quickly
+    options.speed = 1.0;                     // real time: a minute per bar
+    options.maxWaitNs = 3600 * kNsPerSecond; // so only the speed change can end this quickly
     options.startPaused = startPaused;
     BarClock clock(bars, options);
     Handshake hs;
@@ -280,7 +279,7 @@ void TestBarClock::setSpeedZeroLetsRealTimeClockFinish()
             if (i == 0) hs.reached.set_value();
         });
     });
-    if (!startPaused) hs.reached.get_future().wait();  // bar 0 went at once; bar 1 is a minute away
+    if (!startPaused) hs.reached.get_future().wait(); // bar 0 went at once; bar 1 is a minute away
     clock.setSpeed(0.0);
     QCOMPARE(clock.speed(), 0.0);
     if (startPaused) clock.resume();

@@ -137,12 +137,11 @@ void writeFile(const QString& path, const QByteArray& bytes)
     f.write(bytes);
 }
 
-const char* kCsv =
-    "timestamp,open,high,low,close,volume\n"
-    "2021-03-08 09:30:00,3800.00,3801.00,3799.50,3800.50,120\n"
-    "2021-03-08 09:31:00,3800.50,3802.00,3800.25,3801.75,95\n"
-    "2021-03-08 09:32:00,3801.75,3802.25,3800.00,3800.25,130\n"
-    "2021-03-08 09:33:00,3800.25,3800.75,3799.00,3799.25,88\n";
+const char* kCsv = "timestamp,open,high,low,close,volume\n"
+                   "2021-03-08 09:30:00,3800.00,3801.00,3799.50,3800.50,120\n"
+                   "2021-03-08 09:31:00,3800.50,3802.00,3800.25,3801.75,95\n"
+                   "2021-03-08 09:32:00,3801.75,3802.25,3800.00,3800.25,130\n"
+                   "2021-03-08 09:33:00,3800.25,3800.75,3799.00,3799.25,88\n";
 
 } // namespace
 
@@ -214,16 +213,24 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("kind");
         QTest::addColumn<QString>("message");
-        QTest::newRow("random bytes") << "random" << "not an SQLite database";
-        QTest::newRow("text file") << "text" << "not an SQLite database";
-        QTest::newRow("truncated database") << "truncated" << "truncated";
-        QTest::newRow("another application's database") << "foreign" << "another application";
-        QTest::newRow("newer schema") << "newer" << "made by a newer Foxhunt";
-        QTest::newRow("directory") << "directory" << "directory";
+        QTest::newRow("random bytes") << "random"
+                                      << "not an SQLite database";
+        QTest::newRow("text file") << "text"
+                                   << "not an SQLite database";
+        QTest::newRow("truncated database") << "truncated"
+                                            << "truncated";
+        QTest::newRow("another application's database") << "foreign"
+                                                        << "another application";
+        QTest::newRow("newer schema") << "newer"
+                                      << "made by a newer Foxhunt";
+        QTest::newRow("directory") << "directory"
+                                   << "directory";
         // A foreign file that happens to carry our application_id used to get Foxhunt's tables added.
-        QTest::newRow("foreign file with Foxhunt's application_id") << "foreign-id" << "has no Foxhunt schema";
+        QTest::newRow("foreign file with Foxhunt's application_id") << "foreign-id"
+                                                                    << "has no Foxhunt schema";
         // A damaged page used to go unnoticed until an import wrote through it.
-        QTest::newRow("corrupted page") << "corrupt-page" << "is damaged";
+        QTest::newRow("corrupted page") << "corrupt-page"
+                                        << "is damaged";
     }
     void refusesUnusableFiles()
     {
@@ -247,9 +254,12 @@ private Q_SLOTS:
             QVERIFY(whole.size() > 100'000);
             writeFile(qpath, whole.left(whole.size() / 2));
         } else if (kind == "foreign") {
-            rawSql(path, "CREATE TABLE notes(id INTEGER PRIMARY KEY, text TEXT); INSERT INTO notes(text) VALUES ('hi');");
+            rawSql(path,
+                   "CREATE TABLE notes(id INTEGER PRIMARY KEY, text TEXT); INSERT INTO notes(text) VALUES ('hi');");
         } else if (kind == "newer") {
-            { BarStore store(path); }
+            {
+                BarStore store(path);
+            }
             rawSql(path, "PRAGMA user_version = 99");
         } else if (kind == "directory") {
             QVERIFY(QDir().mkpath(qpath));
@@ -263,7 +273,8 @@ private Q_SLOTS:
             QByteArray whole = readAll(qpath);
             QVERIFY(whole.size() > 100'000);
             // Scribble over the interior of the bars table's b-tree pages (not the header, not the size).
-            for (qsizetype i = whole.size() / 2; i < whole.size() / 2 + 4 * 8192; i += 7) whole[i] = static_cast<char>(0xA5);
+            for (qsizetype i = whole.size() / 2; i < whole.size() / 2 + 4 * 8192; i += 7)
+                whole[i] = static_cast<char>(0xA5);
             writeFile(qpath, whole);
         }
         const QByteArray before = kind == "directory" ? QByteArray() : readAll(qpath);
@@ -389,7 +400,8 @@ private Q_SLOTS:
             const std::string what = e.what();
             QVERIFY2(what.rfind("corrected.csv:42: ", 0) == 0, e.what());
             const std::string oldClose = formatPrice(before[40].close), newClose = formatPrice(corrected[40].close);
-            QVERIFY2(what.find("close " + oldClose + " stored, " + newClose + " in the file") != std::string::npos, e.what());
+            QVERIFY2(what.find("close " + oldClose + " stored, " + newClose + " in the file") != std::string::npos,
+                     e.what());
             QVERIFY2(what.find("high ") != std::string::npos, e.what());
             QVERIFY2(what.find("open ") == std::string::npos, e.what()); // only what differs
             QVERIFY2(what.find("nothing was stored") != std::string::npos, e.what());
@@ -406,7 +418,8 @@ private Q_SLOTS:
             QFAIL("another volume must reject the file");
         } catch (const StoredBarConflict& e) {
             QCOMPARE(e.line(), std::uint64_t{9});
-            QVERIFY2(std::string(e.what()).find("volume " + std::to_string(before[7].volume) + " stored") != std::string::npos,
+            QVERIFY2(std::string(e.what()).find("volume " + std::to_string(before[7].volume) + " stored") !=
+                         std::string::npos,
                      e.what());
         }
     }
@@ -467,7 +480,8 @@ private Q_SLOTS:
         const ProgressFn failing = [](double fraction, std::string_view stage) {
             if (stage == "store" && fraction >= 1.0) throw std::runtime_error("cancelled");
         };
-        QVERIFY_THROWS_EXCEPTION(std::runtime_error, BarImporter(store).importParsed(vendorFile(corrected, "c.csv"), options, failing));
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error,
+                                 BarImporter(store).importParsed(vendorFile(corrected, "c.csv"), options, failing));
         const auto s = store.findSeries("ES");
         QCOMPARE(s->barCount, std::uint64_t{100});
         QCOMPARE(store.loadBars(s->id).front().volume, makeBars(1).front().volume);
@@ -605,7 +619,8 @@ private Q_SLOTS:
         const ProgressFn failing = [&](double fraction, std::string_view stage) {
             if (stage == "store" && fraction > 0.0 && ++storeCalls == 2) throw std::runtime_error("cancelled");
         };
-        QVERIFY_THROWS_EXCEPTION(std::runtime_error, BarImporter(store).importParsed(vendorFile(makeBars(60'000)), {}, failing));
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error,
+                                 BarImporter(store).importParsed(vendorFile(makeBars(60'000)), {}, failing));
         QCOMPARE(storeCalls, 2);
         QVERIFY(store.empty());
         QCOMPARE(countRows(store, "bars"), std::int64_t{0});
@@ -621,8 +636,9 @@ private Q_SLOTS:
     {
         BarStore store(freshPath());
         std::vector<std::pair<double, std::string>> calls;
-        BarImporter(store).importParsed(vendorFile(makeBars(100'000)), {},
-                           [&](double f, std::string_view stage) { calls.emplace_back(f, std::string(stage)); });
+        BarImporter(store).importParsed(vendorFile(makeBars(100'000)), {}, [&](double f, std::string_view stage) {
+            calls.emplace_back(f, std::string(stage));
+        });
         QVERIFY(calls.size() > 4);
         QVERIFY(calls.size() < 100);
         double last = -1;
@@ -717,7 +733,8 @@ private Q_SLOTS:
         }
         QVERIFY(store.empty());
         QVERIFY(store.imports().empty());
-        QVERIFY_THROWS_EXCEPTION(ImportError, BarImporter(store).importFile(m_dir.filePath("missing.csv").toStdString()));
+        QVERIFY_THROWS_EXCEPTION(ImportError,
+                                 BarImporter(store).importFile(m_dir.filePath("missing.csv").toStdString()));
     }
 
     void findSeriesByIdOrSymbol()
@@ -787,15 +804,20 @@ private Q_SLOTS:
         const fs::path ro = top / "read-only", rw = top / "writable";
         fs::create_directories(ro);
         fs::create_directories(rw);
-        { BarStore existing((ro / "old.db").string()); }
-        { BarStore existing((rw / "locked.db").string()); }
+        {
+            BarStore existing((ro / "old.db").string());
+        }
+        {
+            BarStore existing((rw / "locked.db").string());
+        }
         using fs::perms;
         fs::permissions(m_dir.path().toStdString(), perms::owner_all | perms::group_read | perms::group_exec |
                                                         perms::others_read | perms::others_exec);
         fs::permissions(top, perms::all);
         fs::permissions(rw, perms::all);
         for (const char* name : {"old.db", "old.db-wal", "old.db-shm"})
-            if (fs::exists(ro / name)) fs::permissions(ro / name, perms::all & ~(perms::owner_exec | perms::group_exec | perms::others_exec));
+            if (fs::exists(ro / name))
+                fs::permissions(ro / name, perms::all & ~(perms::owner_exec | perms::group_exec | perms::others_exec));
         fs::permissions(ro, perms::owner_read | perms::owner_exec | perms::group_read | perms::group_exec |
                                 perms::others_read | perms::others_exec);
         fs::permissions(rw / "locked.db", perms::owner_read | perms::group_read | perms::others_read);
@@ -820,7 +842,8 @@ private Q_SLOTS:
         ::close(fds[1]);
         std::string said;
         char buffer[4096];
-        for (ssize_t n; (n = ::read(fds[0], buffer, sizeof buffer)) > 0;) said.append(buffer, static_cast<std::size_t>(n));
+        for (ssize_t n; (n = ::read(fds[0], buffer, sizeof buffer)) > 0;)
+            said.append(buffer, static_cast<std::size_t>(n));
         ::close(fds[0]);
         int status = 0;
         ::waitpid(child, &status, 0);

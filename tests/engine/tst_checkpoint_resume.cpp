@@ -124,10 +124,12 @@ void TestCheckpointResume::identityIsVerified_data()
     QTest::newRow("same run") << QString::fromStdString(toString(mine)) << QString();
     QTest::newRow("no identity") << QString() << QStringLiteral("does not say which run");
     QTest::newRow("not json") << QStringLiteral("{oops") << QStringLiteral("unreadable");
-    QTest::newRow("other run") << with([](CheckpointIdentity& i) { i.runUuid = "bbbb"; }) << QStringLiteral("another run");
+    QTest::newRow("other run") << with([](CheckpointIdentity& i) { i.runUuid = "bbbb"; })
+                               << QStringLiteral("another run");
     QTest::newRow("other config") << with([](CheckpointIdentity& i) { i.configSha256 = "cfg2"; })
                                   << QStringLiteral("another configuration");
-    QTest::newRow("other model") << with([](CheckpointIdentity& i) { i.model = "tft"; }) << QStringLiteral("holds model 'tft'");
+    QTest::newRow("other model") << with([](CheckpointIdentity& i) { i.model = "tft"; })
+                                 << QStringLiteral("holds model 'tft'");
     QTest::newRow("other step") << with([](CheckpointIdentity& i) { i.step = 300; }) << QStringLiteral("of step 300");
 }
 

@@ -12,7 +12,10 @@ using namespace foxhunt;
 
 namespace {
 
-std::int64_t day(const char* iso) { return *parseDate(iso); }
+std::int64_t day(const char* iso)
+{
+    return *parseDate(iso);
+}
 
 } // namespace
 
@@ -50,26 +53,46 @@ void TestCmeHolidays::knownDates_data()
 {
     QTest::addColumn<QString>("date");
     QTest::addColumn<QString>("name"); // empty: a trading day
-    QTest::newRow("Good Friday 2024") << "2024-03-29" << "Good Friday";
-    QTest::newRow("Thanksgiving 2023") << "2023-11-23" << "Thanksgiving Day";
-    QTest::newRow("Juneteenth 2022, Sunday, observed Monday") << "2022-06-20" << "Juneteenth";
-    QTest::newRow("Juneteenth 2022 itself") << "2022-06-19" << "";
-    QTest::newRow("Juneteenth 2021, before the rule") << "2021-06-18" << "";
-    QTest::newRow("Juneteenth 2026, Friday") << "2026-06-19" << "Juneteenth";
-    QTest::newRow("Independence Day 2021, Sunday") << "2021-07-05" << "Independence Day";
-    QTest::newRow("Independence Day 2026, Saturday") << "2026-07-03" << "Independence Day";
-    QTest::newRow("Christmas 2021, Saturday") << "2021-12-24" << "Christmas Day";
-    QTest::newRow("New Year 2022, Saturday: not moved back") << "2021-12-31" << "";
-    QTest::newRow("New Year 2023, Sunday") << "2023-01-02" << "New Year's Day";
-    QTest::newRow("MLK 2026") << "2026-01-19" << "Martin Luther King Jr. Day";
-    QTest::newRow("MLK before 1998") << "1997-01-20" << "";
-    QTest::newRow("Presidents' Day 2024") << "2024-02-19" << "Presidents' Day";
-    QTest::newRow("Memorial Day 2024, last Monday") << "2024-05-27" << "Memorial Day";
-    QTest::newRow("Memorial Day 2021, May 31") << "2021-05-31" << "Memorial Day";
-    QTest::newRow("Labor Day 2025") << "2025-09-01" << "Labor Day";
-    QTest::newRow("Thanksgiving 2017") << "2017-11-23" << "Thanksgiving Day";
-    QTest::newRow("day after Thanksgiving trades") << "2023-11-24" << "";
-    QTest::newRow("Easter Monday trades") << "2024-04-01" << "";
+    QTest::newRow("Good Friday 2024") << "2024-03-29"
+                                      << "Good Friday";
+    QTest::newRow("Thanksgiving 2023") << "2023-11-23"
+                                       << "Thanksgiving Day";
+    QTest::newRow("Juneteenth 2022, Sunday, observed Monday") << "2022-06-20"
+                                                              << "Juneteenth";
+    QTest::newRow("Juneteenth 2022 itself") << "2022-06-19"
+                                            << "";
+    QTest::newRow("Juneteenth 2021, before the rule") << "2021-06-18"
+                                                      << "";
+    QTest::newRow("Juneteenth 2026, Friday") << "2026-06-19"
+                                             << "Juneteenth";
+    QTest::newRow("Independence Day 2021, Sunday") << "2021-07-05"
+                                                   << "Independence Day";
+    QTest::newRow("Independence Day 2026, Saturday") << "2026-07-03"
+                                                     << "Independence Day";
+    QTest::newRow("Christmas 2021, Saturday") << "2021-12-24"
+                                              << "Christmas Day";
+    QTest::newRow("New Year 2022, Saturday: not moved back") << "2021-12-31"
+                                                             << "";
+    QTest::newRow("New Year 2023, Sunday") << "2023-01-02"
+                                           << "New Year's Day";
+    QTest::newRow("MLK 2026") << "2026-01-19"
+                              << "Martin Luther King Jr. Day";
+    QTest::newRow("MLK before 1998") << "1997-01-20"
+                                     << "";
+    QTest::newRow("Presidents' Day 2024") << "2024-02-19"
+                                          << "Presidents' Day";
+    QTest::newRow("Memorial Day 2024, last Monday") << "2024-05-27"
+                                                    << "Memorial Day";
+    QTest::newRow("Memorial Day 2021, May 31") << "2021-05-31"
+                                               << "Memorial Day";
+    QTest::newRow("Labor Day 2025") << "2025-09-01"
+                                    << "Labor Day";
+    QTest::newRow("Thanksgiving 2017") << "2017-11-23"
+                                       << "Thanksgiving Day";
+    QTest::newRow("day after Thanksgiving trades") << "2023-11-24"
+                                                   << "";
+    QTest::newRow("Easter Monday trades") << "2024-04-01"
+                                          << "";
 }
 
 void TestCmeHolidays::knownDates()
@@ -103,8 +126,8 @@ void TestCmeHolidays::countsPerYear()
             civilFromDays(list[i].day, y, m, d);
             QCOMPARE(y, year);
         }
-        const std::size_t missing = (weekdayFromDays(daysFromCivil(year, 1, 1)) == 6 ? 1 : 0) + (year < 1998 ? 1 : 0)
-                                    + (year < 2022 ? 1 : 0);
+        const std::size_t missing = (weekdayFromDays(daysFromCivil(year, 1, 1)) == 6 ? 1 : 0) + (year < 1998 ? 1 : 0) +
+                                    (year < 2022 ? 1 : 0);
         QCOMPARE(list.size(), 10 - missing);
     }
 }

@@ -39,7 +39,10 @@ std::string invalidArgumentOf(const std::function<void()>& f)
     return {};
 }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string& text, const std::string& part)
+{
+    return text.find(part) != std::string::npos;
+}
 
 ForecasterConfig smallForecaster(ForecasterKind kind, const std::string& device)
 {

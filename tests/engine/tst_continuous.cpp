@@ -85,19 +85,32 @@ private Q_SLOTS:
         QTest::addColumn<QString>("root");
         QTest::addColumn<QString>("month");
         QTest::addColumn<int>("year");
-        QTest::newRow("one digit, next year") << "ESH1" << 2020 << true << "ES" << "H" << 2021;
-        QTest::newRow("one digit, same year") << "ESZ0" << 2020 << true << "ES" << "Z" << 2020;
-        QTest::newRow("one digit, decade ahead") << "ESH0" << 2029 << true << "ES" << "H" << 2030;
-        QTest::newRow("one digit, last year") << "ESU9" << 2020 << true << "ES" << "U" << 2019;
-        QTest::newRow("two digits") << "ESM21" << 2020 << true << "ES" << "M" << 2021;
-        QTest::newRow("two digits, century") << "ESZ99" << 2001 << true << "ES" << "Z" << 1999;
-        QTest::newRow("four digits") << "ESU2021" << 1990 << true << "ES" << "U" << 2021;
-        QTest::newRow("micro root") << "MESH4" << 2024 << true << "MES" << "H" << 2024;
-        QTest::newRow("no year") << "ES" << 2020 << false << "" << "" << 0;
-        QTest::newRow("bad month") << "ESA1" << 2020 << false << "" << "" << 0;
-        QTest::newRow("three digits") << "ESH201" << 2020 << false << "" << "" << 0;
-        QTest::newRow("spread") << "ESH1-ESM1" << 2020 << false << "" << "" << 0;
-        QTest::newRow("no root") << "H1" << 2020 << false << "" << "" << 0;
+        QTest::newRow("one digit, next year") << "ESH1" << 2020 << true << "ES"
+                                              << "H" << 2021;
+        QTest::newRow("one digit, same year") << "ESZ0" << 2020 << true << "ES"
+                                              << "Z" << 2020;
+        QTest::newRow("one digit, decade ahead") << "ESH0" << 2029 << true << "ES"
+                                                 << "H" << 2030;
+        QTest::newRow("one digit, last year") << "ESU9" << 2020 << true << "ES"
+                                              << "U" << 2019;
+        QTest::newRow("two digits") << "ESM21" << 2020 << true << "ES"
+                                    << "M" << 2021;
+        QTest::newRow("two digits, century") << "ESZ99" << 2001 << true << "ES"
+                                             << "Z" << 1999;
+        QTest::newRow("four digits") << "ESU2021" << 1990 << true << "ES"
+                                     << "U" << 2021;
+        QTest::newRow("micro root") << "MESH4" << 2024 << true << "MES"
+                                    << "H" << 2024;
+        QTest::newRow("no year") << "ES" << 2020 << false << ""
+                                 << "" << 0;
+        QTest::newRow("bad month") << "ESA1" << 2020 << false << ""
+                                   << "" << 0;
+        QTest::newRow("three digits") << "ESH201" << 2020 << false << ""
+                                      << "" << 0;
+        QTest::newRow("spread") << "ESH1-ESM1" << 2020 << false << ""
+                                << "" << 0;
+        QTest::newRow("no root") << "H1" << 2020 << false << ""
+                                 << "" << 0;
     }
     void contractCodes()
     {
@@ -205,7 +218,8 @@ private Q_SLOTS:
     {
         std::vector<Bar> bars = twoContractDays();
         std::reverse(bars.begin(), bars.end());
-        std::stable_sort(bars.begin(), bars.end(), [](const Bar& a, const Bar& b) { return a.instrumentId < b.instrumentId; });
+        std::stable_sort(bars.begin(), bars.end(),
+                         [](const Bar& a, const Bar& b) { return a.instrumentId < b.instrumentId; });
         const ContinuousSeries c = buildContinuous(bars, kSymbols);
         QCOMPARE(c.bars.size(), std::size_t{9});
         QCOMPARE(c.rolls.size(), std::size_t{1});

@@ -25,13 +25,20 @@ void TestCsvField::field_data()
 {
     QTest::addColumn<QString>("text");
     QTest::addColumn<QString>("expected");
-    QTest::newRow("plain") << "loss" << "loss";
-    QTest::newRow("empty") << "" << "";
-    QTest::newRow("comma") << "a,b" << "\"a,b\"";
-    QTest::newRow("quote") << "say \"hi\"" << "\"say \"\"hi\"\"\"";
-    QTest::newRow("newline") << "two\nlines" << "\"two\nlines\"";
-    QTest::newRow("carriage return") << "a\rb" << "\"a\rb\"";
-    QTest::newRow("spaces stay plain") << " x y " << " x y ";
+    QTest::newRow("plain") << "loss"
+                           << "loss";
+    QTest::newRow("empty") << ""
+                           << "";
+    QTest::newRow("comma") << "a,b"
+                           << "\"a,b\"";
+    QTest::newRow("quote") << "say \"hi\""
+                           << "\"say \"\"hi\"\"\"";
+    QTest::newRow("newline") << "two\nlines"
+                             << "\"two\nlines\"";
+    QTest::newRow("carriage return") << "a\rb"
+                                     << "\"a\rb\"";
+    QTest::newRow("spaces stay plain") << " x y "
+                                       << " x y ";
 }
 
 void TestCsvField::field()
@@ -50,8 +57,9 @@ void TestCsvField::runReportQuotesNames()
     const std::int64_t id = runs.createRun("quoted", "{}", SeriesInfo{}, 0, 0, "{}");
     runs.appendMetrics(id, {{"tft, small", "loss \"q50\"", 3, 1'700'000'000'000'000'000, 0.5}});
     const std::string csv = renderRunReportCsv(store, {id});
-    const std::string expected = "run,model,metric,step,time,value\n" + std::to_string(id)
-                                 + ",\"tft, small\",\"loss \"\"q50\"\"\",3," + formatUtc(1'700'000'000'000'000'000) + ",0.5\n";
+    const std::string expected = "run,model,metric,step,time,value\n" + std::to_string(id) +
+                                 ",\"tft, small\",\"loss \"\"q50\"\"\",3," + formatUtc(1'700'000'000'000'000'000) +
+                                 ",0.5\n";
     QCOMPARE(QString::fromStdString(csv), QString::fromStdString(expected));
 }
 

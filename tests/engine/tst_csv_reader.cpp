@@ -23,7 +23,10 @@ std::int64_t utc(const char* iso)
     return ts->ns;
 }
 
-std::int64_t px(const char* text) { return *parseFixedPoint(text); }
+std::int64_t px(const char* text)
+{
+    return *parseFixedPoint(text);
+}
 
 } // namespace
 
@@ -127,38 +130,69 @@ void TestCsvReader::timestampFormats_data()
 {
     QTest::addColumn<QString>("text");
     QTest::addColumn<QString>("expectedUtc");
-    QTest::newRow("naive seconds, EST") << "2021-01-04 09:30:00" << "2021-01-04T14:30:00Z";
-    QTest::newRow("naive seconds, EDT") << "2021-07-06 09:30:00" << "2021-07-06T13:30:00Z";
-    QTest::newRow("naive without seconds") << "2021-01-04 09:30" << "2021-01-04T14:30:00Z";
-    QTest::newRow("naive fraction") << "2021-01-04 09:30:00.250" << "2021-01-04T14:30:00.25Z";
-    QTest::newRow("ISO T naive") << "2021-01-04T09:30:00" << "2021-01-04T14:30:00Z";
-    QTest::newRow("ISO Z") << "2021-01-04T09:30:00Z" << "2021-01-04T09:30:00Z";
-    QTest::newRow("ISO Z nanos") << "2020-12-28T00:00:00.000000001Z" << "2020-12-28T00:00:00.000000001Z";
-    QTest::newRow("ISO offset") << "2021-01-04T09:30:00-05:00" << "2021-01-04T14:30:00Z";
-    QTest::newRow("ISO offset no colon") << "2021-01-04T09:30:00+0100" << "2021-01-04T08:30:00Z";
-    QTest::newRow("IB two spaces") << "20160909  09:30:00" << "2016-09-09T13:30:00Z";
-    QTest::newRow("IB one space") << "20160909 09:30:00" << "2016-09-09T13:30:00Z";
-    QTest::newRow("US date") << "01/04/2021" << "2021-01-04T05:00:00Z";
-    QTest::newRow("US date time") << "01/04/2021 09:30" << "2021-01-04T14:30:00Z";
-    QTest::newRow("US date time seconds") << "1/4/2021 09:30:15" << "2021-01-04T14:30:15Z";
-    QTest::newRow("US date 12h clock") << "01/04/2021 01:30:00 PM" << "2021-01-04T18:30:00Z";
-    QTest::newRow("bare ISO date") << "2021-07-06" << "2021-07-06T04:00:00Z";
-    QTest::newRow("epoch seconds") << "1609459200" << "2021-01-01T00:00:00Z";
-    QTest::newRow("epoch ms") << "1609459200000" << "2021-01-01T00:00:00Z";
-    QTest::newRow("epoch ns") << "1609459200000000000" << "2021-01-01T00:00:00Z";
+    QTest::newRow("naive seconds, EST") << "2021-01-04 09:30:00"
+                                        << "2021-01-04T14:30:00Z";
+    QTest::newRow("naive seconds, EDT") << "2021-07-06 09:30:00"
+                                        << "2021-07-06T13:30:00Z";
+    QTest::newRow("naive without seconds") << "2021-01-04 09:30"
+                                           << "2021-01-04T14:30:00Z";
+    QTest::newRow("naive fraction") << "2021-01-04 09:30:00.250"
+                                    << "2021-01-04T14:30:00.25Z";
+    QTest::newRow("ISO T naive") << "2021-01-04T09:30:00"
+                                 << "2021-01-04T14:30:00Z";
+    QTest::newRow("ISO Z") << "2021-01-04T09:30:00Z"
+                           << "2021-01-04T09:30:00Z";
+    QTest::newRow("ISO Z nanos") << "2020-12-28T00:00:00.000000001Z"
+                                 << "2020-12-28T00:00:00.000000001Z";
+    QTest::newRow("ISO offset") << "2021-01-04T09:30:00-05:00"
+                                << "2021-01-04T14:30:00Z";
+    QTest::newRow("ISO offset no colon") << "2021-01-04T09:30:00+0100"
+                                         << "2021-01-04T08:30:00Z";
+    QTest::newRow("IB two spaces") << "20160909  09:30:00"
+                                   << "2016-09-09T13:30:00Z";
+    QTest::newRow("IB one space") << "20160909 09:30:00"
+                                  << "2016-09-09T13:30:00Z";
+    QTest::newRow("US date") << "01/04/2021"
+                             << "2021-01-04T05:00:00Z";
+    QTest::newRow("US date time") << "01/04/2021 09:30"
+                                  << "2021-01-04T14:30:00Z";
+    QTest::newRow("US date time seconds") << "1/4/2021 09:30:15"
+                                          << "2021-01-04T14:30:15Z";
+    QTest::newRow("US date 12h clock") << "01/04/2021 01:30:00 PM"
+                                       << "2021-01-04T18:30:00Z";
+    QTest::newRow("bare ISO date") << "2021-07-06"
+                                   << "2021-07-06T04:00:00Z";
+    QTest::newRow("epoch seconds") << "1609459200"
+                                   << "2021-01-01T00:00:00Z";
+    QTest::newRow("epoch ms") << "1609459200000"
+                              << "2021-01-01T00:00:00Z";
+    QTest::newRow("epoch ns") << "1609459200000000000"
+                              << "2021-01-01T00:00:00Z";
     // Issue 21.6: layouts outside the fast path go to date::parse instead of failing.
-    QTest::newRow("space before offset") << "2021-01-04 09:30:00 +01:00" << "2021-01-04T08:30:00Z";
-    QTest::newRow("T, fraction, space, offset") << "2021-01-04T09:30:00.5 -0500" << "2021-01-04T14:30:00.5Z";
-    QTest::newRow("ISO minutes, space, offset") << "2021-01-04 09:30 +01:00" << "2021-01-04T08:30:00Z";
-    QTest::newRow("UTC abbreviation") << "2021-01-04 09:30:00 UTC" << "2021-01-04T09:30:00Z";
-    QTest::newRow("space Z") << "2021-01-04T09:30:00 Z" << "2021-01-04T09:30:00Z";
-    QTest::newRow("ISO basic") << "20210104T093000" << "2021-01-04T14:30:00Z";
-    QTest::newRow("European date time") << "04.01.2021 09:30" << "2021-01-04T14:30:00Z";
-    QTest::newRow("European date") << "06.07.2021" << "2021-07-06T04:00:00Z";
-    QTest::newRow("US two-digit year") << "01/04/21 09:30" << "2021-01-04T14:30:00Z";
-    QTest::newRow("day-month name") << "04-Jan-2021 09:30:00" << "2021-01-04T14:30:00Z";
-    QTest::newRow("day month name") << "4 Jan 2021 09:30:00" << "2021-01-04T14:30:00Z";
-    QTest::newRow("ctime") << "Mon Jan  4 09:30:00 2021" << "2021-01-04T14:30:00Z";
+    QTest::newRow("space before offset") << "2021-01-04 09:30:00 +01:00"
+                                         << "2021-01-04T08:30:00Z";
+    QTest::newRow("T, fraction, space, offset") << "2021-01-04T09:30:00.5 -0500"
+                                                << "2021-01-04T14:30:00.5Z";
+    QTest::newRow("ISO minutes, space, offset") << "2021-01-04 09:30 +01:00"
+                                                << "2021-01-04T08:30:00Z";
+    QTest::newRow("UTC abbreviation") << "2021-01-04 09:30:00 UTC"
+                                      << "2021-01-04T09:30:00Z";
+    QTest::newRow("space Z") << "2021-01-04T09:30:00 Z"
+                             << "2021-01-04T09:30:00Z";
+    QTest::newRow("ISO basic") << "20210104T093000"
+                               << "2021-01-04T14:30:00Z";
+    QTest::newRow("European date time") << "04.01.2021 09:30"
+                                        << "2021-01-04T14:30:00Z";
+    QTest::newRow("European date") << "06.07.2021"
+                                   << "2021-07-06T04:00:00Z";
+    QTest::newRow("US two-digit year") << "01/04/21 09:30"
+                                       << "2021-01-04T14:30:00Z";
+    QTest::newRow("day-month name") << "04-Jan-2021 09:30:00"
+                                    << "2021-01-04T14:30:00Z";
+    QTest::newRow("day month name") << "4 Jan 2021 09:30:00"
+                                    << "2021-01-04T14:30:00Z";
+    QTest::newRow("ctime") << "Mon Jan  4 09:30:00 2021"
+                           << "2021-01-04T14:30:00Z";
 }
 
 void TestCsvReader::timestampFormats()
@@ -220,8 +254,8 @@ void TestCsvReader::springForwardGapRejected()
     // The same wall time is fine in a zone without DST.
     ReadOptions utcZone;
     utcZone.timeZone = "UTC";
-    const ParsedFile f = readBarBuffer("sf.csv", "timestamp,open,high,low,close,volume\n2021-03-14 02:30:00,1,1,1,1,1\n",
-                                       utcZone);
+    const ParsedFile f = readBarBuffer(
+        "sf.csv", "timestamp,open,high,low,close,volume\n2021-03-14 02:30:00,1,1,1,1,1\n", utcZone);
     QCOMPARE(f.bars[0].tsEvent, utc("2021-03-14T02:30:00Z"));
 }
 
@@ -273,52 +307,54 @@ void TestCsvReader::malformed_data()
     QTest::addColumn<QString>("reason");
     const QString header = "timestamp,open,high,low,close,volume\n";
     const QString good = "2021-01-04 09:30:00,1,2,0.5,1.5,10\n";
-    QTest::newRow("non-numeric price") << header + good + "2021-01-04 09:31:00,1,abc,0.5,1.5,10\n" << quint64(3)
-                                       << "bad high price 'abc'";
-    QTest::newRow("missing column") << header + good + good + "2021-01-04 09:32:00,1,2,0.5\n" << quint64(4)
-                                    << "missing column 'close'";
+    QTest::newRow("non-numeric price") << header + good + "2021-01-04 09:31:00,1,abc,0.5,1.5,10\n"
+                                       << quint64(3) << "bad high price 'abc'";
+    QTest::newRow("missing column") << header + good + good + "2021-01-04 09:32:00,1,2,0.5\n"
+                                    << quint64(4) << "missing column 'close'";
     QTest::newRow("empty price") << header + "2021-01-04 09:30:00,,2,0.5,1.5,10\n" << quint64(2) << "bad open price ''";
     QTest::newRow("bad timestamp") << header + "2021-13-04 09:30:00,1,2,0.5,1.5,10\n" << quint64(2) << "bad timestamp";
-    QTest::newRow("no timestamp at all") << header + good + "sometime soon,1,2,0.5,1.5,10\n" << quint64(3)
-                                         << "bad timestamp 'sometime soon'";
-    QTest::newRow("EST abbreviation is a guess") << header + "2021-01-04 09:30:00 EST,1,2,0.5,1.5,10\n" << quint64(2)
-                                                 << "bad timestamp";
-    QTest::newRow("31 February, day-month name") << header + "31-Feb-2021 09:30:00,1,2,0.5,1.5,10\n" << quint64(2)
-                                                 << "bad timestamp";
+    QTest::newRow("no timestamp at all") << header + good + "sometime soon,1,2,0.5,1.5,10\n"
+                                         << quint64(3) << "bad timestamp 'sometime soon'";
+    QTest::newRow("EST abbreviation is a guess") << header + "2021-01-04 09:30:00 EST,1,2,0.5,1.5,10\n"
+                                                 << quint64(2) << "bad timestamp";
+    QTest::newRow("31 February, day-month name") << header + "31-Feb-2021 09:30:00,1,2,0.5,1.5,10\n"
+                                                 << quint64(2) << "bad timestamp";
     QTest::newRow("bad volume") << header + "2021-01-04 09:30:00,1,2,0.5,1.5,ten\n" << quint64(2) << "bad volume 'ten'";
-    QTest::newRow("fractional volume") << header + "2021-01-04 09:30:00,1,2,0.5,1.5,1.5\n" << quint64(2)
-                                       << "bad volume '1.5'";
+    QTest::newRow("fractional volume") << header + "2021-01-04 09:30:00,1,2,0.5,1.5,1.5\n"
+                                       << quint64(2) << "bad volume '1.5'";
     // Issue 18.5 and 18.12: values past what int64 holds used to wrap (2300 became 1715, 9999
     // "1816-03-30 ... out of order"), epoch 0 and 1700 were stored, volumes past int64 went negative.
     const QString range = "is outside the accepted range (1970-01-02 to 2262-03-31 UTC)";
-    QTest::newRow("year 2300") << header + good + "2300-01-04 09:31:00,1,2,0.5,1.5,10\n" << quint64(3)
-                               << "timestamp '2300-01-04 09:31:00' " + range;
-    QTest::newRow("year 9999") << header + good + "9999-12-31 23:59:00,1,2,0.5,1.5,10\n" << quint64(3)
-                               << "timestamp '9999-12-31 23:59:00' " + range;
+    QTest::newRow("year 2300") << header + good + "2300-01-04 09:31:00,1,2,0.5,1.5,10\n"
+                               << quint64(3) << "timestamp '2300-01-04 09:31:00' " + range;
+    QTest::newRow("year 9999") << header + good + "9999-12-31 23:59:00,1,2,0.5,1.5,10\n"
+                               << quint64(3) << "timestamp '9999-12-31 23:59:00' " + range;
     QTest::newRow("year 9999 UTC") << header + good + "9999-12-31T23:59:00Z,1,2,0.5,1.5,10\n" << quint64(3) << range;
     QTest::newRow("2262-04-11, naive") << header + good + "2262-04-11 20:00:00,1,2,0.5,1.5,10\n" << quint64(3) << range;
     QTest::newRow("epoch 0 ISO") << header + "1970-01-01T00:00:00Z,1,2,0.5,1.5,10\n" << quint64(2) << range;
     QTest::newRow("epoch 0 seconds") << header + "0000000000,1,2,0.5,1.5,10\n" << quint64(2) << range;
     QTest::newRow("epoch ms after 2262") << header + "9999999999999,1,2,0.5,1.5,10\n" << quint64(2) << range;
-    QTest::newRow("year 1700") << header + "1700-01-04 09:30:00,1,2,0.5,1.5,10\n" << quint64(2)
-                               << "timestamp '1700-01-04 09:30:00' " + range;
-    QTest::newRow("volume 2^63") << header + good + "2021-01-04 09:31:00,1,2,0.5,1.5,9223372036854775808\n" << quint64(3)
-                                 << "volume '9223372036854775808' cannot be real";
+    QTest::newRow("year 1700") << header + "1700-01-04 09:30:00,1,2,0.5,1.5,10\n"
+                               << quint64(2) << "timestamp '1700-01-04 09:30:00' " + range;
+    QTest::newRow("volume 2^63") << header + good + "2021-01-04 09:31:00,1,2,0.5,1.5,9223372036854775808\n"
+                                 << quint64(3) << "volume '9223372036854775808' cannot be real";
     QTest::newRow("volume of 20 digits") << header + "2021-01-04 09:30:00,1,2,0.5,1.5,99999999999999999999\n"
                                          << quint64(2) << "volume '99999999999999999999' cannot be real";
     // Issue 18.5: rows with more fields than the header, even a 10 MB seventh one, were accepted.
-    QTest::newRow("extra field") << header + good + "2021-01-04 09:31:00,1,2,0.5,1.5,10,x\n" << quint64(3)
-                                 << "row has 7 fields, the header names 6";
-    QTest::newRow("extra empty fields") << header + good + good + "2021-01-04 09:32:00,1,2,0.5,1.5,10,,\n" << quint64(4)
-                                        << "row has 8 fields, the header names 6";
-    QTest::newRow("10 MB seventh field") << header + good + "2021-01-04 09:31:00,1,2,0.5,1.5,10," + QString(10 << 20, 'x') + "\n"
+    QTest::newRow("extra field") << header + good + "2021-01-04 09:31:00,1,2,0.5,1.5,10,x\n"
+                                 << quint64(3) << "row has 7 fields, the header names 6";
+    QTest::newRow("extra empty fields") << header + good + good + "2021-01-04 09:32:00,1,2,0.5,1.5,10,,\n"
+                                        << quint64(4) << "row has 8 fields, the header names 6";
+    QTest::newRow("10 MB seventh field") << header + good + "2021-01-04 09:31:00,1,2,0.5,1.5,10," +
+                                                QString(10 << 20, 'x') + "\n"
                                          << quint64(3) << "line of 10485795 bytes is longer than the 65536 allowed";
     QTest::newRow("long price field") << header + "2021-01-04 09:30:00,1" + QString(70000, '0') + ",2,0.5,1.5,10\n"
                                       << quint64(2) << "longer than the 65536 allowed";
-    QTest::newRow("long header") << "timestamp,open,high,low,close,volume," + QString(70000, 'h') + "\n" + good << quint64(1)
-                                 << "longer than the 65536 allowed";
+    QTest::newRow("long header") << "timestamp,open,high,low,close,volume," + QString(70000, 'h') + "\n" + good
+                                 << quint64(1) << "longer than the 65536 allowed";
     QTest::newRow("no close column") << "timestamp,open,high,low,volume\n" + good << quint64(1) << "no close column";
-    QTest::newRow("no time column") << "when,open,high,low,close,volume\n" + good << quint64(1) << "no timestamp column";
+    QTest::newRow("no time column") << "when,open,high,low,close,volume\n" + good << quint64(1)
+                                    << "no timestamp column";
 }
 
 void TestCsvReader::malformed()
@@ -390,8 +426,8 @@ void TestCsvReader::overrides()
     opts.csv.delimiter = '|';
     opts.timeZone = "Europe/Berlin";
     opts.format = FileFormat::Csv;
-    const ParsedFile f = readBarBuffer("de.csv", "Zeit|Eroeffnung|Hoch|Tief|Schluss|Umsatz\n04.01.2021 15:30|1|2|1|2|7\n",
-                                       opts);
+    const ParsedFile f = readBarBuffer("de.csv",
+                                       "Zeit|Eroeffnung|Hoch|Tief|Schluss|Umsatz\n04.01.2021 15:30|1|2|1|2|7\n", opts);
     QCOMPARE(f.bars.size(), std::size_t(1));
     QCOMPARE(f.bars[0].tsEvent, utc("2021-01-04T14:30:00Z"));
     QCOMPARE(f.bars[0].volume, std::uint64_t(7));
@@ -400,8 +436,9 @@ void TestCsvReader::overrides()
     split.csv.dateColumn = "Tag";
     split.csv.timeColumn = "Uhrzeit";
     split.csv.delimiter = '\t';
-    const ParsedFile g = readBarBuffer("split.tsv", "Tag\tUhrzeit\topen\thigh\tlow\tclose\tvolume\n"
-                                                    "2021-07-06\t09:30:00\t1\t2\t1\t2\t3\n",
+    const ParsedFile g = readBarBuffer("split.tsv",
+                                       "Tag\tUhrzeit\topen\thigh\tlow\tclose\tvolume\n"
+                                       "2021-07-06\t09:30:00\t1\t2\t1\t2\t3\n",
                                        split);
     QCOMPARE(g.bars.size(), std::size_t(1));
     QCOMPARE(g.bars[0].tsEvent, utc("2021-07-06T13:30:00Z"));
@@ -422,7 +459,8 @@ void TestCsvReader::outOfRangeWithFormatAndColumns()
         QVERIFY2(e.reason().find("'23000104 09:30:00' is outside the accepted range") != std::string::npos, e.what());
     }
     try {
-        readBarBuffer("dt.csv", "Date,Time,Open,High,Low,Close,Volume\n01/04/2021,09:30,1,2,1,2,5\n01/04/2300,09:31,1,2,1,2,5\n");
+        readBarBuffer("dt.csv",
+                      "Date,Time,Open,High,Low,Close,Volume\n01/04/2021,09:30,1,2,1,2,5\n01/04/2300,09:31,1,2,1,2,5\n");
         QFAIL("a year-2300 row must be refused");
     } catch (const ImportError& e) {
         QCOMPARE(e.line(), std::uint64_t(3));
@@ -436,9 +474,10 @@ void TestCsvReader::outOfRangeWithFormatAndColumns()
 void TestCsvReader::databentoCsvUndefinedPrice()
 {
     // Databento writes its undefined price as INT64_MAX in raw CSV; validation names it.
-    ParsedFile f = readBarBuffer("u.csv", "ts_event,rtype,publisher_id,instrument_id,open,high,low,close,volume,symbol\n"
-                                          "1609113600000000000,33,1,5482,3702750000000,9223372036854775807,"
-                                          "3702500000000,3704750000000,306,ESH1\n");
+    ParsedFile f = readBarBuffer("u.csv",
+                                 "ts_event,rtype,publisher_id,instrument_id,open,high,low,close,volume,symbol\n"
+                                 "1609113600000000000,33,1,5482,3702750000000,9223372036854775807,"
+                                 "3702500000000,3704750000000,306,ESH1\n");
     try {
         validateBars(f);
         QFAIL("Databento's undefined price must be refused");
@@ -452,14 +491,14 @@ void TestCsvReader::databentoCsv_data()
 {
     QTest::addColumn<QString>("csv");
     const QString header = "ts_event,rtype,publisher_id,instrument_id,open,high,low,close,volume,symbol\n";
-    QTest::newRow("raw") << header
-                                + "1609113600000000000,33,1,5482,3702750000000,3704750000000,3702500000000,3704750000000,306,ESH1\n"
-                                  "1609113660000000000,33,1,5482,3704750000000,3705000000000,3704000000000,3704000000000,214,ESH1\n";
-    QTest::newRow("pretty") << header
-                                   + "2020-12-28T00:00:00.000000000Z,33,1,5482,3702.750000000,3704.750000000,3702.500000000,"
-                                     "3704.750000000,306,ESH1\n"
-                                     "2020-12-28T00:01:00.000000000Z,33,1,5482,3704.750000000,3705.000000000,3704.000000000,"
-                                     "3704.000000000,214,ESH1\n";
+    QTest::newRow("raw")
+        << header + "1609113600000000000,33,1,5482,3702750000000,3704750000000,3702500000000,3704750000000,306,ESH1\n"
+                    "1609113660000000000,33,1,5482,3704750000000,3705000000000,3704000000000,3704000000000,214,ESH1\n";
+    QTest::newRow("pretty")
+        << header + "2020-12-28T00:00:00.000000000Z,33,1,5482,3702.750000000,3704.750000000,3702.500000000,"
+                    "3704.750000000,306,ESH1\n"
+                    "2020-12-28T00:01:00.000000000Z,33,1,5482,3704.750000000,3705.000000000,3704.000000000,"
+                    "3704.000000000,214,ESH1\n";
 }
 
 void TestCsvReader::databentoCsv()
@@ -480,9 +519,11 @@ void TestCsvReader::databentoCsv()
 
 void TestCsvReader::detection()
 {
-    QCOMPARE(toString(detectFormat("a", "ts_event,rtype,publisher_id,instrument_id,open,high,low,close,volume\n")), toString(FileFormat::DatabentoCsv));
+    QCOMPARE(toString(detectFormat("a", "ts_event,rtype,publisher_id,instrument_id,open,high,low,close,volume\n")),
+             toString(FileFormat::DatabentoCsv));
     QCOMPARE(toString(detectFormat("b", "timestamp,open,high,low,close,volume\n")), toString(FileFormat::Csv));
-    QCOMPARE(toString(detectFormat("c", "Date/Time,Open,High,Low,Close,Volume,Count,WAP,HasGaps\n")), toString(FileFormat::Csv));
+    QCOMPARE(toString(detectFormat("c", "Date/Time,Open,High,Low,Close,Volume,Count,WAP,HasGaps\n")),
+             toString(FileFormat::Csv));
     QCOMPARE(toString(detectFormat("d", "Date,Time,Open,High,Low,Close,Volume\n")), toString(FileFormat::Csv));
     QVERIFY_THROWS_EXCEPTION(ImportError, detectFormat("e", "hello,world\n1,2\n"));
     QVERIFY_THROWS_EXCEPTION(ImportError, detectFormat("f", ""));

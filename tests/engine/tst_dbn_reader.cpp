@@ -54,8 +54,8 @@ std::string writeDbn(std::uint8_t version, std::uint16_t schema, bool tsOut, con
     put<std::uint64_t>(meta, 1609200000000000000ULL);
     put<std::uint64_t>(meta, 0);
     if (version == 1) put<std::uint64_t>(meta, records.size());
-    put<std::uint8_t>(meta, 1);  // stype_in raw_symbol
-    put<std::uint8_t>(meta, 0);  // stype_out instrument_id
+    put<std::uint8_t>(meta, 1); // stype_in raw_symbol
+    put<std::uint8_t>(meta, 0); // stype_out instrument_id
     put<std::uint8_t>(meta, tsOut ? 1 : 0);
     if (version >= 2) put<std::uint16_t>(meta, static_cast<std::uint16_t>(width));
     meta.resize(100, '\0');
@@ -179,7 +179,11 @@ void TestDbnReader::realFixture()
     QCOMPARE(f.defaultSymbol, std::string("ES"));
     QVERIFY(f.warnings.empty());
 
-    struct Row { std::int64_t ts; double o, h, l, c; std::uint64_t v; };
+    struct Row {
+        std::int64_t ts;
+        double o, h, l, c;
+        std::uint64_t v;
+    };
     const Row expected[] = {
         {1609113600000000000, 3702.75, 3704.75, 3702.50, 3704.75, 306},
         {1609113660000000000, 3704.75, 3705.00, 3704.00, 3704.00, 214},
@@ -208,12 +212,12 @@ void TestDbnReader::versions_data()
     QTest::addColumn<bool>("tsOut");
     QTest::addColumn<qint64>("interval");
     QTest::newRow("v1 1m") << 1 << 6 << int(kRtypeOhlcv1m) << false << qint64(kNsPerMinute);
-    QTest::newRow("v1 deprecated rtype, 1h schema") << 1 << 7 << int(kRtypeOhlcvDeprecated) << false
-                                                    << qint64(3600 * kNsPerSecond);
+    QTest::newRow("v1 deprecated rtype, 1h schema")
+        << 1 << 7 << int(kRtypeOhlcvDeprecated) << false << qint64(3600 * kNsPerSecond);
     QTest::newRow("v2 1s ts_out") << 2 << 5 << int(kRtypeOhlcv1s) << true << qint64(kNsPerSecond);
     QTest::newRow("v2 1d") << 2 << 8 << int(kRtypeOhlcv1d) << false << qint64(kNsPerDay);
-    QTest::newRow("v3 mixed schema, 1h rtype") << 3 << 0xFFFF << int(kRtypeOhlcv1h) << false
-                                               << qint64(3600 * kNsPerSecond);
+    QTest::newRow("v3 mixed schema, 1h rtype")
+        << 3 << 0xFFFF << int(kRtypeOhlcv1h) << false << qint64(3600 * kNsPerSecond);
     QTest::newRow("v3 eod ts_out") << 3 << 13 << int(kRtypeOhlcvEod) << true << qint64(kNsPerDay);
 }
 
@@ -225,7 +229,8 @@ void TestDbnReader::versions()
     QFETCH(bool, tsOut);
     QFETCH(qint64, interval);
     const auto recs = sampleRecords(static_cast<std::uint8_t>(rtype));
-    const std::string bytes = writeDbn(static_cast<std::uint8_t>(version), static_cast<std::uint16_t>(schema), tsOut, recs,
+    const std::string bytes = writeDbn(static_cast<std::uint8_t>(version), static_cast<std::uint16_t>(schema), tsOut,
+                                       recs,
                                        /*withUnknownRecord=*/true);
     const ParsedFile f = readBarBuffer("mem.dbn", bytes);
     QCOMPARE(toString(f.format), toString(FileFormat::Dbn));
@@ -257,8 +262,8 @@ void TestDbnReader::multiFrameZstd()
 {
     const std::string plain = writeDbn(2, 6, false, sampleRecords(kRtypeOhlcv1m), /*withUnknownRecord=*/false);
     const std::size_t half = plain.size() / 2;
-    const std::string twoFrames = compress(std::string_view(plain).substr(0, half))
-                                  + compress(std::string_view(plain).substr(half));
+    const std::string twoFrames = compress(std::string_view(plain).substr(0, half)) +
+                                  compress(std::string_view(plain).substr(half));
     QCOMPARE(zstdDecompress("two.zst", twoFrames), plain);
     const ParsedFile a = readBarBuffer("plain.dbn", plain);
     const ParsedFile b = readBarBuffer("two.dbn.zst", twoFrames);
@@ -325,7 +330,6 @@ void TestDbnReader::detection()
     forced.format = FileFormat::Dbn;
     QVERIFY_THROWS_EXCEPTION(ImportError, readBarBuffer("text.csv", "timestamp,open\n", forced));
 }
-
 
 // Issue 18.5: Databento's undefined values and timestamps past int64 used to be stored.
 void TestDbnReader::unrealValues_data()
@@ -399,8 +403,8 @@ void TestDbnReader::versionMustMatchLayout()
     }
     try {
         const ParsedFile f = readBarBuffer("v.dbn", bytes);
-        QFAIL(qPrintable("must be rejected, read " + QString::number(f.bars.size()) + " bars, symbol "
-                         + QString::fromStdString(f.symbols.empty() ? std::string() : f.symbols.begin()->second)));
+        QFAIL(qPrintable("must be rejected, read " + QString::number(f.bars.size()) + " bars, symbol " +
+                         QString::fromStdString(f.symbols.empty() ? std::string() : f.symbols.begin()->second)));
     } catch (const ImportError& e) {
         QCOMPARE(e.line(), std::uint64_t(0));
         QVERIFY2(e.reason().find("DBN") != std::string::npos, e.what());
@@ -414,7 +418,10 @@ void TestDbnReader::insaneSymbols_data()
     QTest::addColumn<QByteArray>("to");
     QTest::newRow("control bytes in a symbol") << QByteArray("ESH1", 4) << QByteArray("E\x01\x02", 4);
     QTest::newRow("garbage after the terminator") << QByteArray("ESZ9\0\0", 6) << QByteArray("ESZ9\0Z", 6);
-    QTest::newRow("control bytes in the dataset") << QByteArray("GLBX.MDP3", 9) << QByteArray("GLBX\x7f\x10" "DP3", 9);
+    QTest::newRow("control bytes in the dataset") << QByteArray("GLBX.MDP3", 9)
+                                                  << QByteArray("GLBX\x7f\x10"
+                                                                "DP3",
+                                                                9);
 }
 
 void TestDbnReader::insaneSymbols()

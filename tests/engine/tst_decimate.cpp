@@ -18,7 +18,8 @@ using Indices = std::vector<std::size_t>;
 std::vector<double> wave(std::size_t n)
 {
     std::vector<double> y(n);
-    for (std::size_t i = 0; i < n; ++i) y[i] = std::sin(static_cast<double>(i) * 0.05) + 0.3 * std::cos(static_cast<double>(i) * 0.71);
+    for (std::size_t i = 0; i < n; ++i)
+        y[i] = std::sin(static_cast<double>(i) * 0.05) + 0.3 * std::cos(static_cast<double>(i) * 0.71);
     return y;
 }
 
@@ -43,9 +44,9 @@ void TestDecimate::shortInputUnchanged()
 {
     const std::vector<double> y = {3, 1, 4, 1, 5, 9, 2, 6, 5, 3};
     const Indices all = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
-    QVERIFY(decimateMinMax(y, 5) == all);   // 10 <= 2 * 5: every point
+    QVERIFY(decimateMinMax(y, 5) == all); // 10 <= 2 * 5: every point
     QVERIFY(decimateMinMax(y, 100) == all);
-    QVERIFY(decimateMinMax(y, 0) == all);   // no bucket count: nothing to decimate to
+    QVERIFY(decimateMinMax(y, 0) == all); // no bucket count: nothing to decimate to
     QVERIFY(decimateMinMax(y, 5, DecimateExtremes::Min) == all);
     QVERIFY(decimateMinMax({}, 10).empty());
     QVERIFY(!MinMaxDecimator::keepsAll(11, 5));

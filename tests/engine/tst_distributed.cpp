@@ -42,7 +42,10 @@ dist::RendezvousOptions rendezvous(int port, int rank, int seconds = 30)
 
 // ---- shared by both ranks --------------------------------------------------------------------
 
-ForecastData series(std::size_t rows) { return cyclicSeries(rows); }
+ForecastData series(std::size_t rows)
+{
+    return cyclicSeries(rows);
+}
 
 ForecasterConfig forecasterConfig(ForecasterKind kind, std::size_t batch)
 {
@@ -308,7 +311,7 @@ private Q_SLOTS:
         QVERIFY(child);
         auto c = dist::Communicator::connect(rendezvous(port, 0));
         // Writing to a dead peer's socket must fail a collective, not kill this process.
-        struct sigaction pipe {};
+        struct sigaction pipe { };
         QCOMPARE(::sigaction(SIGPIPE, nullptr, &pipe), 0);
         QVERIFY(pipe.sa_handler == SIG_IGN);
         torch::Tensor t = torch::tensor({1.0, 2.0, 3.0}, torch::kFloat64);
@@ -473,11 +476,13 @@ private Q_SLOTS:
         const DqnUpdateStats own1 = dqnUpdate(nullptr, 1, gradients);
         // The ranks' batches differ, so rank 0's own value is not the answer.
         QVERIFY(std::abs(own0.loss - own1.loss) > 1e-3);
-        const std::pair<double, double> pairs[] = {{distributed.loss, (own0.loss + own1.loss) / 2.0},
-                                                   {distributed.tdErrorMean, (own0.tdErrorMean + own1.tdErrorMean) / 2.0},
-                                                   {distributed.qMean, (own0.qMean + own1.qMean) / 2.0}};
+        const std::pair<double, double> pairs[] = {
+            {distributed.loss, (own0.loss + own1.loss) / 2.0},
+            {distributed.tdErrorMean, (own0.tdErrorMean + own1.tdErrorMean) / 2.0},
+            {distributed.qMean, (own0.qMean + own1.qMean) / 2.0}};
         for (const auto& [reported, mean] : pairs)
-            QVERIFY2(std::abs(reported - mean) <= 1e-6, qPrintable(QString("%1 vs %2").arg(reported, 0, 'g', 10).arg(mean, 0, 'g', 10)));
+            QVERIFY2(std::abs(reported - mean) <= 1e-6,
+                     qPrintable(QString("%1 vs %2").arg(reported, 0, 'g', 10).arg(mean, 0, 'g', 10)));
     }
 
     void deadPeerIsNamed()

@@ -36,8 +36,7 @@ DqnOptions smallOptions()
 std::vector<int> range(int begin, int end)
 {
     std::vector<int> v;
-    for (int i = begin; i < end; ++i)
-        v.push_back(i);
+    for (int i = begin; i < end; ++i) v.push_back(i);
     return v;
 }
 
@@ -79,8 +78,7 @@ void TestDqn::targetUpdate()
         const std::array<float, 3> obs{float(i % 5), 1.0f, -1.0f};
         dqn.observe(obs, i % 3, (i % 3) - 1.0, obs, i % 7 == 0, false);
     }
-    for (int i = 0; i < 5; ++i)
-        dqn.update();
+    for (int i = 0; i < 5; ++i) dqn.update();
     const std::vector<float> online = dqn.onlineParameters();
     const std::vector<float> before = dqn.targetParameters();
     QVERIFY(online != before);
@@ -102,11 +100,9 @@ void TestDqn::epsilonSchedule()
     Dqn dqn(1, 2, o);
     QCOMPARE(dqn.epsilon(), 1.0);
     const std::array<float, 1> obs{0.0f};
-    for (int i = 0; i < 50; ++i)
-        dqn.observe(obs, 0, 0.0, obs, false, false);
+    for (int i = 0; i < 50; ++i) dqn.observe(obs, 0, 0.0, obs, false, false);
     QVERIFY(std::abs(dqn.epsilon() - (1.0 + (0.05 - 1.0) * 0.5)) < 1e-12);
-    for (int i = 0; i < 100; ++i)
-        dqn.observe(obs, 0, 0.0, obs, false, false);
+    for (int i = 0; i < 100; ++i) dqn.observe(obs, 0, 0.0, obs, false, false);
     QCOMPARE(dqn.epsilon(), 0.05);
     QCOMPARE(dqn.updates(), 0LL);
 }
@@ -285,8 +281,7 @@ void TestDqn::handWrittenMatchesAutograd()
         const std::vector<float> pb = reference.onlineParameters();
         QCOMPARE(pa.size(), pb.size());
         double diff = 0.0;
-        for (std::size_t i = 0; i < pa.size(); ++i)
-            diff = std::max(diff, static_cast<double>(std::abs(pa[i] - pb[i])));
+        for (std::size_t i = 0; i < pa.size(); ++i) diff = std::max(diff, static_cast<double>(std::abs(pa[i] - pb[i])));
         QVERIFY2(diff <= 1e-6, qPrintable(QString("step %1: max |diff| %2").arg(step).arg(diff)));
     }
     QVERIFY(fast.onlineParameters() != fast.targetParameters()); // the steps moved the weights

@@ -101,8 +101,7 @@ void TestDqnPrecision::ampUpdatesStayFinite()
     QCOMPARE(s.dqn->lossScale, scaling ? 1024.0 : 1.0);
     const std::vector<float> after = runner.dqn()->onlineParameters();
     QVERIFY(after != before);
-    for (float p : after)
-        QVERIFY(std::isfinite(p));
+    for (float p : after) QVERIFY(std::isfinite(p));
 }
 
 void TestDqnPrecision::infGradientSkipsStep()
@@ -117,8 +116,7 @@ void TestDqnPrecision::infGradientSkipsStep()
     const std::vector<float> online = dqn.onlineParameters();
     const AgentMemoryBytes memory = dqn.memoryBytes();
     DqnUpdateStats s;
-    for (int i = 0; i < 3; ++i)
-        s = dqn.update();
+    for (int i = 0; i < 3; ++i) s = dqn.update();
     QVERIFY(s.skipped);
     QCOMPARE(s.skippedSteps, 3LL);
     QCOMPARE(s.lossScale, 1024.0 / 8.0); // backed off by 0.5 per skipped step
@@ -214,8 +212,12 @@ void TestDqnPrecision::runnerExposesInt8()
     TradingEnv env(data.bars, data.features, kFeatures, data.days);
     AgentRunner runner(env, {}, o);
     runner.train(120);
-    const Int8Evaluation e = runner.evaluateInt8({.samples = 64, .calibrationSamples = 0, .latencyRepeats = 3, .serving = {},
-                                                     .heldOut = nullptr, .calibrationObservations = {}});
+    const Int8Evaluation e = runner.evaluateInt8({.samples = 64,
+                                                  .calibrationSamples = 0,
+                                                  .latencyRepeats = 3,
+                                                  .serving = {},
+                                                  .heldOut = nullptr,
+                                                  .calibrationObservations = {}});
     QVERIFY(e.actionAgreement.has_value());
     // The INT8 copy's greedy actions agree with FP32 on most observations of the data.
     int agree = 0;

@@ -18,7 +18,8 @@ namespace {
 
 std::int64_t utc(int y, unsigned mo, unsigned d, int h, int mi)
 {
-    return daysFromCivil(y, mo, d) * kNsPerDay + std::int64_t(h) * 3600 * kNsPerSecond + std::int64_t(mi) * kNsPerMinute;
+    return daysFromCivil(y, mo, d) * kNsPerDay + std::int64_t(h) * 3600 * kNsPerSecond +
+           std::int64_t(mi) * kNsPerMinute;
 }
 
 // Deterministic 1-minute ES-like bars over whole sessions (18:00-17:00 ET,
@@ -75,9 +76,9 @@ float rawOf(FeaturePipeline& p, const Bar& b, Feature f)
 
 bool sameRows(const FeatureMatrix& a, const FeatureMatrix& b, std::size_t rows)
 {
-    return a.rows >= rows && b.rows >= rows
-           && std::memcmp(a.values.data(), b.values.data(), rows * kFeatureCount * sizeof(float)) == 0
-           && std::equal(a.timestamps.begin(), a.timestamps.begin() + std::ptrdiff_t(rows), b.timestamps.begin());
+    return a.rows >= rows && b.rows >= rows &&
+           std::memcmp(a.values.data(), b.values.data(), rows * kFeatureCount * sizeof(float)) == 0 &&
+           std::equal(a.timestamps.begin(), a.timestamps.begin() + std::ptrdiff_t(rows), b.timestamps.begin());
 }
 
 FeatureOptions optionsFor(NormalizationMode mode)
@@ -127,7 +128,7 @@ void TestFeatures::logReturnRangeBody()
     FeaturePipeline p;
     const std::int64_t t0 = utc(2024, 3, 5, 15, 0);
     p.push(bar(t0, 5000.00, 5001.00, 4999.00, 5000.50));
-    QCOMPARE(p.raw()[static_cast<std::size_t>(Feature::LogReturn)], 0.0f);  // first bar
+    QCOMPARE(p.raw()[static_cast<std::size_t>(Feature::LogReturn)], 0.0f); // first bar
     QCOMPARE(p.raw()[static_cast<std::size_t>(Feature::Range)], float(std::log(5001.0 / 4999.0)));
     QCOMPARE(p.raw()[static_cast<std::size_t>(Feature::Body)], float(0.5 / 5000.5));
 
@@ -171,8 +172,8 @@ void TestFeatures::timeOfDayAcrossDst_data()
     QTest::newRow("Sunday 18:00 EDT open") << qint64(utc(2024, 3, 10, 22, 0)) << 1080.0 << 0.0 << false;
     QTest::newRow("16:59 EDT close") << qint64(utc(2024, 3, 11, 20, 59)) << 1019.0 << 1379.0 << false;
     QTest::newRow("00:00 EST midnight") << qint64(utc(2024, 3, 8, 5, 0)) << 0.0 << 360.0 << false;
-    QTest::newRow("not on a minute 12:00:30 EDT") << qint64(utc(2024, 3, 12, 16, 0) + 30 * kNsPerSecond) << 720.5
-                                                  << 1080.5 << true;
+    QTest::newRow("not on a minute 12:00:30 EDT")
+        << qint64(utc(2024, 3, 12, 16, 0) + 30 * kNsPerSecond) << 720.5 << 1080.5 << true;
     // Autumn: DST ended 2024-11-03; 09:30 EST is 14:30 UTC again.
     QTest::newRow("09:30 EST after fall back") << qint64(utc(2024, 11, 4, 14, 30)) << 570.0 << 930.0 << true;
 }
@@ -246,9 +247,9 @@ void TestFeatures::normalisationUsesOnlyEarlierBars()
     const std::int64_t t0 = utc(2024, 3, 5, 15, 0);
     // Bodies 1/100, 3/100 (flat high/low so only the body varies by design).
     p.push(bar(t0, 100, 101, 99, 101));
-    QCOMPARE(p.normalized()[static_cast<std::size_t>(Feature::Body)], 0.0f);  // warm-up
+    QCOMPARE(p.normalized()[static_cast<std::size_t>(Feature::Body)], 0.0f); // warm-up
     p.push(bar(t0 + kNsPerMinute, 100, 104, 99, 103));
-    QCOMPARE(p.normalized()[static_cast<std::size_t>(Feature::Body)], 0.0f);  // still warm-up (1 earlier bar)
+    QCOMPARE(p.normalized()[static_cast<std::size_t>(Feature::Body)], 0.0f); // still warm-up (1 earlier bar)
     p.push(bar(t0 + 2 * kNsPerMinute, 100, 105, 99, 105));
     const double b1 = 1.0 / 101.0, b2 = 3.0 / 103.0, b3 = 5.0 / 105.0;
     const double mean = (b1 + b2) / 2, sd = std::abs(b2 - b1) / 2;
@@ -281,7 +282,7 @@ void TestFeatures::normalisationClips()
     FeaturePipeline p(o);
     const std::int64_t t0 = utc(2024, 3, 5, 15, 0);
     for (int i = 0; i < 20; ++i) p.push(bar(t0 + i * kNsPerMinute, 100, 100.5 + 0.25 * (i % 2), 99.5, 100));
-    p.push(bar(t0 + 20 * kNsPerMinute, 100, 150, 60, 100));  // an enormous range
+    p.push(bar(t0 + 20 * kNsPerMinute, 100, 150, 60, 100)); // an enormous range
     QCOMPARE(p.normalized()[static_cast<std::size_t>(Feature::Range)], 3.0f);
 }
 
@@ -416,7 +417,8 @@ void TestFeatures::longRunStaysFinite()
 {
     const auto bars = makeSessions(daysFromCivil(2024, 1, 2), 40, 99);
     const FeatureMatrix m = computeFeatures(bars, {});
-    QVERIFY(std::all_of(m.values.begin(), m.values.end(), [](float v) { return std::isfinite(v) && std::abs(v) <= 5.0f + 1e-6f; }));
+    QVERIFY(std::all_of(m.values.begin(), m.values.end(),
+                        [](float v) { return std::isfinite(v) && std::abs(v) <= 5.0f + 1e-6f; }));
     // After warm-up, normalised returns look standardised: mean near 0, spread near 1.
     double sum = 0, sumSq = 0;
     std::size_t n = 0;

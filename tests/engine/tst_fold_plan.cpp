@@ -77,8 +77,8 @@ void TestFoldPlan::handCase()
     for (std::size_t k = 0; k < folds.size(); ++k) {
         const FoldDays& f = folds[k];
         QCOMPARE(f.fold, k);
-        const QList<int> got{position(f.trainFrom),      position(f.trainTo), position(f.validationFrom),
-                             position(f.validationTo),   position(f.testFrom), position(f.testTo)};
+        const QList<int> got{position(f.trainFrom),    position(f.trainTo),  position(f.validationFrom),
+                             position(f.validationTo), position(f.testFrom), position(f.testTo)};
         QCOMPARE(got, expected[int(k)]);
         // Nothing the fold learns from or selects on lies on or after its first test day.
         QVERIFY(f.trainFrom <= f.trainTo && f.trainTo < f.validationFrom);
@@ -87,7 +87,8 @@ void TestFoldPlan::handCase()
         QCOMPARE(f.testDays, std::size_t(5));
         // Test blocks do not overlap, and each one follows the previous one.
         if (k > 0) QVERIFY(f.testFrom > folds[k - 1].testTo);
-        for (int p = position(f.testFrom); p <= position(f.testTo); ++p) QVERIFY(tested.insert(days[std::size_t(p)]).second);
+        for (int p = position(f.testFrom); p <= position(f.testTo); ++p)
+            QVERIFY(tested.insert(days[std::size_t(p)]).second);
     }
     // Together the test blocks are the out-of-sample span: every day after the first window.
     QVERIFY(tested == std::set<std::int64_t>(days.begin() + 5, days.end()));
@@ -146,7 +147,8 @@ void TestFoldPlan::planRoundTripsThroughJson()
     for (std::size_t i = 0; i < back.members.size(); ++i) {
         QCOMPARE(back.members[i].seed, plan.members[i].seed);
         QVERIFY(back.members[i].days == plan.members[i].days);
-        QCOMPARE(back.members[i].settings.trainFraction, plan.members[i].settings.trainFraction); // exact: JSON round-trips doubles
+        QCOMPARE(back.members[i].settings.trainFraction,
+                 plan.members[i].settings.trainFraction); // exact: JSON round-trips doubles
         QCOMPARE(back.members[i].settings.validationFraction, plan.members[i].settings.validationFraction);
     }
     nlohmann::json bad = toJson(plan);
@@ -160,7 +162,8 @@ void TestFoldPlan::refusesImpossiblePlans()
     std::vector<std::int64_t> days;
     for (std::int64_t d = 0; d < 5; ++d) days.push_back(19'730 + d);
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, planFolds(days, 0, FoldWindow::Expanding, kShare));
-    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, planFolds(days, 4, FoldWindow::Expanding, kShare)); // 5 days < 4 + 2
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                             planFolds(days, 4, FoldWindow::Expanding, kShare)); // 5 days < 4 + 2
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, planFolds(days, 2, FoldWindow::Expanding, 1.0));
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, planFolds({3, 2, 1, 4, 5}, 1, FoldWindow::Expanding, kShare));
     // The smallest plan: folds + 2 days, one test day per fold, a two-day first window.

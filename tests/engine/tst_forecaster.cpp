@@ -278,7 +278,8 @@ private Q_SLOTS:
         const ForecastEvaluation c = evaluateQuantileForecasts(same, d, train, anchors, H, levels);
         QCOMPARE(c.skillQuantileLoss, 0.0);
         QVERIFY(!c.comparison.test.valid);
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, evaluateQuantileForecasts(zeros, d, train, {260, 399}, H, levels));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 evaluateQuantileForecasts(zeros, d, train, {260, 399}, H, levels));
     }
 };
 

@@ -28,7 +28,10 @@ char* toString(const foxhunt::InferenceWeights& w)
 
 namespace {
 
-ForecastData series(std::size_t rows) { return cyclicSeries(rows); }
+ForecastData series(std::size_t rows)
+{
+    return cyclicSeries(rows);
+}
 
 ForecasterConfig config(ForecasterKind kind, MixedPrecisionConfig mp)
 {

@@ -68,11 +68,13 @@ private Q_SLOTS:
 
     void plantedEdgeIsFound()
     {
-        const ModelGroupSummary dqn = trainGroup(m_dir.filePath(QStringLiteral("planted.db")), makePlantedEdge(32, 2024), {});
+        const ModelGroupSummary dqn = trainGroup(m_dir.filePath(QStringLiteral("planted.db")),
+                                                 makePlantedEdge(32, 2024), {});
         const MemberAggregate& pnl = dqn.policy.pnlUsd;
-        std::printf("planted edge: test P&L mean %.1f [%.1f, %.1f], IQM %.1f [%.1f, %.1f] over %zu seeds; best DSR %.3f\n",
-                    pnl.mean, pnl.meanCi.lower, pnl.meanCi.upper, pnl.iqm, pnl.iqmCi.lower, pnl.iqmCi.upper, pnl.count,
-                    dqn.best.verdict.probability);
+        std::printf(
+            "planted edge: test P&L mean %.1f [%.1f, %.1f], IQM %.1f [%.1f, %.1f] over %zu seeds; best DSR %.3f\n",
+            pnl.mean, pnl.meanCi.lower, pnl.meanCi.upper, pnl.iqm, pnl.iqmCi.lower, pnl.iqmCi.upper, pnl.count,
+            dqn.best.verdict.probability);
         QCOMPARE(pnl.count, std::size_t{5});
         QVERIFY2(pnl.meanCi.lower > 0.0, "the 95 % interval of the mean test P&L excludes 0");
         QVERIFY2(pnl.iqmCi.lower > 0.0, "the 95 % interval of the IQM test P&L excludes 0");
@@ -84,14 +86,15 @@ private Q_SLOTS:
         TradingEnvOptions free;
         free.commissionPerContract = 0.0;
         free.slippageTicks = 0.0;
-        const ModelGroupSummary dqn =
-            trainGroup(m_dir.filePath(QStringLiteral("walk.db")), makePlantedEdge(32, 2024, /*withEdge=*/false), free);
+        const ModelGroupSummary dqn = trainGroup(m_dir.filePath(QStringLiteral("walk.db")),
+                                                 makePlantedEdge(32, 2024, /*withEdge=*/false), free);
         const MemberAggregate& pnl = dqn.policy.pnlUsd;
         std::printf("random walk: test P&L mean %.1f [%.1f, %.1f] over %zu seeds; best DSR %.3f (%s)\n", pnl.mean,
                     pnl.meanCi.lower, pnl.meanCi.upper, pnl.count, dqn.best.verdict.probability,
                     dqn.best.verdict.significant ? "significant" : "not significant");
         QCOMPARE(pnl.count, std::size_t{5});
-        QVERIFY2(pnl.meanCi.lower <= 0.0 && pnl.meanCi.upper >= 0.0, "the 95 % interval of the mean test P&L includes 0");
+        QVERIFY2(pnl.meanCi.lower <= 0.0 && pnl.meanCi.upper >= 0.0,
+                 "the 95 % interval of the mean test P&L includes 0");
         QVERIFY(dqn.hasBest);
         QVERIFY2(!dqn.best.verdict.significant, "the best seed's deflated Sharpe is not significant");
     }

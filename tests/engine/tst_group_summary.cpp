@@ -29,8 +29,8 @@ private Q_SLOTS:
 
 private:
     /// A finished member run of `group` with a dqn test document and a tft test document.
-    std::int64_t member(RunStore& runs, std::int64_t group, std::int64_t seed, double sharpe, double pnl, double drawdown,
-                        long long steps);
+    std::int64_t member(RunStore& runs, std::int64_t group, std::int64_t seed, double sharpe, double pnl,
+                        double drawdown, long long steps);
     QTemporaryDir m_dir;
     std::string m_path;
     int m_n = 0;
@@ -49,9 +49,9 @@ void TestGroupSummary::init()
 std::int64_t TestGroupSummary::member(RunStore& runs, std::int64_t group, std::int64_t seed, double sharpe, double pnl,
                                       double drawdown, long long steps)
 {
-    const std::int64_t id =
-        runs.createRun("seed " + std::to_string(seed), nlohmann::json{{"models", {"dqn", "tft"}}, {"seed", seed}}.dump(),
-                       {}, 0, 0, "{}");
+    const std::int64_t id = runs.createRun("seed " + std::to_string(seed),
+                                           nlohmann::json{{"models", {"dqn", "tft"}}, {"seed", seed}}.dump(), {}, 0, 0,
+                                           "{}");
     const nlohmann::json trading = {
         {"policy", {{"sharpe", sharpe}, {"pnl_usd", pnl}, {"max_drawdown_usd", drawdown}, {"steps", steps}}},
         {"flat", {{"sharpe", nullptr}, {"pnl_usd", 0.0}, {"max_drawdown_usd", 0.0}, {"steps", steps}}},
@@ -146,7 +146,8 @@ void TestGroupSummary::agentsAcrossMembers()
     QCOMPARE(dqn.best.input.observations, static_cast<std::size_t>(steps));
     QCOMPARE(dqn.best.input.kurtosis, 3.0);
     QVERIFY(std::abs(dqn.best.verdict.benchmark - 0.0019270812385679258) < 1e-12);
-    QVERIFY2(std::abs(dqn.best.verdict.probability - deflated) < 1e-8, std::to_string(dqn.best.verdict.probability).c_str());
+    QVERIFY2(std::abs(dqn.best.verdict.probability - deflated) < 1e-8,
+             std::to_string(dqn.best.verdict.probability).c_str());
     QCOMPARE(dqn.best.verdict.significant, significant);
 
     const nlohmann::json j = toJson(s);
@@ -201,7 +202,8 @@ void TestGroupSummary::foldsJoinTheirTestSegments()
             f.testDays = 5;
             plan.members.push_back({seed, f, {f.trainFrom, f.testTo, 0.5, 0.1}});
         }
-    const std::int64_t g = runs.createGroup(GroupKind::Folds, nlohmann::json{{"walk_forward", toJson(plan)}}.dump(), {0, 1, 2, 3});
+    const std::int64_t g = runs.createGroup(GroupKind::Folds, nlohmann::json{{"walk_forward", toJson(plan)}}.dump(),
+                                            {0, 1, 2, 3});
     const auto fold = [&](std::int64_t member, double pnl, double sharpe, const std::vector<double>& curve) {
         const std::int64_t id = runs.createRun("m" + std::to_string(member), R"({"models": ["dqn"]})", {}, 0, 0, "{}");
         const nlohmann::json trading = {
@@ -252,7 +254,8 @@ void TestGroupSummary::foldsJoinTheirTestSegments()
     QCOMPARE(w.foldsBeatingBuyHold, std::size_t(1));
     const nlohmann::json j = toJson(s);
     QCOMPARE(j.at("walk_forward").at("members").size(), std::size_t(4));
-    QCOMPARE(j.at("models").at("dqn").at("walk_forward").at("out_of_sample").at(0).at("equity_usd").size(), std::size_t(5));
+    QCOMPARE(j.at("models").at("dqn").at("walk_forward").at("out_of_sample").at(0).at("equity_usd").size(),
+             std::size_t(5));
     QCOMPARE(j["members"][2].at("fold").get<int>(), 0);
 }
 

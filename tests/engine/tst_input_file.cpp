@@ -77,7 +77,8 @@ void TestInputFile::refusedByTypeWithoutOpening_data()
     const QString fifo = m_dir.filePath(QStringLiteral("no-writer.fifo"));
     QVERIFY(::mkfifo(fifo.toLocal8Bit().constData(), 0600) == 0);
     QTest::newRow("named FIFO without a writer") << fifo << "named FIFO";
-    QTest::newRow("/dev/zero") << "/dev/zero" << "character device";
+    QTest::newRow("/dev/zero") << "/dev/zero"
+                               << "character device";
     QTest::newRow("folder") << m_dir.path() << "folder";
 }
 

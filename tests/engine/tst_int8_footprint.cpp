@@ -89,7 +89,10 @@ void TestInt8Footprint::defaultSizesMeetTheGoal()
         Dqn dqn(observationSize, actions, defaults.dqn);
         const std::vector<float> obs = observations(513, observationSize, 3);
         for (int i = 0; i < 512; ++i) {
-            const auto at = [&](int row) { return std::span<const float>(obs).subspan(static_cast<std::size_t>(row * observationSize), static_cast<std::size_t>(observationSize)); };
+            const auto at = [&](int row) {
+                return std::span<const float>(obs).subspan(static_cast<std::size_t>(row * observationSize),
+                                                           static_cast<std::size_t>(observationSize));
+            };
             dqn.observe(at(i), i % actions, std::sin(0.1 * i), at(i + 1), false, false);
         }
         e = dqn.evaluateInt8(agentOptions);
@@ -104,14 +107,17 @@ void TestInt8Footprint::defaultSizesMeetTheGoal()
         Int8EvaluationOptions o;
         o.latencyRepeats = 1;
         e = trainer.evaluateInt8(o);
-        QVERIFY2(e.degradation <= kDegradationGoal,
-                 qPrintable(QStringLiteral("loss degradation %1 (fp32 %2, int8 %3)").arg(e.degradation).arg(e.fp32Loss).arg(e.int8Loss)));
+        QVERIFY2(e.degradation <= kDegradationGoal, qPrintable(QStringLiteral("loss degradation %1 (fp32 %2, int8 %3)")
+                                                                   .arg(e.degradation)
+                                                                   .arg(e.fp32Loss)
+                                                                   .arg(e.int8Loss)));
     }
     qInfo("%s: fp32 %zu B, int8 %zu B, ratio %.4f, degradation %+.5f", toString(kind).c_str(), e.fp32Bytes, e.int8Bytes,
           e.bytesRatio, e.degradation);
     QVERIFY(e.fp32Bytes > 0);
     QCOMPARE(e.bytesRatio, static_cast<double>(e.int8Bytes) / static_cast<double>(e.fp32Bytes));
-    QVERIFY2(e.bytesRatio <= kBytesGoal, qPrintable(QStringLiteral("INT8 / FP32 bytes %1 > %2").arg(e.bytesRatio).arg(kBytesGoal)));
+    QVERIFY2(e.bytesRatio <= kBytesGoal,
+             qPrintable(QStringLiteral("INT8 / FP32 bytes %1 > %2").arg(e.bytesRatio).arg(kBytesGoal)));
     if (e.actionAgreement) QVERIFY(*e.actionAgreement >= 0.9);
 }
 

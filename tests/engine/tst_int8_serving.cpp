@@ -178,7 +178,8 @@ private Q_SLOTS:
     void handSetPrecisionOverridesDefaults()
     {
         // BF16 by hand gets the BF16 scaler (scale 1, static) unless scaling is given.
-        SessionConfig c = sessionConfigFromJson(nlohmann::json::parse(R"({"precision": {"amp": true, "amp_dtype": "bf16"}})"));
+        SessionConfig c = sessionConfigFromJson(
+            nlohmann::json::parse(R"({"precision": {"amp": true, "amp_dtype": "bf16"}})"));
         QVERIFY(c.precision.amp.enabled);
         QCOMPARE(c.precision.amp.loss_scale, 1.0);
         QVERIFY(!c.precision.amp.dynamic_loss_scale);
@@ -187,7 +188,8 @@ private Q_SLOTS:
         QCOMPARE(c.precision.amp.loss_scale, 512.0);
         QVERIFY(c.precision.amp.dynamic_loss_scale);
         // "auto", and it round-trips.
-        c = sessionConfigFromJson(nlohmann::json::parse(R"({"precision": {"amp": "auto", "int8": true, "int8_backend": "onednn"}})"));
+        c = sessionConfigFromJson(
+            nlohmann::json::parse(R"({"precision": {"amp": "auto", "int8": true, "int8_backend": "onednn"}})"));
         QVERIFY(c.precision.ampAuto);
         QCOMPARE(c.precision.int8Backend, std::string("onednn"));
         const SessionConfig again = sessionConfigFromJson(toJson(c));

@@ -13,12 +13,15 @@ namespace {
 
 std::int64_t utc(int y, unsigned mo, unsigned d, int h, int mi, int s = 0)
 {
-    return daysFromCivil(y, mo, d) * kNsPerDay + std::int64_t(h) * 3600 * kNsPerSecond
-           + std::int64_t(mi) * kNsPerMinute + std::int64_t(s) * kNsPerSecond;
+    return daysFromCivil(y, mo, d) * kNsPerDay + std::int64_t(h) * 3600 * kNsPerSecond +
+           std::int64_t(mi) * kNsPerMinute + std::int64_t(s) * kNsPerSecond;
 }
 
 // Local wall-clock time expressed as ns, the way ZoneConverter represents it.
-std::int64_t local(int y, unsigned mo, unsigned d, int h, int mi) { return utc(y, mo, d, h, mi); }
+std::int64_t local(int y, unsigned mo, unsigned d, int h, int mi)
+{
+    return utc(y, mo, d, h, mi);
+}
 
 } // namespace
 
@@ -45,8 +48,8 @@ void TestMarketTime::civilDates()
 {
     QCOMPARE(daysFromCivil(1970, 1, 1), std::int64_t(0));
     QCOMPARE(daysFromCivil(2000, 3, 1), std::int64_t(11017));
-    QCOMPARE(weekdayFromDays(0), 4);  // Thursday
-    QCOMPARE(weekdayFromDays(daysFromCivil(2024, 3, 10)), 0);  // Sunday
+    QCOMPARE(weekdayFromDays(0), 4);                          // Thursday
+    QCOMPARE(weekdayFromDays(daysFromCivil(2024, 3, 10)), 0); // Sunday
     for (std::int64_t d = -800; d < 30000; d += 37) {
         int y = 0;
         unsigned m = 0, day = 0;

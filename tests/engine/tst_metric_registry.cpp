@@ -33,7 +33,8 @@ void TestMetricRegistry::namesAreUnique()
 
 void TestMetricRegistry::chartsAndMetricsPointAtEachOther()
 {
-    for (const metrics::Chart& c : metrics::charts()) QVERIFY2(!metrics::inChart(c.key).empty(), std::string(c.key).c_str());
+    for (const metrics::Chart& c : metrics::charts())
+        QVERIFY2(!metrics::inChart(c.key).empty(), std::string(c.key).c_str());
     for (const metrics::Metric& m : metrics::all())
         if (!m.chart.empty()) QVERIFY2(metrics::chart(m.chart), std::string(m.name).c_str());
     QVERIFY(!metrics::chart("no such chart"));

@@ -31,8 +31,7 @@ PpoOptions smallOptions()
 std::vector<int> range(int begin, int end)
 {
     std::vector<int> v;
-    for (int i = begin; i < end; ++i)
-        v.push_back(i);
+    for (int i = begin; i < end; ++i) v.push_back(i);
     return v;
 }
 
@@ -67,8 +66,7 @@ void TestPpo::gaeByHand_data()
     // Step 0: 1 + 0.5*1 - 0.5 = 1, + 0.25*1 = 1.25.
     QTest::newRow("terminal and truncation")
         << QList<float>{1, 2, 3, 4} << QList<float>{0.5f, 1, 1.5f, 2} << QList<int>{0, 1, 0, 0}
-        << QList<int>{0, 0, 0, 1} << QList<float>{0, 0, 0, 4} << 10.0f << 0.5 << 0.5
-        << QList<float>{1.25f, 1, 3.5f, 4};
+        << QList<int>{0, 0, 0, 1} << QList<float>{0, 0, 0, 4} << 10.0f << 0.5 << 0.5 << QList<float>{1.25f, 1, 3.5f, 4};
     // No episode end: the last step bootstraps from lastValue = 2.
     // Step 1: 1 + 0.5*2 = 2; step 0: 1 + 0.5*0 - 0 = 1, + 0.5*1*2 = 2.
     QTest::newRow("bootstrap at rollout end")
@@ -111,12 +109,10 @@ void TestPpo::policyOutputShapes()
     const std::vector<float> p = ppo.probabilities(obs);
     QCOMPARE(p.size(), std::size_t(3));
     double sum = 0.0;
-    for (float x : p)
-        sum += x;
+    for (float x : p) sum += x;
     QVERIFY(std::abs(sum - 1.0) < 1e-6);
     // Policy head gain 0.01: the initial policy is close to uniform.
-    for (float x : p)
-        QVERIFY(std::abs(x - 1.0f / 3) < 0.02);
+    for (float x : p) QVERIFY(std::abs(x - 1.0f / 3) < 0.02);
     const PpoAction a = ppo.act(obs);
     QVERIFY(a.action >= 0 && a.action < 3);
     QVERIFY(std::abs(a.logProb - std::log(p[std::size_t(a.action)])) < 1e-5);
@@ -163,8 +159,8 @@ void TestPpo::deterministicUnderSeed()
         for (int k = 0; k < 4; ++k) {
             const TrainStats s = runner.train(o.nSteps);
             QVERIFY(s.ppo.has_value());
-            stats[run].insert(stats[run].end(), {s.ppo->policyLoss, s.ppo->valueLoss, s.ppo->entropy,
-                                                 s.ppo->approxKl, s.ppo->gradNorm, s.ppo->explainedVariance});
+            stats[run].insert(stats[run].end(), {s.ppo->policyLoss, s.ppo->valueLoss, s.ppo->entropy, s.ppo->approxKl,
+                                                 s.ppo->gradNorm, s.ppo->explainedVariance});
         }
         params[run] = runner.ppo()->parameters();
     }

@@ -84,8 +84,7 @@ void TestPpoPrecision::ampUpdatesStayFinite()
     QCOMPARE(s.ppo->lossScale, scaling ? 1024.0 : 1.0);
     const std::vector<float> after = runner.ppo()->parameters();
     QVERIFY(after != before);
-    for (float p : after)
-        QVERIFY(std::isfinite(p));
+    for (float p : after) QVERIFY(std::isfinite(p));
 }
 
 void TestPpoPrecision::infGradientSkipsStep()
@@ -98,8 +97,7 @@ void TestPpoPrecision::infGradientSkipsStep()
     const float inf = std::numeric_limits<float>::infinity();
     const std::array<float, 4> obs{inf, 0.5f, 1.0f, -1.0f};
     bool full = false;
-    while (!full)
-        full = ppo.store(obs, ppo.act(obs), 1.0, false, false, obs);
+    while (!full) full = ppo.store(obs, ppo.act(obs), 1.0, false, false, obs);
     const PpoUpdateStats s = ppo.update(obs);
     const long long minibatches = o.nEpochs * (o.nSteps / o.batchSize);
     QCOMPARE(s.skippedSteps, minibatches);
@@ -145,8 +143,8 @@ void TestPpoPrecision::int8Evaluation()
     io.latencyRepeats = 5;
     const Int8Evaluation e = runner.evaluateInt8(io); // the last rollout: 64 observations
     QCOMPARE(e.evaluatedSamples, std::size_t(64));
-    QCOMPARE(e.quantizedLayers, 6); // two trunks of two layers and two heads
-    QVERIFY(e.fp32Loss > 0.0); // the FP32 policy's entropy
+    QCOMPARE(e.quantizedLayers, 6);           // two trunks of two layers and two heads
+    QVERIFY(e.fp32Loss > 0.0);                // the FP32 policy's entropy
     QVERIFY(e.int8Loss >= e.fp32Loss - 1e-9); // cross-entropy is never below the entropy
     QVERIFY(e.degradation < 0.1);
     QVERIFY(e.actionAgreement.has_value() && *e.actionAgreement >= 0.8);
@@ -202,8 +200,7 @@ void TestPpoPrecision::memoryBytesFromTensors()
     QCOMPARE(m.optimizerBytes, std::size_t(0));
     const std::array<float, 4> obs{0.1f, 0.5f, 1.0f, -1.0f};
     bool full = false;
-    while (!full)
-        full = ppo.store(obs, ppo.act(obs), 1.0, false, false, obs);
+    while (!full) full = ppo.store(obs, ppo.act(obs), 1.0, false, false, obs);
     ppo.update(obs);
     m = ppo.memoryBytes();
     QCOMPARE(m.gradientBytes, params);

@@ -85,8 +85,7 @@ void TestReplayBuffers::sumTreeFind()
 {
     SumTree tree(5);
     const double v[5] = {1, 0, 2, 3, 4};
-    for (int i = 0; i < 5; ++i)
-        tree.set(std::size_t(i), v[i]);
+    for (int i = 0; i < 5; ++i) tree.set(std::size_t(i), v[i]);
     QCOMPARE(tree.total(), 10.0);
     QCOMPARE(tree.minimum(), 0.0);
     QCOMPARE(tree.find(0.0), std::size_t(0));
@@ -122,8 +121,7 @@ void TestReplayBuffers::prioritizedProportions()
     buffer.updatePriorities(idx, td);
     double expected[4];
     double norm = 0.0;
-    for (int i = 0; i < 4; ++i)
-        norm += expected[i] = std::pow(td[std::size_t(i)] + 1e-6, alpha);
+    for (int i = 0; i < 4; ++i) norm += expected[i] = std::pow(td[std::size_t(i)] + 1e-6, alpha);
     for (int i = 0; i < 4; ++i) {
         expected[i] /= norm;
         QVERIFY(std::abs(buffer.probability(std::size_t(i)) - expected[i]) < 1e-12);
@@ -135,8 +133,7 @@ void TestReplayBuffers::prioritizedProportions()
     const int rounds = 4000;
     for (int r = 0; r < rounds; ++r) {
         buffer.sample(rng, 0.4, batch);
-        for (std::size_t i : batch.indices)
-            ++counts[i];
+        for (std::size_t i : batch.indices) ++counts[i];
     }
     // Pearson chi-square, 3 degrees of freedom: 16.27 is the 0.1% critical value.
     const double total = rounds * 10.0;
@@ -156,8 +153,7 @@ void TestReplayBuffers::importanceWeights()
         buffer.add(o, 0, 0.0f, o, false, 1.0f);
     }
     // New transitions get the max priority seen (1 at start).
-    for (int i = 0; i < 4; ++i)
-        QCOMPARE(buffer.probability(std::size_t(i)), 0.25);
+    for (int i = 0; i < 4; ++i) QCOMPARE(buffer.probability(std::size_t(i)), 0.25);
     const std::array<std::size_t, 4> idx{0, 1, 2, 3};
     const std::array<float, 4> td{1.0f, 2.0f, 3.0f, 4.0f};
     buffer.updatePriorities(idx, td);
@@ -176,8 +172,7 @@ void TestReplayBuffers::importanceWeights()
     // A newly added transition takes the max priority.
     const std::array<float, 1> o{9.0f};
     PrioritizedReplayBuffer grown(5, 1, {1.0, 1e-6});
-    for (int i = 0; i < 4; ++i)
-        grown.add(o, 0, 0.0f, o, false, 1.0f);
+    for (int i = 0; i < 4; ++i) grown.add(o, 0, 0.0f, o, false, 1.0f);
     grown.updatePriorities(idx, td);
     grown.add(o, 0, 0.0f, o, false, 1.0f);
     QVERIFY(std::abs(grown.tree().get(4) - 4.000001) < 1e-9);

@@ -184,7 +184,8 @@ void TestRunStore::deadOwnerIsInterrupted()
     RunStore runs(bars);
     QCOMPARE(runs.markInterruptedRuns(), 1);
     QVERIFY(runs.run(orphan)->status == RunStatus::Interrupted);
-    QCOMPARE(QString::fromStdString(runs.run(orphan)->error), QStringLiteral("the process running it ended unexpectedly"));
+    QCOMPARE(QString::fromStdString(runs.run(orphan)->error),
+             QStringLiteral("the process running it ended unexpectedly"));
     QVERIFY(runs.run(mine)->status == RunStatus::Running);
     QCOMPARE(runs.metricCount(orphan), std::uint64_t(1));
     QCOMPARE(runs.markInterruptedRuns(), 0);
@@ -201,7 +202,8 @@ void TestRunStore::reusedPidDoesNotKeepARunRunning()
     QVERIFY(a > 0 && b > 0);
     BarStore bars(m_path);
     for (auto [id, pid] : {std::pair{a, std::int64_t{1}}, std::pair{b, std::int64_t{::getpid()}}}) {
-        const std::string sql = "UPDATE runs SET owner_pid = " + std::to_string(pid) + " WHERE id = " + std::to_string(id);
+        const std::string sql = "UPDATE runs SET owner_pid = " + std::to_string(pid) +
+                                " WHERE id = " + std::to_string(id);
         QCOMPARE(sqlite3_exec(bars.database().handle(), sql.c_str(), nullptr, nullptr, nullptr), 0);
     }
     RunStore runs(bars);
@@ -258,7 +260,7 @@ void TestRunStore::fullDiskLeavesItsReason()
         RunStore runs(bars);
         const std::int64_t id = runs.createRun("full", "{}", {}, 0, 0, "{}");
         if (::write(fds[1], &id, sizeof id) != sizeof id) return 2;
-        struct stat st {};
+        struct stat st { };
         if (::stat(m_path.c_str(), &st) != 0) return 2;
         testing::FileSizeLimit limit(static_cast<rlim_t>(st.st_size) + 8192);
         MetricBatch many;
@@ -290,7 +292,8 @@ void TestRunStore::fullDiskLeavesItsReason()
     QVERIFY(!QString::fromStdString(run.error).contains(QStringLiteral("unexpectedly")));
     QCOMPARE(runs.metricCount(id), std::uint64_t(0));
     // The note went with the verdict.
-    QVERIFY(!std::filesystem::exists(std::filesystem::path(runs.checkpointFolder()) / RunStore::runFolderName(run) / "last-words"));
+    QVERIFY(!std::filesystem::exists(std::filesystem::path(runs.checkpointFolder()) / RunStore::runFolderName(run) /
+                                     "last-words"));
 }
 
 void TestRunStore::deleteCascades()
@@ -332,7 +335,7 @@ void TestRunStore::deleteMetricsAfterKeepsEarlierSteps()
     QCOMPARE(runs.metrics(id, "dqn").back().step, std::int64_t{4});
     QCOMPARE(runs.metrics(id, "session").size(), std::size_t{6});
     QCOMPARE(runs.metrics(id, "tft").size(), std::size_t{10}); // not named: all kept
-    QCOMPARE(runs.metricCount(other), std::uint64_t{30});       // another run: untouched
+    QCOMPARE(runs.metricCount(other), std::uint64_t{30});      // another run: untouched
 }
 
 void TestRunStore::checkpointPathsFollowTheDatabase()
@@ -584,10 +587,13 @@ void TestRunStore::purgeFromTrashDeletes()
     const std::int64_t id = runs.createRun("p", "{}", {}, 0, 0, "{}");
     runs.appendMetrics(id, {{"tft", "loss", 1, 1, 1.0}});
     const auto info = runs.run(id);
-    const std::filesystem::path folder = std::filesystem::path(runs.checkpointFolder()) / RunStore::runFolderName(*info);
+    const std::filesystem::path folder = std::filesystem::path(runs.checkpointFolder()) /
+                                         RunStore::runFolderName(*info);
     std::filesystem::create_directories(folder);
     const std::string file = (folder / "tft-1.pt").string();
-    { std::ofstream(file) << "weights"; }
+    {
+        std::ofstream(file) << "weights";
+    }
     runs.addCheckpoint(id, "tft", 1, file);
     runs.setStatus(id, RunStatus::Finished);
     runs.trashRun(id);

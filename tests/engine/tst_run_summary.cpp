@@ -42,14 +42,16 @@ RunSummary TestRunSummary::summaryOf(const std::string& config, const std::strin
 
 void TestRunSummary::autoPrecisionNamesEachModelsChoice()
 {
-    const RunSummary s = summaryOf(R"({"models":["dqn","mamba2"],"device":"cpu","precision":{"amp":false}})",
-                                   R"({"ranks":2,"amp_choice":{"dqn":{"enabled":false},"mamba2":{"enabled":true,"dtype":"bf16"}}})");
+    const RunSummary s = summaryOf(
+        R"({"models":["dqn","mamba2"],"device":"cpu","precision":{"amp":false}})",
+        R"({"ranks":2,"amp_choice":{"dqn":{"enabled":false},"mamba2":{"enabled":true,"dtype":"bf16"}}})");
     QCOMPARE(QString::fromStdString(s.precision), QStringLiteral("auto: BF16 mamba2, FP32 dqn"));
     QCOMPARE(s.processes, 2);
     QCOMPARE(s.models.size(), std::size_t(2));
     QVERIFY(std::isnan(s.find("dqn")->testSharpe)); // nothing evaluated: no figure, not zero
     QVERIFY(!s.find("ppo"));
-    QCOMPARE(QString::fromStdString(summaryOf(R"({"models":["dqn"],"precision":{"amp":true,"amp_dtype":"fp16"}})", "{}").precision),
+    QCOMPARE(QString::fromStdString(
+                 summaryOf(R"({"models":["dqn"],"precision":{"amp":true,"amp_dtype":"fp16"}})", "{}").precision),
              QStringLiteral("FP16"));
 }
 
@@ -67,9 +69,10 @@ void TestRunSummary::refusedInt8IsSaid()
 
 void TestRunSummary::forecasterResults()
 {
-    const RunSummary s = summaryOf(R"({"models":["tft"]})", "{}",
-                                   {{"tft", "test", R"({"model":{"quantile_loss":0.0123},"persistence":{"quantile_loss":0.02}})"},
-                                    {"tft", "training", R"({"latency":{"p95_ms":1.5}})"}});
+    const RunSummary s = summaryOf(
+        R"({"models":["tft"]})", "{}",
+        {{"tft", "test", R"({"model":{"quantile_loss":0.0123},"persistence":{"quantile_loss":0.02}})"},
+         {"tft", "training", R"({"latency":{"p95_ms":1.5}})"}});
     QCOMPARE(s.find("tft")->quantileLoss, 0.0123);
     QCOMPARE(s.find("tft")->persistenceLoss, 0.02);
     QCOMPARE(s.find("tft")->p95LatencyMs, 1.5);
@@ -78,9 +81,10 @@ void TestRunSummary::forecasterResults()
 
 void TestRunSummary::onlyDifferingSettings()
 {
-    const auto d = configDifferences({R"({"steps":10,"precision":{"amp":false,"int8":false},"dqn":{"hidden":[64,64]}})",
-                                      R"({"steps":10,"precision":{"amp":true,"int8":false},"dqn":{"hidden":[64,64]},"seed":3})",
-                                      R"({"steps":10,"precision":{"amp":false,"int8":false},"dqn":{"hidden":[32]}})"});
+    const auto d = configDifferences(
+        {R"({"steps":10,"precision":{"amp":false,"int8":false},"dqn":{"hidden":[64,64]}})",
+         R"({"steps":10,"precision":{"amp":true,"int8":false},"dqn":{"hidden":[64,64]},"seed":3})",
+         R"({"steps":10,"precision":{"amp":false,"int8":false},"dqn":{"hidden":[32]}})"});
     QCOMPARE(d.size(), std::size_t(3));
     QCOMPARE(QString::fromStdString(d[0].key), QStringLiteral("dqn.hidden"));
     QCOMPARE(QString::fromStdString(d[0].values[2]), QStringLiteral("[32]"));

@@ -46,7 +46,10 @@ private:
     std::int64_t m_precisionRun = 0;
 };
 
-void TestSessionPrecision::initTestCase() { QVERIFY(m_dir.isValid()); }
+void TestSessionPrecision::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+}
 
 SessionConfig TestSessionPrecision::smallConfig(std::vector<ModelKind> models, long long steps)
 {
@@ -68,7 +71,8 @@ SessionConfig TestSessionPrecision::smallConfig(std::vector<ModelKind> models, l
     return c;
 }
 
-nlohmann::json TestSessionPrecision::storedValidation(const char* file, std::int64_t runId, const std::string& model) const
+nlohmann::json TestSessionPrecision::storedValidation(const char* file, std::int64_t runId,
+                                                      const std::string& model) const
 {
     BarStore store(db(file));
     for (const EvaluationRecord& e : RunStore(store).evaluations(runId))
@@ -192,7 +196,8 @@ void TestSessionPrecision::agentsAmpAndInt8()
         for (const nlohmann::json& split : {v, doc["test"]}) {
             QVERIFY2(split.contains("int8_policy"), split.dump().c_str());
             QCOMPARE(split["int8_policy"].size(), split["policy"].size());
-            for (const auto& [key, value] : split["policy"].items()) QVERIFY2(split["int8_policy"].contains(key), key.c_str());
+            for (const auto& [key, value] : split["policy"].items())
+                QVERIFY2(split["int8_policy"].contains(key), key.c_str());
         }
         // The report's equity chart: the policy and buy-and-hold curves over the same steps.
         QVERIFY(!v["equity_usd"].empty());
@@ -233,7 +238,8 @@ void TestSessionPrecision::int8CopyServesForecasts()
         QCOMPARE(b[i].step, a[i].step);
         const double diff = std::abs(b[i].value - a[i].value);
         QVERIFY2(diff > 0.0, "the INT8 session forecast exactly like FP32");
-        QVERIFY2(diff < 0.05 * std::abs(a[i].value) + 1e-9, qPrintable(QStringLiteral("%1 vs %2").arg(b[i].value).arg(a[i].value)));
+        QVERIFY2(diff < 0.05 * std::abs(a[i].value) + 1e-9,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(b[i].value).arg(a[i].value)));
     }
     // Live forecasts at steps 10 and 20 came from FP32, at 30 and 40 from the INT8 copy; without INT8, all from FP32.
     const nlohmann::json served = nlohmann::json::parse(q.json)["models"]["mamba2"]["training"]["forecasts_served"];
@@ -389,8 +395,8 @@ void TestSessionPrecision::ampAutoIsRecordedAndKeptOnResume()
         QCOMPARE(choice["mode"].get<std::string>(), std::string("auto"));
         QVERIFY(!choice["reason"].get<std::string>().empty());
         // Plant a different decision: a resume must train on with the stored one, not measure again.
-        versions["amp_choice"]["dqn"] = {{"mode", "auto"}, {"enabled", false}, {"measured", true},
-                                         {"reason", "planted by the test"}};
+        versions["amp_choice"]["dqn"] = {
+            {"mode", "auto"}, {"enabled", false}, {"measured", true}, {"reason", "planted by the test"}};
         runs.setVersions(runId, versions.dump());
     }
     TrainingSession second(db("auto.db"), c);
@@ -448,7 +454,8 @@ void TestSessionPrecision::memoryBudgetRefusesOrWarnsBeforeTraining()
         // Refused before it began: no run is left behind to clutter the history.
         QCOMPARE(r.runId, std::int64_t{0});
         QVERIFY(runs.runs().empty());
-        QVERIFY(!std::filesystem::exists(runs.checkpointFolder()) || std::filesystem::is_empty(runs.checkpointFolder()));
+        QVERIFY(!std::filesystem::exists(runs.checkpointFolder()) ||
+                std::filesystem::is_empty(runs.checkpointFolder()));
     }
     c.precision.memoryBudgetAction = MemoryBudgetAction::Warn;
     TrainingSession warned(db("budget.db"), c);

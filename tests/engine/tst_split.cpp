@@ -25,7 +25,7 @@ std::vector<Bar> makeSessions(std::int64_t firstDay, int calendarDays)
         const int wd = weekdayFromDays(day);
         if (wd == 0 || wd == 6) continue;
         const std::int64_t open = *ny.localToUtc(day * kNsPerDay - 6 * 3600 * kNsPerSecond);
-        const int minutes = (tradingDayNumber++ % 4 == 3) ? 19 * 60 : 1380;  // 18:00 -> 13:00 or 17:00
+        const int minutes = (tradingDayNumber++ % 4 == 3) ? 19 * 60 : 1380; // 18:00 -> 13:00 or 17:00
         for (int m = 0; m < minutes; m += 5) {
             Bar b;
             b.tsEvent = open + std::int64_t(m) * kNsPerMinute;
@@ -37,7 +37,10 @@ std::vector<Bar> makeSessions(std::int64_t firstDay, int calendarDays)
     return bars;
 }
 
-std::int64_t dayOf(EsCalendar& cal, const Bar& b) { return cal.tradingDay(b.tsEvent); }
+std::int64_t dayOf(EsCalendar& cal, const Bar& b)
+{
+    return cal.tradingDay(b.tsEvent);
+}
 
 // Checks what every split must satisfy; returns an empty string or what is wrong.
 QString checkSplit(const std::vector<Bar>& bars, const WalkForwardSplit& s, bool coversAll)
@@ -47,8 +50,8 @@ QString checkSplit(const std::vector<Bar>& bars, const WalkForwardSplit& s, bool
     if (s.trainIndex.end != s.validationIndex.begin || s.validationIndex.end != s.testIndex.begin)
         return "parts are not contiguous";
     if (coversAll && s.testIndex.end != bars.size()) return "test does not reach the last bar";
-    if (s.trainBars != s.trainIndex.size() || s.validationBars != s.validationIndex.size()
-        || s.testBars != s.testIndex.size())
+    if (s.trainBars != s.trainIndex.size() || s.validationBars != s.validationIndex.size() ||
+        s.testBars != s.testIndex.size())
         return "bar counts disagree with index ranges";
     if (s.trainBars == 0 || s.validationBars == 0 || s.testBars == 0) return "a part is empty";
     if (!(s.train.toTs == s.validation.fromTs && s.validation.toTs == s.test.fromTs)) return "date ranges not adjacent";
@@ -117,7 +120,7 @@ void TestSplit::sessionOpenIsSixPmEastern()
 
 void TestSplit::byDates()
 {
-    const auto bars = makeSessions(daysFromCivil(2024, 3, 4), 21);  // Mon 4 Mar .. Sun 24 Mar, over the DST change
+    const auto bars = makeSessions(daysFromCivil(2024, 3, 4), 21); // Mon 4 Mar .. Sun 24 Mar, over the DST change
     const std::int64_t validation = daysFromCivil(2024, 3, 11);
     const std::int64_t test = daysFromCivil(2024, 3, 18);
     const WalkForwardSplit s = splitByDates(bars, validation, test);
@@ -125,7 +128,7 @@ void TestSplit::byDates()
     QCOMPARE(s.trainStartDay, daysFromCivil(2024, 3, 4));
     QCOMPARE(s.validationStartDay, validation);
     QCOMPARE(s.testStartDay, test);
-    QCOMPARE(s.endDay, daysFromCivil(2024, 3, 23));  // the day after the last trading day (Fri 22)
+    QCOMPARE(s.endDay, daysFromCivil(2024, 3, 23)); // the day after the last trading day (Fri 22)
     QCOMPARE(s.validation.fromTs, sessionOpenUtc(validation));
     QCOMPARE(QString::fromStdString(formatUtc(s.validation.fromTs)), QString("2024-03-10T22:00:00Z"));
     // Every fourth trading day is short: Thu 7 Mar and Wed 13 Mar fall in train and validation.
@@ -246,7 +249,7 @@ void TestSplit::foldsExpandAndOrder()
 {
     QFETCH(int, folds);
     QFETCH(double, initial);
-    const auto bars = makeSessions(daysFromCivil(2024, 3, 4), 28);  // 20 trading days
+    const auto bars = makeSessions(daysFromCivil(2024, 3, 4), 28); // 20 trading days
     const auto out = walkForwardFolds(bars, std::size_t(folds), initial);
     QCOMPARE(out.size(), std::size_t(folds));
     for (std::size_t k = 0; k < out.size(); ++k) {
@@ -268,12 +271,12 @@ void TestSplit::foldsExpandAndOrder()
 
 void TestSplit::foldsErrors()
 {
-    const auto bars = makeSessions(daysFromCivil(2024, 3, 4), 28);  // 20 trading days
+    const auto bars = makeSessions(daysFromCivil(2024, 3, 4), 28); // 20 trading days
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, walkForwardFolds(bars, 0));
-    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, walkForwardFolds(bars, 10, 0.5));  // 10 days left, 11 blocks
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, walkForwardFolds(bars, 10, 0.5)); // 10 days left, 11 blocks
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, walkForwardFolds(bars, 2, 1.0));
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, walkForwardFolds({}, 2));
-    QCOMPARE(walkForwardFolds(bars, 9, 0.5).size(), std::size_t(9));  // exactly one day per block
+    QCOMPARE(walkForwardFolds(bars, 9, 0.5).size(), std::size_t(9)); // exactly one day per block
 }
 
 QTEST_APPLESS_MAIN(TestSplit)

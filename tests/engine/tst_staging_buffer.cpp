@@ -22,7 +22,10 @@ private Q_SLOTS:
 };
 
 namespace {
-MetricSample sample(std::int64_t step) { return {"dqn", "loss", step, 0, static_cast<double>(step)}; }
+MetricSample sample(std::int64_t step)
+{
+    return {"dqn", "loss", step, 0, static_cast<double>(step)};
+}
 } // namespace
 
 void TestStagingBuffer::notifiesOnlyWhenTurningNonEmpty()

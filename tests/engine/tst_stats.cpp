@@ -14,19 +14,24 @@ namespace st = foxhunt::stats;
 
 namespace {
 
-bool near(double a, double b, double tol) { return std::abs(a - b) <= tol; }
+bool near(double a, double b, double tol)
+{
+    return std::abs(a - b) <= tol;
+}
 
 // n draws of N(mu, 1) from the portable generator, so the samples are the same on every platform.
 std::vector<double> normalSample(std::uint64_t seed, std::size_t n, double mu)
 {
     st::Rng rng(seed);
     std::vector<double> v(n);
-    for (double& x : v)
-        x = mu + rng.normal();
+    for (double& x : v) x = mu + rng.normal();
     return v;
 }
 
-double meanOf(std::span<const double> v) { return st::mean(v); }
+double meanOf(std::span<const double> v)
+{
+    return st::mean(v);
+}
 
 // The 95 % percentile interval of the mean of sqrt(1) .. sqrt(10), seed 42, 2000 resamples.
 constexpr double kPinnedLower = 1.8301815368968484;
@@ -156,8 +161,7 @@ void TestStats::portableRandom()
     // The standard fixes mt19937_64's 10000th output for the default seed 5489.
     st::Rng rng(5489);
     std::uint64_t x = 0;
-    for (int i = 0; i < 10000; ++i)
-        x = rng.next();
+    for (int i = 0; i < 10000; ++i) x = rng.next();
     QCOMPARE(x, std::uint64_t(9981545732273789042ULL));
     // Lemire: below(n) is the high word of x * n for the raw outputs x of mt19937_64(42)
     // (checked against floor(x n / 2^64) of those outputs computed apart).
@@ -174,8 +178,7 @@ void TestStats::portableRandom()
         QVERIFY(k < 6);
         ++hits[k];
     }
-    for (int h : hits)
-        QVERIFY(h > 9500 && h < 10500);
+    for (int h : hits) QVERIFY(h > 9500 && h < 10500);
     for (int i = 0; i < 1000; ++i) {
         const double u = r2.uniform();
         QVERIFY(u >= 0.0 && u < 1.0);
@@ -186,8 +189,7 @@ void TestStats::bootstrapIsDeterministic()
 {
     // sqrt(1) .. sqrt(10): practically every resample has its own mean, so the pin below is sharp.
     std::vector<double> v;
-    for (int i = 1; i <= 10; ++i)
-        v.push_back(std::sqrt(double(i)));
+    for (int i = 1; i <= 10; ++i) v.push_back(std::sqrt(double(i)));
     st::BootstrapOptions o;
     o.seed = 42;
     QCOMPARE(o.resamples, 2000);
@@ -207,9 +209,8 @@ void TestStats::bootstrapIsDeterministic()
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, st::bootstrapInterval(std::vector<double>{}, meanOf, o));
     // A statistic undefined on some resamples: those replicates are dropped, not sorted as NaN.
     const std::vector<double> two{1.0, 2.0};
-    const st::Interval sharpe = st::bootstrapInterval(two, [](std::span<const double> s) {
-        return st::perBarSharpe(s);
-    }, o);
+    const st::Interval sharpe = st::bootstrapInterval(
+        two, [](std::span<const double> s) { return st::perBarSharpe(s); }, o);
     QVERIFY(sharpe.resamples > 0 && sharpe.resamples < o.resamples); // {1,1} and {2,2} have no Sharpe
     QVERIFY(!std::isnan(sharpe.lower) && !std::isnan(sharpe.upper));
 }
@@ -229,9 +230,8 @@ void TestStats::bootstrapIntervalOfTheMean()
     const st::Interval noEdge = st::bootstrapInterval(centred, meanOf, o);
     QVERIFY(noEdge.contains(0.0));
     // The IQM works as a statistic too.
-    const st::Interval iqm = st::bootstrapInterval(shifted, [](std::span<const double> s) {
-        return st::interquartileMean(s);
-    }, o);
+    const st::Interval iqm = st::bootstrapInterval(
+        shifted, [](std::span<const double> s) { return st::interquartileMean(s); }, o);
     QVERIFY(iqm.lower > 0.0 && iqm.lower <= iqm.estimate && iqm.estimate <= iqm.upper);
 }
 
@@ -252,8 +252,7 @@ void TestStats::stratifiedBootstrapKeepsStrata()
     QCOMPARE(one.lower, p.lower);
     QCOMPARE(one.upper, p.upper);
     QCOMPARE(st::stratifiedResamples(strata, st::BootstrapOptions{5, 0.95, 1}).size(), std::size_t(5));
-    QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
-                             st::stratifiedBootstrapInterval({{1.0}, {}}, meanOf, {}));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, st::stratifiedBootstrapInterval({{1.0}, {}}, meanOf, {}));
 }
 
 void TestStats::probabilityOfImprovement()
@@ -278,8 +277,8 @@ void TestStats::probabilityOfImprovement()
     QVERIFY(near(pt.estimate, 1.0 / 3.0, 1e-12));
     QVERIFY(pt.lower >= 0.0 && pt.lower < pt.upper && pt.upper <= 0.5); // task 2 pins half the mean at 0
     // One task is the two-sample version, draw for draw.
-    const st::Interval single = st::probabilityOfImprovementInterval(
-        std::vector<std::vector<double>>{agent}, std::vector<std::vector<double>>{hold}, {});
+    const st::Interval single = st::probabilityOfImprovementInterval(std::vector<std::vector<double>>{agent},
+                                                                     std::vector<std::vector<double>>{hold}, {});
     QCOMPARE(single.lower, poi.lower);
     QCOMPARE(single.upper, poi.upper);
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
@@ -377,7 +376,8 @@ void TestStats::dieboldMariano()
     QVERIFY(r2.valid);
     QVERIFY(near(r2.longRunVariance, 3.0, 1e-12));
     QVERIFY(near(r2.statistic, std::sqrt(10.0) / 3.0, 1e-12));
-    const double p2 = 1.0 - (2.0 / std::numbers::pi) * (std::atan(std::sqrt(2.0) / 3.0) + 51.0 * std::sqrt(2.0) / 121.0);
+    const double p2 = 1.0 -
+                      (2.0 / std::numbers::pi) * (std::atan(std::sqrt(2.0) / 3.0) + 51.0 * std::sqrt(2.0) / 121.0);
     QVERIFY(near(r2.pValue, p2, 1e-9));
     // Swapping the forecasts flips the sign, not the p-value.
     const st::DieboldMarianoResult swapped = st::dieboldMariano(b2, a2, 2);
@@ -392,8 +392,8 @@ void TestStats::dieboldMariano()
 
 void TestStats::pinballAndCrps()
 {
-    QVERIFY(near(st::pinballLoss(1.0, 0.5, 0.9), 0.45, 1e-12));  // under-forecast: 0.9 * 0.5
-    QVERIFY(near(st::pinballLoss(0.0, 0.5, 0.9), 0.05, 1e-12));  // over-forecast: 0.1 * 0.5
+    QVERIFY(near(st::pinballLoss(1.0, 0.5, 0.9), 0.45, 1e-12)); // under-forecast: 0.9 * 0.5
+    QVERIFY(near(st::pinballLoss(0.0, 0.5, 0.9), 0.05, 1e-12)); // over-forecast: 0.1 * 0.5
     QVERIFY(near(st::pinballLoss(0.5, 0.5, 0.3), 0.0, 1e-12));
     // Two outcomes, levels 0.1 0.5 0.9: (y=1, q=0 1 2) -> 0.1 + 0 + 0.1; (y=0, q=0 0 0) -> 0.
     const std::vector<double> y{1.0, 0.0};
@@ -404,8 +404,7 @@ void TestStats::pinballAndCrps()
     // A U(0, 1) forecast and y = 1/2 have CRPS y^3/3 + (1 - y)^3/3 = 1/12 exactly; 100 midpoint
     // levels tau_k = (k - 1/2)/100 with q_k = tau_k give 0.08335.
     std::vector<double> mid;
-    for (int k = 1; k <= 100; ++k)
-        mid.push_back((k - 0.5) / 100.0);
+    for (int k = 1; k <= 100; ++k) mid.push_back((k - 0.5) / 100.0);
     QVERIFY(near(st::crpsFromQuantiles(0.5, mid, mid), 1.0 / 12.0, 5e-5));
 }
 

@@ -34,8 +34,7 @@ std::vector<Bar> handBars()
 std::vector<float> indexFeature(std::size_t n)
 {
     std::vector<float> f(n);
-    for (std::size_t i = 0; i < n; ++i)
-        f[i] = static_cast<float>(i);
+    for (std::size_t i = 0; i < n; ++i) f[i] = static_cast<float>(i);
     return f;
 }
 
@@ -96,15 +95,13 @@ void TestTradingEnv::handWorkedFills()
         QCOMPARE(r.contractsTraded, traded[i]);
         QVERIFY(std::abs(r.costTicks - traded[i] * 1.18) < 1e-9);
         QCOMPARE(r.terminated, i == 3);
-        if (r.tradeClosed)
-            closed.push_back(r.closedTradePnlTicks);
+        if (r.tradeClosed) closed.push_back(r.closedTradePnlTicks);
         total += r.pnlTicks;
     }
     QVERIFY(env.done());
     QCOMPARE(env.position(), 0);
     QCOMPARE(closed.size(), trades.size());
-    for (int i = 0; i < trades.size(); ++i)
-        QVERIFY(std::abs(closed[i] - trades[i]) < 1e-9);
+    for (int i = 0; i < trades.size(); ++i) QVERIFY(std::abs(closed[i] - trades[i]) < 1e-9);
     QVERIFY(std::abs(env.state().equityTicks - total) < 1e-9);
     QVERIFY_THROWS_EXCEPTION(std::logic_error, env.step(1));
 }
@@ -305,7 +302,8 @@ void TestTradingEnv::evaluationAggregatesByTradingDay()
             QVERIFY(std::abs(m->dailyPnlUsd[0] + m->dailyPnlUsd[1] - m->pnlUsd) < 1e-9);
         }
         // Day one's PnL is the equity after its steps; Sharpe is of the two daily PnLs, times sqrt(252).
-        const std::size_t dayOneSteps = episodes[0].end - episodes[0].begin - 1; // 2 for the day, 1 for a window of 2 bars
+        const std::size_t dayOneSteps = episodes[0].end - episodes[0].begin -
+                                        1; // 2 for the day, 1 for a window of 2 bars
         QVERIFY(std::abs(report.policy.dailyPnlUsd[0] - report.policyEquityUsd[dayOneSteps - 1]) < 1e-9);
         const std::vector<double>& d = report.policy.dailyPnlUsd;
         const double mean = (d[0] + d[1]) / 2.0;

@@ -36,7 +36,10 @@ private:
     QTemporaryDir m_dir;
 };
 
-void TestTrainingSession::initTestCase() { QVERIFY(m_dir.isValid()); }
+void TestTrainingSession::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+}
 
 SessionConfig TestTrainingSession::smallConfig(std::vector<ModelKind> models, long long steps)
 {
@@ -162,7 +165,8 @@ void TestTrainingSession::badConfigFailsReadably()
     QVERIFY(r.status == RunStatus::Failed);
     QVERIFY2(r.error.find("NO.SUCH") != std::string::npos, r.error.c_str());
     QVERIFY_EXCEPTION_THROWN(sessionConfigFromJson(nlohmann::json{{"models", {"lstm"}}}), std::invalid_argument);
-    QVERIFY_EXCEPTION_THROWN(sessionConfigFromJson(nlohmann::json{{"dqn", {{"no_such_key", 1}}}}), std::invalid_argument);
+    QVERIFY_EXCEPTION_THROWN(sessionConfigFromJson(nlohmann::json{{"dqn", {{"no_such_key", 1}}}}),
+                             std::invalid_argument);
     QVERIFY_EXCEPTION_THROWN(sessionConfigFromJson(nlohmann::json{{"precision", {{"amp_dtype", "fp8"}}}}),
                              std::invalid_argument);
     QVERIFY_EXCEPTION_THROWN(sessionConfigFromJson(nlohmann::json{{"device", "tpu"}}), std::invalid_argument);

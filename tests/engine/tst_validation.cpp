@@ -17,7 +17,10 @@ using namespace foxhunt;
 
 namespace {
 
-std::int64_t utc(const char* iso) { return parseTextTimestamp(iso)->ns; }
+std::int64_t utc(const char* iso)
+{
+    return parseTextTimestamp(iso)->ns;
+}
 
 Bar bar(std::int64_t ts, double o, double h, double l, double c, std::uint64_t v = 1, std::uint32_t id = 0)
 {
@@ -103,8 +106,8 @@ void TestValidation::realFiveMinuteDuplicates()
     QCOMPARE(r.holidays, std::uint64_t(9));
     // Off-grid decimals such as 2424.85 occur only in the WAP column; every OHLC price is on the grid.
     QCOMPARE(r.offGridPrices, std::uint64_t(0));
-    QVERIFY(r.warnings.front().find("87 exact duplicate rows dropped: lines 15818-15904 repeat from line 15731")
-            != std::string::npos);
+    QVERIFY(r.warnings.front().find("87 exact duplicate rows dropped: lines 15818-15904 repeat from line 15731") !=
+            std::string::npos);
     QCOMPARE(f.bars.front().tsEvent, utc("2016-09-09T13:30:00Z"));
     QCOMPARE(f.bars.back().tsEvent, utc("2017-11-09T21:55:00Z"));
     // The kept line after the dropped run is the first line past it.
@@ -145,7 +148,8 @@ void TestValidation::rejects_data()
     QTest::newRow("high below open") << h + "2021-01-04 09:30,10,9.75,9,9.5,5\n" << quint64(2) << "high 9.75 is below";
     QTest::newRow("high below close") << h + "2021-01-04 09:30,10,10,9,10.5,5\n" << quint64(2) << "high 10 is below";
     QTest::newRow("low above close") << h + "2021-01-04 09:30,10,11,9.75,9.5,5\n" << quint64(2) << "low 9.75 is above";
-    QTest::newRow("low above high") << h + "2021-01-04 09:30,10,10,11,10,5\n" << quint64(2) << "low 11 is above high 10";
+    QTest::newRow("low above high") << h + "2021-01-04 09:30,10,10,11,10,5\n"
+                                    << quint64(2) << "low 11 is above high 10";
     QTest::newRow("zero price") << h + "2021-01-04 09:30,0,1,0,1,5\n" << quint64(2) << "non-positive price";
     QTest::newRow("negative price") << h + "2021-01-04 09:30,-1,1,-1,1,5\n" << quint64(2) << "non-positive price";
 }
@@ -191,15 +195,17 @@ void TestValidation::instrumentsInterleave()
 {
     const std::int64_t t0 = utc("2021-01-04T14:30:00Z");
     const std::int64_t m = kNsPerMinute;
-    ParsedFile f = fileOf({bar(t0, 10, 11, 9, 10, 1, 1), bar(t0, 20, 21, 19, 20, 1, 2), bar(t0 + m, 10, 11, 9, 10, 1, 1),
-                           bar(t0 + m, 20, 21, 19, 20, 1, 2), bar(t0 + 5 * m, 10, 11, 9, 10, 1, 1)});
+    ParsedFile f = fileOf({bar(t0, 10, 11, 9, 10, 1, 1), bar(t0, 20, 21, 19, 20, 1, 2),
+                           bar(t0 + m, 10, 11, 9, 10, 1, 1), bar(t0 + m, 20, 21, 19, 20, 1, 2),
+                           bar(t0 + 5 * m, 10, 11, 9, 10, 1, 1)});
     const ValidationReport r = validateBars(f);
     QCOMPARE(r.rowsKept, std::uint64_t(5));
     QCOMPARE(r.intervalNs, m);
     QCOMPARE(r.gaps.size(), std::size_t(1));
     QCOMPARE(r.gaps[0].kind, Gap::Kind::Other);
 
-    ParsedFile bad = fileOf({bar(t0, 10, 11, 9, 10, 1, 1), bar(t0 + m, 20, 21, 19, 20, 1, 2), bar(t0, 20, 21, 19, 20, 1, 2)});
+    ParsedFile bad = fileOf(
+        {bar(t0, 10, 11, 9, 10, 1, 1), bar(t0 + m, 20, 21, 19, 20, 1, 2), bar(t0, 20, 21, 19, 20, 1, 2)});
     QVERIFY_THROWS_EXCEPTION(ImportError, validateBars(bad));
 }
 
@@ -220,7 +226,7 @@ void TestValidation::offGridIsWarning()
 void TestValidation::refusesUnrealValues_data()
 {
     QTest::addColumn<qint64>("ts");
-    QTest::addColumn<qint64>("price");   // replaces the high (and the close, for undefined)
+    QTest::addColumn<qint64>("price"); // replaces the high (and the close, for undefined)
     QTest::addColumn<quint64>("volume");
     QTest::addColumn<QString>("reason");
     const qint64 t = qint64(utc("2021-01-04T14:31:00Z"));
@@ -231,8 +237,10 @@ void TestValidation::refusesUnrealValues_data()
     QTest::newRow("volume 2^63") << t << p << quint64(1ULL << 63) << "volume 9223372036854775808 cannot be real";
     QTest::newRow("volume UINT64_MAX") << t << p << quint64(UINT64_MAX) << "cannot be real";
     QTest::newRow("epoch 0") << qint64(0) << p << quint64(5) << "1970-01-01T00:00:00Z is outside the accepted range";
-    QTest::newRow("epoch plus an hour") << qint64(3600 * kNsPerSecond) << p << quint64(5) << "outside the accepted range";
-    QTest::newRow("year 1700") << qint64(utc("1700-06-01T00:00:00Z")) << p << quint64(5) << "1700-06-01T00:00:00Z is outside";
+    QTest::newRow("epoch plus an hour") << qint64(3600 * kNsPerSecond) << p << quint64(5)
+                                        << "outside the accepted range";
+    QTest::newRow("year 1700") << qint64(utc("1700-06-01T00:00:00Z")) << p << quint64(5)
+                               << "1700-06-01T00:00:00Z is outside";
     QTest::newRow("negative") << qint64(INT64_MIN) << p << quint64(5) << "outside the accepted range";
     QTest::newRow("2262-04-05") << qint64(106'745 * kNsPerDay) << p << quint64(5) << "2262-04-05T00:00:00Z is outside";
 }
@@ -273,7 +281,8 @@ void TestValidation::implausibleDatesWarn()
     QCOMPARE(r.futureBars, std::uint64_t(1));
     QCOMPARE(r.futureFirstLine, std::uint64_t(5));
     const auto has = [&](const char* text) {
-        return std::any_of(r.warnings.begin(), r.warnings.end(), [&](const std::string& w) { return w.find(text) != std::string::npos; });
+        return std::any_of(r.warnings.begin(), r.warnings.end(),
+                           [&](const std::string& w) { return w.find(text) != std::string::npos; });
     };
     QVERIFY(has("2 bars dated before 1982"));
     QVERIFY(has("1 bar dated in the future (first at line 5)"));
@@ -298,8 +307,8 @@ void TestValidation::priceJumpsWarn()
     QCOMPARE(r.priceJumps, std::uint64_t(2));
     QCOMPARE(r.priceJumpFirstLine, std::uint64_t(4));
     const bool warned = std::any_of(r.warnings.begin(), r.warnings.end(), [](const std::string& w) {
-        return w.find("2 bars with a price more than 1.5x above or below the previous close of their instrument (first at line 4)")
-               != std::string::npos;
+        return w.find("2 bars with a price more than 1.5x above or below the previous close of their instrument (first "
+                      "at line 4)") != std::string::npos;
     });
     QVERIFY(warned);
 
@@ -316,50 +325,54 @@ void TestValidation::gapKinds_data()
     QTest::addColumn<int>("kind");
     const qint64 m1 = kNsPerMinute, m5 = 5 * kNsPerMinute;
     // Times in UTC; comments in ET.
-    QTest::newRow("Tue break 16:59 -> 18:00 EST") << "2021-01-05T21:59:00Z" << "2021-01-05T23:00:00Z" << m1
-                                                  << int(Gap::Kind::DailyBreak);
-    QTest::newRow("Wed break EDT") << "2021-07-07T20:59:00Z" << "2021-07-07T22:00:00Z" << m1 << int(Gap::Kind::DailyBreak);
-    QTest::newRow("Fri 16:59 -> Sun 18:00") << "2021-01-08T21:59:00Z" << "2021-01-10T23:00:00Z" << m1
-                                            << int(Gap::Kind::Weekend);
-    QTest::newRow("RTH Fri 16:55 -> Mon 09:30") << "2017-06-09T20:55:00Z" << "2017-06-12T13:30:00Z" << m5
-                                                << int(Gap::Kind::Weekend);
-    QTest::newRow("RTH overnight") << "2017-06-12T20:55:00Z" << "2017-06-13T13:30:00Z" << m5 << int(Gap::Kind::Other);
-    QTest::newRow("missing minutes mid-session") << "2021-01-05T15:00:00Z" << "2021-01-05T15:10:00Z" << m1
-                                                 << int(Gap::Kind::Other);
-    QTest::newRow("Friday 16:59 -> Tuesday (holiday)") << "2021-01-15T21:59:00Z" << "2021-01-19T23:00:00Z" << m1
-                                                       << int(Gap::Kind::Other);
+    QTest::newRow("Tue break 16:59 -> 18:00 EST") << "2021-01-05T21:59:00Z"
+                                                  << "2021-01-05T23:00:00Z" << m1 << int(Gap::Kind::DailyBreak);
+    QTest::newRow("Wed break EDT") << "2021-07-07T20:59:00Z"
+                                   << "2021-07-07T22:00:00Z" << m1 << int(Gap::Kind::DailyBreak);
+    QTest::newRow("Fri 16:59 -> Sun 18:00") << "2021-01-08T21:59:00Z"
+                                            << "2021-01-10T23:00:00Z" << m1 << int(Gap::Kind::Weekend);
+    QTest::newRow("RTH Fri 16:55 -> Mon 09:30") << "2017-06-09T20:55:00Z"
+                                                << "2017-06-12T13:30:00Z" << m5 << int(Gap::Kind::Weekend);
+    QTest::newRow("RTH overnight") << "2017-06-12T20:55:00Z"
+                                   << "2017-06-13T13:30:00Z" << m5 << int(Gap::Kind::Other);
+    QTest::newRow("missing minutes mid-session") << "2021-01-05T15:00:00Z"
+                                                 << "2021-01-05T15:10:00Z" << m1 << int(Gap::Kind::Other);
+    QTest::newRow("Friday 16:59 -> Tuesday (holiday)") << "2021-01-15T21:59:00Z"
+                                                       << "2021-01-19T23:00:00Z" << m1 << int(Gap::Kind::Other);
     // Issue 21.6: exchange holidays are holidays, not "other".
-    QTest::newRow("MLK 2021: Fri 16:59 -> Mon 18:00") << "2021-01-15T21:59:00Z" << "2021-01-18T23:00:00Z" << m1
-                                                      << int(Gap::Kind::Holiday);
-    QTest::newRow("MLK 2021 halt: Mon 12:59 -> 18:00") << "2021-01-18T17:59:00Z" << "2021-01-18T23:00:00Z" << m1
-                                                       << int(Gap::Kind::Holiday);
-    QTest::newRow("MLK 2021 RTH: Fri 16:55 -> Tue 09:30") << "2021-01-15T21:55:00Z" << "2021-01-19T14:30:00Z" << m5
-                                                          << int(Gap::Kind::Holiday);
-    QTest::newRow("Good Friday 2024: Thu 16:59 -> Sun 18:00") << "2024-03-28T20:59:00Z" << "2024-03-31T22:00:00Z" << m1
-                                                              << int(Gap::Kind::Holiday);
-    QTest::newRow("Thanksgiving 2023: 12:59 -> 18:00") << "2023-11-23T17:59:00Z" << "2023-11-23T23:00:00Z" << m1
-                                                       << int(Gap::Kind::Holiday);
-    QTest::newRow("Thanksgiving 2023: a day missing after") << "2023-11-23T17:59:00Z" << "2023-11-24T23:00:00Z" << m1
-                                                            << int(Gap::Kind::Other);
-    QTest::newRow("Juneteenth 2022 (observed Mon)") << "2022-06-17T20:59:00Z" << "2022-06-20T22:00:00Z" << m1
-                                                    << int(Gap::Kind::Holiday);
-    QTest::newRow("an ordinary Monday closed") << "2022-06-10T20:59:00Z" << "2022-06-13T22:00:00Z" << m1
-                                               << int(Gap::Kind::Other);
+    QTest::newRow("MLK 2021: Fri 16:59 -> Mon 18:00") << "2021-01-15T21:59:00Z"
+                                                      << "2021-01-18T23:00:00Z" << m1 << int(Gap::Kind::Holiday);
+    QTest::newRow("MLK 2021 halt: Mon 12:59 -> 18:00") << "2021-01-18T17:59:00Z"
+                                                       << "2021-01-18T23:00:00Z" << m1 << int(Gap::Kind::Holiday);
+    QTest::newRow("MLK 2021 RTH: Fri 16:55 -> Tue 09:30") << "2021-01-15T21:55:00Z"
+                                                          << "2021-01-19T14:30:00Z" << m5 << int(Gap::Kind::Holiday);
+    QTest::newRow("Good Friday 2024: Thu 16:59 -> Sun 18:00")
+        << "2024-03-28T20:59:00Z"
+        << "2024-03-31T22:00:00Z" << m1 << int(Gap::Kind::Holiday);
+    QTest::newRow("Thanksgiving 2023: 12:59 -> 18:00") << "2023-11-23T17:59:00Z"
+                                                       << "2023-11-23T23:00:00Z" << m1 << int(Gap::Kind::Holiday);
+    QTest::newRow("Thanksgiving 2023: a day missing after") << "2023-11-23T17:59:00Z"
+                                                            << "2023-11-24T23:00:00Z" << m1 << int(Gap::Kind::Other);
+    QTest::newRow("Juneteenth 2022 (observed Mon)") << "2022-06-17T20:59:00Z"
+                                                    << "2022-06-20T22:00:00Z" << m1 << int(Gap::Kind::Holiday);
+    QTest::newRow("an ordinary Monday closed") << "2022-06-10T20:59:00Z"
+                                               << "2022-06-13T22:00:00Z" << m1 << int(Gap::Kind::Other);
     // Daily bars by date: weekends and holidays are expected.
     const qint64 d1 = kNsPerDay;
-    QTest::newRow("daily Fri -> Mon") << "2021-01-08T00:00:00Z" << "2021-01-11T00:00:00Z" << d1 << int(Gap::Kind::Weekend);
-    QTest::newRow("daily at ET midnight Fri -> Mon") << "2021-01-08T05:00:00Z" << "2021-01-11T05:00:00Z" << d1
-                                                     << int(Gap::Kind::Weekend);
-    QTest::newRow("daily over MLK 2021") << "2021-01-15T00:00:00Z" << "2021-01-19T00:00:00Z" << d1
-                                         << int(Gap::Kind::Holiday);
-    QTest::newRow("daily over Good Friday 2024") << "2024-03-28T00:00:00Z" << "2024-04-01T00:00:00Z" << d1
-                                                 << int(Gap::Kind::Holiday);
-    QTest::newRow("daily over Thanksgiving 2023") << "2023-11-22T00:00:00Z" << "2023-11-24T00:00:00Z" << d1
-                                                  << int(Gap::Kind::Holiday);
-    QTest::newRow("daily missing Wednesday") << "2021-01-05T00:00:00Z" << "2021-01-07T00:00:00Z" << d1
-                                             << int(Gap::Kind::Other);
-    QTest::newRow("daily missing Friday before a weekend") << "2021-01-07T00:00:00Z" << "2021-01-11T00:00:00Z" << d1
-                                                           << int(Gap::Kind::Other);
+    QTest::newRow("daily Fri -> Mon") << "2021-01-08T00:00:00Z"
+                                      << "2021-01-11T00:00:00Z" << d1 << int(Gap::Kind::Weekend);
+    QTest::newRow("daily at ET midnight Fri -> Mon") << "2021-01-08T05:00:00Z"
+                                                     << "2021-01-11T05:00:00Z" << d1 << int(Gap::Kind::Weekend);
+    QTest::newRow("daily over MLK 2021") << "2021-01-15T00:00:00Z"
+                                         << "2021-01-19T00:00:00Z" << d1 << int(Gap::Kind::Holiday);
+    QTest::newRow("daily over Good Friday 2024") << "2024-03-28T00:00:00Z"
+                                                 << "2024-04-01T00:00:00Z" << d1 << int(Gap::Kind::Holiday);
+    QTest::newRow("daily over Thanksgiving 2023") << "2023-11-22T00:00:00Z"
+                                                  << "2023-11-24T00:00:00Z" << d1 << int(Gap::Kind::Holiday);
+    QTest::newRow("daily missing Wednesday") << "2021-01-05T00:00:00Z"
+                                             << "2021-01-07T00:00:00Z" << d1 << int(Gap::Kind::Other);
+    QTest::newRow("daily missing Friday before a weekend") << "2021-01-07T00:00:00Z"
+                                                           << "2021-01-11T00:00:00Z" << d1 << int(Gap::Kind::Other);
 }
 
 void TestValidation::gapKinds()
@@ -393,9 +406,10 @@ void TestValidation::dailySeries()
     // Daily bars at New York midnight: two weeks over MLK 2021, and the 25-hour step at
     // the end of daylight saving, which skips no date.
     std::vector<Bar> bars;
-    for (const char* d : {"2021-01-04T05:00:00Z", "2021-01-05T05:00:00Z", "2021-01-06T05:00:00Z", "2021-01-07T05:00:00Z",
-                          "2021-01-08T05:00:00Z", "2021-01-11T05:00:00Z", "2021-01-12T05:00:00Z", "2021-01-13T05:00:00Z",
-                          "2021-01-14T05:00:00Z", "2021-01-15T05:00:00Z", "2021-01-19T05:00:00Z"})
+    for (const char* d :
+         {"2021-01-04T05:00:00Z", "2021-01-05T05:00:00Z", "2021-01-06T05:00:00Z", "2021-01-07T05:00:00Z",
+          "2021-01-08T05:00:00Z", "2021-01-11T05:00:00Z", "2021-01-12T05:00:00Z", "2021-01-13T05:00:00Z",
+          "2021-01-14T05:00:00Z", "2021-01-15T05:00:00Z", "2021-01-19T05:00:00Z"})
         bars.push_back(bar(utc(d), 1, 1, 1, 1));
     ParsedFile f = fileOf(bars);
     f.intervalNs = kNsPerDay;
@@ -405,13 +419,15 @@ void TestValidation::dailySeries()
     QCOMPARE(r.otherGaps, std::uint64_t(0));
     QVERIFY(r.warnings.back().find("1 weekends, 1 holidays, 0 other") != std::string::npos);
 
-    const std::vector<Bar> dst = {bar(utc("2021-11-05T04:00:00Z"), 1, 1, 1, 1), bar(utc("2021-11-08T05:00:00Z"), 1, 1, 1, 1),
+    const std::vector<Bar> dst = {bar(utc("2021-11-05T04:00:00Z"), 1, 1, 1, 1),
+                                  bar(utc("2021-11-08T05:00:00Z"), 1, 1, 1, 1),
                                   bar(utc("2021-11-09T05:00:00Z"), 1, 1, 1, 1)};
     const auto gaps = findGaps(dst, kNsPerDay);
     QCOMPARE(gaps.size(), std::size_t(1));
     QCOMPARE(gaps[0].kind, Gap::Kind::Weekend);
     QCOMPARE(countGaps(gaps).weekends, std::uint64_t(1));
-    const std::vector<Bar> everyDay = {bar(utc("2021-11-06T04:00:00Z"), 1, 1, 1, 1), bar(utc("2021-11-07T04:00:00Z"), 1, 1, 1, 1),
+    const std::vector<Bar> everyDay = {bar(utc("2021-11-06T04:00:00Z"), 1, 1, 1, 1),
+                                       bar(utc("2021-11-07T04:00:00Z"), 1, 1, 1, 1),
                                        bar(utc("2021-11-08T05:00:00Z"), 1, 1, 1, 1)};
     QVERIFY(findGaps(everyDay, kNsPerDay).empty());
 }
@@ -447,7 +463,7 @@ void TestValidation::realDailyFromFiveMinute()
         }
     }
     QCOMPARE(holidays, (std::vector<std::string>{"2016-11-25", "2016-12-27", "2017-01-03", "2017-01-17", "2017-02-21",
-                                                  "2017-04-17", "2017-05-30", "2017-07-05", "2017-09-05"}));
+                                                 "2017-04-17", "2017-05-30", "2017-07-05", "2017-09-05"}));
 }
 
 QTEST_APPLESS_MAIN(TestValidation)

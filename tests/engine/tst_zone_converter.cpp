@@ -10,8 +10,14 @@
 using namespace foxhunt;
 
 namespace {
-std::int64_t utc(const char* iso) { return parseTextTimestamp(iso)->ns; }
-std::int64_t local(const char* naive) { return parseTextTimestamp(naive)->ns; }
+std::int64_t utc(const char* iso)
+{
+    return parseTextTimestamp(iso)->ns;
+}
+std::int64_t local(const char* naive)
+{
+    return parseTextTimestamp(naive)->ns;
+}
 } // namespace
 
 class TestZoneConverter : public QObject {
@@ -31,8 +37,10 @@ void TestZoneConverter::dstEdges_data()
     QTest::addColumn<bool>("ambiguous");
     QTest::addColumn<QString>("earliest");
     QTest::addColumn<QString>("latest");
-    QTest::newRow("winter") << "2021-01-04 09:30:00" << true << false << "2021-01-04T14:30:00Z" << "2021-01-04T14:30:00Z";
-    QTest::newRow("spring gap") << "2021-03-14 02:30:00" << false << false << "" << "";
+    QTest::newRow("winter") << "2021-01-04 09:30:00" << true << false << "2021-01-04T14:30:00Z"
+                            << "2021-01-04T14:30:00Z";
+    QTest::newRow("spring gap") << "2021-03-14 02:30:00" << false << false << ""
+                                << "";
     QTest::newRow("after spring") << "2021-03-14 03:00:00" << true << false << "2021-03-14T07:00:00Z"
                                   << "2021-03-14T07:00:00Z";
     QTest::newRow("fall back") << "2021-11-07 01:30:00" << true << true << "2021-11-07T05:30:00Z"

@@ -14,11 +14,9 @@
 namespace {
 
 /// Zones whose rules differ in kind: DST at 02:00, none, DST at 01:00 UTC, a 30-minute DST shift.
-constexpr std::array<std::string_view, 4> kZones = {"America/New_York", "UTC", "Europe/London",
-                                                    "Australia/Lord_Howe"};
+constexpr std::array<std::string_view, 4> kZones = {"America/New_York", "UTC", "Europe/London", "Australia/Lord_Howe"};
 /// Formats a user may pass as --ts-format, one per layout the parser knows.
-constexpr std::array<std::string_view, 4> kFormats = {"", "%Y%m%d %H:%M:%S", "%m/%d/%Y %H:%M",
-                                                      "%Y-%m-%dT%H:%M:%S%z"};
+constexpr std::array<std::string_view, 4> kFormats = {"", "%Y%m%d %H:%M:%S", "%m/%d/%Y %H:%M", "%Y-%m-%dT%H:%M:%S%z"};
 constexpr std::array<char, 4> kDelimiters = {0, ',', ';', '\t'};
 
 /// The options a user could have given, picked by the input's last byte, so that the fuzzer

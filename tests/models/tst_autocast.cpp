@@ -128,7 +128,7 @@ private Q_SLOTS:
             AutocastGuard guard(MixedPrecisionConfig::for_ampere(), c10::DeviceType::CPU);
             amp = forward();
         }
-        QCOMPARE(amp.scalar_type(), torch::kBFloat16);  // the output head is a linear
+        QCOMPARE(amp.scalar_type(), torch::kBFloat16); // the output head is a linear
         QVERIFY(torch::isfinite(amp).all().item<bool>());
         const double err = relative_error(amp, fp32);
         QVERIFY2(err < 0.05, qPrintable(QStringLiteral("relative error %1").arg(err)));

@@ -26,8 +26,7 @@ double maxAbsDiff(const QNetwork& a, const QNetwork& b)
     double m = 0.0;
     const auto pa = a->parameters();
     const auto pb = b->parameters();
-    for (std::size_t i = 0; i < pa.size(); ++i)
-        m = std::max(m, (pa[i] - pb[i]).abs().max().item<double>());
+    for (std::size_t i = 0; i < pa.size(); ++i) m = std::max(m, (pa[i] - pb[i]).abs().max().item<double>());
     return m;
 }
 
@@ -51,8 +50,7 @@ void TestGradUtils::parametersAndGradsAreViews()
     const std::vector<float> before = [&] {
         std::vector<float> v;
         for (const auto& p : net->parameters())
-            for (int64_t i = 0; i < p.numel(); ++i)
-                v.push_back(p.reshape(-1)[i].item<float>());
+            for (int64_t i = 0; i < p.numel(); ++i) v.push_back(p.reshape(-1)[i].item<float>());
         return v;
     }();
     FlatParameters flat;
@@ -64,8 +62,7 @@ void TestGradUtils::parametersAndGradsAreViews()
     const torch::Tensor x = torch::randn({4, 5});
     net->forward(x).pow(2).sum().backward();
     double perParameter = 0.0;
-    for (const auto& p : net->parameters())
-        perParameter += p.grad().pow(2).sum().item<double>();
+    for (const auto& p : net->parameters()) perParameter += p.grad().pow(2).sum().item<double>();
     QVERIFY(perParameter > 0.0);
     QVERIFY(std::abs(flat.grads.pow(2).sum().item<double>() - perParameter) <= 1e-5 * perParameter);
     QVERIFY(flat.values.grad().is_same(flat.grads));
@@ -77,8 +74,7 @@ void TestGradUtils::parametersAndGradsAreViews()
         torch::NoGradGuard guard;
         flat.values.fill_(0.25f);
     }
-    for (const auto& p : net->parameters())
-        QCOMPARE(p.min().item<float>(), 0.25f);
+    for (const auto& p : net->parameters()) QCOMPARE(p.min().item<float>(), 0.25f);
 }
 
 void TestGradUtils::flatAdamMatchesTorchAdam_data()
@@ -116,7 +112,8 @@ void TestGradUtils::flatAdamMatchesTorchAdam()
         torch::mse_loss(flatNet->forward(x), y).backward();
         const double n2 = clip_grad_norm_f64(flatList, maxNorm);
         fused.step();
-        QVERIFY2(std::abs(n1 - n2) <= 1e-12 * std::max(1.0, n1), qPrintable(QString("step %1: %2 vs %3").arg(step).arg(n1).arg(n2)));
+        QVERIFY2(std::abs(n1 - n2) <= 1e-12 * std::max(1.0, n1),
+                 qPrintable(QString("step %1: %2 vs %3").arg(step).arg(n1).arg(n2)));
         // Elementwise the two run the same float32 ops; only vector/scalar tails may round apart.
         QVERIFY2(maxAbsDiff(reference, flatNet) <= 1e-6, qPrintable(QString("step %1").arg(step)));
     }
@@ -146,8 +143,7 @@ void TestGradUtils::reflattenAfterLoad()
         torch::NoGradGuard guard;
         flat.values.zero_();
     }
-    for (const auto& p : b->parameters())
-        QCOMPARE(p.abs().max().item<float>(), 0.0f);
+    for (const auto& p : b->parameters()) QCOMPARE(p.abs().max().item<float>(), 0.0f);
 }
 
 // adam_step_fused against torch::optim::Adam::step on the same flat buffer and gradients, and
@@ -171,10 +167,8 @@ void TestGradUtils::fusedAdamMatchesTorchAdam()
         stock.step();
         fusedFlat.grads.zero_();
         torch::mse_loss(fusedNet->forward(x), y).backward();
-        if (&second == &fused)
-            adam_step_fused(fused);
-        else
-            second.step();
+        if (&second == &fused) adam_step_fused(fused);
+        else second.step();
     };
     for (int step = 0; step < 30; ++step) {
         stepBoth(fused);
@@ -193,8 +187,7 @@ void TestGradUtils::fusedAdamMatchesTorchAdam()
     torch::save(fused, path);
     torch::optim::Adam resumed(std::vector<torch::Tensor>{fusedFlat.values}, options);
     torch::load(resumed, path);
-    for (int step = 0; step < 5; ++step)
-        stepBoth(resumed);
+    for (int step = 0; step < 5; ++step) stepBoth(resumed);
     QCOMPARE(static_cast<torch::optim::AdamParamState&>(*resumed.state().begin()->second).step(), int64_t(35));
     QVERIFY((stockFlat.values - fusedFlat.values).abs().max().item<double>() <= 1e-6);
 }

@@ -44,7 +44,9 @@ private Q_SLOTS:
         // and the row with the largest range all of them.
         const auto used = q.q.abs().amax(1);
         for (int64_t r = 0; r < 16; ++r)
-            if (r != 3) QVERIFY2(used[r].item<int>() >= 121, qPrintable(QStringLiteral("row %1 uses %2").arg(r).arg(used[r].item<int>())));
+            if (r != 3)
+                QVERIFY2(used[r].item<int>() >= 121,
+                         qPrintable(QStringLiteral("row %1 uses %2").arg(r).arg(used[r].item<int>())));
         QCOMPARE(used[w.abs().amax(1).argmax().item<int64_t>()].item<int>(), 127);
         QVERIFY(q.q[3].abs().sum().item<int>() == 0);
         auto err = (dequantize_per_row(q) - w).abs();
@@ -54,7 +56,9 @@ private Q_SLOTS:
         const auto needed = w.abs().amax(1) / 127.0;
         const auto ratio = q.scale() / needed.clamp_min(1e-30);
         for (int64_t r = 0; r < 16; ++r)
-            if (r != 3) QVERIFY(ratio[r].item<double>() >= 1.0 - 1e-6 && ratio[r].item<double>() < std::exp2(1.0 / 16.0) + 1e-6);
+            if (r != 3)
+                QVERIFY(ratio[r].item<double>() >= 1.0 - 1e-6 &&
+                        ratio[r].item<double>() < std::exp2(1.0 / 16.0) + 1e-6);
 
         auto zero = quantize_per_row(torch::zeros({2, 3}));
         QVERIFY(torch::equal(dequantize_per_row(zero), torch::zeros({2, 3})));
@@ -92,7 +96,8 @@ private Q_SLOTS:
         const double err = relative_error(y, ref(x).detach());
         // oneDNN's dynamic u8 x s8 kernel saturates on CPUs without VNNI (Auto avoids it); report, not hide.
         if (backend == int(Int8Backend::OneDnn) && err >= 0.03)
-            QSKIP(qPrintable(QStringLiteral("oneDNN dynamic int8 is inaccurate on this CPU: relative error %1").arg(err)));
+            QSKIP(qPrintable(
+                QStringLiteral("oneDNN dynamic int8 is inaccurate on this CPU: relative error %1").arg(err)));
         QVERIFY2(err < 0.03, qPrintable(QStringLiteral("relative error %1").arg(err)));
         // int8 weight, one scale code per row plus the largest scale, int8 bias plus its scale.
         QCOMPARE(q->weight_bytes(), int64_t{64 * 48 + 48 + 4 + 48 + 4});
@@ -168,15 +173,15 @@ private Q_SLOTS:
             const auto expected_next = torch::rand({1});
             torch::manual_seed(99);
             auto q = quantize_for_inference(m, opts, &report);
-            QVERIFY(torch::equal(torch::rand({1}), expected_next));  // the caller's random stream is untouched
+            QVERIFY(torch::equal(torch::rand({1}), expected_next)); // the caller's random stream is untouched
             (void)rng_before;
             fp32 = m->forward(past, future).detach();
             int8 = q->forward(past, future).detach();
             float_bytes = module_bytes(*m);
-            QCOMPARE(report.linear_layers, int64_t{2 + 2 * 2});  // input_proj, head, in/out_proj per block
+            QCOMPARE(report.linear_layers, int64_t{2 + 2 * 2}); // input_proj, head, in/out_proj per block
             QCOMPARE(q->blocks->ptr<mamba2::Mamba2BlockImpl>(0)->in_proj->weight.numel(), int64_t{0});
             QVERIFY(m->blocks->ptr<mamba2::Mamba2BlockImpl>(0)->in_proj->weight.numel() > 0);
-            QVERIFY(torch::allclose(m->forward(past, future), fp32));  // the float model still works
+            QVERIFY(torch::allclose(m->forward(past, future), fp32)); // the float model still works
         } else {
             tft::TemporalFusionTransformer t(tft::TftOptions(6, 2, 4, 3).hidden_size(64).dropout(0.0));
             t->eval();

@@ -18,7 +18,7 @@ namespace {
 
 // Two layers: 64 -> 256 -> 8.
 struct TwoLayerImpl : torch::nn::Module {
-    struct Options {};
+    struct Options { };
     explicit TwoLayerImpl(Options o = {}) : options(o)
     {
         a = register_module("a", QuantizableLinear(64, 256));
@@ -48,14 +48,16 @@ std::vector<KernelTiming> fakeTimings(const KernelShape& s, const torch::Device&
 struct MapCache : KernelTimingCache {
     std::map<std::string, std::vector<KernelTiming>> entries;
     int finds = 0, stores = 0;
-    std::optional<std::vector<KernelTiming>> find(const std::string& m, const std::string& d, const KernelShape& s) override
+    std::optional<std::vector<KernelTiming>> find(const std::string& m, const std::string& d,
+                                                  const KernelShape& s) override
     {
         ++finds;
         auto it = entries.find(m + d + s.key());
         if (it == entries.end()) return std::nullopt;
         return it->second;
     }
-    void store(const std::string& m, const std::string& d, const KernelShape& s, const std::vector<KernelTiming>& t) override
+    void store(const std::string& m, const std::string& d, const KernelShape& s,
+               const std::vector<KernelTiming>& t) override
     {
         ++stores;
         entries[m + d + s.key()] = t;
@@ -116,7 +118,13 @@ private Q_SLOTS:
             return fakeTimings(s, d, c);
         };
         const auto x1 = torch::randn({1, 64}), x64 = torch::randn({64, 64});
-        const KernelPlan plan = plan_int8_kernels(*q, [&] { q->forward(x1); q->forward(x64); }, o);
+        const KernelPlan plan = plan_int8_kernels(
+            *q,
+            [&] {
+                q->forward(x1);
+                q->forward(x64);
+            },
+            o);
         // 2 layers x 2 row counts, each a distinct shape.
         QCOMPARE(int(plan.layers.size()), 4);
         QCOMPARE(plan.measured_shapes, 4);
@@ -135,14 +143,21 @@ private Q_SLOTS:
 
         // Once per machine and shape: a second copy is planned from the cache, timing nothing.
         TwoLayer again = quantizedModel();
-        const KernelPlan second = plan_int8_kernels(*again, [&] { again->forward(x1); again->forward(x64); }, o);
+        const KernelPlan second = plan_int8_kernels(
+            *again,
+            [&] {
+                again->forward(x1);
+                again->forward(x64);
+            },
+            o);
         QCOMPARE(timerCalls, 4);
         QCOMPARE(second.cached_shapes, 4);
         QCOMPARE(second.measured_shapes, 0);
         QVERIFY(second.layers.front().cached);
         // Another machine measures afresh.
         o.machine = "another machine";
-        plan_int8_kernels(*again, [&] { again->forward(x1); }, o);
+        plan_int8_kernels(
+            *again, [&] { again->forward(x1); }, o);
         QCOMPARE(timerCalls, 6);
     }
 
@@ -151,10 +166,16 @@ private Q_SLOTS:
         TwoLayer q = quantizedModel();
         KernelPlanOptions o;
         o.backend = Int8Backend::Dequantize;
-        o.timer = [](const KernelShape&, const torch::Device&, const std::vector<Int8Backend>&) -> std::vector<KernelTiming> {
+        o.timer = [](const KernelShape&, const torch::Device&,
+                     const std::vector<Int8Backend>&) -> std::vector<KernelTiming> {
             throw std::logic_error("a choice by hand measures nothing");
         };
-        const KernelPlan plan = plan_int8_kernels(*q, [&] { q->forward(torch::randn({64, 64})); }, o);
+        const KernelPlan plan = plan_int8_kernels(
+            *q,
+            [&] {
+                q->forward(torch::randn({64, 64}));
+            },
+            o);
         QVERIFY(plan.by_hand);
         QCOMPARE(plan.measured_shapes, 0);
         for (const LayerKernel& k : plan.layers) QCOMPARE(int(k.backend), int(Int8Backend::Dequantize));
@@ -170,7 +191,10 @@ private Q_SLOTS:
         m->eval();
         TwoLayer q = quantize_for_inference(m);
         const auto x = torch::randn({32, 64});
-        const KernelPlan plan = plan_int8_kernels(*q, [&] { q->forward(x); q->forward(x.narrow(0, 0, 1)); });
+        const KernelPlan plan = plan_int8_kernels(*q, [&] {
+            q->forward(x);
+            q->forward(x.narrow(0, 0, 1));
+        });
         QCOMPARE(int(plan.layers.size()), 4);
         for (const LayerKernel& k : plan.layers) {
             QVERIFY(!k.timings.empty());
@@ -194,7 +218,7 @@ private Q_SLOTS:
         QCOMPARE(l->cache_bytes() >= 0, true);
         const auto fl = l->forward(x);
         QVERIFY(torch::allclose(deq, fl, 1e-6, 1e-6));
-        QVERIFY(l->cache_bytes() >= 16 * 8 * 4); // the float weight is counted
+        QVERIFY(l->cache_bytes() >= 16 * 8 * 4);                                       // the float weight is counted
         QVERIFY_THROWS_EXCEPTION(c10::Error, l->set_plan({{4, Int8Backend::Static}})); // no calibrated range
     }
 };

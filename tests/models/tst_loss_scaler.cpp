@@ -94,12 +94,10 @@ private Q_SLOTS:
         QTest::newRow("repeated overflow halves each time")
             << "f16" << 8.0 << 3 << "iiin" << QList<double>{4, 2, 1, 0.5} << QList<int>{0, 0, 0, 0}
             << QList<int>{1, 2, 3, 4};
-        QTest::newRow("NaN counts as overflow")
-            << "f16" << 1024.0 << 2000 << "cnc" << QList<double>{1024, 512, 512} << QList<int>{1, 0, 1}
-            << QList<int>{0, 1, 1};
-        QTest::newRow("interval 1 grows every clean step")
-            << "f16" << 1.0 << 1 << "ccic" << QList<double>{2, 4, 2, 4} << QList<int>{0, 0, 0, 0}
-            << QList<int>{0, 0, 1, 1};
+        QTest::newRow("NaN counts as overflow") << "f16" << 1024.0 << 2000 << "cnc" << QList<double>{1024, 512, 512}
+                                                << QList<int>{1, 0, 1} << QList<int>{0, 1, 1};
+        QTest::newRow("interval 1 grows every clean step") << "f16" << 1.0 << 1 << "ccic" << QList<double>{2, 4, 2, 4}
+                                                           << QList<int>{0, 0, 0, 0} << QList<int>{0, 0, 1, 1};
         QTest::newRow("never grows to inf")
             << "f16" << std::ldexp(1.0, 127) << 1 << "cc" << QList<double>{std::ldexp(1.0, 127), std::ldexp(1.0, 127)}
             << QList<int>{0, 0} << QList<int>{0, 0};
@@ -167,7 +165,7 @@ private Q_SLOTS:
         scaler.step(sgd);
         scaler.update();
         set_scaled_grads(layer->parameters(), 2048.0, QLatin1Char('c'));
-        scaler.unscale(sgd);  // allowed again after update()
+        scaler.unscale(sgd); // allowed again after update()
         QVERIFY(torch::allclose(layer->weight.grad(), torch::ones_like(layer->weight)));
     }
 
@@ -190,7 +188,7 @@ private Q_SLOTS:
             scaler.update();
             return stepped;
         };
-        QVERIFY(train(false));  // creates Adam's moments
+        QVERIFY(train(false)); // creates Adam's moments
         std::vector<torch::Tensor> weights, moments;
         for (const auto& p : layer->parameters()) weights.push_back(p.detach().clone());
         std::vector<int64_t> counts;
@@ -215,7 +213,7 @@ private Q_SLOTS:
             QCOMPARE(s.step(), counts[c++]);
         }
 
-        QVERIFY(train(false));  // and a clean step moves them again
+        QVERIFY(train(false)); // and a clean step moves them again
         QVERIFY(!torch::equal(layer->weight.detach(), weights[0]));
     }
 

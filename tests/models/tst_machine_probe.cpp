@@ -75,13 +75,13 @@ private Q_SLOTS:
         QTest::addColumn<bool>("nativeBf16");
         QTest::addColumn<bool>("int8Dot");
         QTest::newRow("epyc avx512") << QString::fromLatin1(kEpycAvx512) << "AMD EPYC 9R14" << 2 << 1
-                                     << QStringList{"avx2", "avx512f", "avx512_bf16", "avx512_vnni", "avx_vnni"}
-                                     << true << true;
-        QTest::newRow("avx2 only") << QString::fromLatin1(kAvx2Only) << "Intel(R) Xeon(R) CPU E5-2686 v4 @ 2.30GHz"
-                                   << 2 << 2 << QStringList{"avx2"} << false << false;
+                                     << QStringList{"avx2", "avx512f", "avx512_bf16", "avx512_vnni", "avx_vnni"} << true
+                                     << true;
+        QTest::newRow("avx2 only") << QString::fromLatin1(kAvx2Only) << "Intel(R) Xeon(R) CPU E5-2686 v4 @ 2.30GHz" << 2
+                                   << 2 << QStringList{"avx2"} << false << false;
         QTest::newRow("amx") << QString::fromLatin1(kSapphireRapids) << "Intel(R) Xeon(R) Platinum 8488C" << 2 << 1
-                             << QStringList{"avx2", "avx512f", "avx512_bf16", "avx512_vnni", "avx_vnni", "amx_bf16",
-                                            "amx_int8"}
+                             << QStringList{"avx2",     "avx512f",  "avx512_bf16", "avx512_vnni",
+                                            "avx_vnni", "amx_bf16", "amx_int8"}
                              << true << true;
         QTest::newRow("no topology") << QString::fromLatin1(kNoTopology) << "QEMU Virtual CPU" << 2 << 2
                                      << QStringList{"avx2"} << false << false;
@@ -113,9 +113,11 @@ private Q_SLOTS:
     {
         MachineInfo m = parse_cpuinfo(kEpycAvx512);
         QCOMPARE(QString::fromStdString(m.summary()),
-                 QStringLiteral("AMD EPYC 9R14, 1 core / 2 threads; AVX2, AVX-512, AVX512-BF16, AVX512-VNNI, AVX-VNNI; no GPU"));
+                 QStringLiteral(
+                     "AMD EPYC 9R14, 1 core / 2 threads; AVX2, AVX-512, AVX512-BF16, AVX512-VNNI, AVX-VNNI; no GPU"));
         m.gpus.push_back({0, "NVIDIA H200", 9, 0, 150ull << 30});
-        QVERIFY(QString::fromStdString(m.summary()).endsWith(QStringLiteral("cuda:0 NVIDIA H200 (compute 9.0, 150 GiB)")));
+        QVERIFY(
+            QString::fromStdString(m.summary()).endsWith(QStringLiteral("cuda:0 NVIDIA H200 (compute 9.0, 150 GiB)")));
         QCOMPARE(find_gpu(m, 0)->capability(), std::string("9.0"));
         QVERIFY(find_gpu(m, 1) == nullptr);
     }

@@ -29,7 +29,7 @@ private Q_SLOTS:
     void initialisationFollowsReference()
     {
         torch::manual_seed(1);
-        Mamba2Block block(Mamba2BlockOptions(64).head_dim(8));  // 16 heads
+        Mamba2Block block(Mamba2BlockOptions(64).head_dim(8)); // 16 heads
         torch::NoGradGuard ng;
         auto dt = torch::nn::functional::softplus(block->dt_bias);
         QCOMPARE(dt.size(0), int64_t{16});

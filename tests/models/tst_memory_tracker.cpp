@@ -70,7 +70,8 @@ private Q_SLOTS:
         {
             auto t = torch::empty(shape, torch::TensorOptions().dtype(dtype));
             QCOMPARE(static_cast<qulonglong>(liveCpuBytes() - before.liveBytes), bytes);
-            QCOMPARE(static_cast<qulonglong>(cpuMemoryCounters().allocations - before.allocations), bytes > 0 ? 1ull : 0ull);
+            QCOMPARE(static_cast<qulonglong>(cpuMemoryCounters().allocations - before.allocations),
+                     bytes > 0 ? 1ull : 0ull);
         }
         QCOMPARE(liveCpuBytes(), before.liveBytes);
         QCOMPARE(static_cast<qulonglong>(cpuMemoryCounters().frees - before.frees), bytes > 0 ? 1ull : 0ull);
@@ -115,16 +116,16 @@ private Q_SLOTS:
     void scopeMeasuresPeakAboveItsStart()
     {
         torch::NoGradGuard ng;
-        auto held = torch::ones({256}, torch::kFloat);  // allocated before: not part of the scope
+        auto held = torch::ones({256}, torch::kFloat); // allocated before: not part of the scope
         PeakMemoryScope scope;
         QCOMPARE(scope.startBytes(), liveCpuBytes());
         QCOMPARE(scope.peakAboveStart(), std::size_t{0});
         {
             // Unary ops: a Scalar operand would allocate a wrapped 0-dim tensor too.
-            auto y = held.neg();  // 1024 bytes
-            auto z = y.exp();     // 1024 more while y lives
+            auto y = held.neg(); // 1024 bytes
+            auto z = y.exp();    // 1024 more while y lives
         }
-        auto w = held.to(torch::kDouble);  // 2048, after the two above were freed
+        auto w = held.to(torch::kDouble); // 2048, after the two above were freed
         QCOMPARE(scope.peakAboveStart(), std::size_t{2048});
         auto v = held.neg();
         QCOMPARE(scope.peakAboveStart(), std::size_t{3072});
@@ -134,7 +135,7 @@ private Q_SLOTS:
     {
         PeakMemoryScope outer;
         {
-            auto big = torch::empty({4096}, torch::kFloat);  // 16 KiB, freed before the inner scope
+            auto big = torch::empty({4096}, torch::kFloat); // 16 KiB, freed before the inner scope
         }
         {
             PeakMemoryScope inner;

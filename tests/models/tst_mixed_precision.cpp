@@ -56,7 +56,8 @@ private Q_SLOTS:
         QTest::newRow("A100 8.0") << 1 << 8 << 0 << false << false << MixedPrecisionConfig::for_ampere() << "BF16";
         QTest::newRow("RTX 3090 8.6") << 1 << 8 << 6 << false << false << MixedPrecisionConfig::for_ampere() << "8.6";
         QTest::newRow("T4 7.5") << 1 << 7 << 5 << false << false << MixedPrecisionConfig::for_volta_turing() << "FP16";
-        QTest::newRow("V100 7.0") << 1 << 7 << 0 << false << false << MixedPrecisionConfig::for_volta_turing() << "2048";
+        QTest::newRow("V100 7.0") << 1 << 7 << 0 << false << false << MixedPrecisionConfig::for_volta_turing()
+                                  << "2048";
         QTest::newRow("P100 6.0") << 1 << 6 << 0 << false << false << MixedPrecisionConfig::disabled() << "FP32";
         QTest::newRow("cpu avx512_bf16") << 0 << 0 << 0 << true << false << MixedPrecisionConfig::for_ampere()
                                          << "AVX512-BF16";
@@ -106,7 +107,8 @@ private Q_SLOTS:
         bad.loss_scale = -1.0;
         const PrecisionCheck badScale = validate(bad, cuda(8, 0));
         QVERIFY(!badScale.ok);
-        QVERIFY2(QString::fromStdString(badScale.suggestion).contains(QStringLiteral("2048")), badScale.suggestion.c_str());
+        QVERIFY2(QString::fromStdString(badScale.suggestion).contains(QStringLiteral("2048")),
+                 badScale.suggestion.c_str());
         QVERIFY(!QString::fromStdString(badScale.suggestion).contains(QStringLiteral("1024")));
     }
 

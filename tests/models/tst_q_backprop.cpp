@@ -22,20 +22,17 @@ QNetwork makeNet(uint64_t seed, std::vector<int64_t> hidden, bool dueling)
 
 std::vector<torch::Tensor> autogradGradients(QNetwork& net, const torch::Tensor& x, const torch::Tensor& gradQ)
 {
-    for (auto& p : net->parameters())
-        p.mutable_grad() = torch::Tensor();
+    for (auto& p : net->parameters()) p.mutable_grad() = torch::Tensor();
     net->forward(x).backward(gradQ);
     std::vector<torch::Tensor> grads;
-    for (const auto& p : net->parameters())
-        grads.push_back(p.grad().clone());
+    for (const auto& p : net->parameters()) grads.push_back(p.grad().clone());
     return grads;
 }
 
 double maxAbsDiff(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& b)
 {
     double m = 0.0;
-    for (std::size_t i = 0; i < a.size(); ++i)
-        m = std::max(m, (a[i] - b[i]).abs().max().item<double>());
+    for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, (a[i] - b[i]).abs().max().item<double>());
     return m;
 }
 
@@ -79,8 +76,7 @@ void TestQBackprop::matchesAutograd()
         const torch::Tensor gradQ = torch::randn({batch, 4});
         const std::vector<torch::Tensor> expected = autogradGradients(net, x, gradQ);
         // Garbage in the gradients: backward() must overwrite, not accumulate.
-        for (auto& p : net->parameters())
-            p.mutable_grad() = torch::full_like(p, 123.0f);
+        for (auto& p : net->parameters()) p.mutable_grad() = torch::full_like(p, 123.0f);
         torch::Tensor q;
         {
             torch::NoGradGuard guard;
@@ -89,8 +85,7 @@ void TestQBackprop::matchesAutograd()
         QVERIFY(torch::allclose(prop.forward(x), q, /*rtol=*/0.0, /*atol=*/1e-6));
         prop.backward(gradQ);
         std::vector<torch::Tensor> got;
-        for (const auto& p : net->parameters())
-            got.push_back(p.grad());
+        for (const auto& p : net->parameters()) got.push_back(p.grad());
         const double diff = maxAbsDiff(got, expected);
         QVERIFY2(diff <= 1e-6, qPrintable(QString("trial %1: max |diff| %2").arg(trial).arg(diff)));
     }

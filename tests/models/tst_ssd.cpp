@@ -24,8 +24,8 @@ struct ScanInputs {
     torch::Tensor x, dt, A, B, C, h0;
 };
 
-ScanInputs make_inputs(int64_t batch, int64_t length, int64_t heads, int64_t head_dim, int64_t groups,
-                       int64_t state, bool with_initial)
+ScanInputs make_inputs(int64_t batch, int64_t length, int64_t heads, int64_t head_dim, int64_t groups, int64_t state,
+                       bool with_initial)
 {
     ScanInputs in;
     in.x = torch::randn({batch, length, heads, head_dim}).requires_grad_(true);
@@ -185,7 +185,7 @@ private Q_SLOTS:
         auto B = torch::randn({batch, length, 1, state});
         auto C = torch::randn({batch, length, 1, state});
         auto h0 = torch::randn({batch, heads, head_dim, state});
-        auto total = (dt.to(torch::kDouble) * A.to(torch::kDouble)).sum(1);           // [B, H]
+        auto total = (dt.to(torch::kDouble) * A.to(torch::kDouble)).sum(1); // [B, H]
         auto expected = torch::exp(total).view({batch, heads, 1, 1}) * h0.to(torch::kDouble);
         QVERIFY(total.max().item<double>() < -1.0); // decays large enough for BF16 sums to miss
         foxhunt::models::precision::MixedPrecisionConfig bf16;
@@ -206,7 +206,7 @@ private Q_SLOTS:
         auto x = torch::randn({1, 4, 3, 2});
         auto dt = torch::rand({1, 4, 3});
         auto A = -torch::ones({3});
-        auto B = torch::randn({1, 4, 2, 5});  // 3 heads are not a multiple of 2 groups
+        auto B = torch::randn({1, 4, 2, 5}); // 3 heads are not a multiple of 2 groups
         bool threw = false;
         try {
             ssd_chunked(x, dt, A, B, B, 2);

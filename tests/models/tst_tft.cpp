@@ -69,7 +69,8 @@ private Q_SLOTS:
         for (auto* g : grns) grads.push_back(g->fc1->weight.grad().clone());
         for (auto* g : grns) g->zero_grad();
         (torch::stack(loop) * weights).sum().backward();
-        for (size_t i = 0; i < grns.size(); ++i) QVERIFY(torch::allclose(grads[i], grns[i]->fc1->weight.grad(), 1e-5, 1e-6));
+        for (size_t i = 0; i < grns.size(); ++i)
+            QVERIFY(torch::allclose(grads[i], grns[i]->fc1->weight.grad(), 1e-5, 1e-6));
         // Different widths, or a context, keep the loop.
         GatedResidualNetwork other(GatedResidualNetworkOptions(4, 6, 5));
         grns.push_back(other.get());
@@ -100,7 +101,8 @@ private Q_SLOTS:
         };
         auto a = grads(fused.output, fused.h_n, fused.c_n);
         auto b = grads(out, std::get<0>(state)[0], std::get<1>(state)[0]);
-        for (size_t i = 0; i < a.size(); ++i) QVERIFY2(torch::allclose(a[i], b[i], 1e-4, 1e-5), qPrintable(QString::number(i)));
+        for (size_t i = 0; i < a.size(); ++i)
+            QVERIFY2(torch::allclose(a[i], b[i], 1e-4, 1e-5), qPrintable(QString::number(i)));
     }
 
     void hashedDropoutKeepsRateAndScale()
@@ -221,9 +223,8 @@ private Q_SLOTS:
     {
         // Seed sizes: batch 32, sequence 100.
         torch::manual_seed(7);
-        TemporalFusionTransformer tft(TftOptions(/*n_past=*/18, /*n_future=*/2, /*horizon=*/5, /*n_quantiles=*/3)
-                                          .n_static(2)
-                                          .hidden_size(32));
+        TemporalFusionTransformer tft(
+            TftOptions(/*n_past=*/18, /*n_future=*/2, /*horizon=*/5, /*n_quantiles=*/3).n_static(2).hidden_size(32));
         auto out = tft(torch::randn({32, 100, 18}), torch::randn({32, 5, 2}), torch::randn({32, 2}));
         QCOMPARE(out.quantiles.sizes(), torch::IntArrayRef({32, 5, 3}));
         QCOMPARE(out.attention.sizes(), torch::IntArrayRef({32, 4, 5, 105}));

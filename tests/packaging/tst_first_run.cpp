@@ -50,7 +50,8 @@ QProcessEnvironment TestFirstRun::freshUser(const QString& name) const
 QJsonArray TestFirstRun::storedSeries(const QString& db)
 {
     QProcess bars;
-    bars.start(QStringLiteral(FOXHUNT_CLI_PATH), {QStringLiteral("bars"), QStringLiteral("--db"), db, QStringLiteral("--json")});
+    bars.start(QStringLiteral(FOXHUNT_CLI_PATH),
+               {QStringLiteral("bars"), QStringLiteral("--db"), db, QStringLiteral("--json")});
     if (!bars.waitForFinished(60000) || bars.exitStatus() != QProcess::NormalExit || bars.exitCode() != 0) return {};
     return QJsonDocument::fromJson(bars.readAllStandardOutput()).object().value(QStringLiteral("series")).toArray();
 }

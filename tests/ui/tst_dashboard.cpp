@@ -78,20 +78,37 @@ private:
     }
 };
 
-void TestDashboard::initTestCase() { qputenv("FOXHUNT_NO_DIALOGS", "1"); }
+void TestDashboard::initTestCase()
+{
+    qputenv("FOXHUNT_NO_DIALOGS", "1");
+}
 
 void TestDashboard::samplesFillSeries_data()
 {
     QTest::addColumn<QString>("model");
     QTest::addColumn<QString>("metric");
     QTest::addColumn<QString>("chart");
-    QTest::newRow("dqn loss") << "dqn" << "loss" << "loss";
-    QTest::newRow("ppo loss scale") << "ppo" << "loss_scale" << "loss_scale";
-    QTest::newRow("tft grad norm") << "tft" << "grad_norm" << "grad_norm";
-    QTest::newRow("mamba2 latency") << "mamba2" << "latency_ms" << "latency";
-    QTest::newRow("dqn optimizer bytes") << "dqn" << "optimizer_bytes" << "memory";
-    QTest::newRow("ppo equity") << "ppo" << "equity_ticks" << "equity";
-    QTest::newRow("tft realised") << "tft" << "realised" << "forecast";
+    QTest::newRow("dqn loss") << "dqn"
+                              << "loss"
+                              << "loss";
+    QTest::newRow("ppo loss scale") << "ppo"
+                                    << "loss_scale"
+                                    << "loss_scale";
+    QTest::newRow("tft grad norm") << "tft"
+                                   << "grad_norm"
+                                   << "grad_norm";
+    QTest::newRow("mamba2 latency") << "mamba2"
+                                    << "latency_ms"
+                                    << "latency";
+    QTest::newRow("dqn optimizer bytes") << "dqn"
+                                         << "optimizer_bytes"
+                                         << "memory";
+    QTest::newRow("ppo equity") << "ppo"
+                                << "equity_ticks"
+                                << "equity";
+    QTest::newRow("tft realised") << "tft"
+                                  << "realised"
+                                  << "forecast";
 }
 
 void TestDashboard::samplesFillSeries()
@@ -165,7 +182,8 @@ void TestDashboard::decimationBoundsPointCount()
     }
     QVERIFY(d.pointCount(QStringLiteral("dqn"), QStringLiteral("loss")) <= 20'000);
     const QList<QPointF> shown = d.shownPoints(QStringLiteral("dqn"), QStringLiteral("loss"));
-    const int buckets = std::max(100, d.chartView(QStringLiteral("dqn"), QStringLiteral("loss"))->parentWidget()->width());
+    const int buckets = std::max(100,
+                                 d.chartView(QStringLiteral("dqn"), QStringLiteral("loss"))->parentWidget()->width());
     QVERIFY2(shown.size() <= 2 * buckets, qPrintable(QString::number(shown.size())));
     QVERIFY(shown.size() > buckets / 2);
     QCOMPARE(shown.front().x(), 0.0);
@@ -192,7 +210,8 @@ void TestDashboard::incrementalDecimationMatchesFresh()
     BoundedSeries live(4'000);
     int i = 0;
     for (int round = 0; round < 20; ++round) {
-        for (int k = 0; k < chunk * 10 + 3; ++k, ++i) live.append(i, std::sin(i * 0.05) * std::cos(i * 0.0071) + (i % 97 == 0 ? 3 : 0));
+        for (int k = 0; k < chunk * 10 + 3; ++k, ++i)
+            live.append(i, std::sin(i * 0.05) * std::cos(i * 0.0071) + (i % 97 == 0 ? 3 : 0));
         // The cached decimation after many appends equals one built from the same points at once.
         BoundedSeries fresh(4'000);
         for (const QPointF& p : live.points()) fresh.append(p.x(), p.y());
@@ -202,7 +221,8 @@ void TestDashboard::incrementalDecimationMatchesFresh()
         for (std::size_t j = 0; j < a.size(); ++j) QCOMPARE(a[j], b[j]);
         QVERIFY(a.size() <= static_cast<std::size_t>(2 * buckets));
         const auto lower = live.decimated(buckets, BoundedSeries::Extremes::Min);
-        if (live.size() > static_cast<std::size_t>(2 * buckets)) QVERIFY(lower.size() <= static_cast<std::size_t>(buckets + 2));
+        if (live.size() > static_cast<std::size_t>(2 * buckets))
+            QVERIFY(lower.size() <= static_cast<std::size_t>(buckets + 2));
         else QCOMPARE(lower.size(), live.size()); // few points: every one is drawn
     }
 }
@@ -233,7 +253,8 @@ void TestDashboard::smoothingAppliesToHeldPoints()
 {
     Dashboard d;
     d.setModels({QStringLiteral("dqn")});
-    d.addSamples({sample("dqn", "grad_norm", 0, 1), sample("dqn", "grad_norm", 1, 2), sample("dqn", "grad_norm", 2, 4)});
+    d.addSamples(
+        {sample("dqn", "grad_norm", 0, 1), sample("dqn", "grad_norm", 1, 2), sample("dqn", "grad_norm", 2, 4)});
     QVERIFY(d.smoothedPoints(QStringLiteral("dqn"), QStringLiteral("grad_norm")).isEmpty());
     d.setSmoothing(0.6);
     const QList<QPointF> smooth = d.smoothedPoints(QStringLiteral("dqn"), QStringLiteral("grad_norm"));
@@ -290,7 +311,8 @@ void TestDashboard::bandFromQuantiles()
     QCOMPARE(lower.size(), 60);
     for (int s = 0; s < 60; ++s) {
         QVERIFY(upper[s].y() > lower[s].y());
-        QCOMPARE(upper[s].y() - lower[s].y(), (0.001 * std::sin(s * 0.2) + 0.002) - (0.001 * std::sin(s * 0.2) - 0.002));
+        QCOMPARE(upper[s].y() - lower[s].y(),
+                 (0.001 * std::sin(s * 0.2) + 0.002) - (0.001 * std::sin(s * 0.2) - 0.002));
     }
     QCOMPARE(d.shownPoints(QStringLiteral("tft"), QStringLiteral("forecast_q50")).size(), 60);
     QCOMPARE(d.shownPoints(QStringLiteral("tft"), QStringLiteral("realised")).size(), 60);
@@ -301,7 +323,8 @@ void TestDashboard::sessionRssInMemoryChart()
 {
     Dashboard d;
     d.setModels({QStringLiteral("dqn")});
-    d.addSamples({sample("session", "rss_bytes", 1, 64.0 * 1024 * 1024), sample("session", "rss_bytes", 2, 128.0 * 1024 * 1024)});
+    d.addSamples({sample("session", "rss_bytes", 1, 64.0 * 1024 * 1024),
+                  sample("session", "rss_bytes", 2, 128.0 * 1024 * 1024)});
     QCOMPARE(d.pointCount(QStringLiteral("dqn"), QStringLiteral("rss_bytes")), 2);
     QCOMPARE(d.shownPoints(QStringLiteral("dqn"), QStringLiteral("rss_bytes")).last().y(), 128.0); // MiB
     // The process RSS alone does not count as the model's memory.
@@ -315,10 +338,14 @@ void TestDashboard::scaleOutChartsFromRankMetrics_data()
 {
     QTest::addColumn<QString>("model");
     QTest::addColumn<QString>("other"); // a single-process model in the same dashboard
-    QTest::newRow("dqn") << "dqn" << "tft";
-    QTest::newRow("ppo") << "ppo" << "mamba2";
-    QTest::newRow("mamba2") << "mamba2" << "dqn";
-    QTest::newRow("tft") << "tft" << "ppo";
+    QTest::newRow("dqn") << "dqn"
+                         << "tft";
+    QTest::newRow("ppo") << "ppo"
+                         << "mamba2";
+    QTest::newRow("mamba2") << "mamba2"
+                            << "dqn";
+    QTest::newRow("tft") << "tft"
+                         << "ppo";
 }
 
 void TestDashboard::scaleOutChartsFromRankMetrics()
@@ -357,7 +384,8 @@ void TestDashboard::scaleOutChartsFromRankMetrics()
     QVERIFY(!d.chartsOf(other).contains(QStringLiteral("allreduce")));
     QCOMPARE(d.lineLabels(other, QStringLiteral("throughput")), QStringList());
 
-    QCOMPARE(d.lineLabels(model, QStringLiteral("throughput")), (QStringList{QStringLiteral("rank 0"), QStringLiteral("rank 1")}));
+    QCOMPARE(d.lineLabels(model, QStringLiteral("throughput")),
+             (QStringList{QStringLiteral("rank 0"), QStringLiteral("rank 1")}));
     QCOMPARE(d.lineLabels(model, QStringLiteral("allreduce")).size(), 1);
     for (const char* metric : {"throughput_rank0", "throughput_rank1", "allreduce_ms"}) {
         QCOMPARE(d.pointCount(model, QLatin1String(metric)), 30);
@@ -488,11 +516,13 @@ void TestDashboard::outliersDoNotFlattenTheAxis()
     Dashboard d;
     d.setModels({QStringLiteral("tft")});
     MetricBatch batch;
-    for (int i = 0; i < 1000; ++i) batch.push_back(sample("tft", "loss", i, i == 3 ? 100.0 : 1.0 + 0.1 * std::sin(i * 0.1)));
+    for (int i = 0; i < 1000; ++i)
+        batch.push_back(sample("tft", "loss", i, i == 3 ? 100.0 : 1.0 + 0.1 * std::sin(i * 0.1)));
     d.addSamples(batch);
     QVERIFY(d.ignoresOutliers()); // TensorBoard's default
     auto range = d.yRange(QStringLiteral("tft"), QStringLiteral("loss"));
-    QVERIFY2(range.second < 2.0 && range.first > 0.5, qPrintable(QStringLiteral("%1..%2").arg(range.first).arg(range.second)));
+    QVERIFY2(range.second < 2.0 && range.first > 0.5,
+             qPrintable(QStringLiteral("%1..%2").arg(range.first).arg(range.second)));
     QCOMPARE(d.pointCount(QStringLiteral("tft"), QStringLiteral("loss")), 1000); // clipped from view, not dropped
     d.setIgnoreOutliers(false);
     range = d.yRange(QStringLiteral("tft"), QStringLiteral("loss"));
@@ -546,7 +576,8 @@ void TestDashboard::doubleClickExpandsAChart()
     QVERIFY2(widePoints > 2 * narrowPoints, qPrintable(QStringLiteral("%1 -> %2").arg(narrowPoints).arg(widePoints)));
     // Hovering keeps the way back in the tooltip, under the read-out.
     QChartView* view = d->chartView(QStringLiteral("dqn"), QStringLiteral("grad_norm"));
-    const QString readout = d->hoverAt(QStringLiteral("dqn"), QStringLiteral("grad_norm"), view->viewport()->rect().center());
+    const QString readout = d->hoverAt(QStringLiteral("dqn"), QStringLiteral("grad_norm"),
+                                       view->viewport()->rect().center());
     QVERIFY(!readout.isEmpty());
     QCOMPARE(view->toolTip(), readout + QStringLiteral("\nDouble-click to return to the grid"));
 
@@ -594,8 +625,9 @@ void TestDashboard::chartsWrapToTheVisibleWidth()
         QVERIFY2(first.x() > lastRow, qPrintable(model));
         QCOMPARE(first.y(), 0);
         QStringList ordered = Dashboard::chartKeys();
-        ordered.erase(std::remove_if(ordered.begin(), ordered.end(), [&](const QString& k) { return !charts.contains(k); }),
-                      ordered.end());
+        ordered.erase(
+            std::remove_if(ordered.begin(), ordered.end(), [&](const QString& k) { return !charts.contains(k); }),
+            ordered.end());
         QCOMPARE(ordered.size(), charts.size());
         for (int i = 0; i < ordered.size(); ++i) {
             const QPoint cell = d->cellOf(model, ordered.at(i));
@@ -685,11 +717,13 @@ void TestDashboard::axesReadInTheirUnit()
     QCOMPARE(y->tickInterval(), 1.0); // 0 .. 3.04 MiB
     QCOMPARE(y->labelFormat(), QStringLiteral("%.0f"));
     // The right-hand axis names its line.
-    QCOMPARE(d.yAxisUnit(QStringLiteral("dqn"), QStringLiteral("memory"), true).first, QStringLiteral("process RSS (B)"));
+    QCOMPARE(d.yAxisUnit(QStringLiteral("dqn"), QStringLiteral("memory"), true).first,
+             QStringLiteral("process RSS (B)"));
     d.show();
     QVERIFY(QTest::qWaitForWindowExposed(&d));
     QChartView* view = d.chartView(QStringLiteral("dqn"), QStringLiteral("memory"));
-    const QString readout = d.hoverAt(QStringLiteral("dqn"), QStringLiteral("memory"), view->viewport()->rect().center());
+    const QString readout = d.hoverAt(QStringLiteral("dqn"), QStringLiteral("memory"),
+                                      view->viewport()->rect().center());
     QVERIFY2(readout.contains(QStringLiteral("params 40.00 KiB")), qPrintable(readout));
     QVERIFY2(readout.contains(QStringLiteral(" MiB")), qPrintable(readout));
     QVERIFY2(!readout.contains(QStringLiteral(" 0.0 ")), qPrintable(readout));
@@ -817,8 +851,9 @@ void TestDashboard::logScaleOnlyWhereEveryValueIsPositive()
     QCOMPARE(d.yRange(dqn, loss), qMakePair(0.001, 1.0));
     const QChart* chart = d.chartView(dqn, loss)->chart();
     const QList<QAbstractAxis*> vertical = chart->axes(Qt::Vertical);
-    QVERIFY(std::any_of(vertical.begin(), vertical.end(),
-                        [](QAbstractAxis* a) { return a->type() == QAbstractAxis::AxisTypeLogValue && a->isVisible(); }));
+    QVERIFY(std::any_of(vertical.begin(), vertical.end(), [](QAbstractAxis* a) {
+        return a->type() == QAbstractAxis::AxisTypeLogValue && a->isVisible();
+    }));
     // A value <= 0 turns it back to linear and withdraws the offer.
     d.addSamples({sample("dqn", "loss", 30, 0.0)});
     QVERIFY(!d.isLogScale(dqn, loss));
@@ -845,13 +880,17 @@ void TestDashboard::exportsCsvAndImages()
     QVERIFY(f.open(QIODevice::ReadOnly));
     const QStringList lines = QString::fromUtf8(f.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
     QCOMPARE(lines.size(), 3);
-    QCOMPARE(lines.at(0), QStringLiteral("step,wall_time,params (bytes),grads (bytes),optimizer (bytes),activations (bytes),process RSS (bytes)"));
+    QCOMPARE(
+        lines.at(0),
+        QStringLiteral(
+            "step,wall_time,params (bytes),grads (bytes),optimizer (bytes),activations (bytes),process RSS (bytes)"));
     QCOMPARE(lines.at(1), QStringLiteral("1,2025-12-02T01:40:43.123Z,40960,,,,"));
     QCOMPARE(lines.at(2), QStringLiteral("2,2025-12-02T01:40:43.124Z,40960,,,3145728.5,"));
     // Nothing but the file: it went through a temporary and a rename.
     QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{QStringLiteral("memory.csv")});
     // A folder that does not exist: an error, no file.
-    QVERIFY(!d.exportCsv(QStringLiteral("dqn"), QStringLiteral("memory"), dir.filePath(QStringLiteral("no/such.csv")), &error));
+    QVERIFY(!d.exportCsv(QStringLiteral("dqn"), QStringLiteral("memory"), dir.filePath(QStringLiteral("no/such.csv")),
+                         &error));
     QVERIFY(error.contains(QStringLiteral("cannot write")));
 
     const QString png = dir.filePath(QStringLiteral("memory.png")), svg = dir.filePath(QStringLiteral("memory.svg"));
@@ -867,7 +906,8 @@ void TestDashboard::exportsCsvAndImages()
     QVERIFY(svgText.contains("dqn — memory"));
     // The menu offers all three.
     std::unique_ptr<QMenu> menu(d.contextMenu(QStringLiteral("dqn"), QStringLiteral("memory")));
-    for (const char* name : {"export_csv", "export_png", "export_svg"}) QVERIFY(menu->findChild<QAction*>(QLatin1String(name)));
+    for (const char* name : {"export_csv", "export_png", "export_svg"})
+        QVERIFY(menu->findChild<QAction*>(QLatin1String(name)));
 }
 
 void TestDashboard::wheelZoomsDragPansAndResetRestores()
@@ -887,13 +927,13 @@ void TestDashboard::wheelZoomsDragPansAndResetRestores()
     const QPoint centre = view->mapFromScene(chart->mapToScene(chart->plotArea().center()));
     const double centreStep = chart->mapToValue(chart->plotArea().center()).x();
     // Over the title or the axes the wheel is left to the scroll area.
-    QWheelEvent outside(QPointF(2, 2), view->viewport()->mapToGlobal(QPointF(2, 2)), QPoint(), QPoint(0, 120), Qt::NoButton,
-                        Qt::NoModifier, Qt::NoScrollPhase, false);
+    QWheelEvent outside(QPointF(2, 2), view->viewport()->mapToGlobal(QPointF(2, 2)), QPoint(), QPoint(0, 120),
+                        Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
     QCoreApplication::sendEvent(view->viewport(), &outside);
     QVERIFY(!d.isZoomed(dqn, loss));
     // One notch in: 15 % narrower, around the step under the mouse.
-    QWheelEvent wheel(QPointF(centre), view->viewport()->mapToGlobal(QPointF(centre)), QPoint(), QPoint(0, 120), Qt::NoButton,
-                      Qt::NoModifier, Qt::NoScrollPhase, false);
+    QWheelEvent wheel(QPointF(centre), view->viewport()->mapToGlobal(QPointF(centre)), QPoint(), QPoint(0, 120),
+                      Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
     QCoreApplication::sendEvent(view->viewport(), &wheel);
     QVERIFY(d.isZoomed(dqn, loss));
     const auto zoomed = d.xRange(dqn, loss);
@@ -911,7 +951,8 @@ void TestDashboard::wheelZoomsDragPansAndResetRestores()
     QCoreApplication::sendEvent(view->viewport(), &move);
     QTest::mouseRelease(view->viewport(), Qt::LeftButton, Qt::NoModifier, centre - QPoint(100, 0));
     const auto panned = d.xRange(dqn, loss);
-    QVERIFY2(std::abs(panned.first - (zoomed.first + 100 * perPixel)) < 1e-6, qPrintable(QString::number(panned.first)));
+    QVERIFY2(std::abs(panned.first - (zoomed.first + 100 * perPixel)) < 1e-6,
+             qPrintable(QString::number(panned.first)));
     // Reset (the menu's entry, or a double-click on a zoomed chart) follows the data again.
     std::unique_ptr<QMenu> menu(d.contextMenu(dqn, loss));
     QAction* reset = menu->findChild<QAction*>(QStringLiteral("resetZoom"));

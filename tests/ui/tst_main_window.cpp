@@ -63,7 +63,10 @@ private Q_SLOTS:
     void importsShowTheirReportAndSeries();
 
 private:
-    static QString realFile(const char* name) { return QStringLiteral(FOXHUNT_REAL_DATA_DIR "/") + QLatin1String(name); }
+    static QString realFile(const char* name)
+    {
+        return QStringLiteral(FOXHUNT_REAL_DATA_DIR "/") + QLatin1String(name);
+    }
     static bool waitForImport(MainWindow& w);
     QTemporaryDir m_dir;
 };
@@ -185,8 +188,8 @@ void TestMainWindow::rejectsCorrectedPricesWithTheirLine()
         if (!f.open(QIODevice::WriteOnly)) return QString();
         f.write(QByteArray("timestamp,open,high,low,close,volume\n"
                            "2024-01-02 09:30:00,4700.25,4701.00,4699.75,4700.50,100\n"
-                           "2024-01-02 09:31:00,4700.50,4701.50,4699.75,")
-                + secondClose + ",100\n");
+                           "2024-01-02 09:31:00,4700.50,4701.50,4699.75,") +
+                secondClose + ",100\n");
         return path;
     };
     const QString original = write("orig.csv", "4700.75");
@@ -243,7 +246,8 @@ void TestMainWindow::trainsAndChartsLive()
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     // All four models, small enough that each one learns within the run: the screenshot shows every chart.
-    w.setTrainingModels({QStringLiteral("dqn"), QStringLiteral("ppo"), QStringLiteral("mamba2"), QStringLiteral("tft")});
+    w.setTrainingModels(
+        {QStringLiteral("dqn"), QStringLiteral("ppo"), QStringLiteral("mamba2"), QStringLiteral("tft")});
     w.presetBox()->setCurrentIndex(w.presetBox()->findData(QStringLiteral("small")));
     w.setTrainingSteps(400);
     QSignalSpy finished(w.trainingController(), &foxhunt::TrainingController::finished);
@@ -347,7 +351,8 @@ void TestMainWindow::desktopHabits()
     QVERIFY(menu->actions().first()->text().contains(QStringLiteral("ES_1min_sample.csv")));
     // The runs table deletes with the Delete key.
     bool deleteKey = false;
-    for (const QShortcut* sc : w.findChildren<QShortcut*>()) deleteKey |= sc->key() == QKeySequence(QKeySequence::Delete);
+    for (const QShortcut* sc : w.findChildren<QShortcut*>())
+        deleteKey |= sc->key() == QKeySequence(QKeySequence::Delete);
     QVERIFY(deleteKey);
 }
 
@@ -370,7 +375,8 @@ void TestMainWindow::sameSymbolSeriesAreToldApart()
         const std::int64_t jan2 = 1704207600LL * foxhunt::kNsPerSecond;
         const std::int64_t mar28 = 1711638000LL * foxhunt::kNsPerSecond;
         const std::int64_t minute = foxhunt::kNsPerMinute;
-        const std::int64_t a = store.storeSeries("ES.FUT", "csv", foxhunt::SeriesKind::Series, minute, bars(jan2, minute, 30));
+        const std::int64_t a = store.storeSeries("ES.FUT", "csv", foxhunt::SeriesKind::Series, minute,
+                                                 bars(jan2, minute, 30));
         const std::int64_t b = store.storeSeries("ES.FUT", "csv", foxhunt::SeriesKind::Series, 5 * minute,
                                                  bars(mar28, 5 * minute, 30));
         QVERIFY(a != b);

@@ -66,7 +66,8 @@ int TestReportPdf::pages(const QByteArray& pdfinfo)
 void TestReportPdf::initTestCase()
 {
     QVERIFY(m_dir.isValid());
-    QVERIFY2(!tool(QStringLiteral("pdfinfo"), {QStringLiteral("-v")}).isNull() || QFile::exists(QStringLiteral("/usr/bin/pdfinfo")),
+    QVERIFY2(!tool(QStringLiteral("pdfinfo"), {QStringLiteral("-v")}).isNull() ||
+                 QFile::exists(QStringLiteral("/usr/bin/pdfinfo")),
              "pdfinfo missing: apt install poppler-utils");
     m_db = m_dir.filePath(QStringLiteral("runs.db")).toStdString();
     foxhunt::BarStore store(m_db);
@@ -112,7 +113,8 @@ void TestReportPdf::pdfHasPagesAndText()
     QFETCH(bool, letter);
     QFETCH(QByteArray, size);
     const foxhunt::ReportDocument doc = foxhunt::buildRunReport(foxhunt::testing::handBuiltReport(runs, true));
-    const QString path = m_dir.filePath(QStringLiteral("hand-%1.pdf").arg(QTest::currentDataTag()).replace(QLatin1Char(' '), QLatin1Char('_')));
+    const QString path = m_dir.filePath(
+        QStringLiteral("hand-%1.pdf").arg(QTest::currentDataTag()).replace(QLatin1Char(' '), QLatin1Char('_')));
     const int written = foxhunt::writeReportPdf(doc, path.toStdString(),
                                                 letter ? foxhunt::ReportPageSize::Letter : foxhunt::ReportPageSize::A4);
     QVERIFY(written > 3);
@@ -129,10 +131,11 @@ void TestReportPdf::pdfHasPagesAndText()
         QVERIFY2(at >= 0, words.constData());
         from = at;
     }
-    for (const QByteArray& s : {QByteArray("INT8 copy degrades the validation loss"), QByteArray("ESH1, ESM1, ESU1"),
-                                QByteArray("Interpretation, run 1"), QByteArray("INT8 vs FP32"),
-                                QByteArray("Page 1 of ") + QByteArray::number(written),
-                                QByteArray("Page ") + QByteArray::number(written) + " of " + QByteArray::number(written)})
+    for (const QByteArray& s :
+         {QByteArray("INT8 copy degrades the validation loss"), QByteArray("ESH1, ESM1, ESU1"),
+          QByteArray("Interpretation, run 1"), QByteArray("INT8 vs FP32"),
+          QByteArray("Page 1 of ") + QByteArray::number(written),
+          QByteArray("Page ") + QByteArray::number(written) + " of " + QByteArray::number(written)})
         QVERIFY2(text.contains(s), s.constData());
     // Charts are drawn from their SVG as vectors: the PDF holds no raster image at all.
     // (Qt SVG 6.4 draws chart text as outlines, so chart labels are not in the text layer.)
@@ -191,16 +194,20 @@ void TestReportPdf::exportDispatchesOnExtension()
 
 void TestReportPdf::exportRejectsBadRequests()
 {
-    QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
-                             foxhunt::exportRunReport(m_db, {m_run}, m_dir.filePath(QStringLiteral("r.docx")).toStdString()));
-    QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
-                             foxhunt::exportRunReport(m_db, {m_run + 100}, m_dir.filePath(QStringLiteral("x.pdf")).toStdString()));
+    QVERIFY_THROWS_EXCEPTION(
+        std::invalid_argument,
+        foxhunt::exportRunReport(m_db, {m_run}, m_dir.filePath(QStringLiteral("r.docx")).toStdString()));
+    QVERIFY_THROWS_EXCEPTION(
+        std::invalid_argument,
+        foxhunt::exportRunReport(m_db, {m_run + 100}, m_dir.filePath(QStringLiteral("x.pdf")).toStdString()));
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
                              foxhunt::exportRunReport(m_db, {}, m_dir.filePath(QStringLiteral("x.pdf")).toStdString()));
-    QVERIFY_THROWS_EXCEPTION(std::runtime_error,
-                             foxhunt::exportRunReport(m_db, {m_run}, m_dir.filePath(QStringLiteral("no/dir/x.pdf")).toStdString()));
+    QVERIFY_THROWS_EXCEPTION(
+        std::runtime_error,
+        foxhunt::exportRunReport(m_db, {m_run}, m_dir.filePath(QStringLiteral("no/dir/x.pdf")).toStdString()));
     QVERIFY_THROWS_EXCEPTION(foxhunt::ReportCancelled,
-                             foxhunt::exportRunReport(m_db, {m_run}, m_dir.filePath(QStringLiteral("c.pdf")).toStdString(),
+                             foxhunt::exportRunReport(m_db, {m_run},
+                                                      m_dir.filePath(QStringLiteral("c.pdf")).toStdString(),
                                                       [](double f) { return f < 0.6; }));
     QVERIFY(!QFile::exists(m_dir.filePath(QStringLiteral("x.pdf"))));
     QVERIFY(!QFile::exists(m_dir.filePath(QStringLiteral("c.pdf"))));
@@ -276,7 +283,8 @@ void TestReportPdf::everyFormatReportsProgressPerSection()
     std::vector<double> distinct = seen;
     distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
     // Strictly between the start and the end: at least one step per section, and more than 0, .5, .9.
-    const int inner = static_cast<int>(std::count_if(distinct.begin(), distinct.end(), [](double f) { return f > 0 && f < 1; }));
+    const int inner = static_cast<int>(
+        std::count_if(distinct.begin(), distinct.end(), [](double f) { return f > 0 && f < 1; }));
     QVERIFY2(inner >= wanted, qPrintable(QStringLiteral("%1 steps for %2 sections").arg(inner).arg(wanted)));
     QVERIFY(inner > 3);
 }

@@ -187,17 +187,21 @@ void TestRunHistory::overlayByTime()
         foxhunt::RunStore runs(store);
         const foxhunt::SeriesInfo series = store.series().front();
         for (const auto& [id, seconds] : {std::pair{&fast, 0.5}, std::pair{&slow, 2.0}}) {
-            *id = runs.createRun("timed", R"({"models":["ppo"],"steps":10})", series, series.firstTs, series.lastTs, "{}");
+            *id = runs.createRun("timed", R"({"models":["ppo"],"steps":10})", series, series.firstTs, series.lastTs,
+                                 "{}");
             MetricBatch batch;
             const std::int64_t start = 1'700'000'000'000'000'000;
             for (int i = 0; i < 10; ++i)
-                batch.push_back({"ppo", "loss", i, start + static_cast<std::int64_t>(i * seconds * 1e9), 1.0 / (1 + i)});
+                batch.push_back(
+                    {"ppo", "loss", i, start + static_cast<std::int64_t>(i * seconds * 1e9), 1.0 / (1 + i)});
             runs.appendMetrics(*id, batch);
             runs.setStatus(*id, RunStatus::Finished);
         }
     }
     RunHistory h(db);
-    QCOMPARE(h.overlay({fast, slow}, QStringLiteral("ppo"), QStringLiteral("loss"), RunHistory::OverlayAxis::RelativeSeconds), 2);
+    QCOMPARE(h.overlay({fast, slow}, QStringLiteral("ppo"), QStringLiteral("loss"),
+                       RunHistory::OverlayAxis::RelativeSeconds),
+             2);
     const auto series = h.overlayChart()->series();
     const auto* fastLine = qobject_cast<QLineSeries*>(series.at(0));
     const auto* slowLine = qobject_cast<QLineSeries*>(series.at(1));
@@ -296,7 +300,8 @@ qint64 TestRunHistory::trashableRun(const char* name, QString* checkpointFile)
     foxhunt::BarStore store(m_db.toStdString());
     foxhunt::RunStore runs(store);
     const foxhunt::SeriesInfo series = store.series().front();
-    const std::int64_t id = runs.createRun(name, R"({"models":["dqn"],"steps":50})", series, series.firstTs, series.lastTs, "{}");
+    const std::int64_t id = runs.createRun(name, R"({"models":["dqn"],"steps":50})", series, series.firstTs,
+                                           series.lastTs, "{}");
     runs.appendMetrics(id, {{"dqn", "loss", 1, 0, 0.5}, {"dqn", "loss", 2, 0, 0.4}});
     const QString folder = QString::fromStdString(runs.checkpointFolder()) + QLatin1Char('/') +
                            QString::fromStdString(foxhunt::RunStore::runFolderName(*runs.run(id)));
@@ -349,7 +354,8 @@ void TestRunHistory::deleteKeyMovesToTrashAndUndoRestores()
     }
     QVERIFY2(inTrash.startsWith(trash + QStringLiteral("/files/")), qPrintable(inTrash));
     QVERIFY(QFile::exists(inTrash + QStringLiteral("/dqn-2.pt")));
-    QVERIFY(QFile::exists(trash + QStringLiteral("/info/") + QFileInfo(inTrash).fileName() + QStringLiteral(".trashinfo")));
+    QVERIFY(
+        QFile::exists(trash + QStringLiteral("/info/") + QFileInfo(inTrash).fileName() + QStringLiteral(".trashinfo")));
     // A trashed run does not resume.
     QVERIFY(!h.requestResume(id));
 
@@ -359,7 +365,8 @@ void TestRunHistory::deleteKeyMovesToTrashAndUndoRestores()
     QVERIFY(h.shownRunIds().contains(id));
     QVERIFY(QFile::exists(file));
     QVERIFY(!QFileInfo::exists(inTrash));
-    QVERIFY(!QFile::exists(trash + QStringLiteral("/info/") + QFileInfo(inTrash).fileName() + QStringLiteral(".trashinfo")));
+    QVERIFY(!QFile::exists(trash + QStringLiteral("/info/") + QFileInfo(inTrash).fileName() +
+                           QStringLiteral(".trashinfo")));
     foxhunt::BarStore store(m_db.toStdString());
     foxhunt::RunStore runs(store);
     QCOMPARE(runs.run(id)->trashedNs, std::int64_t{0});
@@ -411,15 +418,20 @@ qint64 TestRunHistory::resultRun(const char* precision, double testSharpe, doubl
     foxhunt::BarStore store(m_compareDb.toStdString());
     foxhunt::RunStore runs(store);
     const foxhunt::SeriesInfo series = store.series().front();
-    const std::string config = std::string(R"({"models":["dqn"],"steps":500,"device":"cpu","precision":)") + precision + "}";
+    const std::string config = std::string(R"({"models":["dqn"],"steps":500,"device":"cpu","precision":)") + precision +
+                               "}";
     const std::int64_t id = runs.createRun("r", config, series, series.firstTs, series.lastTs, "{}");
     const std::string sharpe = std::to_string(testSharpe), money = std::to_string(pnl);
-    runs.saveEvaluation(id, "dqn", "validation", R"({"policy":{"sharpe":1.5},"int8":{"degradation":0.02,"served":true}})");
+    runs.saveEvaluation(id, "dqn", "validation",
+                        R"({"policy":{"sharpe":1.5},"int8":{"degradation":0.02,"served":true}})");
     runs.saveEvaluation(id, "dqn", "test",
-                        R"({"policy":{"sharpe":)" + sharpe + R"(,"pnl_usd":)" + money + R"(},"buy_and_hold":{"pnl_usd":-100}})");
+                        R"({"policy":{"sharpe":)" + sharpe + R"(,"pnl_usd":)" + money +
+                            R"(},"buy_and_hold":{"pnl_usd":-100}})");
     runs.saveEvaluation(id, "dqn", "training", R"({"latency":{"p50_ms":0.1,"p95_ms":0.25,"p99_ms":0.3}})");
-    runs.appendMetrics(id, {{"dqn", "param_bytes", 1, 0, 40960.0}, {"dqn", "param_bytes", 2, 0, 40960.0},
-                            {"dqn", "activation_bytes", 1, 0, 512.0}, {"dqn", "activation_bytes", 2, 0, 1024.0}});
+    runs.appendMetrics(id, {{"dqn", "param_bytes", 1, 0, 40960.0},
+                            {"dqn", "param_bytes", 2, 0, 40960.0},
+                            {"dqn", "activation_bytes", 1, 0, 512.0},
+                            {"dqn", "activation_bytes", 2, 0, 1024.0}});
     runs.setStatus(id, RunStatus::Finished);
     return id;
 }
@@ -431,14 +443,21 @@ void TestRunHistory::resultColumnsShowStoredResults()
     QCOMPARE(h.cellText(id, RunHistory::ColPrecision), QStringLiteral("BF16 + INT8"));
     QCOMPARE(h.cellText(id, RunHistory::ColDevice), QStringLiteral("cpu"));
     QCOMPARE(h.cellText(id, RunHistory::ColProcesses), QStringLiteral("1"));
-    QCOMPARE(h.cellText(id, h.resultColumn(QStringLiteral("dqn"), QStringLiteral("test_sharpe"))), QStringLiteral("0.75"));
-    QCOMPARE(h.cellText(id, h.resultColumn(QStringLiteral("dqn"), QStringLiteral("validation_sharpe"))), QStringLiteral("1.5"));
-    QCOMPARE(h.cellText(id, h.resultColumn(QStringLiteral("dqn"), QStringLiteral("test_pnl"))), QStringLiteral("1,234.50 USD"));
-    QCOMPARE(h.cellText(id, h.resultColumn(QStringLiteral("dqn"), QStringLiteral("buy_hold_pnl"))), QStringLiteral("-100.00 USD"));
-    QCOMPARE(h.cellText(id, h.resultColumn(QStringLiteral("dqn"), QStringLiteral("int8_degradation"))), QStringLiteral("2.00 %"));
-    QCOMPARE(h.cellText(id, h.resultColumn(QStringLiteral("dqn"), QStringLiteral("p95_latency"))), QStringLiteral("0.25 ms"));
+    QCOMPARE(h.cellText(id, h.resultColumn(QStringLiteral("dqn"), QStringLiteral("test_sharpe"))),
+             QStringLiteral("0.75"));
+    QCOMPARE(h.cellText(id, h.resultColumn(QStringLiteral("dqn"), QStringLiteral("validation_sharpe"))),
+             QStringLiteral("1.5"));
+    QCOMPARE(h.cellText(id, h.resultColumn(QStringLiteral("dqn"), QStringLiteral("test_pnl"))),
+             QStringLiteral("1,234.50 USD"));
+    QCOMPARE(h.cellText(id, h.resultColumn(QStringLiteral("dqn"), QStringLiteral("buy_hold_pnl"))),
+             QStringLiteral("-100.00 USD"));
+    QCOMPARE(h.cellText(id, h.resultColumn(QStringLiteral("dqn"), QStringLiteral("int8_degradation"))),
+             QStringLiteral("2.00 %"));
+    QCOMPARE(h.cellText(id, h.resultColumn(QStringLiteral("dqn"), QStringLiteral("p95_latency"))),
+             QStringLiteral("0.25 ms"));
     // Each component at its peak: 40 KiB of parameters and a 1 KiB activation peak.
-    QCOMPARE(h.cellText(id, h.resultColumn(QStringLiteral("dqn"), QStringLiteral("peak_memory"))), QStringLiteral("41.0 KiB"));
+    QCOMPARE(h.cellText(id, h.resultColumn(QStringLiteral("dqn"), QStringLiteral("peak_memory"))),
+             QStringLiteral("41.0 KiB"));
     // A forecaster's columns stay empty for a DQN run; agents have no quantile-loss column.
     QCOMPARE(h.cellText(id, h.resultColumn(QStringLiteral("tft"), QStringLiteral("quantile_loss"))), QString());
     QCOMPARE(h.resultColumn(QStringLiteral("dqn"), QStringLiteral("quantile_loss")), -1);
@@ -455,8 +474,9 @@ void TestRunHistory::columnsCanBeHiddenAndStayHidden()
     }();
     {
         RunHistory h(m_compareDb);
-        QVERIFY(h.columnShown(sharpe));                      // shown until hidden
-        QVERIFY(!h.columnShown(h.resultColumn(QStringLiteral("ppo"), QStringLiteral("peak_memory")))); // hidden until shown
+        QVERIFY(h.columnShown(sharpe)); // shown until hidden
+        QVERIFY(
+            !h.columnShown(h.resultColumn(QStringLiteral("ppo"), QStringLiteral("peak_memory")))); // hidden until shown
         h.setColumnShown(RunHistory::ColDevice, false);
         h.setColumnShown(RunHistory::ColId, false); // the id always shows
         QVERIFY(h.columnShown(RunHistory::ColId));
@@ -482,7 +502,8 @@ void TestRunHistory::compareShowsDifferencesAndDeltas()
     QCOMPARE(settings->rowCount(), differ);
     QStringList keys;
     for (int r = 0; r < settings->rowCount(); ++r) keys << settings->verticalHeaderItem(r)->text();
-    QVERIFY2(keys.contains(QStringLiteral("precision.amp")) && keys.contains(QStringLiteral("precision.int8")), qPrintable(keys.join(',')));
+    QVERIFY2(keys.contains(QStringLiteral("precision.amp")) && keys.contains(QStringLiteral("precision.int8")),
+             qPrintable(keys.join(',')));
     QVERIFY(!keys.contains(QStringLiteral("steps")) && !keys.contains(QStringLiteral("models")));
     const int amp = static_cast<int>(keys.indexOf(QStringLiteral("precision.amp")));
     QCOMPARE(settings->item(amp, 0)->text(), QStringLiteral("false"));
@@ -530,7 +551,8 @@ void TestRunHistory::runsAreRenamedTaggedAndFiltered()
         foxhunt::RunStore runs(store);
         const foxhunt::SeriesInfo series = store.series().front();
         for (qint64* id : {&first, &second}) {
-            *id = runs.createRun("unnamed", R"({"models":["dqn"],"steps":10})", series, series.firstTs, series.lastTs, "{}");
+            *id = runs.createRun("unnamed", R"({"models":["dqn"],"steps":10})", series, series.firstTs, series.lastTs,
+                                 "{}");
             runs.setStatus(*id, RunStatus::Finished);
         }
     }
@@ -544,7 +566,8 @@ void TestRunHistory::runsAreRenamedTaggedAndFiltered()
     QAbstractItemModel* model = table->model();
     auto nameIndex = [&](qint64 id) {
         for (int r = 0; r < model->rowCount(); ++r)
-            if (model->index(r, RunHistory::ColId).data().toLongLong() == id) return model->index(r, RunHistory::ColName);
+            if (model->index(r, RunHistory::ColId).data().toLongLong() == id)
+                return model->index(r, RunHistory::ColName);
         return QModelIndex();
     };
     QVERIFY(model->flags(nameIndex(first)) & Qt::ItemIsEditable);

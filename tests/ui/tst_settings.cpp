@@ -84,7 +84,10 @@ void TestSettings::initTestCase()
     QApplication::setApplicationName(QStringLiteral("tst_settings"));
 }
 
-void TestSettings::init() { QSettings().clear(); }
+void TestSettings::init()
+{
+    QSettings().clear();
+}
 
 AppSettings TestSettings::quietSettings() const
 {
@@ -397,7 +400,10 @@ void TestSettings::uiThreadNeverBlocked()
     QStringList report;
     for (auto it = all.cbegin(); it != all.cend(); ++it)
         report << QStringLiteral("%1: %2 calls, max %3 ms CPU, max %4 ms wall (call %5)")
-                      .arg(it.key()).arg(it->calls).arg(it->maxCpuNs / 1e6, 0, 'f', 1).arg(it->maxNs / 1e6, 0, 'f', 1)
+                      .arg(it.key())
+                      .arg(it->calls)
+                      .arg(it->maxCpuNs / 1e6, 0, 'f', 1)
+                      .arg(it->maxNs / 1e6, 0, 'f', 1)
                       .arg(it->slowestCall);
     qInfo("%s", qPrintable(report.join(QStringLiteral("; "))));
     for (auto it = all.cbegin(); it != all.cend(); ++it)
