@@ -11,6 +11,8 @@ fi
 packages=(
   # toolchain
   g++ cmake ninja-build ccache pkg-config git file
+  # the layout check (tests/clang_format.sh) against the committed .clang-format
+  clang-format
   # lld: links the ~60 test executables about 5x faster than GNU ld (README, Build time)
   lld
   # Qt 6: widgets, charts, SQL (SQLite driver), svg, platform plugins
