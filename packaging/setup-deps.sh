@@ -16,7 +16,7 @@ packages=(
   # lld: links the ~60 test executables about 5x faster than GNU ld (README, Build time)
   lld
   # Qt 6: widgets, charts, SQL (SQLite driver), svg, platform plugins
-  qt6-base-dev qt6-base-dev-tools libqt6charts6-dev libqt6svg6-dev
+  qt6-base-dev qt6-base-dev-tools qt6-charts-dev qt6-svg-dev
   libqt6opengl6-dev libqt6sql6-sqlite qt6-qpa-plugins libgl-dev libxkbcommon-dev
   # LibTorch 1.13 (CPU) and a fast BLAS: without OpenBLAS LibTorch falls back
   # to reference BLAS and runs about 30x slower (see shared/DESIGN.md).
