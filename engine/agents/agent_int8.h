@@ -11,38 +11,23 @@
 #include <torch/torch.h>
 
 #include <algorithm>
-#include <chrono>
 #include <string>
 #include <vector>
 
 namespace foxhunt::detail {
 
-/// Latency of `forward(input)` over `repeats` timed calls after one warm-up call.
-template <class Forward>
-LatencyPercentiles timeForward(Forward&& forward, const torch::Tensor& input, int repeats)
-{
-    torch::NoGradGuard guard;
-    forward(input); // first-use packing and allocations
-    std::vector<double> micros;
-    micros.reserve(static_cast<std::size_t>(std::max(1, repeats)));
-    for (int r = 0; r < std::max(1, repeats); ++r) {
-        const auto t0 = std::chrono::steady_clock::now();
-        forward(input);
-        micros.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
-    }
-    return latencyPercentiles(std::move(micros));
-}
-
-/// Fills the four latency fields of `e`: FP32 and INT8 at batch 1 and at batch min(32, rows of `inputs`).
+/// Fills the four latency fields of `e`: FP32 and INT8 at batch 1 and at batch min(32, rows of `inputs`),
+/// each pair timed in turns (timeLatenciesInTurns).
 template <class Fp32, class Int8>
 void timeInt8Latencies(Int8Evaluation& e, Fp32&& fp32, Int8&& int8, const torch::Tensor& inputs, int repeats)
 {
-    const torch::Tensor one = inputs.narrow(0, 0, 1);
-    const torch::Tensor b32 = inputs.narrow(0, 0, std::min<int64_t>(32, inputs.size(0)));
-    e.fp32Batch1 = timeForward(fp32, one, repeats);
-    e.int8Batch1 = timeForward(int8, one, repeats);
-    e.fp32Batch32 = timeForward(fp32, b32, repeats);
-    e.int8Batch32 = timeForward(int8, b32, repeats);
+    torch::NoGradGuard guard;
+    for (const int64_t rows : {int64_t{1}, std::min<int64_t>(32, inputs.size(0))}) {
+        const torch::Tensor x = inputs.narrow(0, 0, rows);
+        const PairedLatencies t = timeLatenciesInTurns([&] { fp32(x); }, [&] { int8(x); }, repeats);
+        (rows == 1 ? e.fp32Batch1 : e.fp32Batch32) = t.fp32;
+        (rows == 1 ? e.int8Batch1 : e.int8Batch32) = t.int8;
+    }
 }
 
 /// Fills the size and layer fields of `e` from a quantization of `floatModel`.

@@ -460,33 +460,32 @@ Int8Evaluation ForecasterTrainer::evaluateInt8(const Int8EvaluationOptions& opti
     e.int8Bytes = static_cast<std::size_t>(report.int8_bytes);
     e.bytesRatio = static_cast<double>(e.int8Bytes) / static_cast<double>(std::max<std::size_t>(1, e.fp32Bytes));
 
-    auto time = [&](const Impl::Int8Copy& with, std::size_t batch, std::size_t* servingBytes) {
+    // FP32 and the copy at batch 1 and at the serving batch, each pair timed in turns so that a
+    // change in the machine's load falls on both; then the activation peak of one pass of each.
+    std::size_t fp32Activations = 0, int8Activations = 0;
+    for (const std::size_t batch : {std::size_t{1}, std::size_t{32}}) {
         const std::size_t b = std::min(batch, d.validation.size());
         auto idx = torch::arange(static_cast<int64_t>(d.validation.begin), static_cast<int64_t>(d.validation.begin + b),
                                  torch::kLong);
         auto [pastBatch, knownBatch, targetBatch] = d.batch(idx);
         (void)targetBatch;
-        auto run = [&] {
-            torch::Tensor out = with.mamba || with.tft ? d.forwardWith(with, pastBatch, knownBatch)
-                                                       : d.forward(pastBatch, knownBatch);
-            models::synchronize(d.device);
-            return out;
+        const auto pass = [&](const Impl::Int8Copy& with) {
+            return [&, with] {
+                torch::Tensor out = with.mamba || with.tft ? d.forwardWith(with, pastBatch, knownBatch)
+                                                           : d.forward(pastBatch, knownBatch);
+                models::synchronize(d.device);
+            };
         };
-        run(); // warm-up: first-use packing and allocations
-        if (servingBytes) *servingBytes = detail::peakBytesOf([&] { run(); }, d.device.is_cuda());
-        std::vector<double> micros;
-        for (int r = 0; r < std::max(1, options.latencyRepeats); ++r) {
-            const auto t0 = std::chrono::steady_clock::now();
-            run();
-            micros.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+        const std::function<void()> fp32 = pass({});
+        const std::function<void()> int8 = pass(copy);
+        const PairedLatencies t = timeLatenciesInTurns(fp32, int8, options.latencyRepeats);
+        (batch == 1 ? e.fp32Batch1 : e.fp32Batch32) = t.fp32;
+        (batch == 1 ? e.int8Batch1 : e.int8Batch32) = t.int8;
+        if (batch == 32) {
+            fp32Activations = detail::peakBytesOf(fp32, d.device.is_cuda());
+            int8Activations = detail::peakBytesOf(int8, d.device.is_cuda());
         }
-        return latencyPercentiles(std::move(micros));
-    };
-    std::size_t fp32Activations = 0, int8Activations = 0;
-    e.fp32Batch1 = time({}, 1, nullptr);
-    e.int8Batch1 = time(copy, 1, nullptr);
-    e.fp32Batch32 = time({}, 32, &fp32Activations);
-    e.int8Batch32 = time(copy, 32, &int8Activations);
+    }
     e.fp32ServingBytes = e.fp32Bytes + fp32Activations;
     e.int8ServingBytes = e.int8Bytes + int8Activations;
     detail::gate(e);

@@ -4,6 +4,7 @@
 // forecasters and the agents. Std-only.
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <vector>
 #include <string>
@@ -113,5 +114,23 @@ struct Int8Evaluation {
 
 /// Nearest-rank percentiles of `micros` (empty input gives zeros).
 LatencyPercentiles latencyPercentiles(std::vector<double> micros);
+
+/// FP32's and INT8's latencies at one batch size, measured together.
+struct PairedLatencies {
+    LatencyPercentiles fp32; ///< the FP32 model's passes
+    LatencyPercentiles int8; ///< the INT8 copy's passes
+};
+
+/// A monotonic clock in microseconds; tests inject one.
+using MicrosClock = std::function<double()>;
+
+/// Times `repeats` passes of `fp32` and of `int8` in turns, after one untimed warm-up pass of
+/// each (first-use packing, allocations): round i runs fp32 then int8 when i is even, int8 then
+/// fp32 when it is odd. A change in the machine's load during the measurement (another build, a
+/// throttled core) then falls on both models alike instead of on whichever was timed second, so
+/// the ratios the INT8 gate compares stay what the machine gives. An empty `clock` is
+/// std::chrono::steady_clock.
+PairedLatencies timeLatenciesInTurns(const std::function<void()>& fp32, const std::function<void()>& int8, int repeats,
+                                     const MicrosClock& clock = {});
 
 } // namespace foxhunt

@@ -95,6 +95,31 @@ private Q_SLOTS:
         QCOMPARE(e.verdict.rfind("served", 0) == 0, served);
     }
 
+    // FP32 and INT8 are timed in turns (f i, i f, ...) after an untimed warm-up of each, so a load
+    // that triples halfway through the measurement leaves their ratio where the machine puts it
+    // (0.4 here); timed one after the other, INT8 would have taken all of the slow half (1.2x).
+    void latenciesAreTimedInTurns()
+    {
+        double now = 0.0;
+        double load = 1.0;
+        int passes = 0;
+        std::string order;
+        const auto pass = [&](char name, double cost) {
+            order += name;
+            now += passes < 2 ? 1000.0 : cost * load; // the warm-up passes are slow and must not count
+            if (++passes == 2 + 20) load = 3.0;       // after 10 of the 20 rounds
+        };
+        const PairedLatencies t = timeLatenciesInTurns([&] { pass('f', 10.0); }, [&] { pass('i', 4.0); },
+                                                       /*repeats=*/20, [&] { return now; });
+        QCOMPARE(order.substr(0, 8), std::string("fifiiffi"));
+        QCOMPARE(order.size(), std::size_t{42});
+        QCOMPARE(t.fp32.count, std::size_t{20});
+        QCOMPARE(t.int8.count, std::size_t{20});
+        QCOMPARE(t.int8.p50 / t.fp32.p50, 0.4);
+        QCOMPARE(t.int8.p95 / t.fp32.p95, 0.4);
+        QCOMPARE(t.fp32.p99, 30.0); // the warm-up's 1000 is not among them
+    }
+
     // A copy the gate refuses is not kept: forecasts come from FP32 although INT8 was asked for.
     void refusedCopyIsNotServed()
     {
