@@ -4,6 +4,8 @@
 
 #include "app/cli/commands.h"
 
+#include "models/process.h"
+
 #include <CLI/CLI.hpp>
 
 #include <iostream>
@@ -12,6 +14,7 @@
 
 int main(int argc, char** argv)
 {
+    foxhunt::models::prepareProcess();
     CLI::App app{"Foxhunt: train and watch trading models on ES futures bars (headless)", "foxhunt-cli"};
     app.set_version_flag("--version", std::string("foxhunt-cli ") + FOXHUNT_VERSION);
     app.require_subcommand(1);

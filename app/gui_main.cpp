@@ -5,6 +5,7 @@
 #include "ui/main_window.h"
 
 #include "engine/store/bar_store.h"
+#include "models/process.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -15,6 +16,7 @@
 
 int main(int argc, char** argv)
 {
+    foxhunt::models::prepareProcess();
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("foxhunt"));
     QApplication::setOrganizationName(QStringLiteral("foxhunt"));

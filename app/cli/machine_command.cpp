@@ -26,6 +26,9 @@ int run(bool json)
             return kExitOk;
         }
         std::cout << "This machine: " << machine["summary"].get<std::string>() << '\n';
+        std::cout << "FP32 products: " << machine["blas"]["summary"].get<std::string>() << '\n';
+        if (machine["malloc_keep_bytes"].get<std::size_t>() == 0)
+            std::cout << "Freed tensor memory: returned to the kernel (FOXHUNT_MALLOC=default)\n";
         for (const nlohmann::json& d : machine["devices"])
             std::cout << d["device"].get<std::string>() << ": auto precision starts from "
                       << d["amp_auto"].get<std::string>() << " (" << d["amp_reason"].get<std::string>() << ")\n";

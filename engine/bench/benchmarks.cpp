@@ -4,6 +4,7 @@
 
 #include "engine/bench/bench_suite.h"
 
+#include "models/process.h"
 #include "models/runtime.h"
 
 #include <benchmark/benchmark.h>
@@ -17,6 +18,7 @@ namespace foxhunt::bench {
 
 void prepare()
 {
+    const models::ProcessSetup setup = models::prepareProcess();
     int threads = 1;
     if (const char* env = std::getenv("FOXHUNT_THREADS")) threads = std::max(1, std::atoi(env));
     models::setThreads(threads);
@@ -24,6 +26,8 @@ void prepare()
     benchmark::AddCustomContext("torch_version", models::torchVersion());
     benchmark::AddCustomContext("intra_op_threads", std::to_string(threads));
     benchmark::AddCustomContext("hardware_threads", std::to_string(std::thread::hardware_concurrency()));
+    benchmark::AddCustomContext("blas", models::blasInfo().summary());
+    benchmark::AddCustomContext("malloc_keep_bytes", std::to_string(setup.mallocKeepBytes));
 }
 
 int runAll(int argc, char** argv)

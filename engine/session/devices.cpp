@@ -4,6 +4,7 @@
 #include "engine/session/session_json.h"
 #include "models/hardware/machine_probe.h"
 #include "models/precision/mixed_precision.h"
+#include "models/process.h"
 #include "models/runtime.h"
 
 #include <nlohmann/json.hpp>
@@ -23,7 +24,7 @@ std::vector<std::string> computeDevices()
 
 std::string machineSummary()
 {
-    return models::hardware::this_machine().summary();
+    return models::hardware::this_machine().summary() + "; FP32 GEMM: " + models::blasInfo().summary();
 }
 
 std::string machineJsonText()

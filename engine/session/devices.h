@@ -17,7 +17,8 @@ std::vector<std::string> computeDevices();
 /// The CPU's model name from /proc/cpuinfo ("unknown CPU" when it cannot be read).
 std::string cpuModel();
 
-/// This machine for people: "AMD EPYC, 2 cores / 2 threads; AVX2, AVX-512, AVX512-BF16, AVX512-VNNI; no GPU".
+/// This machine for people: "AMD EPYC, 2 cores / 2 threads; AVX2, AVX-512, AVX512-BF16, AVX512-VNNI; no GPU;
+/// FP32 GEMM: OpenBLAS, Cooperlake kernels" (the BLAS that runs LibTorch's FP32 products, see models/process.h).
 std::string machineSummary();
 
 /// This machine as a JSON text: the probe (CPU model, cores, ISA features, GPUs, LibTorch) and, for each

@@ -3,6 +3,7 @@
 
 #include "engine/data/market_time.h"
 #include "engine/precision/int8_evaluation_json.h"
+#include "models/process.h"
 
 #include <nlohmann/json.hpp>
 
@@ -111,16 +112,35 @@ nlohmann::json toJson(const Int8Evaluation& e, int latencyRepeats)
     return j;
 }
 
+namespace {
+
+nlohmann::json blasJson()
+{
+    const models::BlasInfo blas = models::blasInfo();
+    return {{"library", blas.library},
+            {"kernels", blas.kernels},
+            {"forced_by", blas.forcedBy},
+            {"summary", blas.summary()}};
+}
+
+} // namespace
+
 nlohmann::json machineJson(const models::hardware::MachineInfo& machine)
 {
     nlohmann::json gpus = nlohmann::json::array();
     for (const auto& g : machine.gpus)
         gpus.push_back(
             {{"index", g.index}, {"name", g.name}, {"capability", g.capability()}, {"memory_bytes", g.memory_bytes}});
-    return {{"summary", machine.summary()},         {"cpu", machine.cpu_model},
-            {"logical_cpus", machine.logical_cpus}, {"physical_cores", machine.physical_cores},
-            {"cpu_features", machine.cpu.names()},  {"gpus", gpus},
-            {"torch", machine.torch_version},       {"fingerprint", machine.fingerprint()}};
+    return {{"summary", machine.summary()},
+            {"cpu", machine.cpu_model},
+            {"logical_cpus", machine.logical_cpus},
+            {"physical_cores", machine.physical_cores},
+            {"cpu_features", machine.cpu.names()},
+            {"gpus", gpus},
+            {"torch", machine.torch_version},
+            {"fingerprint", machine.fingerprint()},
+            {"blas", blasJson()},
+            {"malloc_keep_bytes", models::processSetup().mallocKeepBytes}};
 }
 
 nlohmann::json toJson(const TftInterpretation& i)

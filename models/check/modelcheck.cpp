@@ -13,6 +13,7 @@
 #include "models/precision/int8_linear.h"
 #include "models/precision/loss_scaler.h"
 #include "models/precision/quantize.h"
+#include "models/process.h"
 #include "models/quantile_loss.h"
 #include "models/runtime.h"
 #include "models/tft/tft.h"
@@ -268,6 +269,7 @@ std::vector<ModelSet> build_models(const torch::Device& device)
 
 int main(int argc, char** argv)
 {
+    fm::prepareProcess();
     std::string device_name = "cpu";
     bool quick = false;
     for (int i = 1; i < argc; ++i) {

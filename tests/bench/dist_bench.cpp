@@ -12,6 +12,7 @@
 #include "engine/session/local_workers.h"
 #include "engine/session/training_session.h"
 #include "models/distributed/communicator.h"
+#include "models/process.h"
 #include "models/runtime.h"
 
 #include <nlohmann/json.hpp>
@@ -142,6 +143,7 @@ int runPeer()
 
 int main(int argc, char** argv)
 {
+    models::prepareProcess();
     models::setThreads(1);
     if (std::getenv("FOXHUNT_DIST_BENCH_MODEL")) return runPeer();
     if (!dist::available()) {
