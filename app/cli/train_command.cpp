@@ -144,14 +144,6 @@ SessionConfig configFromArgs(const TrainArgs& a)
 
 int runGroup(const TrainArgs& a);
 
-/// Makes run `runId` member `a.groupMember` of group `a.groupId` (its own connection: the session
-/// writes through another).
-void joinGroupAsMember(const std::string& db, const TrainArgs& a, std::int64_t runId)
-{
-    BarStore store(db);
-    RunStore(store).addGroupMember(a.groupId, runId, a.groupMember);
-}
-
 int run(const TrainArgs& a)
 {
     if (!a.window.empty() && a.folds == 0) {
@@ -169,6 +161,11 @@ int run(const TrainArgs& a)
     } catch (const std::exception& e) {
         printError(e.what());
         return kExitError;
+    }
+    if (a.resume == 0) {
+        // Recorded by the session in the transaction that creates the run (a resumed member is in its group).
+        config.groupId = a.groupId;
+        config.groupMember = a.groupMember;
     }
     // From --threads or the config file alike: no more intra-op threads than the machine has.
     if (const ThreadCap cap = capThreads(config.threads); !cap.note.empty()) {
@@ -249,47 +246,11 @@ int run(const TrainArgs& a)
             }
         });
     }
-    // A group member joins its group as soon as its run exists, so that a member killed early is
-    // resumed rather than trained a second time; a resumed member is in its group already.
-    std::atomic<bool> joined{a.groupId == 0 || a.resume > 0};
-    std::jthread joiner;
-    if (!joined) {
-        joiner = std::jthread([&](std::stop_token stop) {
-            std::mutex mutex;
-            std::condition_variable_any wake;
-            std::unique_lock lock(mutex);
-            while (!stop.stop_requested()) {
-                if (const std::int64_t id = session.progress().runId.load(); id > 0) {
-                    try {
-                        joinGroupAsMember(db, a, id);
-                    } catch (const std::exception& e) {
-                        printError("group " + std::to_string(a.groupId) + ": " + e.what());
-                        session.stop();
-                    }
-                    joined = true;
-                    return;
-                }
-                wake.wait_for(lock, stop, std::chrono::milliseconds(10), [] { return false; });
-            }
-        });
-    }
     const SessionResult result = session.run();
     g_session = nullptr;
     if (progress.joinable()) {
         progress.request_stop();
         progress.join();
-    }
-    if (joiner.joinable()) {
-        joiner.request_stop();
-        joiner.join();
-    }
-    if (!joined && result.runId > 0) {
-        try {
-            joinGroupAsMember(db, a, result.runId);
-        } catch (const std::exception& e) {
-            printError("group " + std::to_string(a.groupId) + ": " + e.what());
-            return kExitError;
-        }
     }
 
     if (a.resume > 0 && (!a.tags.empty() || !a.name.empty()) && result.runId > 0) {

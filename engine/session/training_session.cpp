@@ -385,8 +385,8 @@ SessionResult TrainingSession::run()
             } else {
                 // Stored as the models train with it, so the report's hyperparameters are the ones used.
                 runId = runs->createRun(name, toJson(effectiveConfig(cfg)).dump(), *series, bars.front().tsEvent,
-                                        bars.back().tsEvent, versions.dump());
-                if (!cfg.tags.empty()) runs->addTags(runId, cfg.tags);
+                                        bars.back().tsEvent, versions.dump(),
+                                        NewRunLabels{cfg.tags, cfg.groupId, cfg.groupMember});
             }
             {
                 // What every checkpoint of this run carries, and a resume checks.

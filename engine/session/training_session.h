@@ -64,6 +64,10 @@ struct SessionConfig {
     std::string name; ///< run name ("" = generated)
     /// Tags the new run gets as it is created (not part of its stored config; a resumed run keeps its own).
     std::vector<std::string> tags;
+    /// > 0: the new run is member `groupMember` of this run group, recorded as the run is created
+    /// (like tags, not part of its stored config; a resumed run is in its group already).
+    std::int64_t groupId = 0;
+    std::int64_t groupMember = -1;
     std::vector<ModelKind> models{ModelKind::Dqn};
     std::string series;                  ///< id or symbol; "" = first real series, else the synthetic default
     std::optional<std::int64_t> fromDay; ///< first ES trading day (days since epoch)

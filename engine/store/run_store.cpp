@@ -196,8 +196,12 @@ RunStatus runStatusFromString(const std::string& name)
 }
 
 std::int64_t RunStore::createRun(const std::string& name, const std::string& configJson, const SeriesInfo& series,
-                                 std::int64_t fromTs, std::int64_t toTs, const std::string& versionsJson)
+                                 std::int64_t fromTs, std::int64_t toTs, const std::string& versionsJson,
+                                 const NewRunLabels& labels)
 {
+    std::vector<std::string> tags;
+    for (const std::string& t : labels.tags) tags.push_back(checkedTag(t));
+    sql::Transaction tx(m_database.handle());
     sql::Statement q(m_database.handle(),
                      "INSERT INTO runs(name, created, status, config, series_id, series, from_ts, to_ts, versions, "
                      "owner_pid, uuid) VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, lower(hex(randomblob(16))))");
@@ -207,6 +211,13 @@ std::int64_t RunStore::createRun(const std::string& name, const std::string& con
     q.bind(5, series.symbol).bind(6, fromTs).bind(7, toTs).bind(8, versionsJson).bind(9, std::int64_t{::getpid()});
     q.run();
     const std::int64_t id = sqlite3_last_insert_rowid(m_database.handle());
+    sql::Statement tag(m_database.handle(), "INSERT OR IGNORE INTO run_tags(run_id, tag) VALUES (?, ?)");
+    for (const std::string& t : tags) {
+        tag.bind(1, id).bind(2, t).run();
+        tag.reset();
+    }
+    if (labels.groupId > 0) addGroupMember(labels.groupId, id, labels.groupMember);
+    tx.commit();
     takeOwnership(id);
     return id;
 }

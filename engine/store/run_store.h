@@ -47,6 +47,14 @@ std::string toString(GroupKind kind);
 /// Parses the names above; throws std::invalid_argument otherwise.
 GroupKind groupKindFromString(const std::string& name);
 
+/// What a new run is born with besides its config, written in the same transaction as the run
+/// itself, so that a process killed right after createRun() leaves no run without them.
+struct NewRunLabels {
+    std::vector<std::string> tags; ///< checked as addTags() checks them
+    std::int64_t groupId = 0;      ///< > 0: the run is member `groupMember` of this group (addGroupMember's rules)
+    std::int64_t groupMember = -1;
+};
+
 /// One stored run group: one config, trained once per member, each member an ordinary run.
 struct RunGroupInfo {
     std::int64_t id = 0;
@@ -93,9 +101,11 @@ public:
     /// Works on the database `store` sits on.
     explicit RunStore(BarStore& store) : RunStore(store.database()) { }
 
-    /// Creates a run in status running, owned by this process.
+    /// Creates a run in status running, owned by this process, with its tags and group place in one
+    /// transaction. Throws std::invalid_argument (and creates nothing) for a bad tag or group place.
     std::int64_t createRun(const std::string& name, const std::string& configJson, const SeriesInfo& series,
-                           std::int64_t fromTs, std::int64_t toTs, const std::string& versionsJson);
+                           std::int64_t fromTs, std::int64_t toTs, const std::string& versionsJson,
+                           const NewRunLabels& labels = {});
     /// Appends samples in one transaction (the batch is committed whole or not at all).
     void appendMetrics(std::int64_t runId, const MetricBatch& samples);
     /// Takes over a stopped, failed or interrupted run to resume it: status running, owned by this process.

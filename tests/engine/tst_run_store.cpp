@@ -51,6 +51,7 @@ private Q_SLOTS:
     void trashedIdIsNotReused();
     void trashMigrationKeepsRuns();
     void groupsKeepTheirMembers();
+    void aNewRunJoinsItsGroupAsItIsCreated();
     void groupOfAVanishedProcessIsInterrupted();
     void migrationAddsGroupsToAnOlderStore();
 
@@ -698,6 +699,32 @@ void TestRunStore::groupsKeepTheirMembers()
     QCOMPARE(toString(GroupKind::Folds), std::string("folds"));
     QVERIFY(groupKindFromString("sweep") == GroupKind::Sweep);
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, groupKindFromString("bags"));
+}
+
+void TestRunStore::aNewRunJoinsItsGroupAsItIsCreated()
+{
+    BarStore bars(m_path);
+    RunStore runs(bars);
+    const std::int64_t g = runs.createGroup(GroupKind::Seeds, "{}", {1, 2});
+    const std::int64_t a = runs.createRun("seed 1", "{}", {}, 0, 0, "{}", NewRunLabels{{"sweep"}, g, 1});
+    const std::optional<RunInfo> info = runs.run(a);
+    QVERIFY(info);
+    QCOMPARE(info->groupId, g);
+    QCOMPARE(info->groupMember, std::int64_t(1));
+    QCOMPARE(runs.tags(a), std::vector<std::string>{"sweep"});
+    // A place taken, a member outside the spec, or a bad tag: nothing is created, not even a run
+    // without its group (which a resume would train a second time).
+    const std::size_t before = runs.runs().size();
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                             runs.createRun("seed 1 again", "{}", {}, 0, 0, "{}", NewRunLabels{{}, g, 1}));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                             runs.createRun("seed 9", "{}", {}, 0, 0, "{}", NewRunLabels{{}, g, 9}));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                             runs.createRun("bad tag", "{}", {}, 0, 0, "{}", NewRunLabels{{"a,b"}, g, 2}));
+    QCOMPARE(runs.runs().size(), before);
+    QCOMPARE(runs.groupMembers(g).size(), std::size_t(1));
+    const std::int64_t b = runs.createRun("seed 2", "{}", {}, 0, 0, "{}", NewRunLabels{{}, g, 2});
+    QCOMPARE(runs.run(b)->groupMember, std::int64_t(2));
 }
 
 void TestRunStore::groupOfAVanishedProcessIsInterrupted()
