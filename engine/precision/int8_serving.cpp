@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "engine/precision/int8_serving.h"
+#include "engine/precision/kernel_cache.h"
 
 #include "engine/store/kernel_timings.h"
 #include "models/memory/memory_tracker.h"
@@ -124,3 +125,12 @@ std::size_t peakBytesOf(const std::function<void()>& run, bool onCuda)
 }
 
 } // namespace foxhunt::detail
+
+namespace foxhunt {
+
+std::shared_ptr<models::precision::KernelTimingCache> storedKernelTimings(KernelTimingTable& table)
+{
+    return std::make_shared<detail::StoredKernelTimings>(table);
+}
+
+} // namespace foxhunt

@@ -154,6 +154,10 @@ struct SessionResult {
     std::string json; ///< the full result document (config, split, per-model training and evaluation)
 };
 
+namespace session {
+class SessionRun;
+}
+
 /// Runs one session. Construct, optionally connect onSamples, call run() on a worker thread.
 class TrainingSession {
 public:
@@ -216,6 +220,7 @@ private:
     std::function<std::chrono::steady_clock::time_point()> m_checkpointClock;
     bool m_worker = false; ///< a rank > 0: no store, no telemetry, everything from rank 0
     friend SessionResult runWorker(const Rendezvous& rendezvous);
+    friend class session::SessionRun; ///< the steps of run() (engine/session/session_run.h)
 };
 
 /// Runs one worker rank (> 0) of a multi-process run: receives the run (config, bars, checkpoints)
