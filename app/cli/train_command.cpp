@@ -8,6 +8,7 @@
 
 #include "engine/data/market_time.h"
 #include "engine/replay/fold_plan.h"
+#include "engine/replay/sweep_plan.h"
 #include "engine/replay/split.h"
 #include "engine/report/group_summary.h"
 #include "engine/session/child_process.h"
@@ -70,6 +71,7 @@ struct TrainArgs {
     std::string seeds;            ///< a run group: one member per seed ("1-5", "1,3,7")
     int folds = 0;                ///< a run group of walk-forward folds (x seeds)
     std::string window;           ///< folds: "expanding" (default) or "rolling"
+    std::string sweep;            ///< a run group: one member per trial of this sweep file
     int jobs = 0;                 ///< members trained at once (default: the hardware threads)
     std::int64_t resumeGroup = 0; ///< finish a group: start, resume or skip each member
     std::int64_t groupId = 0;     ///< internal: this process trains member groupMember of that group
@@ -150,7 +152,7 @@ int run(const TrainArgs& a)
         printError("--window goes with --folds");
         return kExitError;
     }
-    if (!a.seeds.empty() || a.folds > 0 || a.resumeGroup > 0) return runGroup(a);
+    if (!a.seeds.empty() || a.folds > 0 || a.resumeGroup > 0 || !a.sweep.empty()) return runGroup(a);
     if ((a.groupId > 0) != (a.groupMember >= 0)) {
         printError("--group-id and --group-member go together");
         return kExitError;
@@ -394,8 +396,13 @@ nlohmann::json foldMemberConfig(nlohmann::json config, const FoldMember& m)
 int runGroup(const TrainArgs& a)
 {
     const bool resuming = a.resumeGroup > 0;
-    if (resuming && (!a.seeds.empty() || a.folds > 0)) {
-        printError("--resume-group takes the seeds and folds the group was made with; leave out --seeds and --folds");
+    if (resuming && (!a.seeds.empty() || a.folds > 0 || !a.sweep.empty())) {
+        printError("--resume-group takes the seeds, folds and trials the group was made with; leave out --seeds, "
+                   "--folds and --sweep");
+        return kExitError;
+    }
+    if (!a.sweep.empty() && (!a.seeds.empty() || a.folds > 0)) {
+        printError("--sweep trains one run per trial with the config's seed; leave out --seeds and --folds");
         return kExitError;
     }
     // --folds alone trains one seed: the config's, or --seed's.
@@ -408,6 +415,7 @@ int runGroup(const TrainArgs& a)
             return kExitError;
         }
     std::vector<std::int64_t> seeds;
+    std::optional<SweepPlan> sweep; // a sweep group's members
     std::string configJson;
     SessionConfig base;
     std::optional<FoldWindow> window;
@@ -421,6 +429,26 @@ int runGroup(const TrainArgs& a)
             seeds = a.seeds.empty() ? std::vector<std::int64_t>{static_cast<std::int64_t>(base.seed)}
                                     : parseSeeds(a.seeds);
             configJson = toJson(base).dump();
+            if (!a.sweep.empty()) {
+                // The trials are drawn here, once, and every trial's config is checked before the
+                // group is made.
+                std::ifstream in(a.sweep);
+                if (!in) throw std::invalid_argument("cannot read sweep file " + a.sweep);
+                const nlohmann::json spec = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+                if (spec.is_discarded()) throw std::invalid_argument(a.sweep + " is not JSON");
+                nlohmann::json config = nlohmann::json::parse(configJson);
+                sweep = planSweep(spec, config);
+                for (std::size_t i = 0; i < sweep->trials.size(); ++i) {
+                    try {
+                        validate(sessionConfigFromJson(trialConfig(config, sweep->trials[i]), base));
+                    } catch (const std::exception& e) {
+                        throw std::invalid_argument("sweep trial " + std::to_string(i) + " (" +
+                                                    describeTrial(sweep->trials[i], sweep->keys) + "): " + e.what());
+                    }
+                }
+                config["sweep"] = toJson(*sweep);
+                configJson = config.dump();
+            }
         }
     } catch (const std::exception& e) {
         printError(e.what());
@@ -447,11 +475,18 @@ int runGroup(const TrainArgs& a)
             configJson = group->configJson;
             if (group->kind == GroupKind::Folds)
                 plan = foldPlanFromJson(nlohmann::json::parse(configJson).at("walk_forward"));
+            if (group->kind == GroupKind::Sweep)
+                sweep = sweepPlanFromJson(nlohmann::json::parse(configJson).at("sweep"));
             runs->reopenGroup(groupId); // refuses a group another process is running
             std::map<std::int64_t, RunInfo> byMember;
             for (RunInfo& r : runs->groupMembers(groupId)) byMember.emplace(r.groupMember, std::move(r));
             for (std::int64_t member : memberIds) {
                 std::int64_t seed = member;
+                if (sweep) {
+                    if (member < 0 || static_cast<std::size_t>(member) >= sweep->trials.size())
+                        throw std::runtime_error("member " + std::to_string(member) + " is not a trial of the sweep");
+                    seed = nlohmann::json::parse(configJson).value("seed", std::int64_t{1});
+                }
                 if (plan) {
                     if (member < 0 || static_cast<std::size_t>(member) >= plan->members.size())
                         throw std::runtime_error("member " + std::to_string(member) +
@@ -485,6 +520,12 @@ int runGroup(const TrainArgs& a)
                     jobs.push_back({static_cast<std::int64_t>(i), plan->members[i].seed, 0});
                 }
                 groupId = runs->createGroup(GroupKind::Folds, configJson, memberIds);
+            } else if (sweep) {
+                for (std::size_t i = 0; i < sweep->trials.size(); ++i) {
+                    memberIds.push_back(static_cast<std::int64_t>(i));
+                    jobs.push_back({static_cast<std::int64_t>(i), static_cast<std::int64_t>(base.seed), 0});
+                }
+                groupId = runs->createGroup(GroupKind::Sweep, configJson, memberIds);
             } else {
                 memberIds = seeds;
                 groupId = runs->createGroup(GroupKind::Seeds, configJson, seeds);
@@ -517,6 +558,11 @@ int runGroup(const TrainArgs& a)
                 if (job.resumeRunId == 0)
                     writeConfig(job.member, filePrefix + "-m" + std::to_string(job.member) + ".json",
                                 foldMemberConfig(config, plan->members[static_cast<std::size_t>(job.member)]).dump());
+        } else if (sweep) {
+            for (const MemberJob& job : jobs)
+                if (job.resumeRunId == 0)
+                    writeConfig(job.member, filePrefix + "-t" + std::to_string(job.member) + ".json",
+                                trialConfig(config, sweep->trials[static_cast<std::size_t>(job.member)]).dump());
         } else {
             writeConfig(-1, filePrefix + ".json", configJson);
         }
@@ -546,7 +592,7 @@ int runGroup(const TrainArgs& a)
             for (std::string s : {std::string("--resume"), std::to_string(job.resumeRunId)})
                 args.push_back(std::move(s));
         } else {
-            const std::filesystem::path& configFile = configFiles.at(plan ? job.member : -1);
+            const std::filesystem::path& configFile = configFiles.at(plan || sweep ? job.member : -1);
             for (std::string s : {std::string("--config"), configFile.string(), std::string("--models"), models,
                                   std::string("--seed"), std::to_string(job.seed)})
                 args.push_back(std::move(s));
@@ -628,9 +674,13 @@ int runGroup(const TrainArgs& a)
             for (const GroupMemberLine& m : summary.members) {
                 if (m.fold >= 0)
                     std::cout << "  member " << m.member << " (seed " << m.seed << ", fold " << m.fold << ")";
+                else if (sweep) std::cout << "  trial " << m.member;
                 else std::cout << "  seed " << m.member;
                 std::cout << ": run " << m.runId << " " << m.status << '\n';
             }
+            for (const TrialLine& t : summary.trials)
+                std::cout << "  #" << t.rank << " trial " << t.member << " (" << t.settings << "): " << t.scoreName
+                          << " " << t.score << '\n';
             for (const ModelGroupSummary& g : summary.models) {
                 std::cout << "  " << g.model << ":";
                 const auto figure = [](const MemberAggregate& x) {
@@ -714,6 +764,10 @@ Runner addTrainCommand(CLI::App& app)
                     "A run group of K walk-forward folds by trading day (x --seeds): each fold trains afresh and "
                     "is tested on the days after its window")
         ->check(CLI::Range(1, 1000));
+    cmd->add_option("--sweep", args->sweep,
+                    "A run group searching hyperparameters: grid or random search over config keys within a trial "
+                    "budget, one run per trial, ranked by test result (JSON file; see README)")
+        ->check(CLI::ExistingFile);
     cmd->add_option("--window", args->window, "Folds: the training window, expanding (from the first day) or rolling")
         ->check(CLI::IsMember({"expanding", "rolling"}));
     cmd->add_option("--jobs", args->jobs, "A run group: members trained at once (default: the hardware threads)")

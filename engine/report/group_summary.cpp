@@ -2,6 +2,7 @@
 #include "engine/report/group_summary.h"
 
 #include "engine/data/market_time.h"
+#include "engine/replay/sweep_plan.h"
 #include "engine/stats/comparison.h"
 #include "engine/stats/descriptive.h"
 #include "engine/stats/returns.h"
@@ -235,6 +236,46 @@ MemberAggregate aggregateStrata(const std::vector<std::vector<double>>& given, i
     return a;
 }
 
+namespace {
+
+/// One member of a group with its run's figures.
+struct Member {
+    std::int64_t member, runId;
+    RunSummary summary;
+};
+
+/// A sweep's trials, best first (see GroupSummary::trials).
+void rankTrials(GroupSummary& s, const SweepPlan& sweep, const std::vector<Member>& summaries,
+                const std::vector<std::string>& modelOrder)
+{
+    if (modelOrder.empty()) return;
+    const auto agent = std::find_if(modelOrder.begin(), modelOrder.end(), isAgent);
+    const std::string model = agent != modelOrder.end() ? *agent : modelOrder.front();
+    const bool higherIsBetter = isAgent(model);
+    const std::string scoreName = model + (higherIsBetter ? " test Sharpe" : " test quantile loss");
+    for (const GroupMemberLine& m : s.members) {
+        TrialLine t;
+        t.member = m.member;
+        t.runId = m.runId;
+        t.scoreName = scoreName;
+        t.score = std::numeric_limits<double>::quiet_NaN();
+        if (m.member >= 0 && static_cast<std::size_t>(m.member) < sweep.trials.size())
+            t.settings = describeTrial(sweep.trials[static_cast<std::size_t>(m.member)], sweep.keys);
+        for (const Member& r : summaries)
+            if (r.member == m.member)
+                if (const ModelResults* res = r.summary.find(model))
+                    t.score = higherIsBetter ? res->testSharpe : res->quantileLoss;
+        s.trials.push_back(std::move(t));
+    }
+    std::stable_sort(s.trials.begin(), s.trials.end(), [&](const TrialLine& a, const TrialLine& b) {
+        if (std::isfinite(a.score) != std::isfinite(b.score)) return std::isfinite(a.score);
+        return higherIsBetter ? a.score > b.score : a.score < b.score;
+    });
+    for (std::size_t i = 0; i < s.trials.size(); ++i) s.trials[i].rank = std::isfinite(s.trials[i].score) ? i + 1 : 0;
+}
+
+} // namespace
+
 GroupSummary summarizeGroup(const RunStore& runs, std::int64_t groupId)
 {
     const std::optional<RunGroupInfo> group = runs.group(groupId);
@@ -244,25 +285,24 @@ GroupSummary summarizeGroup(const RunStore& runs, std::int64_t groupId)
     s.kind = toString(group->kind);
     s.status = toString(group->status);
 
-    if (group->kind == GroupKind::Folds) {
-        const json config = json::parse(group->configJson, nullptr, /*allow_exceptions=*/false);
-        if (config.is_object() && config.contains("walk_forward")) s.folds = foldPlanFromJson(config["walk_forward"]);
-    }
+    const json config = json::parse(group->configJson, nullptr, /*allow_exceptions=*/false);
+    if (group->kind == GroupKind::Folds && config.is_object() && config.contains("walk_forward"))
+        s.folds = foldPlanFromJson(config["walk_forward"]);
+    std::optional<SweepPlan> sweep;
+    if (group->kind == GroupKind::Sweep && config.is_object() && config.contains("sweep"))
+        sweep = sweepPlanFromJson(config["sweep"]);
     // A member's seed and fold: a seeds group's member is its seed; a folds group's indexes its plan.
     const auto seedAndFold = [&](std::int64_t m) -> std::pair<std::int64_t, std::int64_t> {
         if (s.folds && m >= 0 && static_cast<std::size_t>(m) < s.folds->members.size()) {
             const FoldMember& f = s.folds->members[static_cast<std::size_t>(m)];
             return {f.seed, static_cast<std::int64_t>(f.days.fold)};
         }
+        if (sweep) return {config.value("seed", std::int64_t{1}), -1}; // a sweep's member is its trial
         return {m, -1};
     };
 
     std::map<std::int64_t, RunInfo> byMember;
     for (RunInfo& r : runs.groupMembers(groupId)) byMember.emplace(r.groupMember, std::move(r));
-    struct Member {
-        std::int64_t member, runId;
-        RunSummary summary;
-    };
     std::vector<Member> summaries;
     std::vector<std::string> modelOrder;
     for (std::int64_t m : group->members) {
@@ -371,6 +411,7 @@ GroupSummary summarizeGroup(const RunStore& runs, std::int64_t groupId)
         }
         s.models.push_back(std::move(g));
     }
+    if (sweep) rankTrials(s, *sweep, summaries, modelOrder);
     return s;
 }
 
@@ -410,6 +451,17 @@ nlohmann::json toJson(const GroupSummary& s)
     }
     json out{{"group_id", s.groupId}, {"kind", s.kind}, {"status", s.status}, {"members", members}, {"models", models}};
     if (s.folds) out["walk_forward"] = toJson(*s.folds);
+    if (!s.trials.empty()) {
+        json trials = json::array();
+        for (const TrialLine& t : s.trials)
+            trials.push_back({{"rank", t.rank},
+                              {"member", t.member},
+                              {"run_id", t.runId},
+                              {"settings", t.settings},
+                              {"ranked_by", t.scoreName},
+                              {"score", number(t.score)}});
+        out["trials"] = std::move(trials);
+    }
     return out;
 }
 

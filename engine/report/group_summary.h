@@ -98,13 +98,27 @@ struct GroupMemberLine {
     std::string status;      ///< the run's, or "pending"
 };
 
+/// Sweep groups: one trial and where it ranks.
+struct TrialLine {
+    std::size_t rank = 0;    ///< 1 = best; 0 = no test result (listed last)
+    std::int64_t member = 0; ///< the trial's index in the sweep plan
+    std::int64_t runId = 0;  ///< 0: never started
+    std::string settings;    ///< its values, "dqn.learning_rate=0.001, steps=500"
+    std::string scoreName;   ///< what it is ranked by, e.g. "dqn test Sharpe"
+    double score = 0.0;      ///< NaN without a test result
+};
+
 struct GroupSummary {
     std::int64_t groupId = 0;
-    std::string kind; ///< "seeds" or "folds"
+    std::string kind; ///< "seeds", "folds" or "sweep"
     std::string status;
     std::vector<GroupMemberLine> members;
     std::optional<FoldPlan> folds; ///< folds group: the stored plan
     std::vector<ModelGroupSummary> models;
+    /// Sweep groups: every trial, best first, by the first agent's test Sharpe (higher is better) or,
+    /// without agents, the first forecaster's test quantile loss (lower is better). The best trial's
+    /// deflated Sharpe (ModelGroupSummary::best) counts every trial with a result as tried.
+    std::vector<TrialLine> trials;
 };
 
 /// The same over several strata (a folds group's folds: each fold resampled within itself).

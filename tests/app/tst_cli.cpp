@@ -49,6 +49,7 @@ private Q_SLOTS:
     void trainsAgentsAndWritesReports();
     void killedRunIsInterruptedAndResumes();
     void seedsTrainAGroup();
+    void sweepTrainsATrialPerMemberAndRanksThem();
     void interruptedGroupResumes();
     void foldsTrainWalkForward();
     void badTrainSettingsAreRefused_data();
@@ -636,6 +637,66 @@ void TestCli::interruptedGroupResumes()
                               QString::number(group)});
     QVERIFY2(again.exitCode == 0, again.err.constData());
     QCOMPARE(runs.runs().size(), std::size_t(3));
+}
+
+void TestCli::sweepTrainsATrialPerMemberAndRanksThem()
+{
+    // A grid of two learning rates: two ordinary runs in a sweep group, each trained with its trial's
+    // value; --json ranks the trials and deflates the best one's Sharpe over both.
+    const QString store = db(QStringLiteral("sweep.db"));
+    const QString spec = writeFile(QStringLiteral("sweep.json"),
+                                   R"({"method": "grid", "space": {"dqn.learning_rate": [0.0001, 0.001]}})");
+    const Result r = cli({QStringLiteral("train"), QStringLiteral("--db"), store, QStringLiteral("--models"),
+                          QStringLiteral("dqn"), QStringLiteral("--steps"), QStringLiteral("300"),
+                          QStringLiteral("--sweep"), spec, QStringLiteral("--jobs"), QStringLiteral("2"),
+                          QStringLiteral("--json")});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const QJsonObject j = r.json();
+    const int group = j.value(QStringLiteral("group_id")).toInt();
+    QVERIFY2(group > 0, r.out.constData());
+    QCOMPARE(j.value(QStringLiteral("kind")).toString(), QStringLiteral("sweep"));
+    QCOMPARE(j.value(QStringLiteral("status")).toString(), QStringLiteral("finished"));
+    const QJsonArray trials = j.value(QStringLiteral("trials")).toArray();
+    QCOMPARE(trials.size(), 2);
+    QSet<QString> settings;
+    for (int i = 0; i < 2; ++i) {
+        const QJsonObject t = trials.at(i).toObject();
+        QCOMPARE(t.value(QStringLiteral("rank")).toInt(), i + 1);
+        QCOMPARE(t.value(QStringLiteral("ranked_by")).toString(), QStringLiteral("dqn test Sharpe"));
+        settings.insert(t.value(QStringLiteral("settings")).toString());
+    }
+    QCOMPARE(settings,
+             (QSet<QString>{QStringLiteral("dqn.learning_rate=0.0001"), QStringLiteral("dqn.learning_rate=0.001")}));
+    // Ranked best first, where both have a Sharpe.
+    const QJsonValue first = trials.at(0).toObject().value(QStringLiteral("score"));
+    const QJsonValue second = trials.at(1).toObject().value(QStringLiteral("score"));
+    if (first.isDouble() && second.isDouble()) QVERIFY(first.toDouble() >= second.toDouble());
+    const QJsonObject best = j.value(QStringLiteral("models"))
+                                 .toObject()
+                                 .value(QStringLiteral("dqn"))
+                                 .toObject()
+                                 .value(QStringLiteral("best_member"))
+                                 .toObject();
+    if (!best.isEmpty()) QCOMPARE(best.value(QStringLiteral("trials")).toInt(), 2);
+
+    // Each member trained with its trial's learning rate, and the group stores the plan.
+    foxhunt::BarStore bars(store.toStdString());
+    foxhunt::RunStore stored(bars);
+    const std::vector<foxhunt::RunInfo> members = stored.groupMembers(group);
+    QCOMPARE(members.size(), std::size_t(2));
+    const nlohmann::json plan = nlohmann::json::parse(stored.group(group)->configJson).at("sweep");
+    for (const foxhunt::RunInfo& run : members) {
+        const double lr = nlohmann::json::parse(run.configJson).at("dqn").at("learning_rate").get<double>();
+        QCOMPARE(lr, plan.at("trials").at(run.groupMember).at("dqn.learning_rate").get<double>());
+    }
+
+    // A bad sweep is refused before anything is stored.
+    const QString bad = writeFile(QStringLiteral("bad.json"), R"({"space": {"dqn.learning_rat": [0.1]}})");
+    const Result refused = cli(
+        {QStringLiteral("train"), QStringLiteral("--db"), store, QStringLiteral("--sweep"), bad});
+    QVERIFY(refused.exitCode != 0);
+    QVERIFY2(refused.err.contains("no key 'dqn.learning_rat'"), refused.err.constData());
+    QCOMPARE(stored.groups().size(), std::size_t(1));
 }
 
 void TestCli::foldsTrainWalkForward()
