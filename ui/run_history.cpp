@@ -12,6 +12,7 @@
 #include "engine/report/run_summary.h"
 #include "engine/store/bar_store.h"
 #include "engine/store/run_store.h"
+#include "engine/store/run_trash.h"
 #include "engine/telemetry/axis_scale.h"
 #include "engine/telemetry/metric_registry.h"
 
@@ -23,7 +24,6 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDateTime>
-#include <QDir>
 #include <QDesktopServices>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -164,23 +164,6 @@ private:
 };
 /// How long the status row offers Undo after runs were moved to the trash.
 constexpr int kUndoMs = 15000;
-
-/// Moves a folder back from the desktop trash and drops its ".trashinfo" entry (freedesktop layout:
-/// Trash/files/<name> with Trash/info/<name>.trashinfo). Empty on success, else why not.
-QString moveBackFromTrash(const QString& trashed, const QString& original)
-{
-    if (!QFileInfo::exists(trashed)) return RunHistory::tr("it is no longer in the trash (%1)").arg(trashed);
-    if (QFileInfo::exists(original)) return RunHistory::tr("%1 exists again").arg(original);
-    if (!QDir().mkpath(QFileInfo(original).absolutePath()) || !QDir().rename(trashed, original))
-        return RunHistory::tr("cannot move %1 back to %2").arg(trashed, original);
-    const QFileInfo files(trashed);
-    if (files.dir().dirName() == QLatin1String("files")) {
-        QDir trash = files.dir();
-        trash.cdUp();
-        QFile::remove(trash.filePath(QStringLiteral("info/%1.trashinfo").arg(files.fileName())));
-    }
-    return {};
-}
 
 } // namespace
 
@@ -956,9 +939,7 @@ void RunHistory::deleteSelected()
 QString RunHistory::runCheckpointFolder(qint64 runId) const
 {
     const auto info = m_runs ? m_runs->run(runId) : std::nullopt;
-    if (!info || info->uuid.empty()) return {};
-    return QDir(QString::fromStdString(m_runs->checkpointFolder()))
-        .filePath(QString::fromStdString(RunStore::runFolderName(*info)));
+    return info ? QString::fromStdString(foxhunt::runCheckpointFolder(*m_runs, *info)) : QString();
 }
 
 bool RunHistory::trashRuns(const QList<qint64>& runIds)
@@ -987,7 +968,7 @@ bool RunHistory::trashRuns(const QList<qint64>& runIds)
             m_runs->trashRun(id, inTrash.toStdString());
             trashed << id;
         } catch (const std::exception& e) {
-            if (!inTrash.isEmpty()) moveBackFromTrash(inTrash, folder);
+            if (!inTrash.isEmpty()) moveBackFromTrash(inTrash.toStdString(), folder.toStdString());
             problems << tr("run %1: %2").arg(id).arg(QString::fromStdString(e.what()));
         }
     }
@@ -1021,15 +1002,15 @@ bool RunHistory::restoreRuns(const QList<qint64>& runIds)
         const auto info = m_runs->run(id);
         if (!info || info->trashedNs == 0) continue;
         try {
-            m_runs->restoreRun(id);
+            // The same restore as foxhunt-cli runs restore: the folder goes back where the run looks for it.
+            const TrashRestore restore = restoreFromTrash(*m_runs, id);
             restored << id;
+            if (!restore.problem.empty())
+                problems << tr("Run %1 is back, but not its checkpoint folder: %2")
+                                .arg(id)
+                                .arg(QString::fromStdString(restore.problem));
         } catch (const std::exception& e) {
             problems << tr("run %1: %2").arg(id).arg(QString::fromStdString(e.what()));
-            continue;
-        }
-        if (!info->trashPath.empty()) {
-            const QString why = moveBackFromTrash(QString::fromStdString(info->trashPath), runCheckpointFolder(id));
-            if (!why.isEmpty()) problems << tr("Run %1 is back, but not its checkpoint folder: %2").arg(id).arg(why);
         }
     }
     for (const qint64 id : restored) m_undoable.removeAll(id);
