@@ -162,7 +162,7 @@ private:
     std::function<bool(int)> m_shown;
     QString m_text;
 };
-/// How long the status row offers Undo after runs were moved to the trash.
+/// How long Undo is offered after runs were moved to the trash.
 constexpr int kUndoMs = 15000;
 
 } // namespace
@@ -307,23 +307,16 @@ void RunHistory::buildUi()
     layout->addWidget(split, 1);
     m_status = new QLabel;
     m_status->setObjectName(QStringLiteral("runHistoryStatus"));
-    m_undoButton = new QPushButton(tr("Undo"));
-    m_undoButton->setObjectName(QStringLiteral("undoTrash"));
-    m_undoButton->setFlat(true);
-    m_undoButton->setToolTip(tr("Take the runs just deleted out of the trash again"));
-    m_undoButton->hide();
     m_undoTimer = new QTimer(this);
     m_undoTimer->setSingleShot(true);
     m_undoTimer->setInterval(kUndoMs);
     auto* statusRow = new QHBoxLayout;
     statusRow->addWidget(m_status);
-    statusRow->addWidget(m_undoButton);
     statusRow->addStretch(1);
     layout->addLayout(statusRow);
-    connect(m_undoButton, &QPushButton::clicked, this, &RunHistory::undoTrash);
     connect(m_undoTimer, &QTimer::timeout, this, [this] {
-        m_undoable.clear();
-        m_undoButton->hide();
+        const QList<qint64> all = m_undoable;
+        dropUndoable(all);
     });
     connect(m_showTrash, &QCheckBox::toggled, this, &RunHistory::setShowTrash);
     connect(m_restoreButton, &QPushButton::clicked, this, [this] { restoreRuns(selectedRunIds()); });
@@ -892,8 +885,7 @@ bool RunHistory::deleteRuns(const QList<qint64>& runIds, Confirm confirm)
         m_dashboard->clear();
         m_openRunId = 0;
     }
-    for (const qint64 id : deleted) m_undoable.removeAll(id);
-    if (m_undoable.isEmpty()) m_undoButton->hide();
+    dropUndoable(deleted);
     refresh();
     if (!inDesktopTrash.isEmpty())
         m_status->setText(tr("Deleted; the checkpoint folders of runs moved to the trash earlier stay in the desktop's "
@@ -980,14 +972,14 @@ bool RunHistory::trashRuns(const QList<qint64>& runIds)
     if (!trashed.isEmpty()) {
         QStringList idText;
         for (const qint64 id : trashed) idText << QString::number(id);
-        m_status->setText((trashed.size() == 1 ? tr("Run %1 moved to trash").arg(idText.first())
-                                               : tr("Runs %1 moved to trash").arg(idText.join(QStringLiteral(", ")))) +
-                          (notes.isEmpty() ? QString() : QLatin1Char(' ') + notes.join(QLatin1Char(' '))) +
-                          QStringLiteral(" \u00b7"));
+        const QString moved = trashed.size() == 1 ? tr("Run %1 moved to trash").arg(idText.first())
+                                                  : tr("Runs %1 moved to trash").arg(idText.join(QStringLiteral(", ")));
+        m_status->setText(moved + (notes.isEmpty() ? QString() : QLatin1Char(' ') + notes.join(QLatin1Char(' '))));
+        // A new offer replaces the last one: Undo restores what was deleted last, as in a file manager.
         m_undoable = trashed;
-        m_undoButton->show();
         m_undoTimer->start();
         Q_EMIT runsDeleted(trashed);
+        Q_EMIT undoOffered(moved);
     }
     if (!problems.isEmpty()) showError(tr("Delete runs"), problems.join(QLatin1Char('\n')));
     return problems.isEmpty();
@@ -1013,11 +1005,7 @@ bool RunHistory::restoreRuns(const QList<qint64>& runIds)
             problems << tr("run %1: %2").arg(id).arg(QString::fromStdString(e.what()));
         }
     }
-    for (const qint64 id : restored) m_undoable.removeAll(id);
-    if (m_undoable.isEmpty()) {
-        m_undoTimer->stop();
-        m_undoButton->hide();
-    }
+    dropUndoable(restored);
     refresh();
     if (!restored.isEmpty()) {
         selectRuns(restored);
@@ -1025,6 +1013,25 @@ bool RunHistory::restoreRuns(const QList<qint64>& runIds)
     }
     if (!problems.isEmpty()) showError(tr("Restore runs"), problems.join(QLatin1Char('\n')));
     return !restored.isEmpty() && problems.isEmpty();
+}
+
+void RunHistory::dropUndoable(const QList<qint64>& runIds)
+{
+    if (m_undoable.isEmpty()) return;
+    for (const qint64 id : runIds) m_undoable.removeAll(id);
+    if (!m_undoable.isEmpty()) return;
+    m_undoTimer->stop();
+    Q_EMIT undoOfferEnded();
+}
+
+void RunHistory::setUndoOfferMs(int ms)
+{
+    m_undoTimer->setInterval(ms);
+}
+
+int RunHistory::undoOfferMs() const
+{
+    return m_undoTimer->interval();
 }
 
 bool RunHistory::undoTrash()

@@ -3,9 +3,10 @@
 // The Runs tab: every stored run in a sortable, filterable table, where runs
 // are renamed, tagged and annotated. Opens one run's charts, overlays one
 // metric of one model across several runs, moves runs to a trash (their
-// checkpoint folders to the desktop's trash; Undo and restore bring them back)
-// or deletes them for good, asks for an interrupted or stopped run to be
-// resumed, and exports run reports on a worker thread.
+// checkpoint folders to the desktop's trash; Undo, which the main window's
+// status bar offers, and Restore bring them back) or deletes them for good,
+// asks for an interrupted or stopped run to be resumed, and exports run
+// reports on a worker thread.
 
 #include <QList>
 #include <QString>
@@ -116,14 +117,17 @@ public:
     bool deleteRuns(const QList<qint64>& runIds, Confirm confirm = Confirm::Ask);
     /// What Delete (button or key) does outside the trash: hides the runs from the table (kept in the
     /// store, RunStore::trashRun) and moves each one's checkpoint folder to the desktop trash
-    /// (QFile::moveToTrash); the status row offers Undo for a while. False if any was refused.
+    /// (QFile::moveToTrash), then offers Undo (undoOffered()) for undoOfferMs(). False if any was refused.
     bool trashRuns(const QList<qint64>& runIds);
     /// Takes runs out of the trash, their checkpoint folders back from the desktop trash. False if any failed.
     bool restoreRuns(const QList<qint64>& runIds);
     /// Restores the runs the last trashRuns() moved (what the Undo button does); false when there are none.
     bool undoTrash();
-    /// The runs Undo would restore (empty once Undo is used, hidden or the runs are restored otherwise).
+    /// The runs Undo would restore (empty once Undo is used, expired or the runs are restored otherwise).
     QList<qint64> undoableRunIds() const { return m_undoable; }
+    /// How long Undo is offered after trashRuns() (15 s).
+    void setUndoOfferMs(int ms);
+    int undoOfferMs() const;
     /// Lists the runs in the trash instead of the others (the "Show trash" box); Delete then deletes for good.
     void setShowTrash(bool shown);
     bool showingTrash() const;
@@ -163,6 +167,11 @@ Q_SIGNALS:
     void exportFinished(const QString& path, const QString& error);
     /// Runs were deleted for good, or moved to the trash (they are gone from the table either way).
     void runsDeleted(const QList<qint64>& runIds);
+    /// Runs were moved to the trash and undoTrash() would restore them until undoOfferEnded(); `text`
+    /// says what happened ("Run 7 moved to trash"). The main window shows it with an Undo button.
+    void undoOffered(const QString& text);
+    /// Undo is offered no longer: it was used, it expired, or its runs were restored or deleted otherwise.
+    void undoOfferEnded();
 
 private:
     void buildUi();
@@ -177,6 +186,8 @@ private:
     std::optional<qint64> currentRunId() const;
     /// The Delete button and key: to the trash, or (showing the trash) for good after asking.
     void deleteSelected();
+    /// Takes runs off the Undo offer; the offer ends (undoOfferEnded()) when none is left.
+    void dropUndoable(const QList<qint64>& runIds);
     /// The run's own checkpoint folder beside the database ("" when it has no UUID).
     QString runCheckpointFolder(qint64 runId) const;
 
@@ -201,7 +212,6 @@ private:
     QPushButton* m_restoreButton = nullptr;
     QCheckBox* m_showTrash = nullptr;
     QLabel* m_status = nullptr;
-    QPushButton* m_undoButton = nullptr;
     QTimer* m_undoTimer = nullptr;
     QList<qint64> m_undoable; ///< the runs the last trashRuns() moved, while Undo is offered
     Dashboard* m_dashboard = nullptr;

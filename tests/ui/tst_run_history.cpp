@@ -49,6 +49,7 @@ private Q_SLOTS:
     void deleteRemovesRowRunAndCheckpoint();
     void deleteKeyMovesToTrashAndUndoRestores();
     void trashCanBeShownRestoredAndPurged();
+    void undoOfferExpires();
     void resultColumnsShowStoredResults();
     void columnsCanBeHiddenAndStayHidden();
     void compareShowsDifferencesAndDeltas();
@@ -334,6 +335,8 @@ void TestRunHistory::deleteKeyMovesToTrashAndUndoRestores()
     QCOMPARE(h.selectedRunIds(), QList<qint64>{id});
     table->setFocus();
     QSignalSpy spy(&h, &RunHistory::runsDeleted);
+    QSignalSpy offered(&h, &RunHistory::undoOffered);
+    QSignalSpy ended(&h, &RunHistory::undoOfferEnded);
     QTest::keyClick(table, Qt::Key_Delete);
 
     // Hidden from the table, kept in the store; the folder is in the desktop trash, not removed.
@@ -341,8 +344,12 @@ void TestRunHistory::deleteKeyMovesToTrashAndUndoRestores()
     QCOMPARE(h.rowCount(), before - 1);
     QVERIFY(!h.shownRunIds().contains(id));
     QVERIFY2(h.statusText().startsWith(QStringLiteral("Run %1 moved to trash").arg(id)), qPrintable(h.statusText()));
-    auto* undo = h.findChild<QPushButton*>(QStringLiteral("undoTrash"));
-    QVERIFY(undo && undo->isVisible());
+    // The Undo itself is the main window's (its status bar, tst_main_window): the tab offers it by signal.
+    QCOMPARE(offered.count(), 1);
+    QCOMPARE(offered.first().at(0).toString(), QStringLiteral("Run %1 moved to trash").arg(id));
+    QCOMPARE(h.undoableRunIds(), QList<qint64>{id});
+    QCOMPARE(h.undoOfferMs(), 15000);
+    QVERIFY(!h.findChild<QPushButton*>(QStringLiteral("undoTrash")));
     QVERIFY(!QFileInfo::exists(folder));
     QString inTrash;
     {
@@ -359,8 +366,9 @@ void TestRunHistory::deleteKeyMovesToTrashAndUndoRestores()
     // A trashed run does not resume.
     QVERIFY(!h.requestResume(id));
 
-    QTest::mouseClick(undo, Qt::LeftButton);
-    QVERIFY(!undo->isVisible());
+    QCOMPARE(ended.count(), 0);
+    QVERIFY(h.undoTrash());
+    QCOMPARE(ended.count(), 1);
     QCOMPARE(h.rowCount(), before);
     QVERIFY(h.shownRunIds().contains(id));
     QVERIFY(QFile::exists(file));
@@ -374,6 +382,26 @@ void TestRunHistory::deleteKeyMovesToTrashAndUndoRestores()
     QVERIFY(!h.undoTrash()); // nothing left to undo
 }
 
+void TestRunHistory::undoOfferExpires()
+{
+    QString file;
+    const qint64 id = trashableRun("expires", &file);
+    RunHistory h(m_db);
+    h.setUndoOfferMs(50);
+    QSignalSpy ended(&h, &RunHistory::undoOfferEnded);
+    QVERIFY(h.trashRuns({id}));
+    QCOMPARE(h.undoableRunIds(), QList<qint64>{id});
+    QVERIFY(ended.wait(5000));
+    QCOMPARE(ended.count(), 1);
+    QVERIFY(h.undoableRunIds().isEmpty());
+    QVERIFY(!h.undoTrash()); // expired: the run stays in the trash
+    foxhunt::BarStore store(m_db.toStdString());
+    foxhunt::RunStore runs(store);
+    QVERIFY(runs.run(id)->trashedNs > 0);
+    QVERIFY(h.restoreRuns({id}));
+    QCOMPARE(ended.count(), 1); // no offer left to end
+}
+
 void TestRunHistory::trashCanBeShownRestoredAndPurged()
 {
     QString fileA, fileB;
@@ -384,6 +412,7 @@ void TestRunHistory::trashCanBeShownRestoredAndPurged()
     QVERIFY(h.trashRuns({a, b}));
     QCOMPARE(h.rowCount(), before - 2);
     QCOMPARE(h.undoableRunIds(), (QList<qint64>{a, b}));
+    QSignalSpy ended(&h, &RunHistory::undoOfferEnded);
 
     h.setShowTrash(true);
     QVERIFY(h.showingTrash());
@@ -394,11 +423,13 @@ void TestRunHistory::trashCanBeShownRestoredAndPurged()
     QCOMPARE(h.shownRunIds(), QList<qint64>{b});
     QVERIFY(QFile::exists(fileA));
     QCOMPARE(h.undoableRunIds(), QList<qint64>{b});
+    QCOMPARE(ended.count(), 0); // b is still offered
 
     QVERIFY(!h.deleteRuns({b}, RunHistory::Confirm::Ask)); // no dialog here: nothing is deleted
     QVERIFY(h.deleteRuns({b}, RunHistory::Confirm::Skip));
     QCOMPARE(h.rowCount(), 0);
     QVERIFY(h.undoableRunIds().isEmpty());
+    QCOMPARE(ended.count(), 1);
     h.setShowTrash(false);
     QCOMPARE(h.rowCount(), before - 1);
     QVERIFY(h.shownRunIds().contains(a));
