@@ -8,6 +8,8 @@
 // asks for an interrupted or stopped run to be resumed, and exports run
 // reports on a worker thread.
 
+#include "engine/telemetry/metric_sample.h"
+
 #include <QList>
 #include <QString>
 #include <QStringList>
@@ -18,12 +20,14 @@
 #include <memory>
 #include <optional>
 #include <thread>
+#include <vector>
 
 QT_BEGIN_NAMESPACE
 class QChart;
 class QChartView;
 class QCheckBox;
 class QComboBox;
+class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
 class QProgressDialog;
@@ -100,14 +104,31 @@ public:
     qint64 openRunId() const { return m_openRunId; }
     /// The dashboard that shows opened runs.
     Dashboard* runDashboard() const { return m_dashboard; }
-    /// The overlay's horizontal axis: optimizer/environment step, or seconds since each run's
-    /// first sample of the metric (TensorBoard's "relative"), which compares how fast runs get there.
-    enum class OverlayAxis { Step, RelativeSeconds };
-    /// Overlays `metric` of `model` of each run in one chart; returns the number of series drawn.
+    /// The overlay's horizontal axis: optimizer/environment step; seconds since each run's first
+    /// sample of the metric (TensorBoard's "relative"), which compares how fast runs get there; or
+    /// wall time (TensorBoard's "wall"), which shows when runs ran and whether they overlapped.
+    enum class OverlayAxis { Step, RelativeSeconds, WallTime };
+    /// Overlays `metric` of `model` of each run in one chart (the axis box follows `axis`); returns
+    /// the number of runs drawn. With overlaySmoothing() above 0 each run has two series, its raw
+    /// line (faded, out of the legend) and then its smoothed line; else one.
     int overlay(const QList<qint64>& runIds, const QString& model, const QString& metric,
                 OverlayAxis axis = OverlayAxis::Step);
     /// The overlay chart.
     QChart* overlayChart() const;
+    /// The overlay's smoothing weight in [0, 0.99] (the "smoothing" box; 0 = off); redraws the overlay shown.
+    void setOverlaySmoothing(double weight);
+    double overlaySmoothing() const;
+    /// One sample of an overlaid line: where it is drawn, its value and its smoothed value.
+    struct OverlayPoint {
+        double x = 0;
+        double raw = 0;
+        double smoothed = 0;
+    };
+    /// A run's samples as the overlay draws them: x by `axis` (the step; seconds since the first
+    /// sample; milliseconds since the epoch, a QDateTimeAxis's unit), never back in time on the two
+    /// clocks, and the debiased EMA of the values with weight `smoothing` (DebiasedEma, as the
+    /// dashboard smooths). Non-finite values are skipped.
+    static std::vector<OverlayPoint> overlayPoints(const MetricBatch& samples, OverlayAxis axis, double smoothing);
     /// Shows the compare view of these runs (two or more) against the first; returns how many
     /// settings differ, or -1 when fewer than two runs could be read.
     int compare(const QList<qint64>& runIds);
@@ -201,6 +222,13 @@ private:
     QComboBox* m_overlayModel = nullptr;
     QComboBox* m_overlayMetric = nullptr;
     QComboBox* m_overlayAxis = nullptr;
+    QDoubleSpinBox* m_overlaySmoothing = nullptr;
+    /// What the overlay shows, drawn again when the axis or the smoothing changes (no runs: nothing shown).
+    struct {
+        QList<qint64> runIds;
+        QString model, metric;
+        OverlayAxis axis = OverlayAxis::Step;
+    } m_lastOverlay;
     QPushButton* m_openButton = nullptr;
     QPushButton* m_overlayButton = nullptr;
     QPushButton* m_compareButton = nullptr;
