@@ -599,6 +599,32 @@ void MainWindow::addRunHistory()
         m_history->refresh();
     });
     connect(m_history, &RunHistory::resumeRequested, this, &MainWindow::resumeTraining);
+
+    // "Run 7 moved to trash · Undo" in the status bar, whichever tab shows, until the Runs tab ends the offer
+    // (used, expired, or the runs restored or deleted otherwise). A permanent widget: a passing status
+    // message does not hide it.
+    m_undoOffer = new QWidget;
+    m_undoOffer->setObjectName(QStringLiteral("undoOffer"));
+    auto* undoRow = new QHBoxLayout(m_undoOffer);
+    undoRow->setContentsMargins(0, 0, 0, 0);
+    m_undoText = new QLabel;
+    m_undoText->setObjectName(QStringLiteral("undoText"));
+    auto* undo = new QPushButton(tr("Undo"));
+    undo->setObjectName(QStringLiteral("undoTrash"));
+    undo->setFlat(true);
+    undo->setToolTip(tr("Take the runs just deleted out of the trash again, with their checkpoints"));
+    undoRow->addWidget(m_undoText);
+    undoRow->addWidget(undo);
+    m_undoOffer->hide();
+    statusBar()->insertPermanentWidget(0, m_undoOffer);
+    connect(m_history, &RunHistory::undoOffered, this, [this](const QString& text) {
+        m_undoText->setText(text + QStringLiteral(" \u00b7"));
+        m_undoOffer->show();
+    });
+    connect(m_history, &RunHistory::undoOfferEnded, m_undoOffer, &QWidget::hide);
+    connect(undo, &QPushButton::clicked, this, [this] {
+        if (m_history->undoTrash()) statusBar()->showMessage(m_history->statusText(), 5000);
+    });
 }
 
 bool MainWindow::resumeTraining(qint64 runId)

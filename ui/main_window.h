@@ -184,6 +184,8 @@ private:
     QLabel* m_statusRun = nullptr;
     qint64 m_runId = 0;
     RunHistory* m_history = nullptr;
+    QWidget* m_undoOffer = nullptr; ///< the status bar's "Run N moved to trash · Undo", while the Runs tab offers it
+    QLabel* m_undoText = nullptr;
     AboutDialog* m_about = nullptr;
     QMenu* m_recentMenu = nullptr;
     QAction* m_exportReportAction = nullptr;

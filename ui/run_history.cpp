@@ -12,18 +12,23 @@
 #include "engine/report/run_summary.h"
 #include "engine/store/bar_store.h"
 #include "engine/store/run_store.h"
+#include "engine/store/run_trash.h"
 #include "engine/telemetry/axis_scale.h"
+#include "engine/telemetry/debiased_ema.h"
 #include "engine/telemetry/metric_registry.h"
 
 #include <QtCharts/QChart>
 #include <QtCharts/QChartView>
+#include <QtCharts/QDateTimeAxis>
+#include <QtCharts/QLegend>
+#include <QtCharts/QLegendMarker>
 #include <QtCharts/QLineSeries>
 #include <QtCharts/QValueAxis>
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QDateTime>
-#include <QDir>
 #include <QDesktopServices>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -41,6 +46,7 @@
 #include <QProgressDialog>
 #include <QPushButton>
 #include <QShortcut>
+#include <QSignalBlocker>
 #include <QScopedValueRollback>
 #include <QScrollArea>
 #include <QSettings>
@@ -162,25 +168,10 @@ private:
     std::function<bool(int)> m_shown;
     QString m_text;
 };
-/// How long the status row offers Undo after runs were moved to the trash.
+/// Alpha of an overlay's raw lines while smoothing is on (the dashboard's).
+constexpr int kOverlayFadedAlpha = 70;
+/// How long Undo is offered after runs were moved to the trash.
 constexpr int kUndoMs = 15000;
-
-/// Moves a folder back from the desktop trash and drops its ".trashinfo" entry (freedesktop layout:
-/// Trash/files/<name> with Trash/info/<name>.trashinfo). Empty on success, else why not.
-QString moveBackFromTrash(const QString& trashed, const QString& original)
-{
-    if (!QFileInfo::exists(trashed)) return RunHistory::tr("it is no longer in the trash (%1)").arg(trashed);
-    if (QFileInfo::exists(original)) return RunHistory::tr("%1 exists again").arg(original);
-    if (!QDir().mkpath(QFileInfo(original).absolutePath()) || !QDir().rename(trashed, original))
-        return RunHistory::tr("cannot move %1 back to %2").arg(trashed, original);
-    const QFileInfo files(trashed);
-    if (files.dir().dirName() == QLatin1String("files")) {
-        QDir trash = files.dir();
-        trash.cdUp();
-        QFile::remove(trash.filePath(QStringLiteral("info/%1.trashinfo").arg(files.fileName())));
-    }
-    return {};
-}
 
 } // namespace
 
@@ -235,8 +226,18 @@ void RunHistory::buildUi()
     m_overlayAxis->setObjectName(QStringLiteral("overlayAxis"));
     m_overlayAxis->addItem(tr("by step"), static_cast<int>(OverlayAxis::Step));
     m_overlayAxis->addItem(tr("by time"), static_cast<int>(OverlayAxis::RelativeSeconds));
-    m_overlayAxis->setToolTip(tr("Horizontal axis of the overlay: steps, or seconds since each run's first sample "
-                                 "(which run gets there sooner, e.g. with mixed precision)"));
+    m_overlayAxis->addItem(tr("by wall time"), static_cast<int>(OverlayAxis::WallTime));
+    m_overlayAxis->setToolTip(tr("Horizontal axis of the overlay: steps; seconds since each run's first sample "
+                                 "(which run gets there sooner, e.g. with mixed precision); or the clock, "
+                                 "which shows when runs ran and whether they overlapped"));
+    m_overlaySmoothing = new QDoubleSpinBox;
+    m_overlaySmoothing->setObjectName(QStringLiteral("overlaySmoothing"));
+    m_overlaySmoothing->setRange(0.0, 0.99);
+    m_overlaySmoothing->setSingleStep(0.05);
+    m_overlaySmoothing->setDecimals(2);
+    m_overlaySmoothing->setPrefix(tr("smoothing "));
+    m_overlaySmoothing->setToolTip(tr("Debiased exponential moving average of each run's line, as on the "
+                                      "dashboard (0 = off); the raw line stays, faint, behind it"));
     m_overlayButton = new QPushButton(tr("Overlay"));
     m_overlayButton->setToolTip(tr("Draw the chosen metric of the chosen model for every selected run in one chart"));
     m_compareButton = new QPushButton(tr("Compare"));
@@ -256,9 +257,10 @@ void RunHistory::buildUi()
     m_resumeButton = new QPushButton(tr("Resume"));
     m_resumeButton->setToolTip(tr("Continue a stopped, failed or interrupted run from its last checkpoints"));
     m_exportButton = new QPushButton(tr("Export report..."));
-    for (QWidget* w : std::initializer_list<QWidget*>{refreshButton, m_openButton, m_overlayModel, m_overlayMetric,
-                                                      m_overlayAxis, m_overlayButton, m_compareButton, m_deleteButton,
-                                                      m_restoreButton, m_resumeButton, m_exportButton, m_showTrash})
+    for (QWidget* w :
+         std::initializer_list<QWidget*>{refreshButton, m_openButton, m_overlayModel, m_overlayMetric, m_overlayAxis,
+                                         m_overlaySmoothing, m_overlayButton, m_compareButton, m_deleteButton,
+                                         m_restoreButton, m_resumeButton, m_exportButton, m_showTrash})
         bar->addWidget(w);
     layout->addLayout(bar);
 
@@ -324,23 +326,16 @@ void RunHistory::buildUi()
     layout->addWidget(split, 1);
     m_status = new QLabel;
     m_status->setObjectName(QStringLiteral("runHistoryStatus"));
-    m_undoButton = new QPushButton(tr("Undo"));
-    m_undoButton->setObjectName(QStringLiteral("undoTrash"));
-    m_undoButton->setFlat(true);
-    m_undoButton->setToolTip(tr("Take the runs just deleted out of the trash again"));
-    m_undoButton->hide();
     m_undoTimer = new QTimer(this);
     m_undoTimer->setSingleShot(true);
     m_undoTimer->setInterval(kUndoMs);
     auto* statusRow = new QHBoxLayout;
     statusRow->addWidget(m_status);
-    statusRow->addWidget(m_undoButton);
     statusRow->addStretch(1);
     layout->addLayout(statusRow);
-    connect(m_undoButton, &QPushButton::clicked, this, &RunHistory::undoTrash);
     connect(m_undoTimer, &QTimer::timeout, this, [this] {
-        m_undoable.clear();
-        m_undoButton->hide();
+        const QList<qint64> all = m_undoable;
+        dropUndoable(all);
     });
     connect(m_showTrash, &QCheckBox::toggled, this, &RunHistory::setShowTrash);
     connect(m_restoreButton, &QPushButton::clicked, this, [this] { restoreRuns(selectedRunIds()); });
@@ -354,6 +349,16 @@ void RunHistory::buildUi()
         openRun(m_proxy->index(index.row(), ColId).data(kIdRole).toLongLong());
     });
     connect(m_overlayButton, &QPushButton::clicked, this, &RunHistory::overlaySelected);
+    // The axis and the smoothing apply to the overlay shown at once, as the dashboard's smoothing does.
+    connect(m_overlayAxis, &QComboBox::currentIndexChanged, this, [this] {
+        if (!m_lastOverlay.runIds.isEmpty())
+            overlay(m_lastOverlay.runIds, m_lastOverlay.model, m_lastOverlay.metric,
+                    static_cast<OverlayAxis>(m_overlayAxis->currentData().toInt()));
+    });
+    connect(m_overlaySmoothing, &QDoubleSpinBox::valueChanged, this, [this] {
+        if (!m_lastOverlay.runIds.isEmpty())
+            overlay(m_lastOverlay.runIds, m_lastOverlay.model, m_lastOverlay.metric, m_lastOverlay.axis);
+    });
     connect(m_compareButton, &QPushButton::clicked, this, [this] { compare(selectedRunIds()); });
     connect(m_deleteButton, &QPushButton::clicked, this, &RunHistory::deleteSelected);
     // The Delete key on the table does what the button does.
@@ -662,6 +667,16 @@ QChart* RunHistory::overlayChart() const
     return m_overlayView->chart();
 }
 
+void RunHistory::setOverlaySmoothing(double weight)
+{
+    m_overlaySmoothing->setValue(weight); // redraws the overlay shown through valueChanged
+}
+
+double RunHistory::overlaySmoothing() const
+{
+    return m_overlaySmoothing->value();
+}
+
 const QStringList& RunHistory::resultModels()
 {
     static const QStringList models = {QStringLiteral("dqn"), QStringLiteral("ppo"), QStringLiteral("mamba2"),
@@ -763,6 +778,11 @@ void RunHistory::overlaySelected()
 
 int RunHistory::overlay(const QList<qint64>& runIds, const QString& model, const QString& metric, OverlayAxis axis)
 {
+    m_lastOverlay = {runIds, model, metric, axis};
+    if (m_overlayAxis->currentData().toInt() != static_cast<int>(axis)) {
+        const QSignalBlocker block(m_overlayAxis); // the box follows; its own change would redraw again
+        m_overlayAxis->setCurrentIndex(m_overlayAxis->findData(static_cast<int>(axis)));
+    }
     QChart* chart = m_overlayView->chart();
     chart->removeAllSeries();
     for (QAbstractAxis* axis : chart->axes()) {
@@ -771,16 +791,30 @@ int RunHistory::overlay(const QList<qint64>& runIds, const QString& model, const
     }
     chart->setTitle(tr("%1 — %2 across runs").arg(model, metric));
     if (!m_runs) return 0;
-    auto* x = new QValueAxis;
-    auto* y = new QValueAxis;
     const bool byTime = axis == OverlayAxis::RelativeSeconds;
-    x->setTitleText(byTime ? tr("seconds since the run's first sample") : tr("step"));
-    x->setLabelFormat(byTime ? QStringLiteral("%.1f") : QStringLiteral("%.0f"));
+    const bool byWallClock = axis == OverlayAxis::WallTime;
+    // Wall time is drawn on a date-time axis (milliseconds since the epoch); steps and seconds on a value axis.
+    QAbstractAxis* x = nullptr;
+    QValueAxis* valueX = nullptr;
+    QDateTimeAxis* timeX = nullptr;
+    if (byWallClock) {
+        timeX = new QDateTimeAxis;
+        timeX->setTitleText(tr("wall time"));
+        x = timeX;
+    } else {
+        valueX = new QValueAxis;
+        valueX->setTitleText(byTime ? tr("seconds since the run's first sample") : tr("step"));
+        valueX->setLabelFormat(byTime ? QStringLiteral("%.1f") : QStringLiteral("%.0f"));
+        x = valueX;
+    }
+    auto* y = new QValueAxis;
     chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y, Qt::AlignLeft);
     double x0 = std::numeric_limits<double>::infinity(), x1 = -x0, lo = x0, hi = -x0;
     int drawn = 0;
-    std::vector<std::vector<QPointF>> decimated; ///< per drawn series, in the metric's registry unit
+    const double smoothing = m_overlaySmoothing->value();
+    /// Each drawn line with its decimated points, in the metric's registry unit.
+    std::vector<std::pair<QLineSeries*, std::vector<QPointF>>> lines;
     // Each run's label, as the compare view gives it: read once, before any series is drawn.
     std::map<qint64, QString> labels;
     {
@@ -805,37 +839,48 @@ int RunHistory::overlay(const QList<qint64>& runIds, const QString& model, const
             m_status->setText(tr("Cannot read run %1: %2").arg(id).arg(QString::fromStdString(e.what())));
             continue;
         }
-        BoundedSeries data(std::max<std::size_t>(samples.size(), 2));
-        const std::int64_t t0 = samples.empty() ? 0 : samples.front().wallNs;
-        double lastX = 0.0;
-        for (const MetricSample& s : samples) {
-            if (!std::isfinite(s.value)) continue;
-            // Wall time can step back (a clock change): the line stays in order.
-            const double at = byTime ? std::max(lastX, static_cast<double>(s.wallNs - t0) / 1e9)
-                                     : static_cast<double>(s.step);
-            data.append(at, s.value);
-            lastX = at;
+        const std::vector<OverlayPoint> points = overlayPoints(samples, axis, smoothing);
+        if (points.empty()) continue;
+        BoundedSeries raw(std::max<std::size_t>(points.size(), 2)), smooth(raw.capacity());
+        for (const OverlayPoint& p : points) {
+            raw.append(p.x, p.raw);
+            if (smoothing > 0) smooth.append(p.x, p.smoothed);
         }
-        if (data.empty()) continue;
-        const std::vector<QPointF> points = data.decimated(std::max(200, m_overlayView->width()));
-        decimated.push_back(points);
-        auto* series = new QLineSeries;
+        const int buckets = std::max(200, m_overlayView->width());
+        const std::vector<QPointF> rawPoints = raw.decimated(buckets);
         // The run's colour and label are the compare view's: "run 7 · BF16 + INT8" where precision differs.
         const int index = static_cast<int>(runIds.indexOf(id));
         const auto label = labels.find(id);
-        series->setName(label != labels.end() ? label->second : tr("run %1").arg(id));
-        QPen pen(RunCompare::runColour(index));
-        pen.setWidthF(1.5);
-        series->setPen(pen);
-        chart->addSeries(series);
-        series->attachAxis(x);
-        series->attachAxis(y);
-        for (const QPointF& p : points) {
+        const QString name = label != labels.end() ? label->second : tr("run %1").arg(id);
+        const QColor colour = RunCompare::runColour(index);
+        auto addLine = [&](const QString& lineName, const QColor& lineColour, double width,
+                           std::vector<QPointF> linePoints) {
+            auto* series = new QLineSeries;
+            series->setName(lineName);
+            QPen pen(lineColour);
+            pen.setWidthF(width);
+            series->setPen(pen);
+            chart->addSeries(series);
+            series->attachAxis(x);
+            series->attachAxis(y);
+            lines.emplace_back(series, std::move(linePoints));
+            return series;
+        };
+        // With smoothing the raw line stays, faint, behind the smoothed one (the dashboard's look), and only
+        // the smoothed line is in the legend.
+        QColor rawColour = colour;
+        if (smoothing > 0) rawColour.setAlpha(kOverlayFadedAlpha);
+        QLineSeries* rawSeries = addLine(smoothing > 0 ? name + tr(" (raw)") : name, rawColour, 1.5, rawPoints);
+        if (smoothing > 0) {
+            addLine(name, colour, 2.0, smooth.decimated(buckets));
+            for (QLegendMarker* marker : chart->legend()->markers(rawSeries)) marker->setVisible(false);
+        }
+        for (const QPointF& p : rawPoints) {
             lo = std::min(lo, p.y());
             hi = std::max(hi, p.y());
         }
-        x0 = std::min(x0, points.front().x());
-        x1 = std::max(x1, points.back().x());
+        x0 = std::min(x0, rawPoints.front().x());
+        x1 = std::max(x1, rawPoints.back().x());
         ++drawn;
     }
     // As on the dashboard: the y axis reads in the unit the values' magnitude calls for (KiB, MiB, µs,
@@ -847,23 +892,51 @@ int RunHistory::overlay(const QList<qint64>& runIds, const QString& model, const
     const QString symbol = QString::fromStdString(shown.symbol);
     const QString quantity = known ? QString::fromStdString(metrics::label(metric.toStdString())) : metric;
     y->setTitleText(symbol.isEmpty() ? quantity : QStringLiteral("%1 (%2)").arg(quantity, symbol));
-    const QList<QAbstractSeries*> drawnSeries = chart->series();
-    for (qsizetype i = 0; i < drawnSeries.size() && i < static_cast<qsizetype>(decimated.size()); ++i)
-        static_cast<QLineSeries*>(drawnSeries[i])
-            ->replace(
-                displayPoints(decimated[static_cast<std::size_t>(i)], shown.divisor, unit == metrics::Unit::Bytes));
+    for (const auto& [series, points] : lines)
+        series->replace(displayPoints(points, shown.divisor, unit == metrics::Unit::Bytes));
     if (drawn > 0) {
         lo /= shown.divisor;
         hi /= shown.divisor;
         const double pad = hi > lo ? (hi - lo) * 0.05 : std::abs(hi) * 0.05 + 1e-9;
         y->setRange(lo - pad, hi + pad);
         applyRoundTicks(y, lo - pad, hi + pad);
-        x->setRange(x0, std::max(x1, x0 + (byTime ? 1e-3 : 1.0)));
-        applyRoundTicks(x, x->min(), x->max());
+        if (timeX) {
+            const qint64 from = static_cast<qint64>(std::floor(x0)), to = static_cast<qint64>(std::ceil(x1));
+            const qint64 span = std::max<qint64>(to - from, 1000);
+            // Runs of one day read by the clock; longer spans need the date too.
+            timeX->setFormat(span > 86'400'000 ? QStringLiteral("MM-dd HH:mm")
+                             : span > 120'000  ? QStringLiteral("HH:mm")
+                                               : QStringLiteral("HH:mm:ss"));
+            timeX->setRange(QDateTime::fromMSecsSinceEpoch(from), QDateTime::fromMSecsSinceEpoch(from + span));
+        } else {
+            valueX->setRange(x0, std::max(x1, x0 + (byTime ? 1e-3 : 1.0)));
+            applyRoundTicks(valueX, valueX->min(), valueX->max());
+        }
         m_bottomTabs->setCurrentIndex(1);
     }
     m_status->setText(tr("Overlay of %1 %2: %n run(s)", nullptr, drawn).arg(model, metric));
     return drawn;
+}
+
+std::vector<RunHistory::OverlayPoint> RunHistory::overlayPoints(const MetricBatch& samples, OverlayAxis axis,
+                                                                double smoothing)
+{
+    std::vector<OverlayPoint> out;
+    out.reserve(samples.size());
+    DebiasedEma ema(std::clamp(smoothing, 0.0, 0.999));
+    const std::int64_t t0 = samples.empty() ? 0 : samples.front().wallNs;
+    double lastX = -std::numeric_limits<double>::infinity();
+    for (const MetricSample& s : samples) {
+        if (!std::isfinite(s.value)) continue;
+        double at = static_cast<double>(s.step);
+        if (axis == OverlayAxis::RelativeSeconds) at = static_cast<double>(s.wallNs - t0) / 1e9;
+        else if (axis == OverlayAxis::WallTime) at = static_cast<double>(s.wallNs) / 1e6;
+        // Wall time can step back (a clock change): the line stays in order.
+        if (axis != OverlayAxis::Step) at = std::max(at, lastX);
+        lastX = at;
+        out.push_back({at, s.value, ema.push(s.value)});
+    }
+    return out;
 }
 
 bool RunHistory::deleteRuns(const QList<qint64>& runIds, Confirm confirm)
@@ -909,8 +982,7 @@ bool RunHistory::deleteRuns(const QList<qint64>& runIds, Confirm confirm)
         m_dashboard->clear();
         m_openRunId = 0;
     }
-    for (const qint64 id : deleted) m_undoable.removeAll(id);
-    if (m_undoable.isEmpty()) m_undoButton->hide();
+    dropUndoable(deleted);
     refresh();
     if (!inDesktopTrash.isEmpty())
         m_status->setText(tr("Deleted; the checkpoint folders of runs moved to the trash earlier stay in the desktop's "
@@ -956,9 +1028,7 @@ void RunHistory::deleteSelected()
 QString RunHistory::runCheckpointFolder(qint64 runId) const
 {
     const auto info = m_runs ? m_runs->run(runId) : std::nullopt;
-    if (!info || info->uuid.empty()) return {};
-    return QDir(QString::fromStdString(m_runs->checkpointFolder()))
-        .filePath(QString::fromStdString(RunStore::runFolderName(*info)));
+    return info ? QString::fromStdString(foxhunt::runCheckpointFolder(*m_runs, *info)) : QString();
 }
 
 bool RunHistory::trashRuns(const QList<qint64>& runIds)
@@ -987,7 +1057,7 @@ bool RunHistory::trashRuns(const QList<qint64>& runIds)
             m_runs->trashRun(id, inTrash.toStdString());
             trashed << id;
         } catch (const std::exception& e) {
-            if (!inTrash.isEmpty()) moveBackFromTrash(inTrash, folder);
+            if (!inTrash.isEmpty()) moveBackFromTrash(inTrash.toStdString(), folder.toStdString());
             problems << tr("run %1: %2").arg(id).arg(QString::fromStdString(e.what()));
         }
     }
@@ -999,14 +1069,14 @@ bool RunHistory::trashRuns(const QList<qint64>& runIds)
     if (!trashed.isEmpty()) {
         QStringList idText;
         for (const qint64 id : trashed) idText << QString::number(id);
-        m_status->setText((trashed.size() == 1 ? tr("Run %1 moved to trash").arg(idText.first())
-                                               : tr("Runs %1 moved to trash").arg(idText.join(QStringLiteral(", ")))) +
-                          (notes.isEmpty() ? QString() : QLatin1Char(' ') + notes.join(QLatin1Char(' '))) +
-                          QStringLiteral(" \u00b7"));
+        const QString moved = trashed.size() == 1 ? tr("Run %1 moved to trash").arg(idText.first())
+                                                  : tr("Runs %1 moved to trash").arg(idText.join(QStringLiteral(", ")));
+        m_status->setText(moved + (notes.isEmpty() ? QString() : QLatin1Char(' ') + notes.join(QLatin1Char(' '))));
+        // A new offer replaces the last one: Undo restores what was deleted last, as in a file manager.
         m_undoable = trashed;
-        m_undoButton->show();
         m_undoTimer->start();
         Q_EMIT runsDeleted(trashed);
+        Q_EMIT undoOffered(moved);
     }
     if (!problems.isEmpty()) showError(tr("Delete runs"), problems.join(QLatin1Char('\n')));
     return problems.isEmpty();
@@ -1021,22 +1091,18 @@ bool RunHistory::restoreRuns(const QList<qint64>& runIds)
         const auto info = m_runs->run(id);
         if (!info || info->trashedNs == 0) continue;
         try {
-            m_runs->restoreRun(id);
+            // The same restore as foxhunt-cli runs restore: the folder goes back where the run looks for it.
+            const TrashRestore restore = restoreFromTrash(*m_runs, id);
             restored << id;
+            if (!restore.problem.empty())
+                problems << tr("Run %1 is back, but not its checkpoint folder: %2")
+                                .arg(id)
+                                .arg(QString::fromStdString(restore.problem));
         } catch (const std::exception& e) {
             problems << tr("run %1: %2").arg(id).arg(QString::fromStdString(e.what()));
-            continue;
-        }
-        if (!info->trashPath.empty()) {
-            const QString why = moveBackFromTrash(QString::fromStdString(info->trashPath), runCheckpointFolder(id));
-            if (!why.isEmpty()) problems << tr("Run %1 is back, but not its checkpoint folder: %2").arg(id).arg(why);
         }
     }
-    for (const qint64 id : restored) m_undoable.removeAll(id);
-    if (m_undoable.isEmpty()) {
-        m_undoTimer->stop();
-        m_undoButton->hide();
-    }
+    dropUndoable(restored);
     refresh();
     if (!restored.isEmpty()) {
         selectRuns(restored);
@@ -1044,6 +1110,25 @@ bool RunHistory::restoreRuns(const QList<qint64>& runIds)
     }
     if (!problems.isEmpty()) showError(tr("Restore runs"), problems.join(QLatin1Char('\n')));
     return !restored.isEmpty() && problems.isEmpty();
+}
+
+void RunHistory::dropUndoable(const QList<qint64>& runIds)
+{
+    if (m_undoable.isEmpty()) return;
+    for (const qint64 id : runIds) m_undoable.removeAll(id);
+    if (!m_undoable.isEmpty()) return;
+    m_undoTimer->stop();
+    Q_EMIT undoOfferEnded();
+}
+
+void RunHistory::setUndoOfferMs(int ms)
+{
+    m_undoTimer->setInterval(ms);
+}
+
+int RunHistory::undoOfferMs() const
+{
+    return m_undoTimer->interval();
 }
 
 bool RunHistory::undoTrash()

@@ -3,9 +3,12 @@
 // The Runs tab: every stored run in a sortable, filterable table, where runs
 // are renamed, tagged and annotated. Opens one run's charts, overlays one
 // metric of one model across several runs, moves runs to a trash (their
-// checkpoint folders to the desktop's trash; Undo and restore bring them back)
-// or deletes them for good, asks for an interrupted or stopped run to be
-// resumed, and exports run reports on a worker thread.
+// checkpoint folders to the desktop's trash; Undo, which the main window's
+// status bar offers, and Restore bring them back) or deletes them for good,
+// asks for an interrupted or stopped run to be resumed, and exports run
+// reports on a worker thread.
+
+#include "engine/telemetry/metric_sample.h"
 
 #include <QList>
 #include <QString>
@@ -17,12 +20,14 @@
 #include <memory>
 #include <optional>
 #include <thread>
+#include <vector>
 
 QT_BEGIN_NAMESPACE
 class QChart;
 class QChartView;
 class QCheckBox;
 class QComboBox;
+class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
 class QProgressDialog;
@@ -99,14 +104,31 @@ public:
     qint64 openRunId() const { return m_openRunId; }
     /// The dashboard that shows opened runs.
     Dashboard* runDashboard() const { return m_dashboard; }
-    /// The overlay's horizontal axis: optimizer/environment step, or seconds since each run's
-    /// first sample of the metric (TensorBoard's "relative"), which compares how fast runs get there.
-    enum class OverlayAxis { Step, RelativeSeconds };
-    /// Overlays `metric` of `model` of each run in one chart; returns the number of series drawn.
+    /// The overlay's horizontal axis: optimizer/environment step; seconds since each run's first
+    /// sample of the metric (TensorBoard's "relative"), which compares how fast runs get there; or
+    /// wall time (TensorBoard's "wall"), which shows when runs ran and whether they overlapped.
+    enum class OverlayAxis { Step, RelativeSeconds, WallTime };
+    /// Overlays `metric` of `model` of each run in one chart (the axis box follows `axis`); returns
+    /// the number of runs drawn. With overlaySmoothing() above 0 each run has two series, its raw
+    /// line (faded, out of the legend) and then its smoothed line; else one.
     int overlay(const QList<qint64>& runIds, const QString& model, const QString& metric,
                 OverlayAxis axis = OverlayAxis::Step);
     /// The overlay chart.
     QChart* overlayChart() const;
+    /// The overlay's smoothing weight in [0, 0.99] (the "smoothing" box; 0 = off); redraws the overlay shown.
+    void setOverlaySmoothing(double weight);
+    double overlaySmoothing() const;
+    /// One sample of an overlaid line: where it is drawn, its value and its smoothed value.
+    struct OverlayPoint {
+        double x = 0;
+        double raw = 0;
+        double smoothed = 0;
+    };
+    /// A run's samples as the overlay draws them: x by `axis` (the step; seconds since the first
+    /// sample; milliseconds since the epoch, a QDateTimeAxis's unit), never back in time on the two
+    /// clocks, and the debiased EMA of the values with weight `smoothing` (DebiasedEma, as the
+    /// dashboard smooths). Non-finite values are skipped.
+    static std::vector<OverlayPoint> overlayPoints(const MetricBatch& samples, OverlayAxis axis, double smoothing);
     /// Shows the compare view of these runs (two or more) against the first; returns how many
     /// settings differ, or -1 when fewer than two runs could be read.
     int compare(const QList<qint64>& runIds);
@@ -116,14 +138,17 @@ public:
     bool deleteRuns(const QList<qint64>& runIds, Confirm confirm = Confirm::Ask);
     /// What Delete (button or key) does outside the trash: hides the runs from the table (kept in the
     /// store, RunStore::trashRun) and moves each one's checkpoint folder to the desktop trash
-    /// (QFile::moveToTrash); the status row offers Undo for a while. False if any was refused.
+    /// (QFile::moveToTrash), then offers Undo (undoOffered()) for undoOfferMs(). False if any was refused.
     bool trashRuns(const QList<qint64>& runIds);
     /// Takes runs out of the trash, their checkpoint folders back from the desktop trash. False if any failed.
     bool restoreRuns(const QList<qint64>& runIds);
     /// Restores the runs the last trashRuns() moved (what the Undo button does); false when there are none.
     bool undoTrash();
-    /// The runs Undo would restore (empty once Undo is used, hidden or the runs are restored otherwise).
+    /// The runs Undo would restore (empty once Undo is used, expired or the runs are restored otherwise).
     QList<qint64> undoableRunIds() const { return m_undoable; }
+    /// How long Undo is offered after trashRuns() (15 s).
+    void setUndoOfferMs(int ms);
+    int undoOfferMs() const;
     /// Lists the runs in the trash instead of the others (the "Show trash" box); Delete then deletes for good.
     void setShowTrash(bool shown);
     bool showingTrash() const;
@@ -163,6 +188,11 @@ Q_SIGNALS:
     void exportFinished(const QString& path, const QString& error);
     /// Runs were deleted for good, or moved to the trash (they are gone from the table either way).
     void runsDeleted(const QList<qint64>& runIds);
+    /// Runs were moved to the trash and undoTrash() would restore them until undoOfferEnded(); `text`
+    /// says what happened ("Run 7 moved to trash"). The main window shows it with an Undo button.
+    void undoOffered(const QString& text);
+    /// Undo is offered no longer: it was used, it expired, or its runs were restored or deleted otherwise.
+    void undoOfferEnded();
 
 private:
     void buildUi();
@@ -177,6 +207,8 @@ private:
     std::optional<qint64> currentRunId() const;
     /// The Delete button and key: to the trash, or (showing the trash) for good after asking.
     void deleteSelected();
+    /// Takes runs off the Undo offer; the offer ends (undoOfferEnded()) when none is left.
+    void dropUndoable(const QList<qint64>& runIds);
     /// The run's own checkpoint folder beside the database ("" when it has no UUID).
     QString runCheckpointFolder(qint64 runId) const;
 
@@ -190,6 +222,13 @@ private:
     QComboBox* m_overlayModel = nullptr;
     QComboBox* m_overlayMetric = nullptr;
     QComboBox* m_overlayAxis = nullptr;
+    QDoubleSpinBox* m_overlaySmoothing = nullptr;
+    /// What the overlay shows, drawn again when the axis or the smoothing changes (no runs: nothing shown).
+    struct {
+        QList<qint64> runIds;
+        QString model, metric;
+        OverlayAxis axis = OverlayAxis::Step;
+    } m_lastOverlay;
     QPushButton* m_openButton = nullptr;
     QPushButton* m_overlayButton = nullptr;
     QPushButton* m_compareButton = nullptr;
@@ -201,7 +240,6 @@ private:
     QPushButton* m_restoreButton = nullptr;
     QCheckBox* m_showTrash = nullptr;
     QLabel* m_status = nullptr;
-    QPushButton* m_undoButton = nullptr;
     QTimer* m_undoTimer = nullptr;
     QList<qint64> m_undoable; ///< the runs the last trashRuns() moved, while Undo is offered
     Dashboard* m_dashboard = nullptr;

@@ -10,6 +10,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QDir>
 #include <QFileInfo>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -60,6 +61,7 @@ private Q_SLOTS:
     void importLimitsDecompression();
     void threadsAreCappedAtTheHardware();
     void runsAreNamedTaggedAndAnnotated();
+    void trashedRunsAreRestoredAndPurged();
 
 private:
     struct Result {
@@ -1069,6 +1071,139 @@ void TestCli::runsAreNamedTaggedAndAnnotated()
                  .toArray()
                  .size(),
              1); // the refused train made no run
+}
+
+void TestCli::trashedRunsAreRestoredAndPurged()
+{
+    const QString store = db(QStringLiteral("restore.db"));
+    const QString trash = m_dir.filePath(QStringLiteral("desktop/Trash"));
+    QVERIFY(QDir().mkpath(trash + QStringLiteral("/files")) && QDir().mkpath(trash + QStringLiteral("/info")));
+    struct Stored {
+        std::int64_t id = 0;
+        QString folder, file;
+    };
+    // A stopped run with a checkpoint in its own folder beside the database, as a session leaves it.
+    auto stored = [&](const char* name) {
+        foxhunt::BarStore bars(store.toStdString());
+        foxhunt::ensureDefaultData(bars);
+        foxhunt::RunStore runs(bars);
+        const foxhunt::SeriesInfo series = bars.series().front();
+        Stored r;
+        r.id = runs.createRun(name, R"({"models":["dqn"],"steps":50})", series, series.firstTs, series.lastTs, "{}");
+        r.folder = QString::fromStdString(runs.checkpointFolder()) + QLatin1Char('/') +
+                   QString::fromStdString(foxhunt::RunStore::runFolderName(*runs.run(r.id)));
+        QDir().mkpath(r.folder);
+        r.file = r.folder + QStringLiteral("/dqn-2.pt");
+        QFile f(r.file);
+        if (f.open(QIODevice::WriteOnly)) f.write("weights");
+        f.close();
+        runs.addCheckpoint(r.id, "dqn", 2, r.file.toStdString());
+        runs.setStatus(r.id, foxhunt::RunStatus::Stopped);
+        return r;
+    };
+    // What the window's Delete does: the folder to the desktop trash (freedesktop layout), the run to the trash.
+    auto trashRun = [&](const Stored& r, bool moveFolder) {
+        QString inTrash;
+        if (moveFolder) {
+            inTrash = trash + QStringLiteral("/files/") + QFileInfo(r.folder).fileName();
+            QDir().rename(r.folder, inTrash);
+            QFile info(trash + QStringLiteral("/info/") + QFileInfo(r.folder).fileName() +
+                       QStringLiteral(".trashinfo"));
+            if (info.open(QIODevice::WriteOnly)) info.write("[Trash Info]\n");
+        }
+        foxhunt::BarStore bars(store.toStdString());
+        foxhunt::RunStore runs(bars);
+        runs.trashRun(r.id, inTrash.toStdString());
+        return inTrash;
+    };
+    auto trashedAt = [&](std::int64_t id) -> std::int64_t {
+        foxhunt::BarStore bars(store.toStdString());
+        const auto info = foxhunt::RunStore(bars).run(id);
+        return info ? info->trashedNs : -1; // -1: gone
+    };
+    const auto idOf = [](const QJsonValue& run) {
+        return static_cast<std::int64_t>(run.toObject().value(QStringLiteral("id")).toInteger());
+    };
+    const Stored moved = stored("moved"), inPlace = stored("in place"), active = stored("active"),
+                 purgedMoved = stored("purged moved"), purgedInPlace = stored("purged in place");
+    const QString movedTrash = trashRun(moved, true);
+    QVERIFY(QFileInfo(movedTrash).isDir() && !QFileInfo::exists(moved.folder));
+    trashRun(inPlace, false);
+    const QString purgedTrash = trashRun(purgedMoved, true);
+    trashRun(purgedInPlace, false);
+    const QString dbArg = QStringLiteral("--db");
+    const auto idText = [](const Stored& r) { return QString::number(r.id); };
+
+    // A run outside the trash, or an unknown one, is refused, and nothing of the others changes.
+    for (const QString& command : {QStringLiteral("restore"), QStringLiteral("purge")}) {
+        const Result refused = cli({QStringLiteral("runs"), command, idText(moved), idText(active), dbArg, store});
+        QCOMPARE(refused.exitCode, 1);
+        QVERIFY2(refused.err.contains(QStringLiteral("run %1 is not in the trash").arg(active.id).toUtf8()),
+                 refused.err.constData());
+        const Result unknown = cli({QStringLiteral("runs"), command, QStringLiteral("999"), dbArg, store});
+        QCOMPARE(unknown.exitCode, 1);
+        QVERIFY2(unknown.err.contains("no run 999"), unknown.err.constData());
+        QVERIFY(trashedAt(moved.id) > 0);
+        QCOMPARE(trashedAt(active.id), std::int64_t{0});
+        QVERIFY(QFileInfo(movedTrash).isDir());
+        QVERIFY(QFile::exists(active.file));
+    }
+    QVERIFY(cli({QStringLiteral("runs"), QStringLiteral("restore"), dbArg, store}).exitCode != 0); // no id
+
+    // Restore: the runs are listed again, a folder moved to the desktop trash is back where it was.
+    const Result restored = cli({QStringLiteral("runs"), QStringLiteral("restore"), idText(moved), idText(inPlace),
+                                 dbArg, store, QStringLiteral("--json")});
+    QVERIFY2(restored.exitCode == 0, restored.err.constData());
+    const QJsonArray restoredRuns = restored.json().value(QStringLiteral("runs")).toArray();
+    QCOMPARE(restoredRuns.size(), 2);
+    QCOMPARE(idOf(restoredRuns.at(0)), moved.id);
+    QCOMPARE(restoredRuns.at(0).toObject().value(QStringLiteral("checkpoint_folder")).toString(), moved.folder);
+    QCOMPARE(restoredRuns.at(0).toObject().value(QStringLiteral("trashed")).toString(), QString());
+    QCOMPARE(restoredRuns.at(0).toObject().value(QStringLiteral("checkpoints")).toInt(), 1);
+    QCOMPARE(idOf(restoredRuns.at(1)), inPlace.id);
+    QCOMPARE(restoredRuns.at(1).toObject().value(QStringLiteral("checkpoint_folder")).toString(), QString());
+    QCOMPARE(trashedAt(moved.id), std::int64_t{0});
+    QCOMPARE(trashedAt(inPlace.id), std::int64_t{0});
+    QVERIFY(QFile::exists(moved.file));
+    QVERIFY(!QFileInfo::exists(movedTrash));
+    QVERIFY(!QFile::exists(trash + QStringLiteral("/info/") + QFileInfo(movedTrash).fileName() +
+                           QStringLiteral(".trashinfo")));
+    QVERIFY(QFile::exists(inPlace.file));
+    // Restored runs are outside the trash now: a second restore is refused.
+    QCOMPARE(cli({QStringLiteral("runs"), QStringLiteral("restore"), idText(moved), dbArg, store}).exitCode, 1);
+
+    // Purge, as the window's permanent delete: the run and this database's files go; a folder in the
+    // desktop trash stays there, and the output says where.
+    const Result purged = cli({QStringLiteral("runs"), QStringLiteral("purge"), idText(purgedMoved),
+                               idText(purgedInPlace), dbArg, store, QStringLiteral("--json")});
+    QVERIFY2(purged.exitCode == 0, purged.err.constData());
+    const QJsonArray purgedRuns = purged.json().value(QStringLiteral("runs")).toArray();
+    QCOMPARE(purgedRuns.size(), 2);
+    QCOMPARE(idOf(purgedRuns.at(0)), purgedMoved.id);
+    QCOMPARE(purgedRuns.at(0).toObject().value(QStringLiteral("desktop_trash")).toString(), purgedTrash);
+    QCOMPARE(purgedRuns.at(1).toObject().value(QStringLiteral("removed")).toArray(), QJsonArray{purgedInPlace.file});
+    QCOMPARE(purgedRuns.at(1).toObject().value(QStringLiteral("desktop_trash")).toString(), QString());
+    QCOMPARE(trashedAt(purgedMoved.id), std::int64_t{-1});
+    QCOMPARE(trashedAt(purgedInPlace.id), std::int64_t{-1});
+    QVERIFY(QFile::exists(purgedTrash + QStringLiteral("/dqn-2.pt")));
+    QVERIFY(!QFile::exists(purgedInPlace.file));
+    QVERIFY(!QFileInfo::exists(purgedInPlace.folder));
+
+    // Text output, and a folder gone from the desktop trash: the run is back, the message says the folder is not.
+    const QString lostTrash = trashRun(moved, true);
+    QVERIFY(QDir(lostTrash).removeRecursively());
+    const Result lost = cli({QStringLiteral("runs"), QStringLiteral("restore"), idText(moved), dbArg, store});
+    QCOMPARE(lost.exitCode, 1);
+    QVERIFY2(lost.out.contains(QStringLiteral("%1  restored  moved").arg(moved.id).toUtf8()), lost.out.constData());
+    QVERIFY2(lost.err.contains("is back, but not its checkpoint folder: it is no longer in the trash"),
+             lost.err.constData());
+    QCOMPARE(trashedAt(moved.id), std::int64_t{0});
+    trashRun(inPlace, false);
+    const Result text = cli({QStringLiteral("runs"), QStringLiteral("purge"), idText(inPlace), dbArg, store});
+    QVERIFY2(text.exitCode == 0, text.err.constData());
+    QVERIFY2(
+        text.out.contains(QStringLiteral("%1  purged  in place  1 checkpoint files removed").arg(inPlace.id).toUtf8()),
+        text.out.constData());
 }
 
 QTEST_GUILESS_MAIN(TestCli)

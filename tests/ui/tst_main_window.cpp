@@ -17,6 +17,7 @@
 #include <QComboBox>
 #include <QElapsedTimer>
 #include <QLabel>
+#include <QDir>
 #include <QDropEvent>
 #include <QAction>
 #include <QFile>
@@ -28,8 +29,10 @@
 #include <QScrollArea>
 #include <QSettings>
 #include <QShortcut>
+#include <QScopeGuard>
 #include <QScrollBar>
 #include <QSignalSpy>
+#include <QStatusBar>
 #include <QTableWidget>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -61,6 +64,7 @@ private Q_SLOTS:
     void pausedClockStandsStill();
     void pauseAndStopAreShown();
     void importsShowTheirReportAndSeries();
+    void undoOfTrashSitsInTheStatusBar();
 
 private:
     static QString realFile(const char* name)
@@ -492,6 +496,78 @@ void TestMainWindow::importsShowTheirReportAndSeries()
              QString::number(w.importController()->outcomes().front().result.seriesIds.front()));
     QSettings().remove(QStringLiteral("window"));
     QSettings().remove(QStringLiteral("training"));
+}
+
+void TestMainWindow::undoOfTrashSitsInTheStatusBar()
+{
+    // QFile::moveToTrash uses $XDG_DATA_HOME/Trash when it is on the file's mount: a trash of the test's own.
+    const QByteArray xdg = qgetenv("XDG_DATA_HOME");
+    const auto restoreXdg = qScopeGuard([xdg] {
+        if (xdg.isNull()) qunsetenv("XDG_DATA_HOME");
+        else qputenv("XDG_DATA_HOME", xdg);
+    });
+    qputenv("XDG_DATA_HOME", m_dir.filePath(QStringLiteral("xdg-data")).toUtf8());
+    QVERIFY(QDir().mkpath(m_dir.filePath(QStringLiteral("xdg-data"))));
+    const QString path = m_dir.filePath(QStringLiteral("undo.db"));
+    std::int64_t id = 0;
+    QString file;
+    {
+        // A stopped run with a checkpoint in its own folder beside the database.
+        foxhunt::BarStore store(path.toStdString());
+        foxhunt::ensureDefaultData(store);
+        foxhunt::RunStore runs(store);
+        const foxhunt::SeriesInfo series = store.series().front();
+        id = runs.createRun("undo me", R"({"models":["dqn"],"steps":50})", series, series.firstTs, series.lastTs, "{}");
+        const QString folder = QString::fromStdString(runs.checkpointFolder()) + QLatin1Char('/') +
+                               QString::fromStdString(foxhunt::RunStore::runFolderName(*runs.run(id)));
+        QVERIFY(QDir().mkpath(folder));
+        file = folder + QStringLiteral("/dqn-2.pt");
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("weights");
+        f.close();
+        runs.addCheckpoint(id, "dqn", 2, file.toStdString());
+        runs.setStatus(id, foxhunt::RunStatus::Stopped);
+    }
+    const auto trashedAt = [&] {
+        foxhunt::BarStore store(path.toStdString());
+        return foxhunt::RunStore(store).run(id)->trashedNs;
+    };
+    MainWindow w(path);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    auto* tabs = w.findChild<QTabWidget*>(QStringLiteral("mainTabs"));
+    auto* undo = w.statusBar()->findChild<QPushButton*>(QStringLiteral("undoTrash"));
+    auto* text = w.statusBar()->findChild<QLabel*>(QStringLiteral("undoText"));
+    QVERIFY(tabs && undo && text);
+    QVERIFY(!undo->isVisible());
+    tabs->setCurrentIndex(MainWindow::kRunsTab);
+    QVERIFY(w.runHistory()->shownRunIds().contains(id));
+    QVERIFY(w.runHistory()->trashRuns({id}));
+    QVERIFY(trashedAt() > 0);
+    QVERIFY(!QFile::exists(file));
+    QVERIFY(undo->isVisible());
+    QCOMPARE(text->text(), QStringLiteral("Run %1 moved to trash \u00b7").arg(id));
+
+    // From any tab, and a passing status message does not hide it.
+    tabs->setCurrentIndex(MainWindow::kDataTab);
+    w.statusBar()->showMessage(QStringLiteral("Import finished"), 5000);
+    QVERIFY(undo->isVisible());
+    QTest::mouseClick(undo, Qt::LeftButton);
+    QVERIFY(!undo->isVisible()); // used: gone
+    QCOMPARE(trashedAt(), std::int64_t{0});
+    QVERIFY(QFile::exists(file));
+    QVERIFY(w.runHistory()->shownRunIds().contains(id));
+    QVERIFY2(w.statusBar()->currentMessage().contains(QStringLiteral("restored")),
+             qPrintable(w.statusBar()->currentMessage()));
+
+    // Unused, the offer goes when it expires, and the run stays in the trash.
+    w.runHistory()->setUndoOfferMs(50);
+    QVERIFY(w.runHistory()->trashRuns({id}));
+    QVERIFY(undo->isVisible());
+    QTRY_VERIFY_WITH_TIMEOUT(!undo->isVisible(), 5000);
+    QVERIFY(w.runHistory()->undoableRunIds().isEmpty());
+    QVERIFY(trashedAt() > 0);
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -9,9 +9,17 @@
 
 #include "engine/store/bar_store.h"
 #include "engine/store/run_store.h"
+#include "engine/telemetry/debiased_ema.h"
 
 #include <QtCharts/QChart>
+#include <QtCharts/QDateTimeAxis>
+#include <QtCharts/QLegend>
+#include <QtCharts/QLegendMarker>
 #include <QtCharts/QLineSeries>
+#include <QtCharts/QValueAxis>
+
+#include <QComboBox>
+#include <QDoubleSpinBox>
 
 #include <QDir>
 #include <QFile>
@@ -43,12 +51,16 @@ private Q_SLOTS:
     void openShowsStoredPoints();
     void overlayHasOneSeriesPerRun();
     void overlayByTime();
+    void overlaySmoothsAndChoosesItsAxis_data();
+    void overlaySmoothsAndChoosesItsAxis();
+    void overlayControlsRedrawIt();
     void resumeEmitsId();
     void exportWritesReport_data();
     void exportWritesReport();
     void deleteRemovesRowRunAndCheckpoint();
     void deleteKeyMovesToTrashAndUndoRestores();
     void trashCanBeShownRestoredAndPurged();
+    void undoOfferExpires();
     void resultColumnsShowStoredResults();
     void columnsCanBeHiddenAndStayHidden();
     void compareShowsDifferencesAndDeltas();
@@ -63,6 +75,12 @@ private:
     qint64 storedRun(const char* name, RunStatus status, int points, double offset, const QString& checkpoint = {});
     QString m_db;
     QTemporaryDir m_dir;
+    /// Two finished PPO runs in their own database (its path), with `values` of loss a sample each
+    /// `secondsA` and `secondsB` from 2023-11-14 22:13:20 UTC, at steps 0, 10, 20...
+    QString smoothingRuns(qint64* a, qint64* b);
+    static constexpr std::int64_t kStartNs = 1'700'000'000'000'000'000;
+    static constexpr double kSecondsA = 0.5, kSecondsB = 2.0;
+    static QList<double> smoothingValues() { return {4.0, 1.0, 3.0, 0.5, std::nan(""), 2.0, 0.25}; }
     qint64 m_trained = 0;
     qint64 m_stopped = 0;
     qint64 m_interrupted = 0;
@@ -214,6 +232,139 @@ void TestRunHistory::overlayByTime()
     QCOMPARE(qobject_cast<QLineSeries*>(h.overlayChart()->series().at(1))->points().back().x(), 9.0);
 }
 
+QString TestRunHistory::smoothingRuns(qint64* a, qint64* b)
+{
+    const QString db = m_dir.filePath(QStringLiteral("smoothing.db")); // the other tests count the runs of m_db
+    if (QFile::exists(db)) QFile::remove(db);
+    foxhunt::BarStore store(db.toStdString());
+    foxhunt::ensureDefaultData(store);
+    foxhunt::RunStore runs(store);
+    const foxhunt::SeriesInfo series = store.series().front();
+    for (const auto& [id, seconds] : {std::pair{a, kSecondsA}, std::pair{b, kSecondsB}}) {
+        *id = runs.createRun("smoothed", R"({"models":["ppo"],"steps":70})", series, series.firstTs, series.lastTs,
+                             "{}");
+        MetricBatch batch;
+        const QList<double> values = smoothingValues();
+        for (int i = 0; i < values.size(); ++i)
+            batch.push_back({"ppo", "loss", 10 * i, kStartNs + static_cast<std::int64_t>(i * seconds * 1e9),
+                             values[i] * (id == a ? 1.0 : 2.0)});
+        runs.appendMetrics(*id, batch);
+        runs.setStatus(*id, RunStatus::Finished);
+    }
+    return db;
+}
+
+void TestRunHistory::overlaySmoothsAndChoosesItsAxis_data()
+{
+    QTest::addColumn<int>("axis");
+    QTest::addColumn<double>("smoothing");
+    for (const double smoothing : {0.0, 0.6}) {
+        const QByteArray weight = QByteArray::number(smoothing);
+        QTest::newRow("step, " + weight) << int(RunHistory::OverlayAxis::Step) << smoothing;
+        QTest::newRow("relative, " + weight) << int(RunHistory::OverlayAxis::RelativeSeconds) << smoothing;
+        QTest::newRow("wall, " + weight) << int(RunHistory::OverlayAxis::WallTime) << smoothing;
+    }
+}
+
+void TestRunHistory::overlaySmoothsAndChoosesItsAxis()
+{
+    QFETCH(int, axis);
+    QFETCH(double, smoothing);
+    const auto overlayAxis = static_cast<RunHistory::OverlayAxis>(axis);
+    qint64 a = 0, b = 0;
+    RunHistory h(smoothingRuns(&a, &b));
+    h.setOverlaySmoothing(smoothing);
+    QCOMPARE(h.overlaySmoothing(), smoothing);
+    QCOMPARE(h.overlay({a, b}, QStringLiteral("ppo"), QStringLiteral("loss"), overlayAxis), 2);
+    const QList<QAbstractSeries*> series = h.overlayChart()->series();
+    const int perRun = smoothing > 0 ? 2 : 1;
+    QCOMPARE(series.size(), 2 * perRun);
+
+    // The x of each kept sample (the NaN is skipped) in each mode; wall time in ms since the epoch.
+    const QList<double> values = smoothingValues();
+    for (int run = 0; run < 2; ++run) {
+        const double seconds = run == 0 ? kSecondsA : kSecondsB, scale = run == 0 ? 1.0 : 2.0;
+        QList<double> xs, raw, smoothed;
+        foxhunt::DebiasedEma ema(smoothing);
+        for (int i = 0; i < values.size(); ++i) {
+            if (!std::isfinite(values[i])) continue;
+            switch (overlayAxis) {
+            case RunHistory::OverlayAxis::Step: xs << 10.0 * i; break;
+            case RunHistory::OverlayAxis::RelativeSeconds: xs << i * seconds; break;
+            case RunHistory::OverlayAxis::WallTime: xs << (static_cast<double>(kStartNs) + i * seconds * 1e9) / 1e6;
+            }
+            raw << values[i] * scale;
+            smoothed << ema.push(values[i] * scale);
+        }
+        // Hand-checked first values of the debiased EMA at 0.6: 4, (0.6 * 1.6 + 0.4 * 1) / (1 - 0.36) = 2.125.
+        if (smoothing > 0 && run == 0) {
+            QCOMPARE(smoothed.at(0), 4.0);
+            QCOMPARE(smoothed.at(1), 2.125);
+        }
+        const auto* rawLine = qobject_cast<QLineSeries*>(series.at(run * perRun));
+        QVERIFY(rawLine);
+        const QList<QPointF> rawPoints = rawLine->points();
+        QCOMPARE(rawPoints.size(), xs.size());
+        for (int i = 0; i < xs.size(); ++i) {
+            QCOMPARE(rawPoints[i].x(), xs[i]);
+            QCOMPARE(rawPoints[i].y(), raw[i]);
+        }
+        if (smoothing == 0) {
+            QCOMPARE(rawLine->pen().color().alpha(), 255);
+            continue;
+        }
+        // The raw line is faint behind the smoothed one, in the run's colour, and only the smoothed is in the legend.
+        const auto* smoothLine = qobject_cast<QLineSeries*>(series.at(run * perRun + 1));
+        QVERIFY(smoothLine);
+        QVERIFY(rawLine->pen().color().alpha() < 255);
+        QCOMPARE(smoothLine->pen().color().alpha(), 255);
+        QCOMPARE(smoothLine->pen().color().rgb(), rawLine->pen().color().rgb());
+        QVERIFY(!h.overlayChart()->legend()->markers(const_cast<QLineSeries*>(rawLine)).front()->isVisible());
+        const QList<QPointF> smoothPoints = smoothLine->points();
+        QCOMPARE(smoothPoints.size(), xs.size());
+        for (int i = 0; i < xs.size(); ++i) {
+            QCOMPARE(smoothPoints[i].x(), xs[i]);
+            QCOMPARE(smoothPoints[i].y(), smoothed[i]);
+        }
+    }
+    // Wall time reads on a date-time axis spanning both runs; the others on a value axis.
+    const QList<QAbstractAxis*> xAxes = h.overlayChart()->axes(Qt::Horizontal);
+    QCOMPARE(xAxes.size(), 1);
+    if (overlayAxis == RunHistory::OverlayAxis::WallTime) {
+        const auto* time = qobject_cast<QDateTimeAxis*>(xAxes.front());
+        QVERIFY(time);
+        QCOMPARE(time->min().toMSecsSinceEpoch(), kStartNs / 1'000'000);
+        QVERIFY(time->max().toMSecsSinceEpoch() >= kStartNs / 1'000'000 + 12'000); // the slow run's 6 x 2 s
+    } else {
+        QVERIFY(qobject_cast<QValueAxis*>(xAxes.front()));
+    }
+}
+
+void TestRunHistory::overlayControlsRedrawIt()
+{
+    qint64 a = 0, b = 0;
+    RunHistory h(smoothingRuns(&a, &b));
+    auto* smoothingBox = h.findChild<QDoubleSpinBox*>(QStringLiteral("overlaySmoothing"));
+    auto* axisBox = h.findChild<QComboBox*>(QStringLiteral("overlayAxis"));
+    QVERIFY(smoothingBox && axisBox);
+    QCOMPARE(h.overlay({a, b}, QStringLiteral("ppo"), QStringLiteral("loss")), 2);
+    QCOMPARE(h.overlayChart()->series().size(), 2);
+    // The overlay shown follows the smoothing box and the axis box at once.
+    smoothingBox->setValue(0.5);
+    QCOMPARE(h.overlayChart()->series().size(), 4);
+    axisBox->setCurrentIndex(axisBox->findData(int(RunHistory::OverlayAxis::WallTime)));
+    QVERIFY(qobject_cast<QDateTimeAxis*>(h.overlayChart()->axes(Qt::Horizontal).value(0)));
+    QCOMPARE(h.overlayChart()->series().size(), 4);
+    const auto* slowRaw = qobject_cast<QLineSeries*>(h.overlayChart()->series().at(2));
+    QCOMPARE(slowRaw->points().back().x(), (static_cast<double>(kStartNs) + 6 * kSecondsB * 1e9) / 1e6);
+    smoothingBox->setValue(0.0);
+    QCOMPARE(h.overlayChart()->series().size(), 2);
+    // An overlay asked for by code sets the box to its axis.
+    QCOMPARE(h.overlay({a, b}, QStringLiteral("ppo"), QStringLiteral("loss"), RunHistory::OverlayAxis::Step), 2);
+    QCOMPARE(axisBox->currentData().toInt(), int(RunHistory::OverlayAxis::Step));
+    QCOMPARE(qobject_cast<QLineSeries*>(h.overlayChart()->series().at(1))->points().back().x(), 60.0);
+}
+
 void TestRunHistory::overlayHasOneSeriesPerRun()
 {
     RunHistory h(m_db);
@@ -334,6 +485,8 @@ void TestRunHistory::deleteKeyMovesToTrashAndUndoRestores()
     QCOMPARE(h.selectedRunIds(), QList<qint64>{id});
     table->setFocus();
     QSignalSpy spy(&h, &RunHistory::runsDeleted);
+    QSignalSpy offered(&h, &RunHistory::undoOffered);
+    QSignalSpy ended(&h, &RunHistory::undoOfferEnded);
     QTest::keyClick(table, Qt::Key_Delete);
 
     // Hidden from the table, kept in the store; the folder is in the desktop trash, not removed.
@@ -341,8 +494,12 @@ void TestRunHistory::deleteKeyMovesToTrashAndUndoRestores()
     QCOMPARE(h.rowCount(), before - 1);
     QVERIFY(!h.shownRunIds().contains(id));
     QVERIFY2(h.statusText().startsWith(QStringLiteral("Run %1 moved to trash").arg(id)), qPrintable(h.statusText()));
-    auto* undo = h.findChild<QPushButton*>(QStringLiteral("undoTrash"));
-    QVERIFY(undo && undo->isVisible());
+    // The Undo itself is the main window's (its status bar, tst_main_window): the tab offers it by signal.
+    QCOMPARE(offered.count(), 1);
+    QCOMPARE(offered.first().at(0).toString(), QStringLiteral("Run %1 moved to trash").arg(id));
+    QCOMPARE(h.undoableRunIds(), QList<qint64>{id});
+    QCOMPARE(h.undoOfferMs(), 15000);
+    QVERIFY(!h.findChild<QPushButton*>(QStringLiteral("undoTrash")));
     QVERIFY(!QFileInfo::exists(folder));
     QString inTrash;
     {
@@ -359,8 +516,9 @@ void TestRunHistory::deleteKeyMovesToTrashAndUndoRestores()
     // A trashed run does not resume.
     QVERIFY(!h.requestResume(id));
 
-    QTest::mouseClick(undo, Qt::LeftButton);
-    QVERIFY(!undo->isVisible());
+    QCOMPARE(ended.count(), 0);
+    QVERIFY(h.undoTrash());
+    QCOMPARE(ended.count(), 1);
     QCOMPARE(h.rowCount(), before);
     QVERIFY(h.shownRunIds().contains(id));
     QVERIFY(QFile::exists(file));
@@ -374,6 +532,26 @@ void TestRunHistory::deleteKeyMovesToTrashAndUndoRestores()
     QVERIFY(!h.undoTrash()); // nothing left to undo
 }
 
+void TestRunHistory::undoOfferExpires()
+{
+    QString file;
+    const qint64 id = trashableRun("expires", &file);
+    RunHistory h(m_db);
+    h.setUndoOfferMs(50);
+    QSignalSpy ended(&h, &RunHistory::undoOfferEnded);
+    QVERIFY(h.trashRuns({id}));
+    QCOMPARE(h.undoableRunIds(), QList<qint64>{id});
+    QVERIFY(ended.wait(5000));
+    QCOMPARE(ended.count(), 1);
+    QVERIFY(h.undoableRunIds().isEmpty());
+    QVERIFY(!h.undoTrash()); // expired: the run stays in the trash
+    foxhunt::BarStore store(m_db.toStdString());
+    foxhunt::RunStore runs(store);
+    QVERIFY(runs.run(id)->trashedNs > 0);
+    QVERIFY(h.restoreRuns({id}));
+    QCOMPARE(ended.count(), 1); // no offer left to end
+}
+
 void TestRunHistory::trashCanBeShownRestoredAndPurged()
 {
     QString fileA, fileB;
@@ -384,6 +562,7 @@ void TestRunHistory::trashCanBeShownRestoredAndPurged()
     QVERIFY(h.trashRuns({a, b}));
     QCOMPARE(h.rowCount(), before - 2);
     QCOMPARE(h.undoableRunIds(), (QList<qint64>{a, b}));
+    QSignalSpy ended(&h, &RunHistory::undoOfferEnded);
 
     h.setShowTrash(true);
     QVERIFY(h.showingTrash());
@@ -394,11 +573,13 @@ void TestRunHistory::trashCanBeShownRestoredAndPurged()
     QCOMPARE(h.shownRunIds(), QList<qint64>{b});
     QVERIFY(QFile::exists(fileA));
     QCOMPARE(h.undoableRunIds(), QList<qint64>{b});
+    QCOMPARE(ended.count(), 0); // b is still offered
 
     QVERIFY(!h.deleteRuns({b}, RunHistory::Confirm::Ask)); // no dialog here: nothing is deleted
     QVERIFY(h.deleteRuns({b}, RunHistory::Confirm::Skip));
     QCOMPARE(h.rowCount(), 0);
     QVERIFY(h.undoableRunIds().isEmpty());
+    QCOMPARE(ended.count(), 1);
     h.setShowTrash(false);
     QCOMPARE(h.rowCount(), before - 1);
     QVERIFY(h.shownRunIds().contains(a));
