@@ -866,7 +866,7 @@ void TestCli::badTrainSettingsAreRefused_data()
     QTest::newRow("folds 0") << QStringList{"--folds", "0"} << none << "--folds";
     QTest::newRow("window bad") << QStringList{"--folds", "3", "--window", "sideways"} << none << "--window";
     QTest::newRow("folds with resume-group")
-        << QStringList{"--folds", "3", "--resume-group", "1"} << none << "leave out --seeds and --folds";
+        << QStringList{"--folds", "3", "--resume-group", "1"} << none << "leave out --seeds, --folds and --sweep";
     QTest::newRow("seeds bad config") << QStringList{"--seeds", "1-2"} << QByteArray(R"({"stepz": 10})")
                                       << "unknown key stepz";
     QTest::newRow("config seed -1") << QStringList{} << QByteArray(R"({"seed": -1})") << "seed must be a whole number";
