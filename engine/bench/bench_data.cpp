@@ -1,15 +1,21 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Throughput of the bar readers and validation on in-memory data.
+// Throughput of the bar readers and validation on in-memory data, and the stages of a whole import.
 
 #include "engine/data/dbn_reader.h"
 #include "engine/data/market_time.h"
 #include "engine/data/reader.h"
 #include "engine/data/validation.h"
+#include "engine/bench/bench_suite.h"
+#include "engine/store/bar_importer.h"
+#include "engine/store/bar_store.h"
 
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <array>
+#include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <cstring>
 #include <string>
 
@@ -146,6 +152,45 @@ void BM_CsvParse(benchmark::State& state)
     state.SetBytesProcessed(state.iterations() * std::int64_t(text.size()));
 }
 BENCHMARK(BM_CsvParse)->Unit(benchmark::kMillisecond);
+
+// A whole import of the million-row CSV from a file into an empty store, timed per stage as the
+// progress callback sees them begin: each stage's share of the time is what the import progress
+// bar weights it by (overallImportFraction).
+void BM_ImportStages(benchmark::State& state)
+{
+    const auto file = std::filesystem::temp_directory_path() / ("foxhunt-bench-" + std::to_string(::getpid()) + ".csv");
+    {
+        std::ofstream out(file, std::ios::binary);
+        out << csvText();
+    }
+    constexpr std::array<std::string_view, 4> kStages = {"read", "parse", "validate", "store"};
+    using Clock = std::chrono::steady_clock;
+    std::array<double, 4> shares{};
+    std::size_t rows = 0;
+    for (auto _ : state) {
+        state.PauseTiming();
+        bench::ScratchDb db;
+        BarStore store(db.path());
+        std::array<Clock::time_point, 5> begun{};
+        state.ResumeTiming();
+        const ImportResult r = BarImporter(store).importFile(file.string(), {}, [&](double, std::string_view stage) {
+            for (std::size_t i = 0; i < kStages.size(); ++i)
+                if (stage == kStages[i] && begun[i] == Clock::time_point{}) begun[i] = Clock::now();
+        });
+        begun[4] = Clock::now();
+        state.PauseTiming();
+        rows = r.rowsRead;
+        const double total = std::chrono::duration<double>(begun[4] - begun[0]).count();
+        for (std::size_t i = 0; i < kStages.size(); ++i)
+            shares[i] = std::chrono::duration<double>(begun[i + 1] - begun[i]).count() / total;
+        state.ResumeTiming();
+    }
+    std::filesystem::remove(file);
+    if (rows != std::size_t(kCsvRows)) state.SkipWithError("the import read the wrong number of rows");
+    for (std::size_t i = 0; i < kStages.size(); ++i) state.counters[std::string(kStages[i]) + "_share"] = shares[i];
+    state.SetItemsProcessed(state.iterations() * kCsvRows);
+}
+BENCHMARK(BM_ImportStages)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 void BM_DbnDecode(benchmark::State& state)
 {

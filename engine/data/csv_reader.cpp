@@ -760,8 +760,11 @@ ParsedFile CsvParser::run()
     bool firstRow = true;
     const std::size_t needed = m_fields.size();
     const char delim = m_delim;
+    const ParseProgress& progress = m_options.progress;
     while (p < end) {
         ++line;
+        if ((line & 0xFFFF) == 0 && progress)
+            progress(static_cast<double>(p - text.data()) / static_cast<double>(text.size()));
         const char* nl = static_cast<const char*>(std::memchr(p, '\n', std::size_t(end - p)));
         const char* le = nl ? nl : end;
         const char* next = nl ? nl + 1 : end;

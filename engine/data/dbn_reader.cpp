@@ -222,7 +222,7 @@ bool isDbnPrelude(std::string_view head)
     return head.substr(0, 3) == "DBN" && (v < 0x20 || v > 0x7E);
 }
 
-ParsedFile readDbn(std::string_view name, std::string_view bytes)
+ParsedFile readDbn(std::string_view name, std::string_view bytes, const ParseProgress& progress)
 {
     const std::string file(name);
     if (bytes.size() < kPreludeSize) throw ImportError(file, 0, "truncated DBN prelude");
@@ -265,6 +265,7 @@ ParsedFile readDbn(std::string_view name, std::string_view bytes)
     bool mixedRtypes = false;
     while (pos < size) {
         ++recordNo;
+        if ((recordNo & 0xFFFF) == 0 && progress) progress(static_cast<double>(pos) / static_cast<double>(size));
         const std::size_t remaining = size - pos;
         const std::size_t length = std::size_t(static_cast<std::uint8_t>(base[pos])) * 4;
         if (length < kRecordHeaderSize)

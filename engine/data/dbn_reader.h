@@ -3,6 +3,7 @@
 // Databento Binary Encoding (DBN) v1-v3: metadata and OHLCV records.
 
 #include "engine/data/parsed_file.h"
+#include "engine/data/reader.h"
 
 #include <cstdint>
 #include <string_view>
@@ -31,7 +32,8 @@ std::int64_t dbnRtypeIntervalNs(std::uint8_t rtype);
 bool isDbnPrelude(std::string_view head);
 
 /// Decodes uncompressed DBN. Records of other types are skipped by their length
-/// and counted; a truncated record throws ImportError naming its record number.
-ParsedFile readDbn(std::string_view name, std::string_view bytes);
+/// and counted; a truncated record throws ImportError naming its record number. `progress`, if
+/// set, hears the share of the bytes decoded about every 64 Ki records.
+ParsedFile readDbn(std::string_view name, std::string_view bytes, const ParseProgress& progress = {});
 
 } // namespace foxhunt

@@ -162,7 +162,7 @@ ParsedFile readBarBuffer(std::string_view name, std::string_view bytes, const Re
     }
     ParsedFile out;
     switch (format) {
-    case FileFormat::Dbn: out = readDbn(name, bytes); break;
+    case FileFormat::Dbn: out = readDbn(name, bytes, options.progress); break;
     case FileFormat::DatabentoCsv: out = readDatabentoCsv(name, bytes, options); break;
     case FileFormat::Csv:
     case FileFormat::Auto: out = readGenericCsv(name, bytes, options); break;

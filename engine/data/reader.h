@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -43,6 +44,10 @@ struct ReadLimits {
 /// the ratio times the input, at least minDecompressedBytes, at most maxDecompressedBytes.
 std::uint64_t decompressedLimit(std::uint64_t compressedBytes, const ReadLimits& limits);
 
+/// Told now and then how far parsing has come: the share of the (decompressed) bytes parsed,
+/// rising from 0 to 1. It may throw to stop the read (a cancelled import); nothing is returned then.
+using ParseProgress = std::function<void(double fraction)>;
+
 /// How to read a file.
 struct ReadOptions {
     FileFormat format = FileFormat::Auto;
@@ -50,6 +55,7 @@ struct ReadOptions {
     std::string symbol = "ES";                 ///< symbol when the file names none
     CsvOverrides csv;
     ReadLimits limits;
+    ParseProgress progress; ///< optional; called about every 64 Ki rows while parsing
 };
 
 /// Looks at the first bytes (DBN prelude, zstd magic, CSV header) and names the format.

@@ -85,12 +85,13 @@ struct ImportResult {
     std::vector<std::int64_t> seriesIds; ///< rows touched, main series first
 };
 
-/// Progress callback: fraction in [0, 1] and a stage name ("read", "validate", "store").
+/// Progress callback: fraction in [0, 1] and a stage name ("read", "parse", "validate", "store"),
+/// each stage rising from 0 to 1 in that order. It may throw to stop the import (nothing is stored).
 using ProgressFn = std::function<void(double fraction, std::string_view stage)>;
 
-/// One figure in [0, 1] for a whole import from a stage's own fraction: "read" fills the first
-/// half, "validate" the next tenth, "store" the rest, so successive calls never go back. An
-/// unknown stage counts as done (1).
+/// One figure in [0, 1] for a whole import from a stage's own fraction, each stage weighted by its
+/// measured share of an import's time (BM_ImportStages), so successive calls never go back and
+/// the figure moves at about one speed. An unknown stage counts as done (1).
 double overallImportFraction(double fraction, std::string_view stage);
 
 /// Imports files into a bar store, on the store's connection (same thread as it).

@@ -14,6 +14,7 @@
 #include <sqlite3.h>
 
 #include <atomic>
+#include <map>
 #include <latch>
 #include <mutex>
 #include <thread>
@@ -653,6 +654,59 @@ private Q_SLOTS:
         }
         QVERIFY(sawValidate);
         QCOMPARE(last, 1.0);
+    }
+
+    // A file import reports every stage in order, each rising inside itself (reading by bytes,
+    // parsing by rows), and the one overall figure never goes back and ends at 1.
+    void importFileProgressRisesThroughEveryStage()
+    {
+        // 150,000 one-minute bars (about 8 MB): more than one 64 Ki-row parse step, 1 % read steps.
+        QByteArray text("timestamp,open,high,low,close,volume\n");
+        QDateTime t(QDate(2021, 4, 1), QTime(0, 0), Qt::UTC); // no DST change in New York before July
+        for (int i = 0; i < 150'000; ++i, t = t.addSecs(60))
+            text += t.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")).toLatin1() + ",3800.00,3801.00,3799.50,3800.50," +
+                    QByteArray::number(100 + i % 50) + '\n';
+        const QString csv = m_dir.filePath("stages.csv");
+        writeFile(csv, text);
+
+        BarStore store(freshPath());
+        std::vector<std::pair<double, std::string>> calls;
+        const ImportResult r = BarImporter(store).importFile(
+            csv.toStdString(), {}, [&](double f, std::string_view stage) { calls.emplace_back(f, std::string(stage)); });
+        QCOMPARE(r.imported, std::uint64_t{150'000});
+        const std::vector<std::string> order = {"read", "parse", "validate", "store"};
+        std::size_t at = 0;
+        std::map<std::string, int> inside; // calls with 0 < f < 1, per stage
+        double overall = 0.0;
+        for (const auto& [f, stage] : calls) {
+            while (at < order.size() && order[at] != stage) ++at;
+            QVERIFY2(at < order.size(), ("stage out of order: " + stage).c_str());
+            if (f > 0.0 && f < 1.0) ++inside[stage];
+            const double o = overallImportFraction(f, stage);
+            QVERIFY2(o >= overall, (stage + " went back").c_str());
+            overall = o;
+        }
+        QCOMPARE(at, order.size() - 1);
+        QCOMPARE(overall, 1.0);
+        QVERIFY(inside["read"] >= 10);
+        QVERIFY(inside["parse"] >= 2);
+        QVERIFY(inside["store"] >= 1);
+
+        // The stages meet: each one's end is the next one's start.
+        for (std::size_t i = 0; i + 1 < order.size(); ++i)
+            QCOMPARE(overallImportFraction(1.0, order[i]), overallImportFraction(0.0, order[i + 1]));
+        QCOMPARE(overallImportFraction(0.0, "read"), 0.0);
+        QCOMPARE(overallImportFraction(0.5, "nonsense"), 1.0);
+
+        // Stopped while parsing: nothing is stored, and the file imports afterwards.
+        BarStore second(freshPath());
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error,
+                                 BarImporter(second).importFile(csv.toStdString(), {}, [](double f, std::string_view stage) {
+                                     if (stage == "parse" && f > 0.0) throw std::runtime_error("cancelled");
+                                 }));
+        QVERIFY(second.empty());
+        QCOMPARE(countRows(second, "imports"), std::int64_t{0});
+        QCOMPARE(BarImporter(second).importFile(csv.toStdString()).imported, r.imported);
     }
 
     void importFileHashesBytes()

@@ -11,6 +11,7 @@
 #include "ui/run_history.h"
 #include "ui/training_tab.h"
 
+#include "engine/store/bar_importer.h"
 #include "engine/store/bar_store.h"
 #include "engine/store/run_store.h"
 
@@ -25,6 +26,7 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QMimeData>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSettings>
@@ -53,6 +55,7 @@ private Q_SLOTS:
     void importsRealFilesWithProgress();
     void rejectsBadFileAndKeepsStore();
     void cancelledImportStoresNothing();
+    void importProgressShowsWhereItIs();
     void rejectsCorrectedPricesWithTheirLine();
     void dropStartsImport();
     void decimationKeepsExtremes();
@@ -176,6 +179,46 @@ void TestMainWindow::cancelledImportStoresNothing()
     const QString report = w.lastImportReport();
     QVERIFY2(report.contains(QStringLiteral("cancelled")), qPrintable(report));
     QCOMPARE(w.seriesCount(), before);
+    int last = -1;
+    for (const QList<QVariant>& signal : progress) {
+        QVERIFY(signal.at(0).toInt() >= last);
+        last = signal.at(0).toInt();
+    }
+}
+
+// Issue 21.2: the status bar shows one figure for the whole import, past reading and parsing
+// while the store is still to come, with Cancel beside it (docs/import_progress.png). Another
+// writer holds the database, so the import waits at its store stage: no timing is involved.
+void TestMainWindow::importProgressShowsWhereItIs()
+{
+    const QString db = m_dir.filePath(QStringLiteral("progress.db"));
+    MainWindow w(db);
+    w.resize(1100, 700);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    sqlite3* other = nullptr;
+    QCOMPARE(sqlite3_open(db.toUtf8().constData(), &other), SQLITE_OK);
+    QCOMPARE(sqlite3_exec(other, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+    QSignalSpy progress(w.importController(), &foxhunt::ImportController::progress);
+    QVERIFY(w.importFiles({realFile("ES_1min_sample.csv")}));
+    // Reading, parsing and validating are behind it once the figure passes their share.
+    const double beforeStore = foxhunt::overallImportFraction(0.0, "store");
+    const auto reached = [&] {
+        return !progress.isEmpty() && progress.last().at(0).toInt() >= static_cast<int>(100 * beforeStore);
+    };
+    while (!reached()) QVERIFY(progress.wait(60000));
+    const int shown = progress.last().at(0).toInt();
+    QVERIFY(shown > 0 && shown < 100);
+    QCoreApplication::processEvents();
+    auto* bar = w.findChild<QProgressBar*>(QStringLiteral("importProgress"));
+    auto* cancel = w.findChild<QPushButton*>(QStringLiteral("importCancel"));
+    QVERIFY(bar && cancel);
+    QVERIFY(bar->isVisible() && cancel->isVisible() && cancel->isEnabled());
+    QCOMPARE(bar->value(), shown);
+    QVERIFY(w.grab().save(QStringLiteral(FOXHUNT_SCREENSHOT_DIR "/import_progress.png")));
+    sqlite3_exec(other, "ROLLBACK", nullptr, nullptr, nullptr);
+    sqlite3_close(other);
+    QVERIFY(waitForImport(w));
     int last = -1;
     for (const QList<QVariant>& signal : progress) {
         QVERIFY(signal.at(0).toInt() >= last);
