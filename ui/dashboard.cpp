@@ -40,6 +40,7 @@
 #include <QMouseEvent>
 #include <QResizeEvent>
 #include <QStackedWidget>
+#include <QToolButton>
 #include <QTextDocument>
 #include <QVBoxLayout>
 
@@ -186,10 +187,43 @@ QString displayName(const QString& model)
 
 bool isChartedMetric(const QString& metric)
 {
+    // Asked for every run of samples of a metric: remembered per name (the UI thread's alone).
+    static QHash<QString, bool> known;
+    if (const auto it = known.constFind(metric); it != known.constEnd()) return *it;
+    bool charted = false;
     for (const ChartSpec& spec : chartSpecs())
         for (const LineSpec& line : spec.lines)
-            if (line.perRank ? rankOf(metric, line) >= 0 : metric == line.metric) return true;
-    return false;
+            charted = charted || (line.perRank ? rankOf(metric, line) >= 0 : metric == line.metric);
+    known.insert(metric, charted);
+    return charted;
+}
+
+const QString& pickedPrefix()
+{
+    static const QString prefix = QStringLiteral("metric:");
+    return prefix;
+}
+
+/// The chart of a logged metric that no registry chart draws, for the metric picker: one line,
+/// titled by its registry label, in its unit, smoothable like the loss. Node-based, so a chart's
+/// pointer to its spec stays valid.
+const ChartSpec& pickedSpec(const QString& metric)
+{
+    static std::map<QString, ChartSpec> specs;
+    if (const auto it = specs.find(metric); it != specs.end()) return it->second;
+    const metrics::Metric* m = metrics::find(metric.toStdString());
+    ChartSpec spec;
+    spec.key = pickedPrefix() + metric;
+    spec.title = m ? text(m->label) : metric;
+    spec.unit = m ? m->unit : metrics::Unit::None;
+    spec.stepped = spec.unit == metrics::Unit::Bytes;
+    spec.smoothable = true;
+    LineSpec line;
+    line.metric = metric;
+    line.label = spec.title;
+    line.source = m;
+    spec.lines.push_back(std::move(line));
+    return specs.emplace(metric, std::move(spec)).first->second;
 }
 
 const QList<QColor>& lineColors()
@@ -265,7 +299,8 @@ struct Dashboard::Chart {
     QString model;
     QString key;
     QString title;
-    std::size_t spec = 0; ///< index in chartSpecs()
+    const ChartSpec* spec = nullptr; ///< in chartSpecs(), or a picked metric's (pickedSpec())
+    std::size_t order = 0;           ///< place in the section: registry charts first, then picked ones
     QStackedWidget* stack = nullptr;
     QLabel* placeholder = nullptr;
     QLabel* constant = nullptr; ///< the one-line read-out of a chart whose lines never change
@@ -322,6 +357,15 @@ Dashboard::Dashboard(QWidget* parent) : QWidget(parent)
                                  "spike does not flatten the rest of the line (TensorBoard's default)"));
     connect(m_outliersBox, &QCheckBox::toggled, this, &Dashboard::setIgnoreOutliers);
     top->addWidget(m_outliersBox);
+    m_picker = new QToolButton;
+    m_picker->setObjectName(QStringLiteral("metricPicker"));
+    m_picker->setText(tr("Metrics"));
+    m_picker->setToolTip(tr("Chart any other scalar a model logs (epsilon, TD error, Q mean, learning rate, KL, "
+                            "entropy, clip fraction ...); picked charts come back in later runs"));
+    m_picker->setPopupMode(QToolButton::InstantPopup);
+    m_picker->setMenu(new QMenu(m_picker));
+    connect(m_picker->menu(), &QMenu::aboutToShow, this, &Dashboard::fillPicker);
+    top->addWidget(m_picker);
     m_readout = new QLabel;
     m_readout->setObjectName(QStringLiteral("hoverReadout"));
     m_readout->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -362,6 +406,7 @@ void Dashboard::clear()
     m_owned.clear();
     m_charts.clear();
     m_routes.clear();
+    m_held.clear(); // the picks stay: a new run shows them once logged
     m_order.clear();
     m_sessionRss.clear();
     m_readout->clear();
@@ -388,6 +433,7 @@ void Dashboard::setSeriesCapacity(std::size_t capacity)
 {
     m_capacity = capacity;
     m_sessionRss.setCapacity(capacity);
+    for (Held& h : m_held) h.raw.setCapacity(capacity);
     for (auto& c : m_owned) {
         for (auto& l : c->lines) {
             l->raw.setCapacity(capacity);
@@ -443,7 +489,7 @@ void Dashboard::relayout(bool force)
             if (c->model == model) charts.push_back(c.get());
         // One-line read-outs of constant series come after the charts, so they share short rows.
         std::stable_sort(charts.begin(), charts.end(), [](const Chart* a, const Chart* b) {
-            return std::make_pair(a->collapsed, a->spec) < std::make_pair(b->collapsed, b->spec);
+            return std::make_pair(a->collapsed, a->order) < std::make_pair(b->collapsed, b->order);
         });
         // An expanded chart takes a row of its own across every column; the others fill rows in turn.
         int column = 0;
@@ -550,13 +596,20 @@ void Dashboard::resizeEvent(QResizeEvent* event)
 
 Dashboard::Chart* Dashboard::makeChart(const QString& model, const QString& key)
 {
-    const auto specIt = std::find_if(chartSpecs().begin(), chartSpecs().end(),
-                                     [&](const ChartSpec& s) { return key == s.key; });
-    const ChartSpec& spec = *specIt;
     auto c = std::make_unique<Chart>();
+    if (key.startsWith(pickedPrefix())) {
+        const QString metric = key.mid(pickedPrefix().size());
+        c->spec = &pickedSpec(metric);
+        c->order = chartSpecs().size() + static_cast<std::size_t>(m_picked.indexOf(key2(model, metric)));
+    } else {
+        const auto specIt = std::find_if(chartSpecs().begin(), chartSpecs().end(),
+                                         [&](const ChartSpec& s) { return key == s.key; });
+        c->spec = &*specIt;
+        c->order = static_cast<std::size_t>(specIt - chartSpecs().begin());
+    }
+    const ChartSpec& spec = *c->spec;
     c->model = model;
     c->key = key;
-    c->spec = static_cast<std::size_t>(specIt - chartSpecs().begin());
     c->title = model + QStringLiteral(" — ") + spec.title;
     c->chart = new QChart;
     c->chart->setTitle(c->title);
@@ -652,7 +705,7 @@ Dashboard::Chart* Dashboard::makeChart(const QString& model, const QString& key)
 
 Dashboard::Line* Dashboard::addLine(Chart& c, std::size_t index, int rank)
 {
-    const ChartSpec& spec = chartSpecs()[c.spec];
+    const ChartSpec& spec = *c.spec;
     const LineSpec& ls = spec.lines[index];
     QValueAxis* y = ls.rightAxis && c.y2 ? c.y2 : c.y;
     auto attach = [&c, y](QAbstractSeries* s) {
@@ -740,7 +793,7 @@ void Dashboard::noteValue(Line& l, double v)
 QString Dashboard::constantText(const Chart& c) const
 {
     // Every line with data has held one value for kConstantAfter samples or more.
-    const ChartSpec& spec = chartSpecs()[c.spec];
+    const ChartSpec& spec = *c.spec;
     QStringList parts;
     for (const auto& l : c.lines) {
         if (l->samples == 0) continue;
@@ -786,6 +839,7 @@ void Dashboard::addSamples(const MetricBatch& batch)
     QString model, metric;
     std::string lastModel, lastMetric;
     QList<Line*> lines;
+    Held* held = nullptr;
     for (const MetricSample& s : batch) {
         if (!std::isfinite(s.value)) continue;
         if (s.model != lastModel || s.metric != lastMetric) {
@@ -798,14 +852,33 @@ void Dashboard::addSamples(const MetricBatch& batch)
                 addModel(model);
             lines = m_routes.value(key2(model, metric));
             if (lines.isEmpty() && m_order.contains(model)) lines = onDemandLines(model, metric);
+            held = nullptr;
+            if (lines.isEmpty() && m_order.contains(model) && !isChartedMetric(metric)) {
+                // A scalar no chart draws: held for the picker; a picked one gets its chart now.
+                const QString key = key2(model, metric);
+                auto it = m_held.find(key);
+                if (it == m_held.end()) it = m_held.insert(key, Held{BoundedSeries(m_capacity), {}});
+                held = &*it;
+                if (m_picked.contains(key)) {
+                    showPicked(model, metric);
+                    lines = m_routes.value(key);
+                }
+            } else if (!lines.isEmpty()) {
+                const auto it = m_held.find(key2(model, metric));
+                held = it != m_held.end() ? &*it : nullptr; // a picked chart's metric stays held
+            }
         }
         const double x = static_cast<double>(s.step);
+        if (held) {
+            held->raw.append(x, s.value);
+            if (s.wallNs > 0) noteWallTime(held->wall, held->raw, s.step, s.wallNs);
+        }
         if (model == sessionModel() && metric == rssMetric()) m_sessionRss.append(x, s.value);
         for (Line* l : lines) {
             const double v = s.value;
             l->raw.append(x, v);
             noteValue(*l, v);
-            if (s.wallNs > 0) noteWallTime(*l, s.step, s.wallNs);
+            if (s.wallNs > 0) noteWallTime(l->wall, l->raw, s.step, s.wallNs);
             if (l->smoothable && m_smoothing > 0) l->smooth.append(x, l->ema.push(v));
             l->dirty = true;
             l->owner->dirty = true;
@@ -819,24 +892,25 @@ void Dashboard::addSamples(const MetricBatch& batch)
     }
 }
 
-void Dashboard::noteWallTime(Line& l, std::int64_t step, std::int64_t wallNs)
+void Dashboard::noteWallTime(std::vector<std::pair<std::int64_t, std::int64_t>>& wall, const BoundedSeries& raw,
+                             std::int64_t step, std::int64_t wallNs)
 {
-    if (!l.wall.empty() && l.wall.back().first == step) {
-        l.wall.back().second = wallNs;
+    if (!wall.empty() && wall.back().first == step) {
+        wall.back().second = wallNs;
         return;
     }
-    l.wall.emplace_back(step, wallNs);
-    if (l.wall.size() <= 2 * l.raw.size() + 64) return;
+    wall.emplace_back(step, wallNs);
+    if (wall.size() <= 2 * raw.size() + 64) return;
     // Keep the wall times of the points still held (both are in step order).
     std::vector<std::pair<std::int64_t, std::int64_t>> kept;
-    kept.reserve(l.raw.size());
-    auto it = l.wall.begin();
-    for (const QPointF& p : l.raw.points()) {
-        const auto step = static_cast<std::int64_t>(p.x());
-        while (it != l.wall.end() && it->first < step) ++it;
-        if (it != l.wall.end() && it->first == step && (kept.empty() || kept.back().first != step)) kept.push_back(*it);
+    kept.reserve(raw.size());
+    auto it = wall.begin();
+    for (const QPointF& p : raw.points()) {
+        const auto at = static_cast<std::int64_t>(p.x());
+        while (it != wall.end() && it->first < at) ++it;
+        if (it != wall.end() && it->first == at && (kept.empty() || kept.back().first != at)) kept.push_back(*it);
     }
-    l.wall = std::move(kept);
+    wall = std::move(kept);
 }
 
 void Dashboard::redraw(Chart& c)
@@ -845,7 +919,7 @@ void Dashboard::redraw(Chart& c)
     const int plotWidth = static_cast<int>(c.chart->plotArea().width());
     const int buckets = c.zoomBuckets > 0 ? c.zoomBuckets : std::max(100, plotWidth > 0 ? plotWidth : c.stack->width());
     c.decimatedFor = plotWidth;
-    const ChartSpec& spec = chartSpecs()[c.spec];
+    const ChartSpec& spec = *c.spec;
     // A value <= 0 has no place on a log axis: the chart goes back to linear before it is drawn.
     if (c.ylog && !logPossible(c)) switchLog(c, false);
     double x0 = std::numeric_limits<double>::infinity(), x1 = -x0, lo = x0, hi = -x0, lo2 = x0, hi2 = -x0;
@@ -1144,7 +1218,7 @@ QString Dashboard::hoverAt(const QString& model, const QString& key, const QPoin
     if (!primary) return {};
     const QPointF value = c->chart->mapToValue(itemPos); // every series shares the chart's axes
     const std::optional<QPointF> anchor = primary->raw.nearest(value.x());
-    const metrics::Unit unit = chartSpecs()[c->spec].unit;
+    const metrics::Unit unit = c->spec->unit;
     QStringList parts;
     for (auto& l : c->lines) {
         const std::optional<QPointF> p = l->raw.nearest(anchor->x());
@@ -1413,7 +1487,7 @@ void Dashboard::setCrosshair(const QString& model, double x)
         // The steps axis is linear whatever the value axis.
         const double px = plot.left() + (x - c.x->min()) / (c.x->max() - c.x->min()) * plot.width();
         c.cross->setLine(px, plot.top(), px, plot.bottom());
-        const metrics::Unit unit = chartSpecs()[c.spec].unit;
+        const metrics::Unit unit = c.spec->unit;
         QStringList parts;
         for (const auto& l : c.lines) {
             const std::optional<QPointF> p = l->raw.nearest(x);
@@ -1477,7 +1551,7 @@ bool Dashboard::exportCsv(const QString& model, const QString& key, const QStrin
         if (error) *error = tr("no chart %1 of %2").arg(key, model);
         return false;
     }
-    const std::string unit(metrics::symbol(chartSpecs()[c->spec].unit));
+    const std::string unit(metrics::symbol(c->spec->unit));
     std::string out = "step,wall_time";
     for (const auto& l : c->lines) {
         out += ',';
@@ -1600,6 +1674,128 @@ QMenu* Dashboard::contextMenu(const QString& model, const QString& key)
         connect(a, &QAction::triggered, this, [this, model, key, k] { exportWithDialog(model, key, k); });
     }
     return menu;
+}
+
+QString Dashboard::pickedChartKey(const QString& metric)
+{
+    return pickedPrefix() + metric;
+}
+
+QStringList Dashboard::pickableMetrics(const QString& model) const
+{
+    QStringList names;
+    const QString prefix = model + QLatin1Char('/');
+    for (auto it = m_held.begin(); it != m_held.end(); ++it)
+        if (it.key().startsWith(prefix) && !it->raw.empty()) names << it.key().mid(prefix.size());
+    // The registry's order (tables list them so); names it does not know after, by name.
+    const auto rank = [](const QString& name) {
+        const auto& all = metrics::all();
+        const std::string n = name.toStdString();
+        const auto at = std::find_if(all.begin(), all.end(), [&](const metrics::Metric& m) { return m.name == n; });
+        return static_cast<std::size_t>(at - all.begin());
+    };
+    std::sort(names.begin(), names.end(), [&](const QString& a, const QString& b) {
+        return std::make_pair(rank(a), a) < std::make_pair(rank(b), b);
+    });
+    return names;
+}
+
+bool Dashboard::isMetricShown(const QString& model, const QString& metric) const
+{
+    return chart(model, pickedChartKey(metric)) != nullptr;
+}
+
+bool Dashboard::setMetricShown(const QString& model, const QString& metric, bool shown)
+{
+    if (metric.isEmpty() || isChartedMetric(metric) || model == sessionModel()) return false;
+    const QString key = key2(model, metric);
+    if (shown == m_picked.contains(key)) return true;
+    if (shown) {
+        m_picked << key;
+        if (m_order.contains(model) && m_held.contains(key)) showPicked(model, metric);
+    } else {
+        m_picked.removeAll(key);
+        removeChart(model, pickedChartKey(metric));
+    }
+    Q_EMIT pickedMetricsChanged(m_picked);
+    return true;
+}
+
+void Dashboard::setPickedMetrics(const QStringList& picked)
+{
+    for (const QString& key : m_picked)
+        if (!picked.contains(key)) {
+            const qsizetype slash = key.indexOf(QLatin1Char('/'));
+            removeChart(key.left(slash), pickedChartKey(key.mid(slash + 1)));
+        }
+    m_picked.clear();
+    for (const QString& key : picked) {
+        const qsizetype slash = key.indexOf(QLatin1Char('/'));
+        if (slash <= 0 || isChartedMetric(key.mid(slash + 1)) || m_picked.contains(key)) continue;
+        m_picked << key;
+        const QString model = key.left(slash), metric = key.mid(slash + 1);
+        if (m_order.contains(model) && m_held.contains(key) && !isMetricShown(model, metric)) showPicked(model, metric);
+    }
+}
+
+void Dashboard::showPicked(const QString& model, const QString& metric)
+{
+    const QString key = pickedChartKey(metric);
+    if (chart(model, key)) return;
+    Chart* c = makeChart(model, key);
+    if (const auto it = m_held.constFind(key2(model, metric)); it != m_held.constEnd()) {
+        Line& l = *c->lines.front();
+        for (const QPointF& p : it->raw.points()) {
+            l.raw.append(p.x(), p.y());
+            noteValue(l, p.y());
+        }
+        l.wall = it->wall;
+        if (m_smoothing > 0) recomputeSmoothing(l);
+        l.dirty = !l.raw.empty();
+    }
+    redraw(*c);
+    updatePlaceholder(*c);
+    relayout(true);
+}
+
+void Dashboard::removeChart(const QString& model, const QString& key)
+{
+    Chart* c = chart(model, key);
+    if (!c) return;
+    for (const auto& l : c->lines) {
+        const QString route = key2(l->metric == rssMetric() ? sessionModel() : model, l->metric);
+        auto it = m_routes.find(route);
+        if (it == m_routes.end()) continue;
+        it->removeAll(l.get());
+        if (it->isEmpty()) m_routes.erase(it);
+    }
+    if (m_dragChart == key2(model, key)) m_dragChart.clear();
+    m_grid->removeWidget(c->stack);
+    delete c->stack; // the view, the chart and its series with it
+    m_charts.remove(key2(model, key));
+    m_owned.erase(std::find_if(m_owned.begin(), m_owned.end(), [c](const auto& owned) { return owned.get() == c; }));
+    relayout(true);
+}
+
+void Dashboard::fillPicker()
+{
+    QMenu* menu = m_picker->menu();
+    menu->clear();
+    bool any = false;
+    for (const QString& model : std::as_const(m_order)) {
+        const QStringList names = pickableMetrics(model);
+        if (names.isEmpty()) continue;
+        menu->addSection(displayName(model));
+        for (const QString& name : names) {
+            QAction* a = menu->addAction(QString::fromStdString(metrics::label(name.toStdString())));
+            a->setObjectName(key2(model, name));
+            a->setCheckable(true);
+            a->setChecked(isMetricShown(model, name));
+            connect(a, &QAction::toggled, this, [this, model, name](bool on) { setMetricShown(model, name, on); });
+            any = true;
+        }
+    }
+    if (!any) menu->addAction(m_order.isEmpty() ? tr("No run shown") : tr("No other metrics logged yet"))->setEnabled(false);
 }
 
 bool Dashboard::fromStore(const RunStore& store, std::int64_t runId)

@@ -7,7 +7,9 @@
 // charts wrap to as many columns as the visible width holds, so nothing needs
 // horizontal scrolling. Each series keeps a bounded window whose min/max-per-pixel
 // decimation is maintained incrementally, and gets exactly one replace() per
-// tick. The full history is in SQLite; fromStore() draws a stored run.
+// tick. The full history is in SQLite; fromStore() draws a stored run. Every
+// other scalar a model logs (epsilon, TD error, KL, entropy ...) is held too, and
+// the "Metrics" picker puts any of them on the dashboard as a chart of its own.
 
 #include "engine/telemetry/metric_sample.h"
 #include "ui/bounded_series.h"
@@ -24,6 +26,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 QT_BEGIN_NAMESPACE
@@ -38,6 +41,7 @@ class QResizeEvent;
 class QLineSeries;
 class QMenu;
 class QStackedWidget;
+class QToolButton;
 class QValueAxis;
 QT_END_NAMESPACE
 
@@ -172,6 +176,24 @@ public:
     /// The right-click menu of a chart (log scale, reset zoom, CSV/PNG/SVG export); the caller owns it.
     QMenu* contextMenu(const QString& model, const QString& chart);
 
+    /// Metrics a shown model has logged that no chart of its section draws (epsilon, td_error,
+    /// approx_kl, ...), in the registry's order: what the "Metrics" picker offers for it.
+    QStringList pickableMetrics(const QString& model) const;
+    /// Puts a chart of one such metric in a model's section, with what the model has logged of it so
+    /// far, or takes it away. A picked metric stays picked for later runs: its chart appears as soon
+    /// as a model logs it. False for a metric a registry chart already draws.
+    bool setMetricShown(const QString& model, const QString& metric, bool shown);
+    bool isMetricShown(const QString& model, const QString& metric) const;
+    /// The chart key of a picked metric's chart ("metric:epsilon").
+    static QString pickedChartKey(const QString& metric);
+    /// Picked metrics as "model/metric", in the order they were picked (kept in the settings).
+    QStringList pickedMetrics() const { return m_picked; }
+    void setPickedMetrics(const QStringList& picked);
+
+Q_SIGNALS:
+    /// The picked metrics changed (the user ticked or unticked one in the picker).
+    void pickedMetricsChanged(const QStringList& picked);
+
 protected:
     bool event(QEvent* event) override;
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -215,8 +237,15 @@ private:
     void exportWithDialog(const QString& model, const QString& chart, const QString& kind);
     /// Notes a sample's value in what the line has seen (constancy, minimum).
     static void noteValue(Line& line, double value);
-    /// Notes a sample's wall time for the CSV export (kept for the held points only).
-    static void noteWallTime(Line& line, std::int64_t step, std::int64_t wallNs);
+    /// Notes a sample's wall time for the CSV export (kept for the held points of `raw` only).
+    static void noteWallTime(std::vector<std::pair<std::int64_t, std::int64_t>>& wall, const BoundedSeries& raw,
+                             std::int64_t step, std::int64_t wallNs);
+    /// Makes the chart of picked metric `metric` in `model`'s section and draws what is held of it.
+    void showPicked(const QString& model, const QString& metric);
+    /// Takes a chart out of the grid and forgets its lines.
+    void removeChart(const QString& model, const QString& key);
+    /// Fills the picker's menu with each shown model's pickable metrics.
+    void fillPicker();
     /// The one-line read-out of a chart whose every line has held one value ("" otherwise).
     QString constantText(const Chart& chart) const;
 
@@ -233,6 +262,14 @@ private:
     QStringList m_order;                   ///< models, row order
     QHash<QString, Chart*> m_charts;       ///< "model/key" -> chart
     QHash<QString, QList<Line*>> m_routes; ///< "model/metric" -> lines fed by it
+    /// Every sample of a metric no registry chart draws, so that a chart picked later starts with it.
+    struct Held {
+        BoundedSeries raw;
+        std::vector<std::pair<std::int64_t, std::int64_t>> wall; ///< (step, UNIX ns) of held points
+    };
+    QHash<QString, Held> m_held; ///< "model/metric" -> what it logged
+    QStringList m_picked;        ///< "model/metric" of the picked charts, in picking order
+    QToolButton* m_picker = nullptr;
     std::vector<std::unique_ptr<Chart>> m_owned;
     BoundedSeries m_sessionRss; ///< copied into memory charts of models added later
     std::size_t m_capacity = BoundedSeries::kDefaultCapacity;

@@ -251,6 +251,7 @@ void TrainingTab::saveState(QSettings& s) const
     s.setValue(QStringLiteral("agent_learning_rate"), m_agentLearningRate->value());
     s.setValue(QStringLiteral("forecaster_learning_rate"), m_forecasterLearningRate->value());
     s.setValue(QStringLiteral("past_length"), m_pastLength->value());
+    s.setValue(QStringLiteral("dashboard_metrics"), m_dashboard->pickedMetrics());
     s.endGroup();
 }
 
@@ -281,6 +282,7 @@ void TrainingTab::restoreState(const QSettings& s)
         if (ok && v >= box->minimum() && v <= box->maximum()) box->setValue(v);
     }
     setInt("past_length", m_pastLength);
+    if (const QVariant v = get("dashboard_metrics"); v.isValid()) m_dashboard->setPickedMetrics(v.toStringList());
 }
 
 void TrainingTab::setNextRunSummary(const QString& text)

@@ -26,6 +26,8 @@
 #include <QStackedWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolButton>
+#include <QSignalSpy>
 
 #include <algorithm>
 #include <cmath>
@@ -70,6 +72,7 @@ private Q_SLOTS:
     void exportsCsvAndImages();
     void wheelZoomsDragPansAndResetRestores();
     void crosshairIsSharedByAModelsCharts();
+    void metricPickerChartsAnyLoggedScalar();
 
 private:
     static MetricSample sample(const char* model, const char* metric, long long step, double value)
@@ -1017,6 +1020,77 @@ void TestDashboard::crosshairIsSharedByAModelsCharts()
     QEvent leave(QEvent::Leave);
     QCoreApplication::sendEvent(view->viewport(), &leave);
     QCOMPARE(d.crosshairText(QStringLiteral("dqn"), QStringLiteral("grad_norm")), QString());
+}
+
+// Issue 19.4: the "Metrics" picker puts any logged scalar the registry does not chart on the
+// dashboard, with what was logged before it was picked, and the pick lasts into later runs.
+void TestDashboard::metricPickerChartsAnyLoggedScalar()
+{
+    Dashboard d;
+    d.resize(1400, 900);
+    d.setModels({QStringLiteral("dqn")});
+    MetricBatch batch;
+    for (int i = 0; i < 40; ++i) {
+        batch.push_back(sample("dqn", "loss", i, 1.0 / (1 + i)));
+        batch.push_back(sample("dqn", "epsilon", i, 1.0 - 0.02 * i));
+        batch.push_back(sample("dqn", "td_error", i, 0.5 + 0.01 * i));
+    }
+    d.addSamples(batch);
+    const QString dqn = QStringLiteral("dqn"), epsilon = QStringLiteral("epsilon");
+    const QString key = Dashboard::pickedChartKey(epsilon);
+    // Offered in the registry's order; charted metrics are not offered.
+    const QStringList offered = d.pickableMetrics(dqn);
+    QVERIFY2(offered.contains(epsilon) && offered.contains(QStringLiteral("td_error")), qPrintable(offered.join(',')));
+    QVERIFY(!offered.contains(QStringLiteral("loss")));
+    QVERIFY(!d.chartsOf(dqn).contains(key));
+    QVERIFY(!d.setMetricShown(dqn, QStringLiteral("loss"), true));
+
+    // The picker's menu lists them, unticked; ticking one makes its chart with the history.
+    auto* picker = d.findChild<QToolButton*>(QStringLiteral("metricPicker"));
+    QVERIFY(picker && picker->menu());
+    QSignalSpy changed(&d, &Dashboard::pickedMetricsChanged);
+    Q_EMIT picker->menu()->aboutToShow();
+    QAction* tick = picker->menu()->findChild<QAction*>(QStringLiteral("dqn/epsilon"));
+    QVERIFY(tick && tick->isCheckable() && !tick->isChecked());
+    tick->setChecked(true);
+    QCOMPARE(changed.count(), 1);
+    QVERIFY(d.isMetricShown(dqn, epsilon));
+    QVERIFY(d.chartsOf(dqn).contains(key));
+    QCOMPARE(d.pointCount(dqn, epsilon), 40);
+    QCOMPARE(d.chartMessage(dqn, key), QString());
+    // Its chart comes after the registry's in the section.
+    const auto place = [&](const QString& chart) {
+        const QPoint cell = d.cellOf(dqn, chart); // (row, column)
+        return std::make_pair(cell.x(), cell.y());
+    };
+    for (const QString& chart : d.chartsOf(dqn))
+        if (chart != key && d.constantReadout(dqn, chart).isEmpty()) QVERIFY2(place(chart) < place(key), qPrintable(chart));
+    d.addSamples({sample("dqn", "epsilon", 40, 0.2)});
+    QCOMPARE(d.pointCount(dqn, epsilon), 41);
+    QCOMPARE(d.shownPoints(dqn, epsilon).back(), QPointF(40, 0.2));
+    QCOMPARE(d.pickedMetrics(), QStringList{QStringLiteral("dqn/epsilon")});
+
+    // A new run: the chart is back as soon as the model logs the metric, from its first sample.
+    d.clear();
+    d.setModels({dqn});
+    QVERIFY(!d.chartsOf(dqn).contains(key));
+    d.addSamples({sample("dqn", "epsilon", 0, 1.0), sample("dqn", "epsilon", 1, 0.98)});
+    QVERIFY(d.chartsOf(dqn).contains(key));
+    QCOMPARE(d.pointCount(dqn, epsilon), 2);
+
+    // Unticked: the chart goes, the pick is forgotten, the samples stay on offer.
+    const int charts = d.chartCount();
+    QVERIFY(d.setMetricShown(dqn, epsilon, false));
+    QCOMPARE(d.chartCount(), charts - 1);
+    QCOMPARE(d.pointCount(dqn, epsilon), 0);
+    QVERIFY(d.pickedMetrics().isEmpty());
+    QVERIFY(d.pickableMetrics(dqn).contains(epsilon));
+    d.addSamples({sample("dqn", "epsilon", 2, 0.96)});
+    QVERIFY(!d.chartsOf(dqn).contains(key));
+    // Picked again, it has everything logged in this run.
+    d.setPickedMetrics({QStringLiteral("dqn/epsilon"), QStringLiteral("dqn/loss")}); // a charted one is dropped
+    QCOMPARE(d.pickedMetrics(), QStringList{QStringLiteral("dqn/epsilon")});
+    QCOMPARE(d.pointCount(dqn, epsilon), 3);
 }
 
 QTEST_MAIN(TestDashboard)
