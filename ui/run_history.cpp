@@ -7,7 +7,9 @@
 #include "ui/series_label.h"
 
 #include "ui/report_export.h"
+#include "ui/report_view.h"
 
+#include "engine/report/report_blocks.h"
 #include "engine/report/run_report.h"
 #include "engine/report/run_summary.h"
 #include "engine/store/bar_store.h"
@@ -58,6 +60,8 @@
 #include <QTimer>
 #include <QUrl>
 #include <QVBoxLayout>
+
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -202,6 +206,7 @@ RunHistory::~RunHistory()
     // A report still being written is cancelled (no partial file is left) and waited for.
     if (m_exportCancel) m_exportCancel->store(true);
     if (m_exportWorker.joinable()) m_exportWorker.join();
+    if (m_resultsWorker.joinable()) m_resultsWorker.join();
 }
 
 void RunHistory::buildUi()
@@ -317,6 +322,12 @@ void RunHistory::buildUi()
     bottom->addTab(m_overlayView, tr("Overlay"));
     m_compare = new RunCompare;
     bottom->addTab(m_compare, tr("Compare"));
+    m_results = new ReportView;
+    m_results->setObjectName(QStringLiteral("runResults"));
+    auto* resultsScroll = new QScrollArea;
+    resultsScroll->setWidgetResizable(true);
+    resultsScroll->setWidget(m_results);
+    bottom->addTab(resultsScroll, tr("Results"));
 
     auto* split = new QSplitter(Qt::Vertical);
     split->addWidget(m_table);
@@ -656,10 +667,52 @@ bool RunHistory::openRun(qint64 runId)
         return false;
     }
     m_openRunId = runId;
-    m_bottomTabs->setCurrentIndex(0);
+    if (m_bottomTabs->currentWidget() != m_results->parentWidget()->parentWidget()) m_bottomTabs->setCurrentIndex(0);
     m_status->setText(tr("Showing run %1").arg(runId));
+    loadResults(runId);
     updateButtons();
     return true;
+}
+
+void RunHistory::loadResults(qint64 runId)
+{
+    m_resultsRunId = runId;
+    if (m_resultsBusy) {
+        m_resultsPending = runId; // read next; the answer on its way is for another run
+        return;
+    }
+    m_resultsBusy = true;
+    m_resultsPending = 0;
+    m_results->setMessage(tr("Reading the results of run %1...").arg(runId));
+    if (m_resultsWorker.joinable()) m_resultsWorker.join(); // its answer has arrived: it has ended
+    const std::string path = m_databasePath.toStdString();
+    m_resultsWorker = std::jthread([this, path, runId] {
+        std::shared_ptr<const ReportDocument> document;
+        QString error;
+        try {
+            BarStore store(path);
+            document = std::make_shared<const ReportDocument>(buildRunReport(runReportJson(store, {runId})));
+        } catch (const std::exception& e) {
+            error = QString::fromStdString(e.what());
+        }
+        // Queued to this object: dropped if it is gone (its destructor waits for this thread first).
+        QMetaObject::invokeMethod(
+            this, [this, runId, document, error] { resultsRead(runId, document, error); }, Qt::QueuedConnection);
+    });
+}
+
+void RunHistory::resultsRead(qint64 runId, const std::shared_ptr<const ReportDocument>& document,
+                             const QString& error)
+{
+    m_resultsBusy = false;
+    if (m_resultsPending != 0) {
+        loadResults(m_resultsPending);
+        return;
+    }
+    if (runId != m_resultsRunId) return;
+    if (document) m_results->setDocument(*document);
+    else m_results->setMessage(tr("Cannot read the results of run %1: %2").arg(runId).arg(error));
+    Q_EMIT resultsShown(runId);
 }
 
 QChart* RunHistory::overlayChart() const

@@ -46,6 +46,8 @@ class BarStore;
 class Dashboard;
 class RunCompare;
 class RunStore;
+class ReportView;
+struct ReportDocument;
 
 /// The run-history tab over the store at a database path (its own read connection).
 class RunHistory : public QWidget {
@@ -98,8 +100,12 @@ public:
     /// Selects these runs (rows hidden by the filter are skipped).
     void selectRuns(const QList<qint64>& ids);
 
-    /// Draws a stored run's charts in the dashboard below the table; false if unknown.
+    /// Draws a stored run's charts in the dashboard below the table and reads its results (the
+    /// report's blocks: evaluations against the baselines, AMP and INT8, latency, memory) into the
+    /// Results tab on a worker thread (resultsShown() follows); false if unknown.
     bool openRun(qint64 runId);
+    /// The Results tab's view of the open run.
+    ReportView* resultsView() const { return m_results; }
     /// The run shown below the table (0 = none).
     qint64 openRunId() const { return m_openRunId; }
     /// The dashboard that shows opened runs.
@@ -186,6 +192,8 @@ Q_SIGNALS:
     void resumeRequested(qint64 runId);
     /// An export ended; error is empty on success.
     void exportFinished(const QString& path, const QString& error);
+    /// The Results tab shows run `runId`'s results (or why they could not be read).
+    void resultsShown(qint64 runId);
     /// Runs were deleted for good, or moved to the trash (they are gone from the table either way).
     void runsDeleted(const QList<qint64>& runIds);
     /// Runs were moved to the trash and undoTrash() would restore them until undoOfferEnded(); `text`
@@ -197,6 +205,9 @@ Q_SIGNALS:
 private:
     void buildUi();
     void updateButtons();
+    /// Reads a run's report on the worker thread; a request while one is read waits for it.
+    void loadResults(qint64 runId);
+    void resultsRead(qint64 runId, const std::shared_ptr<const ReportDocument>& document, const QString& error);
     void showError(const QString& title, const QString& text);
     void overlaySelected();
     void chooseColumns(const QPoint& at);
@@ -251,6 +262,11 @@ private:
     QProgressDialog* m_progress = nullptr;
     std::shared_ptr<std::atomic<bool>> m_exportCancel; ///< set by Cancel or by closing the window
     std::jthread m_exportWorker;
+    ReportView* m_results = nullptr;
+    std::jthread m_resultsWorker;
+    bool m_resultsBusy = false;
+    qint64 m_resultsRunId = 0;   ///< the run the Results tab is for
+    qint64 m_resultsPending = 0; ///< asked for while another was read
 };
 
 } // namespace foxhunt

@@ -6,7 +6,10 @@
 #include "ui/dashboard.h"
 #include "ui/run_compare.h"
 #include "ui/run_history.h"
+#include "ui/report_view.h"
 
+#include "engine/report/report_blocks.h"
+#include "engine/report/run_report.h"
 #include "engine/store/bar_store.h"
 #include "engine/store/run_store.h"
 #include "engine/telemetry/debiased_ema.h"
@@ -32,6 +35,8 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <nlohmann/json.hpp>
 
 #include <utility>
 
@@ -65,6 +70,7 @@ private Q_SLOTS:
     void columnsCanBeHiddenAndStayHidden();
     void compareShowsDifferencesAndDeltas();
     void runsAreRenamedTaggedAndFiltered();
+    void resultsTabShowsTheReportsBlocks();
 
 private:
     /// A finished DQN run in the compare database with these settings and results.
@@ -796,6 +802,55 @@ void TestRunHistory::runsAreRenamedTaggedAndFiltered()
         if (againModel->index(r, RunHistory::ColId).data().toLongLong() == first)
             tip = againModel->index(r, RunHistory::ColName).data(Qt::ToolTipRole).toString();
     QCOMPARE(tip, QStringLiteral("the one to beat"));
+}
+
+// Issue 19.2: a run's results in the window are the report's own blocks (buildRunReport), read on
+// a worker thread: the same headings, tables and charts as the exported report.
+void TestRunHistory::resultsTabShowsTheReportsBlocks()
+{
+    const qint64 first = resultRun(R"({"amp":false,"int8":true})", 0.75, 1234.5);
+    const qint64 second = resultRun(R"({"amp":true,"amp_dtype":"bf16","int8":true})", -0.5, -250.0);
+    RunHistory h(m_compareDb);
+    QVERIFY(h.resultsView());
+    QVERIFY(!h.resultsView()->message().isEmpty()); // "Open a run ..."
+    QSignalSpy shown(&h, &RunHistory::resultsShown);
+    // Asked for twice before the first answer: the last one asked for is shown.
+    QVERIFY(h.openRun(first));
+    QVERIFY(h.openRun(second));
+    while (shown.isEmpty() || shown.last().at(0).toLongLong() != second) QVERIFY(shown.wait(60000));
+    QVERIFY(h.resultsView()->message().isEmpty());
+
+    foxhunt::BarStore store(m_compareDb.toStdString());
+    const foxhunt::ReportDocument document = foxhunt::buildRunReport(foxhunt::runReportJson(store, {second}));
+    QStringList headings;
+    int tables = 0, charts = 0;
+    const foxhunt::ReportBlock* firstTable = nullptr;
+    for (const foxhunt::ReportBlock& b : document.blocks) {
+        if (b.kind == foxhunt::ReportBlockKind::Heading) headings << QString::fromStdString(b.text);
+        if (b.kind == foxhunt::ReportBlockKind::Table && tables++ == 0) firstTable = &b;
+        if (b.kind == foxhunt::ReportBlockKind::Chart) ++charts;
+    }
+    QVERIFY(tables > 0 && firstTable);
+    QCOMPARE(h.resultsView()->headings(), headings);
+    QCOMPARE(h.resultsView()->tableCount(), tables);
+    QCOMPARE(h.resultsView()->chartCount(), charts);
+    const QList<QStringList> shownTable = h.resultsView()->tableText(0);
+    QCOMPARE(shownTable.size(), static_cast<qsizetype>(firstTable->rows.size() + 1));
+    for (std::size_t c = 0; c < firstTable->header.size(); ++c)
+        QCOMPARE(shownTable.front().at(static_cast<qsizetype>(c)), QString::fromStdString(firstTable->header[c]));
+    for (std::size_t r = 0; r < firstTable->rows.size(); ++r)
+        for (std::size_t c = 0; c < firstTable->rows[r].size(); ++c)
+            QCOMPARE(shownTable.at(static_cast<qsizetype>(r + 1)).at(static_cast<qsizetype>(c)),
+                     QString::fromStdString(firstTable->rows[r][c]));
+
+    // The first run again: its own results replace the second's.
+    QVERIFY(h.openRun(first));
+    QVERIFY(shown.wait(60000));
+    QCOMPARE(shown.last().at(0).toLongLong(), first);
+    QStringList firstHeadings;
+    for (const foxhunt::ReportBlock& b : foxhunt::buildRunReport(foxhunt::runReportJson(store, {first})).blocks)
+        if (b.kind == foxhunt::ReportBlockKind::Heading) firstHeadings << QString::fromStdString(b.text);
+    QCOMPARE(h.resultsView()->headings(), firstHeadings);
 }
 
 QTEST_MAIN(TestRunHistory)
