@@ -5,6 +5,8 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QResizeEvent>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -31,6 +33,16 @@ QTableWidget* makeTable(const QString& objectName)
     t->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     t->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     return t;
+}
+
+/// The width a table needs to show every column whole: row titles, columns, frame and a scroll bar.
+int fullWidth(const QTableWidget* t)
+{
+    int width = 2 * t->frameWidth() + t->verticalScrollBar()->sizeHint().width() +
+                t->verticalHeader()->sizeHint().width();
+    for (int c = 0; c < t->columnCount(); ++c)
+        width += std::max(t->sizeHintForColumn(c), t->horizontalHeader()->sectionSizeHint(c));
+    return width;
 }
 
 /// A change as it reads beside the figure: "+0.42", "-1,200.00 USD", "+3.1 %" of a fraction's points.
@@ -61,6 +73,7 @@ RunCompare::RunCompare(QWidget* parent) : QWidget(parent)
     m_settings = makeTable(QStringLiteral("compareSettings"));
     m_results = makeTable(QStringLiteral("compareResults"));
     auto* split = new QSplitter(Qt::Horizontal);
+    m_split = split;
     auto* left = new QWidget;
     auto* leftLayout = new QVBoxLayout(left);
     leftLayout->setContentsMargins(0, 0, 0, 0);
@@ -135,7 +148,33 @@ int RunCompare::setRuns(std::vector<RunInfo> runs, std::vector<RunSummary> summa
         }
     }
     fillResults();
+    arrange();
     return static_cast<int>(diff.size());
+}
+
+Qt::Orientation RunCompare::arrangement() const
+{
+    return m_split->orientation();
+}
+
+void RunCompare::arrange()
+{
+    // Side by side cuts columns off on a narrow window (960 px): then each table gets the full width.
+    const QMargins margins = layout()->contentsMargins();
+    const int needed = fullWidth(m_settings) + fullWidth(m_results) + m_split->handleWidth() + margins.left() +
+                       margins.right();
+    const Qt::Orientation wanted = needed <= width() ? Qt::Horizontal : Qt::Vertical;
+    if (m_split->orientation() == wanted) return;
+    m_split->setOrientation(wanted);
+    // The settings that differ are a few rows: the results get the larger share either way.
+    const int total = wanted == Qt::Horizontal ? width() : height();
+    m_split->setSizes({total / 3, total - total / 3});
+}
+
+void RunCompare::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    arrange();
 }
 
 void RunCompare::setBaseline(int index)
@@ -147,6 +186,7 @@ void RunCompare::setBaseline(int index)
         m_baselineBox->setCurrentIndex(index);
     }
     fillResults();
+    arrange();
 }
 
 void RunCompare::fillResults()

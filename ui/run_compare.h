@@ -16,6 +16,8 @@
 QT_BEGIN_NAMESPACE
 class QComboBox;
 class QLabel;
+class QResizeEvent;
+class QSplitter;
 class QTableWidget;
 QT_END_NAMESPACE
 
@@ -36,13 +38,22 @@ public:
     QTableWidget* settingsTable() const { return m_settings; }
     QTableWidget* resultsTable() const { return m_results; }
 
+    /// Settings and results side by side (Qt::Horizontal) when both tables show every column at
+    /// this width, else one above the other, each the full width (Qt::Vertical).
+    Qt::Orientation arrangement() const;
+
     /// The colour of the i-th run compared (the overlay draws it in the same).
     static QColor runColour(int index);
     /// "run 7 · BF16 + INT8": the run and what sets it apart (its precision when the runs differ in it).
     static QString runLabel(const RunInfo& run, const RunSummary& summary, bool precisionDiffers);
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
     void fillResults();
+    /// Chooses the arrangement for the current width and contents.
+    void arrange();
 
     std::vector<RunInfo> m_runs;
     std::vector<RunSummary> m_summaries;
@@ -51,6 +62,7 @@ private:
     QComboBox* m_baselineBox = nullptr;
     QTableWidget* m_settings = nullptr;
     QTableWidget* m_results = nullptr;
+    QSplitter* m_split = nullptr;
 };
 
 } // namespace foxhunt

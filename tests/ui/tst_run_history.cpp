@@ -726,6 +726,21 @@ void TestRunHistory::compareShowsDifferencesAndDeltas()
     auto* second = qobject_cast<QLineSeries*>(series.at(1));
     QVERIFY(second->name().startsWith(QStringLiteral("run %1 · BF16 + INT8").arg(bf16)));
     QCOMPARE(second->pen().color(), foxhunt::RunCompare::runColour(1));
+
+    // At 960 px the two tables go one above the other, every column whole; wide, side by side.
+    h.resize(960, 720);
+    h.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&h));
+    QCOMPARE(h.compare({fp32, bf16}), differ); // the Compare tab in front again
+    QCoreApplication::processEvents();
+    QCOMPARE(h.compareView()->arrangement(), Qt::Vertical);
+    for (QTableWidget* t : {h.compareView()->settingsTable(), h.compareView()->resultsTable()}) {
+        QCoreApplication::processEvents();
+        QVERIFY2(t->horizontalHeader()->length() <= t->viewport()->width(), qPrintable(t->objectName()));
+    }
+    h.resize(2400, 900);
+    QCoreApplication::processEvents();
+    QCOMPARE(h.compareView()->arrangement(), Qt::Horizontal);
 }
 
 void TestRunHistory::runsAreRenamedTaggedAndFiltered()
