@@ -41,7 +41,8 @@ int fullWidth(const QTableWidget* t)
     int width = 2 * t->frameWidth() + t->verticalScrollBar()->sizeHint().width() +
                 t->verticalHeader()->sizeHint().width();
     for (int c = 0; c < t->columnCount(); ++c)
-        width += std::max(t->sizeHintForColumn(c), t->horizontalHeader()->sectionSizeHint(c));
+        width += std::max(static_cast<const QAbstractItemView*>(t)->sizeHintForColumn(c), // public there
+                          t->horizontalHeader()->sectionSizeHint(c));
     return width;
 }
 
