@@ -3,11 +3,13 @@
 // store, importing real files with progress, rejection of a bad file, drops.
 
 #include "ui/about_dialog.h"
+#include "ui/app_settings.h"
 #include "ui/bars_chart_view.h"
 #include "ui/dashboard.h"
 #include "ui/training_controller.h"
 #include "ui/import_controller.h"
 #include "ui/main_window.h"
+#include "ui/report_view.h"
 #include "ui/run_history.h"
 #include "ui/training_tab.h"
 
@@ -60,6 +62,7 @@ private Q_SLOTS:
     void dropStartsImport();
     void decimationKeepsExtremes();
     void trainsAndChartsLive();
+    void runsOfTwoPrecisionsAreCompared();
     void boundedSeriesStaysBounded();
     void aboutShowsLicenceAndThirdParties();
     void desktopHabits();
@@ -324,6 +327,94 @@ void TestMainWindow::trainsAndChartsLive()
     scroll->verticalScrollBar()->setValue(mambaLoss->mapTo(w.dashboard(), QPoint(0, 0)).y() - 40);
     QVERIFY(scroll->verticalScrollBar()->value() > 0);
     QVERIFY(w.grab().save(QStringLiteral(FOXHUNT_SCREENSHOT_DIR "/training_forecasters.png")));
+}
+
+// Issue 19: two real runs of the same models, FP32 (trainsAndChartsLive's) and BF16 + INT8, in the
+// Runs tab: the table's result columns, the compare view with only the precision settings differing,
+// the second run's Results tab and its memory chart in readable units (the docs/ screenshots).
+void TestMainWindow::runsOfTwoPrecisionsAreCompared()
+{
+    const QString db = m_dir.filePath(QStringLiteral("train.db"));
+    {
+        foxhunt::AppSettings s = foxhunt::AppSettings::load();
+        s.precision.amp = foxhunt::models::precision::MixedPrecisionConfig::for_ampere();
+        s.precision.int8 = true;
+        s.save();
+    }
+    const auto restore = qScopeGuard([] { foxhunt::AppSettings().save(); });
+    MainWindow w(db);
+    w.resize(1400, 900);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QList<qint64> before = w.runHistory()->shownRunIds();
+    QCOMPARE(before.size(), 1); // trainsAndChartsLive's FP32 run
+    w.setTrainingModels(
+        {QStringLiteral("dqn"), QStringLiteral("ppo"), QStringLiteral("mamba2"), QStringLiteral("tft")});
+    w.presetBox()->setCurrentIndex(w.presetBox()->findData(QStringLiteral("small")));
+    w.setTrainingSteps(400);
+    QVERIFY(w.nextRunConfig().precision.amp.enabled && w.nextRunConfig().precision.int8);
+    QSignalSpy finished(w.trainingController(), &foxhunt::TrainingController::finished);
+    QVERIFY(w.startTraining());
+    QVERIFY(finished.wait(300000));
+    QCOMPARE(finished.first().at(0).toString(), QStringLiteral("finished"));
+
+    foxhunt::RunHistory* history = w.runHistory();
+    history->refresh();
+    const QList<qint64> runs = history->shownRunIds(); // newest first
+    QCOMPARE(runs.size(), 2);
+    const qint64 fp32 = before.front(), mixed = runs.front() == fp32 ? runs.back() : runs.front();
+    auto* tabs = w.findChild<QTabWidget*>();
+    QVERIFY(tabs);
+    tabs->setCurrentIndex(MainWindow::kRunsTab);
+    QCOMPARE(history->cellText(fp32, foxhunt::RunHistory::ColPrecision), QStringLiteral("FP32"));
+    QVERIFY2(history->cellText(mixed, foxhunt::RunHistory::ColPrecision).startsWith(QStringLiteral("BF16")),
+             qPrintable(history->cellText(mixed, foxhunt::RunHistory::ColPrecision)));
+    for (const qint64 id : {fp32, mixed}) {
+        QVERIFY(!history->cellText(id, history->resultColumn(QStringLiteral("dqn"), QStringLiteral("test_sharpe")))
+                     .isEmpty());
+        QVERIFY(!history->cellText(id, history->resultColumn(QStringLiteral("mamba2"), QStringLiteral("p95_latency")))
+                     .isEmpty());
+    }
+    history->selectRuns({fp32, mixed});
+    QCoreApplication::processEvents();
+    QVERIFY(w.grab().save(QStringLiteral(FOXHUNT_SCREENSHOT_DIR "/runs_table.png")));
+
+    // Compared: only the precision switches differ, and each run is labelled by it.
+    const int differ = history->compare({fp32, mixed});
+    QVERIFY(differ >= 2);
+    QTableWidget* settings = history->compareView()->settingsTable();
+    QStringList keys;
+    for (int r = 0; r < settings->rowCount(); ++r) keys << settings->verticalHeaderItem(r)->text();
+    QVERIFY2(keys.contains(QStringLiteral("precision.amp")) && keys.contains(QStringLiteral("precision.int8")),
+             qPrintable(keys.join(',')));
+    QVERIFY2(keys.filter(QStringLiteral("mamba2.")).isEmpty() && !keys.contains(QStringLiteral("steps")),
+             qPrintable(keys.join(','))); // the same models and sizes
+    QVERIFY(settings->horizontalHeaderItem(1)->text().contains(QStringLiteral("BF16")));
+    QCoreApplication::processEvents();
+    QVERIFY(w.grab().save(QStringLiteral(FOXHUNT_SCREENSHOT_DIR "/compare.png")));
+
+    // The BF16 + INT8 run's results, from its report, with an INT8 table among them.
+    QSignalSpy shown(history, &foxhunt::RunHistory::resultsShown);
+    QVERIFY(history->openRun(mixed));
+    QVERIFY(shown.wait(60000));
+    foxhunt::ReportView* results = history->resultsView();
+    QVERIFY(results->tableCount() > 0 && results->chartCount() > 0);
+    QVERIFY2(results->headings().filter(QStringLiteral("INT8")).size() > 0, qPrintable(results->headings().join('|')));
+    auto* bottom = qobject_cast<QTabWidget*>(results->parentWidget()->parentWidget()->parentWidget()->parentWidget());
+    QVERIFY(bottom);
+    bottom->setCurrentIndex(bottom->count() - 1); // Results
+    QCoreApplication::processEvents();
+    QVERIFY(w.grab().save(QStringLiteral(FOXHUNT_SCREENSHOT_DIR "/results.png")));
+
+    // Its memory chart reads in bytes' units, not "0.0".
+    foxhunt::Dashboard* charts = history->runDashboard();
+    bottom->setCurrentIndex(0);
+    QCoreApplication::processEvents();
+    const auto unit = charts->yAxisUnit(QStringLiteral("mamba2"), QStringLiteral("memory"));
+    QVERIFY2(unit.first.contains(QStringLiteral("iB")) || unit.first == QStringLiteral("B"), qPrintable(unit.first));
+    QVERIFY(charts->chartView(QStringLiteral("mamba2"), QStringLiteral("memory"))
+                ->grab()
+                .save(QStringLiteral(FOXHUNT_SCREENSHOT_DIR "/memory_chart.png")));
 }
 
 void TestMainWindow::boundedSeriesStaysBounded()
