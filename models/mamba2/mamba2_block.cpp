@@ -66,10 +66,10 @@ Mamba2BlockImpl::ScanInputs Mamba2BlockImpl::scan_inputs(const torch::Tensor& xb
     const int64_t batch = xbc.size(0);
     const int64_t length = xbc.size(1);
     const int64_t gn = options.ngroups() * options.d_state();
-    // Causal: the left padding of d_conv - 1 plus dropping the tail means step t sees t-d_conv+1..t only.
-    // The float taps run in in_proj's [B, L, C] layout; int8 taps go through the layer's own forward.
-    auto conv_out = conv1d->converted_to_int8() ? conv1d(xbc.transpose(1, 2)).narrow(2, 0, length).transpose(1, 2)
-                                                : causal_depthwise_conv1d(xbc, conv1d->weight.squeeze(1), conv1d->bias);
+    // Causal: step t sees t-d_conv+1..t only. In in_proj's [B, L, C] layout for float and int8 taps
+    // alike (an int8 copy's taps are dequantized: the convolution is memory-bound, its work tiny), so
+    // neither transposes to [B, C, L] and back.
+    auto conv_out = causal_depthwise_conv1d(xbc, conv1d->taps(), conv1d->bias_values());
     auto act = torch::silu(conv_out); // [B, L, conv_dim]
     auto parts = act.split_with_sizes({m_d_inner, gn, gn}, /*dim=*/-1);
     return {parts[0].reshape({batch, length, m_heads, options.head_dim()}),
