@@ -273,6 +273,16 @@ std::string toString(ModelKind kind)
     return "dqn";
 }
 
+bool isForecaster(ModelKind kind)
+{
+    return kind == ModelKind::Mamba2 || kind == ModelKind::Tft;
+}
+
+bool isAgent(ModelKind kind)
+{
+    return !isForecaster(kind);
+}
+
 std::optional<ModelKind> modelKindFromString(std::string name)
 {
     std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });

@@ -34,7 +34,7 @@ void SessionRun::buildLearners()
     m_inputs.agentEnv.extraObservationSize = 0;
     if (c.ensemble) {
         for (ModelKind kind : c.models)
-            if (kind == ModelKind::Mamba2 || kind == ModelKind::Tft)
+            if (isForecaster(kind))
                 m_inputs.agentEnv.extraObservationSize += static_cast<int>(
                     (kind == ModelKind::Mamba2 ? c.mamba2 : c.tft).windowing.horizon);
     }

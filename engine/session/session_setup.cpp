@@ -22,16 +22,6 @@ namespace foxhunt::session {
 
 namespace {
 
-bool isForecaster(ModelKind k)
-{
-    return k == ModelKind::Mamba2 || k == ModelKind::Tft;
-}
-
-bool isAgent(ModelKind k)
-{
-    return k == ModelKind::Dqn || k == ModelKind::Ppo;
-}
-
 /// What a run needs beyond configProblems(), checked before it is recorded.
 void checkRunnable(const SessionConfig& cfg)
 {

@@ -30,6 +30,10 @@ namespace foxhunt {
 enum class ModelKind { Dqn, Ppo, Mamba2, Tft };
 /// "dqn", "ppo", "mamba2", "tft".
 std::string toString(ModelKind kind);
+/// The forecasters (Mamba-2, TFT): they learn from windows of bars, not from the environment.
+bool isForecaster(ModelKind kind);
+/// The agents (DQN, PPO): they act in the trading environment.
+bool isAgent(ModelKind kind);
 /// Parses the names above (case-insensitive); nullopt otherwise.
 std::optional<ModelKind> modelKindFromString(std::string name);
 
