@@ -1,28 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Plain structs the agents share for memory accounting and INT8 evaluation. Std-only.
+// Plain structs the agents share for INT8 evaluation (their memory is a ModelMemory). Std-only.
 
 #include "engine/env/evaluation.h"
 #include "engine/precision/int8_evaluation.h"
+#include "engine/telemetry/model_memory.h"
 
 #include <cstddef>
 
 namespace foxhunt {
-
-/// Exact bytes of an agent's training tensors, read from the tensors themselves.
-struct AgentMemoryBytes {
-    std::size_t parameterBytes = 0; ///< every parameter tensor the agent holds (DQN: online and target network)
-    std::size_t gradientBytes = 0;  ///< gradient tensors currently allocated
-    std::size_t optimizerBytes =
-        0; ///< optimizer state tensors (Adam: exp_avg, exp_avg_sq; empty before the first step)
-    /// Peak bytes of tensors allocated by the forward and backward pass of a measured update (DQN: one
-    /// gradient step; PPO: one minibatch), persistent gradients and optimizer state excluded; 0 until an
-    /// update was measured, and without the counting CPU allocator (models::installCountingCpuAllocator()).
-    std::size_t activationBytes = 0;
-    bool onCuda = false;                ///< the agent lives on a CUDA device; the two below are set
-    std::size_t cudaAllocatedBytes = 0; ///< caching allocator: bytes the agent's own tensors hold now
-    std::size_t cudaPeakBytes = 0;      ///< caching allocator: most bytes the agent held during its last update
-};
 
 /// How an agent's evaluateInt8() measures.
 struct AgentInt8Options {

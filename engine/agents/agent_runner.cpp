@@ -90,7 +90,7 @@ Int8Evaluation AgentRunner::evaluateInt8(const AgentInt8Options& options)
     return m_dqn ? m_dqn->evaluateInt8(options) : m_ppo->evaluateInt8({}, options);
 }
 
-AgentMemoryBytes AgentRunner::memoryBytes() const
+ModelMemory AgentRunner::memoryBytes() const
 {
     return m_dqn ? m_dqn->memoryBytes() : m_ppo->memoryBytes();
 }

@@ -55,7 +55,7 @@ public:
     /// checks on held-out data such as evaluateInt8's (options.heldOut); the env's position is kept.
     PolicyTransitions heldOutTransitions(std::vector<int> episodes, std::size_t maxSamples);
     /// Exact bytes of the agent's parameters, gradients and optimizer state.
-    AgentMemoryBytes memoryBytes() const;
+    ModelMemory memoryBytes() const;
     /// Bytes the FP32 policy needs to serve `batch` observations (Dqn::servingBytes, Ppo::servingBytes).
     std::size_t servingBytes(int batch) const;
     /// Evaluates the greedy policy beside the baselines (the env's training position is kept).

@@ -447,13 +447,13 @@ std::size_t Dqn::servingBytes(int batch) const
     return servingBytesOf(m_impl->online, m_impl->obsSize, batch, m_impl->device);
 }
 
-AgentMemoryBytes Dqn::memoryBytes() const
+ModelMemory Dqn::memoryBytes() const
 {
     const Impl& d = *m_impl;
-    AgentMemoryBytes m;
+    ModelMemory m;
     for (const auto& p : d.online->parameters()) m.parameterBytes += static_cast<std::size_t>(p.nbytes());
     for (const auto& p : d.target->parameters()) m.parameterBytes += static_cast<std::size_t>(p.nbytes());
-    m.activationBytes = d.activationBytes;
+    m.activationPeakBytes = d.activationBytes;
     m.onCuda = d.device.is_cuda();
     m.cudaAllocatedBytes = d.cuda.residentBytes();
     m.cudaPeakBytes = d.cuda.peak;

@@ -139,7 +139,7 @@ public:
     /// CPU allocator; the CUDA allocator's peak on a GPU; activations 0 without either).
     std::size_t servingBytes(int batch) const;
     /// Exact bytes of parameters (online and target), gradients and Adam state.
-    AgentMemoryBytes memoryBytes() const;
+    ModelMemory memoryBytes() const;
     /// Current loss scale (1 without loss scaling).
     double lossScale() const;
     /// Online and target parameters flattened (for tests and checksums).

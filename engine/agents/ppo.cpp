@@ -351,11 +351,11 @@ std::size_t Ppo::servingBytes(int batch) const
     return servingBytesOf(m_impl->net, m_impl->obsSize, batch, m_impl->device);
 }
 
-AgentMemoryBytes Ppo::memoryBytes() const
+ModelMemory Ppo::memoryBytes() const
 {
     const Impl& d = *m_impl;
-    AgentMemoryBytes m;
-    m.activationBytes = d.activationBytes;
+    ModelMemory m;
+    m.activationPeakBytes = d.activationBytes;
     m.onCuda = d.device.is_cuda();
     m.cudaAllocatedBytes = d.cuda.residentBytes();
     m.cudaPeakBytes = d.cuda.peak;

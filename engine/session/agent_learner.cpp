@@ -142,19 +142,7 @@ protected:
         emit(metrics::kStepMs, stepMs);
     }
 
-    ModelMemory memory() const override
-    {
-        const AgentMemoryBytes mem = m_agent->memoryBytes();
-        ModelMemory m;
-        m.parameterBytes = mem.parameterBytes;
-        m.gradientBytes = mem.gradientBytes;
-        m.optimizerBytes = mem.optimizerBytes;
-        m.activationPeakBytes = mem.activationBytes;
-        m.onCuda = mem.onCuda;
-        m.cudaAllocatedBytes = mem.cudaAllocatedBytes;
-        m.cudaPeakBytes = mem.cudaPeakBytes;
-        return m;
-    }
+    ModelMemory memory() const override { return m_agent->memoryBytes(); }
 
     std::optional<Int8Check> checkInt8(const Int8Settings& settings) override
     {

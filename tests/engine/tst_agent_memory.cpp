@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Peak activation bytes of the agents' updates (AgentMemoryBytes::activationBytes): exact for the
+// Peak activation bytes of the agents' updates (ModelMemory::activationPeakBytes): exact for the
 // DQN's hand-written backward (its preallocated buffers), bounded from both sides for autograd
 // (DQN under DqnGradients::Autograd, PPO), zero until an update ran, and no gradient storage in it.
 #include "engine/agents/dqn.h"
@@ -93,16 +93,16 @@ void TestAgentMemory::dqnActivationBytes()
     const DqnOptions o = dqnOptions(batch, dueling, gradients);
     Dqn dqn(kObs, kActions, o);
     fill(dqn);
-    QCOMPARE(dqn.memoryBytes().activationBytes, std::size_t(0));
+    QCOMPARE(dqn.memoryBytes().activationPeakBytes, std::size_t(0));
     dqn.update();
-    const AgentMemoryBytes m = dqn.memoryBytes();
+    const ModelMemory m = dqn.memoryBytes();
     const auto b = static_cast<std::size_t>(batch);
     const std::size_t h = static_cast<std::size_t>(o.hidden[0] + o.hidden[1]);
     // One network's activations: both hidden layers and its Q values (dueling: A, V and mean A too).
     const std::size_t head = dueling ? 2 * kActions + 2 : kActions;
     const std::size_t forward = b * (h + head) * kFloat;
-    QVERIFY2(m.activationBytes >= forward, qPrintable(QString::number(m.activationBytes)));
-    qInfo("dqn activation bytes %zu (one forward %zu)", m.activationBytes, forward);
+    QVERIFY2(m.activationPeakBytes >= forward, qPrintable(QString::number(m.activationPeakBytes)));
+    qInfo("dqn activation bytes %zu (one forward %zu)", m.activationPeakBytes, forward);
     if (gradients == DqnGradients::HandWritten) {
         // The preallocated buffers: online and target forward, the online activation gradients
         // (dueling: dA, dV, mean dQ) and dLoss/dQ. During the step only ATen's 0-dim tensors for
@@ -110,20 +110,20 @@ void TestAgentMemory::dqnActivationBytes()
         const std::size_t backward = b * (h + (dueling ? kActions + 2 : 0)) * kFloat;
         const std::size_t gradQ = b * kActions * kFloat;
         const std::size_t buffers = 2 * forward + backward + gradQ;
-        QVERIFY2(m.activationBytes >= buffers && m.activationBytes <= buffers + (dueling ? 32 : 0),
-                 qPrintable(QString("%1 vs buffers %2").arg(m.activationBytes).arg(buffers)));
+        QVERIFY2(m.activationPeakBytes >= buffers && m.activationPeakBytes <= buffers + (dueling ? 32 : 0),
+                 qPrintable(QString("%1 vs buffers %2").arg(m.activationPeakBytes).arg(buffers)));
     } else {
         // Autograd keeps the pre- and post-ReLU outputs of the online forward it differentiates
         // (the target's are freed as it goes); backward adds per-parameter gradient temporaries
         // before they are accumulated into the flat buffer: at most one network's worth.
         const std::size_t bound = 3 * forward + networkParameterBytes(kObs, o.hidden, kActions + (dueling ? 1 : 0));
-        QVERIFY2(m.activationBytes <= bound, qPrintable(QString("%1 > %2").arg(m.activationBytes).arg(bound)));
+        QVERIFY2(m.activationPeakBytes <= bound, qPrintable(QString("%1 > %2").arg(m.activationPeakBytes).arg(bound)));
     }
     // The flat gradients and Adam's state are reported apart.
     QVERIFY(m.gradientBytes > 0 && m.optimizerBytes == 2 * m.gradientBytes);
     // A later unmeasured update leaves the figure alone; it is the same network and batch anyway.
     dqn.update();
-    QCOMPARE(dqn.memoryBytes().activationBytes, m.activationBytes);
+    QCOMPARE(dqn.memoryBytes().activationPeakBytes, m.activationPeakBytes);
 }
 
 void TestAgentMemory::ppoActivationBytes_data()
@@ -145,22 +145,22 @@ void TestAgentMemory::ppoActivationBytes()
     o.seed = 5;
     Ppo ppo(kObs, kActions, o);
     const std::array<float, kObs> obs{0.1f, 0.5f, 1.0f, -1.0f};
-    QCOMPARE(ppo.memoryBytes().activationBytes, std::size_t(0));
+    QCOMPARE(ppo.memoryBytes().activationPeakBytes, std::size_t(0));
     bool full = false;
     while (!full) full = ppo.store(obs, ppo.act(obs), 1.0, false, false, obs);
     ppo.update(obs);
-    const AgentMemoryBytes m = ppo.memoryBytes();
+    const ModelMemory m = ppo.memoryBytes();
     const auto b = static_cast<std::size_t>(o.batchSize);
     const std::size_t h = static_cast<std::size_t>(o.hidden[0] + o.hidden[1]);
     // The tanh outputs of each trunk, the logits and the value.
     const std::size_t forward = b * ((shared ? 1 : 2) * h + kActions + 1) * kFloat;
-    QVERIFY2(m.activationBytes >= forward, qPrintable(QString::number(m.activationBytes)));
-    qInfo("ppo activation bytes %zu (one forward %zu, parameters %zu)", m.activationBytes, forward, m.parameterBytes);
+    QVERIFY2(m.activationPeakBytes >= forward, qPrintable(QString::number(m.activationPeakBytes)));
+    qInfo("ppo activation bytes %zu (one forward %zu, parameters %zu)", m.activationPeakBytes, forward, m.parameterBytes);
     // Pre-activations, the loss terms' [B, A] and [B] temporaries and backward's transient
     // gradients. Gradient storage allocated inside the scope (zero_grad with set_to_none) would
     // add m.parameterBytes and break this bound in both rows (measured: 2.0x and 2.7x forward).
     const std::size_t bound = 3 * forward;
-    QVERIFY2(m.activationBytes <= bound, qPrintable(QString("%1 > %2").arg(m.activationBytes).arg(bound)));
+    QVERIFY2(m.activationPeakBytes <= bound, qPrintable(QString("%1 > %2").arg(m.activationPeakBytes).arg(bound)));
     // The gradients persist (zeroed in place), so the measured backward did not allocate them.
     QCOMPARE(m.gradientBytes, m.parameterBytes);
 }

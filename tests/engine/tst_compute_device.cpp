@@ -205,7 +205,7 @@ void TestComputeDevice::cudaTrainsLikeTheCpu()
     // Same seeds, same data: the devices differ only in kernel rounding.
     Dqn dqnCpu(2, 3, smallDqn("cpu")), dqnCuda(2, 3, smallDqn("cuda:0"));
     QVERIFY(maxAbsDifference(trainDqn(dqnCpu, 40), trainDqn(dqnCuda, 40)) < 1e-4);
-    const AgentMemoryBytes dqnMemory = dqnCuda.memoryBytes();
+    const ModelMemory dqnMemory = dqnCuda.memoryBytes();
     QVERIFY(dqnMemory.onCuda);
     QVERIFY(dqnMemory.cudaAllocatedBytes >= dqnMemory.parameterBytes);
     QVERIFY(dqnMemory.cudaPeakBytes >= dqnMemory.cudaAllocatedBytes);

@@ -114,7 +114,7 @@ void TestDqnPrecision::infGradientSkipsStep()
     // An injected inf in every stored observation: the forward, the loss and every gradient are inf/NaN.
     fill(dqn, 64, std::numeric_limits<float>::infinity());
     const std::vector<float> online = dqn.onlineParameters();
-    const AgentMemoryBytes memory = dqn.memoryBytes();
+    const ModelMemory memory = dqn.memoryBytes();
     DqnUpdateStats s;
     for (int i = 0; i < 3; ++i) s = dqn.update();
     QVERIFY(s.skipped);
@@ -240,7 +240,7 @@ void TestDqnPrecision::memoryBytesFromTensors()
     Dqn dqn(4, 3, o);
     // 4 -> 32 -> 32 -> 3: (4*32 + 32) + (32*32 + 32) + (32*3 + 3) floats per network.
     const std::size_t params = ((4 * 32 + 32) + (32 * 32 + 32) + (32 * 3 + 3)) * sizeof(float);
-    AgentMemoryBytes m = dqn.memoryBytes();
+    ModelMemory m = dqn.memoryBytes();
     QCOMPARE(m.parameterBytes, 2 * params);
     QCOMPARE(m.gradientBytes, params);
     QCOMPARE(m.optimizerBytes, std::size_t(0));

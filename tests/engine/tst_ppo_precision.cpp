@@ -194,7 +194,7 @@ void TestPpoPrecision::memoryBytesFromTensors()
     // Two trunks 4 -> 32 -> 32, a policy head 32 -> 3 and a value head 32 -> 1.
     const std::size_t trunk = (4 * 32 + 32) + (32 * 32 + 32);
     const std::size_t params = (2 * trunk + (32 * 3 + 3) + (32 + 1)) * sizeof(float);
-    AgentMemoryBytes m = ppo.memoryBytes();
+    ModelMemory m = ppo.memoryBytes();
     QCOMPARE(m.parameterBytes, params);
     QCOMPARE(m.gradientBytes, std::size_t(0));
     QCOMPARE(m.optimizerBytes, std::size_t(0));
