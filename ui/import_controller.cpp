@@ -71,14 +71,19 @@ void ImportController::run(QStringList files, ImportOptions options)
         report(100 * i / n, tr("Importing %1").arg(file), true);
         // Each stage counts from 0 to 1 again: overallImportFraction makes one rising figure of them.
         double overall = 0.0;
+        std::string lastStage;
         try {
             outcome.result = BarImporter(*store).importFile(
                 file.toStdString(), options, [&](double fraction, std::string_view stage) {
                     if (m_cancel) throw ImportCancelled();
                     overall = std::max(overall, overallImportFraction(fraction, stage));
+                    // A new stage is shown at once (storing may wait for another writer); within a
+                    // stage at most every 100 ms.
+                    const bool newStage = stage != lastStage;
+                    if (newStage) lastStage = stage;
                     report(static_cast<int>(100.0 * (i + overall) / n),
                            tr("%1: %2").arg(file, QString::fromUtf8(stage.data(), static_cast<int>(stage.size()))),
-                           false);
+                           newStage);
                 });
             outcome.ok = true;
         } catch (const StoredBarConflict& e) {
