@@ -160,16 +160,20 @@ Qt::Orientation RunCompare::arrangement() const
 
 void RunCompare::arrange()
 {
-    // Side by side cuts columns off on a narrow window (960 px): then each table gets the full width.
+    // Side by side cuts columns off on a narrow window: then each table gets the full width. Side
+    // by side, each gets the width its columns need (the rest goes to the results).
     const QMargins margins = layout()->contentsMargins();
-    const int needed = fullWidth(m_settings) + fullWidth(m_results) + m_split->handleWidth() + margins.left() +
-                       margins.right();
-    const Qt::Orientation wanted = needed <= width() ? Qt::Horizontal : Qt::Vertical;
-    if (m_split->orientation() == wanted) return;
-    m_split->setOrientation(wanted);
-    // The settings that differ are a few rows: the results get the larger share either way.
-    const int total = wanted == Qt::Horizontal ? width() : height();
-    m_split->setSizes({total / 3, total - total / 3});
+    const int settingsWidth = fullWidth(m_settings);
+    const int available = width() - margins.left() - margins.right() - m_split->handleWidth();
+    const Qt::Orientation wanted = settingsWidth + fullWidth(m_results) <= available ? Qt::Horizontal : Qt::Vertical;
+    if (m_split->orientation() != wanted) m_split->setOrientation(wanted);
+    if (wanted == Qt::Horizontal) {
+        m_split->setSizes({settingsWidth, available - settingsWidth});
+    } else {
+        // The settings that differ are a few rows: the results get the larger share.
+        const int total = height();
+        m_split->setSizes({total / 3, total - total / 3});
+    }
 }
 
 void RunCompare::resizeEvent(QResizeEvent* event)

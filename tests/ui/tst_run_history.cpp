@@ -27,6 +27,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QHeaderView>
 #include <QLabel>
 #include <QSignalSpy>
 #include <QSettings>
@@ -727,13 +728,13 @@ void TestRunHistory::compareShowsDifferencesAndDeltas()
     QVERIFY(second->name().startsWith(QStringLiteral("run %1 · BF16 + INT8").arg(bf16)));
     QCOMPARE(second->pen().color(), foxhunt::RunCompare::runColour(1));
 
-    // At 960 px the two tables go one above the other, every column whole; wide, side by side.
+    // At 960 px every column of both tables shows whole (side by side only where both fit); narrow,
+    // one above the other; wide, side by side.
     h.resize(960, 720);
     h.show();
     QVERIFY(QTest::qWaitForWindowExposed(&h));
     QCOMPARE(h.compare({fp32, bf16}), differ); // the Compare tab in front again
     QCoreApplication::processEvents();
-    QCOMPARE(h.compareView()->arrangement(), Qt::Vertical);
     for (QTableWidget* t : {h.compareView()->settingsTable(), h.compareView()->resultsTable()}) {
         QCoreApplication::processEvents();
         QVERIFY2(t->horizontalHeader()->length() <= t->viewport()->width(), qPrintable(t->objectName()));
@@ -741,6 +742,8 @@ void TestRunHistory::compareShowsDifferencesAndDeltas()
     h.resize(2400, 900);
     QCoreApplication::processEvents();
     QCOMPARE(h.compareView()->arrangement(), Qt::Horizontal);
+    h.compareView()->resize(420, 600); // the view alone, narrower than its two tables
+    QCOMPARE(h.compareView()->arrangement(), Qt::Vertical);
 }
 
 void TestRunHistory::runsAreRenamedTaggedAndFiltered()
