@@ -2,7 +2,10 @@
 // foxhunt-ui-bench: the dashboard's refresh cost per tick under the offscreen
 // platform. 4 models x 5 charts already hold --points points each; every tick
 // adds --batch new samples per series (one drained batch) and, in the second
-// figure, repaints the whole dashboard. Prints one JSON object.
+// figure, repaints the whole dashboard. Each model also logs --held scalars no
+// chart draws (epsilon, td_error, q_mean, learning_rate: held for the Metrics
+// picker; default 4), the first of them picked onto the dashboard. Prints one
+// JSON object.
 
 #include "ui/dashboard.h"
 
@@ -49,10 +52,14 @@ int main(int argc, char** argv)
     const long long batchPerSeries = argOr(argc, argv, "--batch", 100);
     const int ticks = static_cast<int>(argOr(argc, argv, "--ticks", 100));
     const double smoothing = static_cast<double>(argOr(argc, argv, "--smoothing-percent", 0)) / 100.0;
+    const auto held = static_cast<std::size_t>(std::clamp<long long>(argOr(argc, argv, "--held", 4), 0, 4));
 
     const std::vector<std::string> models = {"dqn", "ppo", "mamba2", "tft"};
     // One series in each of five charts: loss, loss scale, gradient norm, latency, memory.
-    const std::vector<std::string> metrics = {"loss", "loss_scale", "grad_norm", "latency_ms", "activation_bytes"};
+    std::vector<std::string> metrics = {"loss", "loss_scale", "grad_norm", "latency_ms", "activation_bytes"};
+    const std::size_t charted = metrics.size();
+    const std::vector<std::string> heldNames = {"epsilon", "td_error", "q_mean", "learning_rate"};
+    metrics.insert(metrics.end(), heldNames.begin(), heldNames.begin() + static_cast<std::ptrdiff_t>(held));
 
     foxhunt::Dashboard dashboard;
     // The window is full: new points thin the older half as they would after a long run.
@@ -61,6 +68,9 @@ int main(int argc, char** argv)
     dashboard.setModels(
         {QStringLiteral("dqn"), QStringLiteral("ppo"), QStringLiteral("mamba2"), QStringLiteral("tft")});
     dashboard.setSmoothing(smoothing);
+    if (held > 0)
+        for (const std::string& m : models)
+            dashboard.setMetricShown(QString::fromStdString(m), QString::fromStdString(heldNames.front()), true);
     dashboard.show();
     QApplication::processEvents();
 
@@ -106,11 +116,12 @@ int main(int argc, char** argv)
     }
     const Stats u = stats(updateMs), r = stats(repaintMs);
     std::printf("{\"benchmark\":\"dashboard_tick\",\"platform\":\"%s\",\"models\":%zu,\"charts_per_model\":%zu,"
+                "\"held_metrics_per_model\":%zu,\"picked_charts_per_model\":%d,"
                 "\"points_per_series\":%lld,\"points_held\":%d,\"new_samples_per_tick\":%zu,\"ticks\":%d,"
                 "\"smoothing\":%.2f,\"fill_ms\":%.1f,"
                 "\"update_ms\":{\"median\":%.3f,\"p95\":%.3f,\"max\":%.3f},"
                 "\"update_and_repaint_ms\":{\"median\":%.3f,\"p95\":%.3f,\"max\":%.3f},\"goal_ms\":8}\n",
-                qPrintable(QGuiApplication::platformName()), models.size(), metrics.size(), points,
+                qPrintable(QGuiApplication::platformName()), models.size(), charted, held, held > 0 ? 1 : 0, points,
                 dashboard.pointCount(QStringLiteral("tft"), QStringLiteral("loss")), batch.size(), ticks, smoothing,
                 fillMs, u.median, u.p95, u.max, r.median, r.p95, r.max);
     return 0;
