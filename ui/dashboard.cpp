@@ -1795,7 +1795,8 @@ void Dashboard::fillPicker()
             any = true;
         }
     }
-    if (!any) menu->addAction(m_order.isEmpty() ? tr("No run shown") : tr("No other metrics logged yet"))->setEnabled(false);
+    if (!any)
+        menu->addAction(m_order.isEmpty() ? tr("No run shown") : tr("No other metrics logged yet"))->setEnabled(false);
 }
 
 bool Dashboard::fromStore(const RunStore& store, std::int64_t runId)

@@ -61,11 +61,11 @@ private:
 /// A table as tall as its rows: the panel scrolls, not each table.
 QTableWidget* makeTable(const ReportBlock& b)
 {
-    const int columns = static_cast<int>(
-        std::max<std::size_t>(b.header.size(), b.rows.empty() ? 0 : std::max_element(b.rows.begin(), b.rows.end(),
-                                                                                       [](const auto& x, const auto& y) {
-                                                                                           return x.size() < y.size();
-                                                                                       })->size()));
+    const int columns = static_cast<int>(std::max<std::size_t>(
+        b.header.size(),
+        b.rows.empty() ? 0 : std::max_element(b.rows.begin(), b.rows.end(), [](const auto& x, const auto& y) {
+                                 return x.size() < y.size();
+                             })->size()));
     auto* t = new QTableWidget(static_cast<int>(b.rows.size()), columns);
     t->setObjectName(QStringLiteral("reportTable"));
     QStringList header;
@@ -73,7 +73,8 @@ QTableWidget* makeTable(const ReportBlock& b)
     t->setHorizontalHeaderLabels(header);
     for (int r = 0; r < t->rowCount(); ++r)
         for (int c = 0; c < static_cast<int>(b.rows[static_cast<std::size_t>(r)].size()); ++c) {
-            auto* item = new QTableWidgetItem(fromStd(b.rows[static_cast<std::size_t>(r)][static_cast<std::size_t>(c)]));
+            auto* item = new QTableWidgetItem(
+                fromStd(b.rows[static_cast<std::size_t>(r)][static_cast<std::size_t>(c)]));
             item->setFlags(Qt::ItemIsSelectable | Qt::ItemIsEnabled);
             if (c > 0) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
             t->setItem(r, c, item);

@@ -701,8 +701,7 @@ void RunHistory::loadResults(qint64 runId)
     });
 }
 
-void RunHistory::resultsRead(qint64 runId, const std::shared_ptr<const ReportDocument>& document,
-                             const QString& error)
+void RunHistory::resultsRead(qint64 runId, const std::shared_ptr<const ReportDocument>& document, const QString& error)
 {
     m_resultsBusy = false;
     if (m_resultsPending != 0) {

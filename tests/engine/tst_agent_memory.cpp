@@ -155,7 +155,8 @@ void TestAgentMemory::ppoActivationBytes()
     // The tanh outputs of each trunk, the logits and the value.
     const std::size_t forward = b * ((shared ? 1 : 2) * h + kActions + 1) * kFloat;
     QVERIFY2(m.activationPeakBytes >= forward, qPrintable(QString::number(m.activationPeakBytes)));
-    qInfo("ppo activation bytes %zu (one forward %zu, parameters %zu)", m.activationPeakBytes, forward, m.parameterBytes);
+    qInfo("ppo activation bytes %zu (one forward %zu, parameters %zu)", m.activationPeakBytes, forward,
+          m.parameterBytes);
     // Pre-activations, the loss terms' [B, A] and [B] temporaries and backward's transient
     // gradients. Gradient storage allocated inside the scope (zero_grad with set_to_none) would
     // add m.parameterBytes and break this bound in both rows (measured: 2.0x and 2.7x forward).

@@ -672,7 +672,8 @@ private Q_SLOTS:
         BarStore store(freshPath());
         std::vector<std::pair<double, std::string>> calls;
         const ImportResult r = BarImporter(store).importFile(
-            csv.toStdString(), {}, [&](double f, std::string_view stage) { calls.emplace_back(f, std::string(stage)); });
+            csv.toStdString(), {},
+            [&](double f, std::string_view stage) { calls.emplace_back(f, std::string(stage)); });
         QCOMPARE(r.imported, std::uint64_t{150'000});
         const std::vector<std::string> order = {"read", "parse", "validate", "store"};
         std::size_t at = 0;
@@ -700,10 +701,11 @@ private Q_SLOTS:
 
         // Stopped while parsing: nothing is stored, and the file imports afterwards.
         BarStore second(freshPath());
-        QVERIFY_THROWS_EXCEPTION(std::runtime_error,
-                                 BarImporter(second).importFile(csv.toStdString(), {}, [](double f, std::string_view stage) {
-                                     if (stage == "parse" && f > 0.0) throw std::runtime_error("cancelled");
-                                 }));
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error, BarImporter(second).importFile(
+                                                         csv.toStdString(), {}, [](double f, std::string_view stage) {
+                                                             if (stage == "parse" && f > 0.0)
+                                                                 throw std::runtime_error("cancelled");
+                                                         }));
         QVERIFY(second.empty());
         QCOMPARE(countRows(second, "imports"), std::int64_t{0});
         QCOMPARE(BarImporter(second).importFile(csv.toStdString()).imported, r.imported);

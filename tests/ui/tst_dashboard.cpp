@@ -1064,7 +1064,8 @@ void TestDashboard::metricPickerChartsAnyLoggedScalar()
         return std::make_pair(cell.x(), cell.y());
     };
     for (const QString& chart : d.chartsOf(dqn))
-        if (chart != key && d.constantReadout(dqn, chart).isEmpty()) QVERIFY2(place(chart) < place(key), qPrintable(chart));
+        if (chart != key && d.constantReadout(dqn, chart).isEmpty())
+            QVERIFY2(place(chart) < place(key), qPrintable(chart));
     d.addSamples({sample("dqn", "epsilon", 40, 0.2)});
     QCOMPARE(d.pointCount(dqn, epsilon), 41);
     QCOMPARE(d.shownPoints(dqn, epsilon).back(), QPointF(40, 0.2));

@@ -214,7 +214,8 @@ void TestMainWindow::importProgressShowsWhereItIs()
     while (!reached()) QVERIFY(progress.wait(60000));
     const int shown = progress.last().at(0).toInt();
     QStringList seen;
-    for (const QList<QVariant>& signal : progress) seen << signal.at(0).toString() + QLatin1Char(' ') + signal.at(1).toString();
+    for (const QList<QVariant>& signal : progress)
+        seen << signal.at(0).toString() + QLatin1Char(' ') + signal.at(1).toString();
     QVERIFY2(shown > 0 && shown < 100, qPrintable(seen.join(QStringLiteral(" | "))));
     QVERIFY(progress.last().at(1).toString().endsWith(QStringLiteral(": store")));
     QCoreApplication::processEvents();
