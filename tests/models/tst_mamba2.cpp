@@ -4,6 +4,7 @@
 
 #include "models/mamba2/mamba2_block.h"
 #include "models/mamba2/mamba2_forecaster.h"
+#include "models/mamba2/rms_norm_gated.h"
 
 #include <QtTest/QtTest>
 #include <torch/torch.h>
@@ -169,6 +170,41 @@ private Q_SLOTS:
         torch::NoGradGuard ng;
         auto x = torch::randn({2, 10, 4});
         QVERIFY(torch::equal(a(x), b(x)));
+    }
+
+    // Without a graph (inference, the INT8 copy) the gated RMS norm takes a shorter path: it must
+    // give what the graph path gives, gated or not, over one group or several, and leave x alone.
+    void gatedNormWithoutGraphMatchesGraphPath_data()
+    {
+        QTest::addColumn<int>("groupSize");
+        QTest::addColumn<bool>("gated");
+        QTest::newRow("whole dim, gated") << 0 << true;
+        QTest::newRow("4 groups, gated") << 16 << true;
+        QTest::newRow("whole dim, no gate") << 0 << false;
+    }
+    void gatedNormWithoutGraphMatchesGraphPath()
+    {
+        QFETCH(int, groupSize);
+        QFETCH(bool, gated);
+        torch::manual_seed(7);
+        foxhunt::models::mamba2::RmsNormGated norm(
+            foxhunt::models::mamba2::RmsNormGatedOptions(64).group_size(groupSize));
+        {
+            torch::NoGradGuard ng;
+            norm->weight.uniform_(0.5, 1.5); // not all ones, so that the weight's place shows
+        }
+        auto x = torch::randn({3, 5, 64});
+        auto z = gated ? torch::randn({3, 5, 64}) : torch::Tensor();
+        const auto xBefore = x.clone();
+        const auto withGraph = norm(x.requires_grad_(), z).detach();
+        x.requires_grad_(false);
+        torch::Tensor withoutGraph;
+        {
+            torch::NoGradGuard ng;
+            withoutGraph = norm(x, z);
+        }
+        QVERIFY(torch::allclose(withoutGraph, withGraph, 1e-5, 1e-6));
+        QVERIFY(torch::equal(x, xBefore));
     }
 
     void seedConfigurationRunsForwardBackward()
