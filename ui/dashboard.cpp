@@ -860,12 +860,10 @@ void Dashboard::addSamples(const MetricBatch& batch)
                 if (it == m_held.end()) it = m_held.insert(key, Held{BoundedSeries(m_capacity), {}});
                 held = &*it;
                 if (m_picked.contains(key)) {
-                    showPicked(model, metric);
+                    showPicked(model, metric); // takes the held samples over
                     lines = m_routes.value(key);
+                    held = nullptr;
                 }
-            } else if (!lines.isEmpty()) {
-                const auto it = m_held.find(key2(model, metric));
-                held = it != m_held.end() ? &*it : nullptr; // a picked chart's metric stays held
             }
         }
         const double x = static_cast<double>(s.step);
@@ -1687,6 +1685,8 @@ QStringList Dashboard::pickableMetrics(const QString& model) const
     const QString prefix = model + QLatin1Char('/');
     for (auto it = m_held.begin(); it != m_held.end(); ++it)
         if (it.key().startsWith(prefix) && !it->raw.empty()) names << it.key().mid(prefix.size());
+    for (const auto& c : m_owned) // picked and shown: their line holds the samples
+        if (c->model == model && c->key.startsWith(pickedPrefix())) names << c->key.mid(pickedPrefix().size());
     // The registry's order (tables list them so); names it does not know after, by name.
     const auto rank = [](const QString& name) {
         const auto& all = metrics::all();
@@ -1743,15 +1743,15 @@ void Dashboard::showPicked(const QString& model, const QString& metric)
     const QString key = pickedChartKey(metric);
     if (chart(model, key)) return;
     Chart* c = makeChart(model, key);
-    if (const auto it = m_held.constFind(key2(model, metric)); it != m_held.constEnd()) {
+    // The chart's line holds the samples from now on (removeChart() gives them back).
+    if (const auto it = m_held.find(key2(model, metric)); it != m_held.end()) {
         Line& l = *c->lines.front();
-        for (const QPointF& p : it->raw.points()) {
-            l.raw.append(p.x(), p.y());
-            noteValue(l, p.y());
-        }
-        l.wall = it->wall;
+        l.raw = std::move(it->raw);
+        l.wall = std::move(it->wall);
+        for (const QPointF& p : l.raw.points()) noteValue(l, p.y());
         if (m_smoothing > 0) recomputeSmoothing(l);
         l.dirty = !l.raw.empty();
+        m_held.erase(it);
     }
     redraw(*c);
     updatePlaceholder(*c);
@@ -1762,6 +1762,11 @@ void Dashboard::removeChart(const QString& model, const QString& key)
 {
     Chart* c = chart(model, key);
     if (!c) return;
+    if (key.startsWith(pickedPrefix())) {
+        // A picked metric's samples stay on offer in the picker.
+        Line& l = *c->lines.front();
+        m_held.insert(key2(model, l.metric), Held{std::move(l.raw), std::move(l.wall)});
+    }
     for (const auto& l : c->lines) {
         const QString route = key2(l->metric == rssMetric() ? sessionModel() : model, l->metric);
         auto it = m_routes.find(route);

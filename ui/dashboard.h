@@ -262,7 +262,8 @@ private:
     QStringList m_order;                   ///< models, row order
     QHash<QString, Chart*> m_charts;       ///< "model/key" -> chart
     QHash<QString, QList<Line*>> m_routes; ///< "model/metric" -> lines fed by it
-    /// Every sample of a metric no registry chart draws, so that a chart picked later starts with it.
+    /// Every sample of a metric no chart draws, so that a chart picked later starts with it (a
+    /// picked chart's line takes the samples over; taken away, it gives them back).
     struct Held {
         BoundedSeries raw;
         std::vector<std::pair<std::int64_t, std::int64_t>> wall; ///< (step, UNIX ns) of held points
