@@ -98,11 +98,17 @@ QTableWidget* makeTable(const ReportBlock& b)
 ReportView::ReportView(QWidget* parent) : QWidget(parent)
 {
     m_layout = new QVBoxLayout(this);
-    m_message = new QLabel(tr("Open a run (double-click it, or Open) to see its results here."));
+    m_message = new QLabel;
     m_message->setObjectName(QStringLiteral("reportMessage"));
     m_message->setWordWrap(true);
     m_layout->addWidget(m_message);
     m_layout->addStretch(1);
+    clear();
+}
+
+void ReportView::clear()
+{
+    setMessage(tr("Open a run (double-click it, or Open) to see its results here."));
 }
 
 void ReportView::clearBlocks()

@@ -29,6 +29,8 @@ public:
     void setDocument(const ReportDocument& document);
     /// Replaces what is shown with one line ("Reading run 7's results...", an error).
     void setMessage(const QString& text);
+    /// Back to the first hint (no run open).
+    void clear();
     /// The line setMessage() shows ("" while a document is shown).
     QString message() const;
 

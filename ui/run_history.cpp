@@ -328,6 +328,10 @@ void RunHistory::buildUi()
     resultsScroll->setWidgetResizable(true);
     resultsScroll->setWidget(m_results);
     bottom->addTab(resultsScroll, tr("Results"));
+    // The report reads every metric of the run: only when someone looks at it.
+    connect(bottom, &QTabWidget::currentChanged, this, [this] {
+        if (resultsInFront() && m_openRunId != 0 && m_resultsRunId != m_openRunId) loadResults(m_openRunId);
+    });
 
     auto* split = new QSplitter(Qt::Vertical);
     split->addWidget(m_table);
@@ -667,11 +671,34 @@ bool RunHistory::openRun(qint64 runId)
         return false;
     }
     m_openRunId = runId;
-    if (m_bottomTabs->currentWidget() != m_results->parentWidget()->parentWidget()) m_bottomTabs->setCurrentIndex(0);
+    if (resultsInFront()) {
+        loadResults(runId);
+    } else {
+        m_bottomTabs->setCurrentIndex(0);
+        m_resultsRunId = 0; // read when the tab is shown; an answer on its way is dropped
+        m_results->setMessage(tr("Reading the results of run %1...").arg(runId));
+    }
     m_status->setText(tr("Showing run %1").arg(runId));
-    loadResults(runId);
     updateButtons();
     return true;
+}
+
+bool RunHistory::resultsInFront() const
+{
+    return m_bottomTabs->currentWidget() == m_results->parentWidget()->parentWidget(); // the scroll area
+}
+
+void RunHistory::showResults()
+{
+    m_bottomTabs->setCurrentWidget(m_results->parentWidget()->parentWidget());
+}
+
+void RunHistory::closeOpenRun()
+{
+    m_dashboard->clear();
+    m_openRunId = 0;
+    m_resultsRunId = 0;
+    m_results->clear();
 }
 
 void RunHistory::loadResults(qint64 runId)
@@ -1031,8 +1058,7 @@ bool RunHistory::deleteRuns(const QList<qint64>& runIds, Confirm confirm)
         }
     }
     if (deleted.contains(m_openRunId)) {
-        m_dashboard->clear();
-        m_openRunId = 0;
+        closeOpenRun();
     }
     dropUndoable(deleted);
     refresh();
@@ -1114,8 +1140,7 @@ bool RunHistory::trashRuns(const QList<qint64>& runIds)
         }
     }
     if (trashed.contains(m_openRunId)) {
-        m_dashboard->clear();
-        m_openRunId = 0;
+        closeOpenRun();
     }
     refresh();
     if (!trashed.isEmpty()) {

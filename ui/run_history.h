@@ -100,10 +100,12 @@ public:
     /// Selects these runs (rows hidden by the filter are skipped).
     void selectRuns(const QList<qint64>& ids);
 
-    /// Draws a stored run's charts in the dashboard below the table and reads its results (the
-    /// report's blocks: evaluations against the baselines, AMP and INT8, latency, memory) into the
-    /// Results tab on a worker thread (resultsShown() follows); false if unknown.
+    /// Draws a stored run's charts in the dashboard below the table; false if unknown. Its results
+    /// (the report's blocks: evaluations against the baselines, AMP and INT8, latency, memory) are
+    /// read into the Results tab on a worker thread once that tab is shown (resultsShown() follows).
     bool openRun(qint64 runId);
+    /// Brings the Results tab to the front (reading the open run's results if not read yet).
+    void showResults();
     /// The Results tab's view of the open run.
     ReportView* resultsView() const { return m_results; }
     /// The run shown below the table (0 = none).
@@ -207,6 +209,10 @@ private:
     void updateButtons();
     /// Reads a run's report on the worker thread; a request while one is read waits for it.
     void loadResults(qint64 runId);
+    /// Whether the Results tab is the one in front.
+    bool resultsInFront() const;
+    /// Forgets the open run (it was deleted or moved to the trash): charts and results go.
+    void closeOpenRun();
     void resultsRead(qint64 runId, const std::shared_ptr<const ReportDocument>& document, const QString& error);
     void showError(const QString& title, const QString& text);
     void overlaySelected();
