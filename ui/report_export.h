@@ -4,6 +4,7 @@
 // File -> Export report in the GUI and by `foxhunt-cli report` / `train --report`.
 // Std-only header.
 
+#include "engine/report/group_report.h"
 #include "engine/report/run_report.h"
 #include "ui/report_pdf.h"
 
@@ -22,5 +23,10 @@ namespace foxhunt {
 /// runs or unknown runs, std::runtime_error when the file cannot be written.
 void exportRunReport(const std::string& databasePath, const std::vector<std::int64_t>& runIds, const std::string& path,
                      const ReportProgress& progress = {}, ReportPageSize pageSize = ReportPageSize::A4);
+
+/// The same for the run groups `groupIds` (one, or several compared): engine/report/group_report.h.
+void exportGroupReport(const std::string& databasePath, const std::vector<std::int64_t>& groupIds,
+                       const std::string& path, const ReportProgress& progress = {},
+                       ReportPageSize pageSize = ReportPageSize::A4);
 
 } // namespace foxhunt

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/cli/cli_util.h"
 
+#include "engine/report/group_report.h"
 #include "engine/report/run_report.h"
 #include "engine/store/bar_store.h"
 #ifdef FOXHUNT_HAVE_PDF_REPORTS
@@ -42,6 +43,22 @@ void exportReport(const std::string& dbPath, const std::vector<std::int64_t>& ru
             path);
     (void)letter;
     writeRunReport(dbPath, runIds, path, progress);
+#endif
+}
+
+void exportGroupReportTo(const std::string& dbPath, const std::vector<std::int64_t>& groupIds, const std::string& path,
+                         bool letter, const std::function<bool(double fraction)>& progress)
+{
+#ifdef FOXHUNT_HAVE_PDF_REPORTS
+    exportGroupReport(dbPath, groupIds, path, progress, letter ? ReportPageSize::Letter : ReportPageSize::A4);
+#else
+    if (reportFormatForPath(path) == ReportFormat::Pdf)
+        throw std::invalid_argument(
+            "this foxhunt-cli was built without Qt (FOXHUNT_BUILD_GUI=OFF) and cannot write PDF; "
+            "use .html, .json or .csv: " +
+            path);
+    (void)letter;
+    writeGroupReport(dbPath, groupIds, path, progress);
 #endif
 }
 

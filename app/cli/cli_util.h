@@ -26,6 +26,9 @@ void printJson(const nlohmann::json& value);
 /// ReportProgress: false cancels). Throws like exportRunReport.
 void exportReport(const std::string& dbPath, const std::vector<std::int64_t>& runIds, const std::string& path,
                   bool letter = false, const std::function<bool(double fraction)>& progress = {});
+/// The same for run groups (one, or several compared): exportGroupReport.
+void exportGroupReportTo(const std::string& dbPath, const std::vector<std::int64_t>& groupIds, const std::string& path,
+                         bool letter = false, const std::function<bool(double fraction)>& progress = {});
 /// Writes "foxhunt-cli: message" to stderr.
 void printError(const std::string& message);
 

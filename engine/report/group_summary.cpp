@@ -412,6 +412,10 @@ GroupSummary summarizeGroup(const RunStore& runs, std::int64_t groupId)
         s.models.push_back(std::move(g));
     }
     if (sweep) rankTrials(s, *sweep, summaries, modelOrder);
+    for (Member& m : summaries) {
+        const auto [seed, fold] = seedAndFold(m.member);
+        s.results.push_back({m.member, seed, fold, m.runId, std::move(m.summary)});
+    }
     return s;
 }
 

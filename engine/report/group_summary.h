@@ -108,6 +108,12 @@ struct TrialLine {
     double score = 0.0;      ///< NaN without a test result
 };
 
+/// One member's run as the summary read it (members with a run only).
+struct GroupMemberResults {
+    std::int64_t member = 0, seed = 0, fold = -1, runId = 0;
+    RunSummary summary; ///< its figures, those the aggregates are of
+};
+
 struct GroupSummary {
     std::int64_t groupId = 0;
     std::string kind; ///< "seeds", "folds" or "sweep"
@@ -119,6 +125,8 @@ struct GroupSummary {
     /// without agents, the first forecaster's test quantile loss (lower is better). The best trial's
     /// deflated Sharpe (ModelGroupSummary::best) counts every trial with a result as tried.
     std::vector<TrialLine> trials;
+    /// Every member with a run, in member order, with its own figures (performance profiles, CSV).
+    std::vector<GroupMemberResults> results;
 };
 
 /// The same over several strata (a folds group's folds: each fold resampled within itself).

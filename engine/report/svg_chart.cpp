@@ -359,6 +359,96 @@ std::string renderSvgBarChart(const std::vector<std::string>& labels, const std:
     return svg.str();
 }
 
+double svgIntervalChartHeight(std::size_t rows, const SvgChartOptions& o)
+{
+    return barChartTop(o) + 22.0 * static_cast<double>(rows) + 34.0;
+}
+
+std::string renderSvgIntervalChart(const std::vector<SvgInterval>& rows, const SvgChartOptions& o)
+{
+    const double rowH = 22, top = barChartTop(o), left = 170, right = 150;
+    const double w = o.width, h = svgIntervalChartHeight(rows.size(), o), axisY = h - 26;
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    for (const SvgInterval& r : rows)
+        for (double v : {r.estimate, r.lower, r.upper})
+            if (std::isfinite(v)) {
+                lo = std::min(lo, v);
+                hi = std::max(hi, v);
+            }
+    const bool any = std::isfinite(lo);
+    if (!any) lo = hi = 0;
+    if (!(hi > lo)) {
+        const double pad = lo == 0 ? 1.0 : std::fabs(lo) * 0.1;
+        lo -= pad;
+        hi += pad;
+    }
+    const double padding = (hi - lo) * 0.05;
+    lo -= padding;
+    hi += padding;
+    const double plotW = w - left - right;
+    const auto xOf = [&](double v) { return left + (v - lo) / (hi - lo) * plotW; };
+
+    std::ostringstream svg;
+    svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 " << w << ' ' << h
+        << "\" width=\"100%\" role=\"img\" class=\"chart\"><title>" << escapeXml(o.title) << "</title>";
+    svg << "<rect x=\"0\" y=\"0\" width=\"" << w << "\" height=\"" << h << "\" fill=\"#fff\"/>";
+    svg << titleSvg(layoutTitle(o.title, w - 16), 8);
+    char buf[256];
+    // The x axis: ticks under the rows, and a dashed line at zero when zero is in range.
+    const double step = niceStep(hi - lo, 5);
+    std::snprintf(buf, sizeof buf, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\"/>", left,
+                  axisY, left + plotW, axisY);
+    svg << buf;
+    for (double t = std::ceil(lo / step) * step; t <= hi + step * 1e-9; t += step) {
+        std::snprintf(buf, sizeof buf,
+                      "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#eee\"/>"
+                      "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\"/>",
+                      xOf(t), top, xOf(t), axisY, xOf(t), axisY, xOf(t), axisY + 4);
+        svg << buf << "<text x=\"" << xOf(t) << "\" y=\"" << axisY + 16
+            << "\" font-size=\"10\" text-anchor=\"middle\" fill=\"#555\">" << tickLabel(t, step) << "</text>";
+    }
+    if (lo < 0 && hi > 0) {
+        std::snprintf(buf, sizeof buf,
+                      "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#444\" "
+                      "stroke-dasharray=\"4 3\" class=\"zero\"/>",
+                      xOf(0), top, xOf(0), axisY);
+        svg << buf;
+    }
+    if (!o.yLabel.empty())
+        svg << "<text x=\"" << left + plotW / 2 << "\" y=\"" << h - 2
+            << "\" font-size=\"10\" text-anchor=\"middle\" fill=\"#555\">" << escapeXml(o.yLabel) << "</text>";
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const SvgInterval& r = rows[i];
+        const double y = top + rowH * static_cast<double>(i) + rowH / 2;
+        svg << "<text x=\"" << left - 8 << "\" y=\"" << y + 4 << "\" font-size=\"11\" text-anchor=\"end\">"
+            << escapeXml(r.label) << "</text>";
+        if (!std::isfinite(r.estimate)) {
+            svg << "<text x=\"" << left + 4 << "\" y=\"" << y + 4 << "\" font-size=\"10\" fill=\"#888\">no data</text>";
+            continue;
+        }
+        if (std::isfinite(r.lower) && std::isfinite(r.upper)) {
+            std::snprintf(buf, sizeof buf,
+                          "<rect class=\"interval\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"8\" "
+                          "fill=\"%s\" fill-opacity=\"0.35\" stroke=\"%s\"/>",
+                          xOf(r.lower), y - 4, std::max(1.0, xOf(r.upper) - xOf(r.lower)), r.color.c_str(),
+                          r.color.c_str());
+            svg << buf;
+        }
+        std::snprintf(buf, sizeof buf, "<circle class=\"estimate\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"/>",
+                      xOf(r.estimate), y, r.color.c_str());
+        svg << buf << "<text x=\"" << left + plotW + 8 << "\" y=\"" << y + 4 << "\" font-size=\"10\" fill=\"#555\">"
+            << number(r.estimate);
+        if (std::isfinite(r.lower) && std::isfinite(r.upper))
+            svg << " [" << number(r.lower) << ", " << number(r.upper) << "]";
+        svg << "</text>";
+    }
+    if (!any)
+        svg << "<text x=\"" << w / 2 << "\" y=\"" << (top + axisY) / 2
+            << "\" text-anchor=\"middle\" fill=\"#888\">no data</text>";
+    svg << "</svg>";
+    return svg.str();
+}
+
 std::string renderSvgHeatmap(const std::vector<std::vector<double>>& cells, const std::string& rowLabel,
                              const std::string& columnLabel, const SvgChartOptions& o)
 {

@@ -35,6 +35,21 @@ std::string renderSvgBarChart(const std::vector<std::string>& labels, const std:
 /// The viewBox height renderSvgBarChart() gives `bars` bars (the width is options.width).
 double svgBarChartHeight(std::size_t bars, const SvgChartOptions& options);
 
+/// One row of an interval chart: a point estimate and its interval (NaN: not drawn, "no data").
+struct SvgInterval {
+    std::string label;
+    double estimate = 0.0, lower = 0.0, upper = 0.0;
+    std::string color = "#1f77b4";
+};
+
+/// Horizontal intervals, one row each (a dot at the estimate, a bar from lower to upper, the figures
+/// at the right), on one shared x axis with ticks and a dashed line at zero when zero is in range:
+/// the interval plots rliable draws for aggregate scores.
+std::string renderSvgIntervalChart(const std::vector<SvgInterval>& rows, const SvgChartOptions& options);
+
+/// The viewBox height renderSvgIntervalChart() gives `rows` rows (the width is options.width).
+double svgIntervalChartHeight(std::size_t rows, const SvgChartOptions& options);
+
 /// A heat map of `cells` (rows x columns, row-major), light = low, dark = high, with a colour scale legend.
 std::string renderSvgHeatmap(const std::vector<std::vector<double>>& cells, const std::string& rowLabel,
                              const std::string& columnLabel, const SvgChartOptions& options);

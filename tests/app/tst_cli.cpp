@@ -583,6 +583,33 @@ void TestCli::seedsTrainAGroup()
     QCOMPARE(g.at(0).toObject().value(QStringLiteral("status")).toString(), QStringLiteral("finished"));
     const Result text = cli({QStringLiteral("groups"), QStringLiteral("--db"), store});
     QVERIFY(text.out.contains("2/2 finished"));
+
+    // The group's own report: its section per model and its members, in HTML and in PDF.
+    const QString html = QDir(m_dir.path()).filePath(QStringLiteral("group.html"));
+    const Result report = cli({QStringLiteral("report"), QStringLiteral("--db"), store, QStringLiteral("--group"),
+                               QString::number(group), QStringLiteral("--out"), html, QStringLiteral("--json")});
+    QVERIFY2(report.exitCode == 0, report.err.constData());
+    QCOMPARE(report.json().value(QStringLiteral("groups")).toArray().size(), 1);
+    QFile page(html);
+    QVERIFY(page.open(QIODevice::ReadOnly));
+    const QByteArray body = page.readAll();
+    QVERIFY(body.contains(QStringLiteral("<section id=\"group-%1-dqn\">").arg(group).toUtf8()));
+    QVERIFY(body.contains(QStringLiteral("<section id=\"group-%1-members\">").arg(group).toUtf8()));
+    QVERIFY(body.contains("performance profile"));
+    const QString pdf = QDir(m_dir.path()).filePath(QStringLiteral("group.pdf"));
+    const Result pdfReport = cli({QStringLiteral("report"), QStringLiteral("--db"), store, QStringLiteral("--group"),
+                                  QString::number(group), QStringLiteral("--out"), pdf});
+    QVERIFY2(pdfReport.exitCode == 0, pdfReport.err.constData());
+    QFile pdfFile(pdf);
+    QVERIFY(pdfFile.open(QIODevice::ReadOnly));
+    QVERIFY(pdfFile.read(5) == "%PDF-");
+    // Runs and groups in one report, or neither, are refused; so is a group that is not there.
+    for (const QStringList& bad : {QStringList{QStringLiteral("1"), QStringLiteral("--group"), QString::number(group)},
+                                   QStringList{}, QStringList{QStringLiteral("--group"), QString::number(group + 5)}}) {
+        const Result refused = cli(
+            QStringList{QStringLiteral("report"), QStringLiteral("--db"), store, QStringLiteral("--out"), html} + bad);
+        QVERIFY2(refused.exitCode != 0, qPrintable(bad.join(' ')));
+    }
 }
 
 void TestCli::interruptedGroupResumes()

@@ -3,7 +3,9 @@
 // aggregates, the probability of beating buy-and-hold, the deflated Sharpe ratio of the best
 // member, the forecasters' losses; members without results and pending members.
 
+#include "engine/report/group_report.h"
 #include "engine/report/group_summary.h"
+#include "engine/report/svg_chart.h"
 #include "engine/store/bar_store.h"
 #include "engine/store/run_store.h"
 
@@ -12,7 +14,11 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <sstream>
+#include <string>
 #include <vector>
 
 using namespace foxhunt;
@@ -26,6 +32,9 @@ private Q_SLOTS:
     void agentsAcrossMembers();
     void forecastersAcrossMembers();
     void foldsJoinTheirTestSegments();
+    void intervalChartDrawsEachRow();
+    void groupReportShowsEveryMember();
+    void groupsAreCompared();
 
 private:
     /// A finished member run of `group` with a dqn test document and a tft test document.
@@ -257,6 +266,166 @@ void TestGroupSummary::foldsJoinTheirTestSegments()
     QCOMPARE(j.at("models").at("dqn").at("walk_forward").at("out_of_sample").at(0).at("equity_usd").size(),
              std::size_t(5));
     QCOMPARE(j["members"][2].at("fold").get<int>(), 0);
+}
+
+namespace {
+
+std::size_t occurrences(const std::string& text, const std::string& what)
+{
+    std::size_t n = 0;
+    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+    return n;
+}
+
+const ReportBlock* headingWithId(const ReportDocument& d, const std::string& id)
+{
+    for (const ReportBlock& b : d.blocks)
+        if (b.kind == ReportBlockKind::Heading && b.id == id) return &b;
+    return nullptr;
+}
+
+/// The blocks from the heading `id` up to the next heading of level 2 or above.
+std::vector<ReportBlock> section(const ReportDocument& d, const std::string& id)
+{
+    std::vector<ReportBlock> out;
+    bool in = false;
+    for (const ReportBlock& b : d.blocks) {
+        if (b.kind == ReportBlockKind::Heading && b.level <= 2) in = b.id == id;
+        if (in) out.push_back(b);
+    }
+    return out;
+}
+
+} // namespace
+
+void TestGroupSummary::intervalChartDrawsEachRow()
+{
+    SvgChartOptions o;
+    o.title = "Test P&L";
+    const std::string svg = renderSvgIntervalChart({{"dqn IQM", 100.0, -50.0, 250.0, "#1f77b4"},
+                                                    {"buy and hold IQM", 20.0, 10.0, 30.0, "#d62728"},
+                                                    {"flat IQM", std::nan(""), std::nan(""), std::nan(""), "#777"}},
+                                                   o);
+    QCOMPARE(occurrences(svg, "class=\"interval\""), std::size_t(2));
+    QCOMPARE(occurrences(svg, "class=\"estimate\""), std::size_t(2));
+    QCOMPARE(occurrences(svg, "no data"), std::size_t(1));        // the flat row
+    QCOMPARE(occurrences(svg, "class=\"zero\""), std::size_t(1)); // -50 .. 250 spans zero
+    QVERIFY(svg.find("100 [-50, 250]") != std::string::npos);
+    // All above zero: no zero line.
+    const std::string positive = renderSvgIntervalChart({{"a", 5.0, 4.0, 6.0, "#000"}}, o);
+    QCOMPARE(occurrences(positive, "class=\"zero\""), std::size_t(0));
+    QVERIFY(svgIntervalChartHeight(3, o) > svgIntervalChartHeight(1, o));
+}
+
+void TestGroupSummary::groupReportShowsEveryMember()
+{
+    BarStore bars(m_path);
+    RunStore runs(bars);
+    const std::int64_t g = runs.createGroup(GroupKind::Seeds, R"({"models": ["dqn", "tft"], "steps": 500})",
+                                            {1, 2, 3, 4, 5});
+    const double pnl[] = {300.0, -100.0, 500.0, 700.0};
+    for (std::int64_t seed : {1, 2, 3, 4})
+        member(runs, g, seed, 0.5 * static_cast<double>(seed), pnl[seed - 1], 50.0, 10'000);
+    // Member 5 never started.
+
+    const nlohmann::json report = groupReportJson(runs, {g});
+    QCOMPARE(report.at("groups").size(), std::size_t(1));
+    const nlohmann::json& group = report["groups"][0];
+    QCOMPARE(group.at("member_results").size(), std::size_t(8)); // 4 runs x (dqn, tft)
+    QCOMPARE(group.at("config").at("steps").get<int>(), 500);
+    QCOMPARE(group["member_results"][2].at("test_pnl_usd").get<double>(), -100.0);
+    QCOMPARE(group["member_results"][2].at("seed").get<int>(), 2);
+
+    const ReportDocument d = buildGroupReport(report);
+    const std::string id = std::to_string(g);
+    for (const std::string& s : {std::string("header"), "group-" + id + "-dqn", "group-" + id + "-tft",
+                                 "group-" + id + "-members", std::string("reading")})
+        QVERIFY2(headingWithId(d, s), s.c_str());
+    QVERIFY(!headingWithId(d, "comparison")); // one group: nothing to compare
+    // The unfinished member is called out.
+    QVERIFY(std::any_of(d.blocks.begin(), d.blocks.end(), [](const ReportBlock& b) {
+        return b.kind == ReportBlockKind::Warning && b.text.find("1 member(s) did not finish") != std::string::npos;
+    }));
+
+    // DQN: the aggregates of the four members beside the baselines, two interval plots and the profile.
+    const std::vector<ReportBlock> dqn = section(d, "group-" + id + "-dqn");
+    const auto charts = std::count_if(dqn.begin(), dqn.end(),
+                                      [](const ReportBlock& b) { return b.kind == ReportBlockKind::Chart; });
+    QCOMPARE(charts, 3);
+    const auto table = std::find_if(dqn.begin(), dqn.end(),
+                                    [](const ReportBlock& b) { return b.kind == ReportBlockKind::Table; });
+    QVERIFY(table != dqn.end());
+    QCOMPARE(table->rows.size(), std::size_t(9)); // P&L, Sharpe, drawdown x (dqn, buy and hold, flat)
+    QCOMPARE(table->rows[0][1], std::string("4"));
+    // IQM of {-100, 300, 500, 700}: the middle two, 400; the mean 350.
+    QVERIFY2(table->rows[0][2].rfind("400 [", 0) == 0, table->rows[0][2].c_str());
+    QVERIFY2(table->rows[0][4].rfind("350 [", 0) == 0, table->rows[0][4].c_str());
+    QCOMPARE(table->rows[1][2].substr(0, 3), std::string("250")); // buy and hold: 250 for every member
+    // The profile: the share of members above (for a loss: at or below) each level.
+    QCOMPARE(performanceProfile({300.0, -100.0, 500.0, 700.0}, {-200.0, -100.0, 0.0, 300.0, 600.0, 800.0}, true),
+             (std::vector<double>{1.0, 0.75, 0.75, 0.5, 0.25, 0.0}));
+    QCOMPARE(performanceProfile({300.0, -100.0, 500.0, 700.0}, {-200.0, -100.0, 0.0, 300.0, 600.0, 800.0}, false),
+             (std::vector<double>{0.0, 0.25, 0.25, 0.5, 0.75, 1.0}));
+    const auto profile = std::find_if(dqn.begin(), dqn.end(), [](const ReportBlock& b) {
+        return b.kind == ReportBlockKind::Chart && b.text.find("performance profile") != std::string::npos;
+    });
+    QVERIFY(profile != dqn.end());
+    const std::vector<ReportBlock> tft = section(d, "group-" + id + "-tft");
+    QCOMPARE(
+        std::count_if(tft.begin(), tft.end(), [](const ReportBlock& b) { return b.kind == ReportBlockKind::Chart; }),
+        2);
+
+    // The members table lists the pending member too.
+    const std::vector<ReportBlock> members = section(d, "group-" + id + "-members");
+    const auto list = std::find_if(members.begin(), members.end(),
+                                   [](const ReportBlock& b) { return b.kind == ReportBlockKind::Table; });
+    QVERIFY(list != members.end());
+    QCOMPARE(list->rows.size(), std::size_t(5));
+    QCOMPARE(list->rows[4][4], std::string("pending"));
+
+    // CSV: one line per member, model and figure the member has.
+    const std::string csv = renderGroupReportCsv(report);
+    QVERIFY(csv.rfind("group,kind,member,seed,fold,run,model,measure,value\n", 0) == 0);
+    QVERIFY(csv.find(id + ",seeds,2,2,,") != std::string::npos);
+    QVERIFY(csv.find(",dqn,test_pnl_usd,-100\n") != std::string::npos);
+    QCOMPARE(occurrences(csv, ",test_pnl_usd,"), std::size_t(4));
+
+    // HTML through the same writer as run reports; unknown and repeated groups are refused.
+    const std::string html = m_dir.filePath(QStringLiteral("group.html")).toStdString();
+    writeGroupReport(m_path, {g}, html);
+    std::ifstream in(html);
+    std::stringstream text;
+    text << in.rdbuf();
+    QVERIFY(text.str().find("<section id=\"group-" + id + "-dqn\">") != std::string::npos);
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, groupReportJson(runs, {g + 7}));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, groupReportJson(runs, {g, g}));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, groupReportJson(runs, {}));
+}
+
+void TestGroupSummary::groupsAreCompared()
+{
+    BarStore bars(m_path);
+    RunStore runs(bars);
+    const std::int64_t a = runs.createGroup(GroupKind::Seeds, "{}", {1, 2, 3});
+    for (std::int64_t seed : {1, 2, 3}) member(runs, a, seed, 1.0, 100.0 * static_cast<double>(seed), 50.0, 1000);
+    const std::int64_t b = runs.createGroup(GroupKind::Seeds, "{}", {1, 2, 3});
+    for (std::int64_t seed : {1, 2, 3}) member(runs, b, seed, -1.0, -100.0 * static_cast<double>(seed), 50.0, 1000);
+
+    const ReportDocument d = buildGroupReport(groupReportJson(runs, {a, b}));
+    QVERIFY(d.title.find("compared") != std::string::npos);
+    const std::vector<ReportBlock> cmp = section(d, "comparison");
+    QVERIFY(!cmp.empty());
+    std::vector<const ReportBlock*> tables;
+    for (const ReportBlock& x : cmp)
+        if (x.kind == ReportBlockKind::Table) tables.push_back(&x);
+    QCOMPARE(tables.size(), std::size_t(2)); // dqn and tft
+    QCOMPARE(tables[0]->rows.size(), std::size_t(2));
+    QVERIFY(tables[0]->rows[0][0].find("group " + std::to_string(a)) == 0);
+    QVERIFY2(tables[0]->rows[0][2].rfind("200 [", 0) == 0, tables[0]->rows[0][2].c_str());
+    QVERIFY2(tables[0]->rows[1][2].rfind("-200 [", 0) == 0, tables[0]->rows[1][2].c_str());
+    // Each group keeps its own sections.
+    QVERIFY(headingWithId(d, "group-" + std::to_string(a) + "-dqn"));
+    QVERIFY(headingWithId(d, "group-" + std::to_string(b) + "-dqn"));
 }
 
 QTEST_APPLESS_MAIN(TestGroupSummary)
