@@ -9,6 +9,7 @@
 #include "ui/report_export.h"
 #include "ui/report_view.h"
 
+#include "engine/report/group_report.h"
 #include "engine/report/report_blocks.h"
 #include "engine/report/run_report.h"
 #include "engine/report/run_summary.h"
@@ -78,6 +79,7 @@ namespace {
 
 constexpr int kSortRole = Qt::UserRole;
 constexpr int kIdRole = Qt::UserRole + 1;
+constexpr int kGroupRole = Qt::UserRole + 2; ///< the Group cell's group id (0: none)
 
 bool dialogsAllowed()
 {
@@ -138,6 +140,31 @@ std::vector<const Measure*> measuresOf(const QString& model)
 QString fromStd(std::string_view s)
 {
     return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+}
+
+/// A member's place in its group: "3 seeds · seed 2", "4 folds · seed 1, fold 0", "5 sweep · trial 3".
+QString groupCellText(const RunInfo& run, const RunGroupInfo* group)
+{
+    const QString id = QString::number(run.groupId);
+    if (!group) return id + QStringLiteral(" · ") + QString::number(run.groupMember);
+    switch (group->kind) {
+    case GroupKind::Seeds: return QObject::tr("%1 seeds · seed %2").arg(id).arg(run.groupMember);
+    case GroupKind::Sweep: return QObject::tr("%1 sweep · trial %2").arg(id).arg(run.groupMember);
+    case GroupKind::Folds: {
+        const QJsonObject config = QJsonDocument::fromJson(QByteArray::fromStdString(group->configJson)).object();
+        const QJsonArray members =
+            config.value(QStringLiteral("walk_forward")).toObject().value(QStringLiteral("members")).toArray();
+        if (run.groupMember >= 0 && run.groupMember < members.size()) {
+            const QJsonObject m = members.at(static_cast<qsizetype>(run.groupMember)).toObject();
+            return QObject::tr("%1 folds · seed %2, fold %3")
+                .arg(id)
+                .arg(m.value(QStringLiteral("seed")).toInteger())
+                .arg(m.value(QStringLiteral("fold")).toInteger());
+        }
+        return QObject::tr("%1 folds · member %2").arg(id).arg(run.groupMember);
+    }
+    }
+    return id;
 }
 
 const char* kHiddenColumnsKey = "runs/hiddenColumns";
@@ -207,6 +234,7 @@ RunHistory::~RunHistory()
     if (m_exportCancel) m_exportCancel->store(true);
     if (m_exportWorker.joinable()) m_exportWorker.join();
     if (m_resultsWorker.joinable()) m_resultsWorker.join();
+    if (m_groupsWorker.joinable()) m_groupsWorker.join();
 }
 
 void RunHistory::buildUi()
@@ -250,6 +278,12 @@ void RunHistory::buildUi()
     m_compareButton->setToolTip(
         tr("The selected runs side by side: the settings that differ and every model's results, "
            "with the change against a baseline run"));
+    m_groupsButton = new QPushButton(tr("Groups"));
+    m_groupsButton->setObjectName(QStringLiteral("groupsButton"));
+    m_groupsButton->setToolTip(
+        tr("The run groups of the selected runs (train --seeds, --folds, --sweep): each model's figures across "
+           "the members with 95 % intervals beside the baselines, the deflated Sharpe of the best member, the "
+           "folds; several groups are compared"));
     m_deleteButton = new QPushButton(tr("Delete"));
     m_deleteButton->setObjectName(QStringLiteral("deleteRuns"));
     m_restoreButton = new QPushButton(tr("Restore"));
@@ -264,13 +298,14 @@ void RunHistory::buildUi()
     m_exportButton = new QPushButton(tr("Export report..."));
     for (QWidget* w :
          std::initializer_list<QWidget*>{refreshButton, m_openButton, m_overlayModel, m_overlayMetric, m_overlayAxis,
-                                         m_overlaySmoothing, m_overlayButton, m_compareButton, m_deleteButton,
-                                         m_restoreButton, m_resumeButton, m_exportButton, m_showTrash})
+                                         m_overlaySmoothing, m_overlayButton, m_compareButton, m_groupsButton,
+                                         m_deleteButton, m_restoreButton, m_resumeButton, m_exportButton, m_showTrash})
         bar->addWidget(w);
     layout->addLayout(bar);
 
-    m_columnTitles = {tr("Run"),    tr("Name"),  tr("Tags"),     tr("Created (UTC)"), tr("Status"), tr("Models"),
-                      tr("Series"), tr("Steps"), tr("Duration"), tr("Precision"),     tr("Device"), tr("Processes")};
+    m_columnTitles = {tr("Run"),    tr("Name"),      tr("Tags"),  tr("Created (UTC)"), tr("Status"),
+                      tr("Models"), tr("Series"),    tr("Steps"), tr("Duration"),      tr("Precision"),
+                      tr("Device"), tr("Processes"), tr("Group")};
     std::vector<bool> shownByDefault(ColCount, true);
     for (const QString& model : resultModels())
         for (const Measure* m : measuresOf(model)) {
@@ -328,6 +363,13 @@ void RunHistory::buildUi()
     resultsScroll->setWidgetResizable(true);
     resultsScroll->setWidget(m_results);
     bottom->addTab(resultsScroll, tr("Results"));
+    m_groups = new ReportView;
+    m_groups->setObjectName(QStringLiteral("groupResults"));
+    m_groups->setMessage(tr("Select runs of a group (train --seeds, --folds or --sweep), then Groups"));
+    auto* groupsScroll = new QScrollArea;
+    groupsScroll->setWidgetResizable(true);
+    groupsScroll->setWidget(m_groups);
+    bottom->addTab(groupsScroll, tr("Groups"));
     // The report reads every metric of the run: only when someone looks at it.
     connect(bottom, &QTabWidget::currentChanged, this, [this] {
         if (resultsInFront() && m_openRunId != 0 && m_resultsRunId != m_openRunId) loadResults(m_openRunId);
@@ -375,6 +417,7 @@ void RunHistory::buildUi()
             overlay(m_lastOverlay.runIds, m_lastOverlay.model, m_lastOverlay.metric, m_lastOverlay.axis);
     });
     connect(m_compareButton, &QPushButton::clicked, this, [this] { compare(selectedRunIds()); });
+    connect(m_groupsButton, &QPushButton::clicked, this, [this] { showGroups(groupsOf(selectedRunIds())); });
     connect(m_deleteButton, &QPushButton::clicked, this, &RunHistory::deleteSelected);
     // The Delete key on the table does what the button does.
     auto* deleteKey = new QShortcut(QKeySequence::Delete, m_table, nullptr, nullptr, Qt::WidgetWithChildrenShortcut);
@@ -406,6 +449,12 @@ void RunHistory::refresh()
         m_status->setText(tr("Cannot read runs: %1").arg(QString::fromStdString(e.what())));
     }
     const std::int64_t now = wallClockNs();
+    std::map<std::int64_t, RunGroupInfo> groups;
+    try {
+        for (RunGroupInfo& g : m_runs->groups()) groups.emplace(g.id, std::move(g));
+    } catch (const std::exception& e) {
+        m_status->setText(tr("Cannot read the run groups: %1").arg(QString::fromStdString(e.what())));
+    }
     // Series named as the Series box names them (two ES series differ by interval and range).
     std::map<std::int64_t, QString> seriesLabels;
     try {
@@ -451,6 +500,16 @@ void RunHistory::refresh()
         add(QString::fromStdString(summary.precision), QString::fromStdString(summary.precision));
         add(QString::fromStdString(summary.device), QString::fromStdString(summary.device));
         add(QString::number(summary.processes), summary.processes);
+        {
+            // Members sort together, in member order, groups by id.
+            const auto group = groups.find(r.groupId);
+            const QString text = r.groupId == 0 ? QString()
+                                                : groupCellText(r, group != groups.end() ? &group->second : nullptr);
+            add(text, r.groupId == 0
+                          ? QVariant(-1.0)
+                          : QVariant(static_cast<double>(r.groupId) * 1e6 + static_cast<double>(r.groupMember)));
+            row.back()->setData(QVariant::fromValue<qint64>(r.groupId), kGroupRole);
+        }
         for (const QString& model : resultModels()) {
             const ModelResults* results = summary.find(model.toStdString());
             for (const Measure* m : measuresOf(model)) {
@@ -639,6 +698,7 @@ void RunHistory::updateButtons()
     m_openButton->setEnabled(ids.size() == 1);
     m_overlayButton->setEnabled(!ids.isEmpty());
     m_compareButton->setEnabled(ids.size() >= 2);
+    m_groupsButton->setEnabled(!groupsOf(ids).isEmpty());
     m_deleteButton->setEnabled(!ids.isEmpty());
     m_restoreButton->setEnabled(!ids.isEmpty());
     m_exportButton->setEnabled(!ids.isEmpty() || m_openRunId > 0);
@@ -739,6 +799,83 @@ void RunHistory::resultsRead(qint64 runId, const std::shared_ptr<const ReportDoc
     if (document) m_results->setDocument(*document);
     else m_results->setMessage(tr("Cannot read the results of run %1: %2").arg(runId).arg(error));
     Q_EMIT resultsShown(runId);
+}
+
+QList<qint64> RunHistory::groupsOf(const QList<qint64>& runIds) const
+{
+    QList<qint64> groups;
+    if (!m_runs) return groups;
+    for (const qint64 id : runIds) {
+        // The table's cells know the group; the store is asked only for runs not listed.
+        qint64 group = 0;
+        if (const QStandardItem* cell = itemOf(id, ColGroup)) {
+            group = cell->data(kGroupRole).toLongLong();
+        } else {
+            try {
+                if (const auto info = m_runs->run(id)) group = info->groupId;
+            } catch (const std::exception&) {
+                continue;
+            }
+        }
+        if (group > 0 && !groups.contains(group)) groups << group;
+    }
+    return groups;
+}
+
+bool RunHistory::showGroups(const QList<qint64>& groupIds)
+{
+    if (groupIds.isEmpty()) {
+        m_status->setText(tr("None of the selected runs belongs to a run group"));
+        return false;
+    }
+    m_bottomTabs->setCurrentWidget(m_groups->parentWidget()->parentWidget()); // the scroll area
+    m_groupsShown = groupIds;
+    QStringList names;
+    for (const qint64 g : groupIds) names << QString::number(g);
+    m_groups->setMessage(tr("Reading run group(s) %1...").arg(names.join(QStringLiteral(", "))));
+    if (m_groupsBusy) {
+        m_groupsPending = groupIds; // read next; the answer on its way is for others
+        return true;
+    }
+    m_groupsBusy = true;
+    m_groupsPending.clear();
+    if (m_groupsWorker.joinable()) m_groupsWorker.join(); // its answer has arrived: it has ended
+    const std::string path = m_databasePath.toStdString();
+    const std::vector<std::int64_t> ids(groupIds.begin(), groupIds.end());
+    m_groupsWorker = std::jthread([this, path, ids, groupIds] {
+        std::shared_ptr<const ReportDocument> document;
+        QString error;
+        try {
+            BarStore store(path);
+            RunStore runs(store);
+            document = std::make_shared<const ReportDocument>(buildGroupReport(groupReportJson(runs, ids)));
+        } catch (const std::exception& e) {
+            error = QString::fromStdString(e.what());
+        }
+        // Queued to this object: dropped if it is gone (its destructor waits for this thread first).
+        QMetaObject::invokeMethod(
+            this, [this, groupIds, document, error] { groupsRead(groupIds, document, error); }, Qt::QueuedConnection);
+    });
+    return true;
+}
+
+void RunHistory::groupsRead(const QList<qint64>& groupIds, const std::shared_ptr<const ReportDocument>& document,
+                            const QString& error)
+{
+    m_groupsBusy = false;
+    if (!m_groupsPending.isEmpty()) {
+        showGroups(std::exchange(m_groupsPending, {}));
+        return;
+    }
+    if (groupIds != m_groupsShown) return;
+    if (document) {
+        m_groups->setDocument(*document);
+        m_status->setText(tr("Showing %n run group(s)", nullptr, static_cast<int>(groupIds.size())));
+    } else {
+        m_groups->setMessage(tr("Cannot read the run groups: %1").arg(error));
+        m_status->setText(tr("Cannot read the run groups: %1").arg(error));
+    }
+    Q_EMIT groupsShown(groupIds);
 }
 
 QChart* RunHistory::overlayChart() const

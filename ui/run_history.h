@@ -70,6 +70,7 @@ public:
         ColPrecision,
         ColDevice,
         ColProcesses,
+        ColGroup, ///< "3 seeds · seed 2": the run group it is a member of (train --seeds, --folds, --sweep)
         ColCount
     };
     /// The models whose results get columns, in column order.
@@ -142,6 +143,14 @@ public:
     int compare(const QList<qint64>& runIds);
     /// The compare view below the table.
     RunCompare* compareView() const { return m_compare; }
+    /// The run groups the runs belong to (each once, in the runs' order; runs outside a group add none).
+    QList<qint64> groupsOf(const QList<qint64>& runIds) const;
+    /// Shows the report of these run groups in the Groups tab (one group's figures across its members,
+    /// or several groups compared), read on a worker thread; groupsShown() follows. A request made
+    /// while one is read waits for it; the last one asked for is shown. False for no groups.
+    bool showGroups(const QList<qint64>& groupIds);
+    /// The Groups tab's view.
+    ReportView* groupsView() const { return m_groups; }
     /// Deletes runs for good with their metrics and checkpoint files; false if refused or cancelled.
     bool deleteRuns(const QList<qint64>& runIds, Confirm confirm = Confirm::Ask);
     /// What Delete (button or key) does outside the trash: hides the runs from the table (kept in the
@@ -196,6 +205,8 @@ Q_SIGNALS:
     void exportFinished(const QString& path, const QString& error);
     /// The Results tab shows run `runId`'s results (or why they could not be read).
     void resultsShown(qint64 runId);
+    /// The Groups tab shows these groups' report (or why it could not be read).
+    void groupsShown(const QList<qint64>& groupIds);
     /// Runs were deleted for good, or moved to the trash (they are gone from the table either way).
     void runsDeleted(const QList<qint64>& runIds);
     /// Runs were moved to the trash and undoTrash() would restore them until undoOfferEnded(); `text`
@@ -214,6 +225,8 @@ private:
     /// Forgets the open run (it was deleted or moved to the trash): charts and results go.
     void closeOpenRun();
     void resultsRead(qint64 runId, const std::shared_ptr<const ReportDocument>& document, const QString& error);
+    void groupsRead(const QList<qint64>& groupIds, const std::shared_ptr<const ReportDocument>& document,
+                    const QString& error);
     void showError(const QString& title, const QString& text);
     void overlaySelected();
     void chooseColumns(const QPoint& at);
@@ -273,6 +286,12 @@ private:
     bool m_resultsBusy = false;
     qint64 m_resultsRunId = 0;   ///< the run the Results tab is for
     qint64 m_resultsPending = 0; ///< asked for while another was read
+    QPushButton* m_groupsButton = nullptr;
+    ReportView* m_groups = nullptr;
+    std::jthread m_groupsWorker;
+    bool m_groupsBusy = false;
+    QList<qint64> m_groupsShown;   ///< the groups the Groups tab is for
+    QList<qint64> m_groupsPending; ///< asked for while others were read
 };
 
 } // namespace foxhunt

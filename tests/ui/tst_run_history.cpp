@@ -8,6 +8,7 @@
 #include "ui/run_history.h"
 #include "ui/report_view.h"
 
+#include "engine/report/group_report.h"
 #include "engine/report/report_blocks.h"
 #include "engine/report/run_report.h"
 #include "engine/store/bar_store.h"
@@ -72,6 +73,7 @@ private Q_SLOTS:
     void compareShowsDifferencesAndDeltas();
     void runsAreRenamedTaggedAndFiltered();
     void resultsTabShowsTheReportsBlocks();
+    void groupsAreListedAndCompared();
 
 private:
     /// A finished DQN run in the compare database with these settings and results.
@@ -876,6 +878,71 @@ void TestRunHistory::resultsTabShowsTheReportsBlocks()
     for (const foxhunt::ReportBlock& b : foxhunt::buildRunReport(foxhunt::runReportJson(store, {first})).blocks)
         if (b.kind == foxhunt::ReportBlockKind::Heading) firstHeadings << QString::fromStdString(b.text);
     QCOMPARE(h.resultsView()->headings(), firstHeadings);
+}
+
+void TestRunHistory::groupsAreListedAndCompared()
+{
+    // Two seeds groups of two members each, and a run outside any group.
+    const qint64 loner = resultRun(R"({"amp":false})", 0.1, 10.0);
+    qint64 groupA = 0, groupB = 0;
+    QList<qint64> membersA, membersB;
+    {
+        foxhunt::BarStore store(m_compareDb.toStdString());
+        foxhunt::RunStore runs(store);
+        groupA = runs.createGroup(foxhunt::GroupKind::Seeds, R"({"models":["dqn"]})", {1, 2});
+        groupB = runs.createGroup(foxhunt::GroupKind::Seeds, R"({"models":["dqn"]})", {1, 2});
+        for (int seed : {1, 2}) {
+            membersA << resultRun(R"({"amp":false})", 0.5 * seed, 100.0 * seed);
+            runs.addGroupMember(groupA, membersA.back(), seed);
+            membersB << resultRun(R"({"amp":false})", -0.5 * seed, -100.0 * seed);
+            runs.addGroupMember(groupB, membersB.back(), seed);
+        }
+    }
+    RunHistory h(m_compareDb);
+    QCOMPARE(h.cellText(membersA[1], RunHistory::ColGroup), QStringLiteral("%1 seeds · seed 2").arg(groupA));
+    QCOMPARE(h.cellText(loner, RunHistory::ColGroup), QString());
+    QVERIFY(h.groupsOf({loner}).isEmpty());
+    QCOMPARE(h.groupsOf({membersB[0], membersA[0], membersA[1], loner}), (QList<qint64>{groupB, groupA}));
+    auto* button = h.findChild<QPushButton*>(QStringLiteral("groupsButton"));
+    QVERIFY(button);
+    h.selectRuns({loner});
+    QVERIFY(!button->isEnabled());
+    QVERIFY(!h.showGroups({}));
+
+    // Selecting members of both groups and pressing Groups compares the two groups.
+    h.selectRuns({membersA[0], membersB[1]});
+    QVERIFY(button->isEnabled());
+    QSignalSpy shown(&h, &RunHistory::groupsShown);
+    button->click();
+    QVERIFY(shown.wait(60000));
+    // In the table's order: newest run first, so group B (its member is newer) before group A.
+    QCOMPARE(shown.last().at(0).value<QList<qint64>>(), (QList<qint64>{groupB, groupA}));
+    foxhunt::BarStore store(m_compareDb.toStdString());
+    foxhunt::RunStore runs(store);
+    const foxhunt::ReportDocument document = foxhunt::buildGroupReport(
+        foxhunt::groupReportJson(runs, {groupB, groupA}));
+    QStringList headings;
+    int tables = 0, charts = 0;
+    for (const foxhunt::ReportBlock& b : document.blocks) {
+        if (b.kind == foxhunt::ReportBlockKind::Heading) headings << QString::fromStdString(b.text);
+        tables += b.kind == foxhunt::ReportBlockKind::Table;
+        charts += b.kind == foxhunt::ReportBlockKind::Chart;
+    }
+    QCOMPARE(h.groupsView()->headings(), headings);
+    QVERIFY(headings.contains(QStringLiteral("Groups compared")));
+    QCOMPARE(h.groupsView()->tableCount(), tables);
+    QCOMPARE(h.groupsView()->chartCount(), charts);
+    // The comparison table: one row per group, each with its test P&L IQM over seeds 1 and 2.
+    const QList<QStringList> compared = h.groupsView()->tableText(0);
+    QCOMPARE(compared.size(), 3);
+    QVERIFY2(compared.at(1).at(2).startsWith(QStringLiteral("-150 [")), qPrintable(compared.at(1).join('|')));
+    QVERIFY2(compared.at(2).at(2).startsWith(QStringLiteral("150 [")), qPrintable(compared.at(2).join('|')));
+
+    // One group alone: its own report, without a comparison.
+    QVERIFY(h.showGroups({groupB}));
+    QVERIFY(shown.wait(60000));
+    QVERIFY(!h.groupsView()->headings().contains(QStringLiteral("Groups compared")));
+    QVERIFY(h.groupsView()->headings().contains(QStringLiteral("DQN")));
 }
 
 QTEST_MAIN(TestRunHistory)
