@@ -390,6 +390,9 @@ nlohmann::json foldMemberConfig(nlohmann::json config, const FoldMember& m)
     config["to_day"] = m.settings.toDay;
     config["train_fraction"] = m.settings.trainFraction;
     config["validation_fraction"] = m.settings.validationFraction;
+    // The fold's own days, not shares of its bars: the member's split is the plan's, exactly.
+    config["validation_from_day"] = m.days.validationFrom;
+    config["test_from_day"] = m.days.testFrom;
     return config;
 }
 

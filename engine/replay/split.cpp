@@ -134,6 +134,13 @@ WalkForwardSplit splitByDates(const std::vector<Bar>& bars, std::int64_t validat
     return s;
 }
 
+WalkForwardSplit splitForRun(const std::vector<Bar>& bars, double trainFraction, double validationFraction,
+                             std::optional<std::int64_t> validationStartDay, std::optional<std::int64_t> testStartDay)
+{
+    if (validationStartDay && testStartDay) return splitByDates(bars, *validationStartDay, *testStartDay);
+    return splitByFraction(bars, trainFraction, validationFraction);
+}
+
 WalkForwardSplit splitByFraction(const std::vector<Bar>& bars, double trainFraction, double validationFraction)
 {
     if (!isFraction(trainFraction) || !isFraction(validationFraction) || !(trainFraction + validationFraction < 1.0))

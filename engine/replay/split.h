@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace foxhunt {
@@ -44,6 +45,11 @@ WalkForwardSplit splitByDates(const std::vector<Bar>& bars, std::int64_t validat
 /// for fractions outside (0, 1), train + validation >= 1, or fewer than 3 trading days.
 WalkForwardSplit splitByFraction(const std::vector<Bar>& bars, double trainFraction = 0.7,
                                  double validationFraction = 0.15);
+
+/// A run's split: at the given trading days when both are set (a walk-forward fold member's
+/// explicit split), else by share of bars. Throws as splitByDates() or splitByFraction().
+WalkForwardSplit splitForRun(const std::vector<Bar>& bars, double trainFraction, double validationFraction,
+                             std::optional<std::int64_t> validationStartDay, std::optional<std::int64_t> testStartDay);
 
 /// Expanding-window walk-forward folds. The first fold trains on the first
 /// initialTrainFraction of the trading days; the remaining days are cut into

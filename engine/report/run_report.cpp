@@ -60,8 +60,14 @@ void addDataFacts(BarStore& store, const RunInfo& info, const std::optional<Seri
     try {
         const nlohmann::json& config = r["config"];
         const std::vector<Bar> bars = store.loadBars(series->id, info.fromTs, info.toTs + 1);
-        const WalkForwardSplit split = splitByFraction(bars, config.value("train_fraction", 0.7),
-                                                       config.value("validation_fraction", 0.15));
+        const auto day = [&](const char* key) {
+            return config.contains(key) && config[key].is_number_integer()
+                       ? std::optional<std::int64_t>(config[key].get<std::int64_t>())
+                       : std::nullopt;
+        };
+        const WalkForwardSplit split = splitForRun(bars, config.value("train_fraction", 0.7),
+                                                   config.value("validation_fraction", 0.15),
+                                                   day("validation_from_day"), day("test_from_day"));
         auto part = [&](const DateRange& d, std::size_t n) {
             return nlohmann::json{{"from", formatUtc(d.fromTs)}, {"to", formatUtc(d.toTs)}, {"bars", n}};
         };

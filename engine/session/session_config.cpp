@@ -404,29 +404,33 @@ nlohmann::json toJson(const SessionConfig& c)
     nlohmann::json env = write(c.env);
     env["fill_timing"] = c.env.fillTiming == FillTiming::NextOpen ? "next_open" : "same_close";
     env["reward"] = c.env.reward == RewardKind::PnlTicks ? "pnl_ticks" : "differential_sharpe";
-    return {{"name", c.name},
-            {"models", models},
-            {"series", c.series},
-            {"from_day", c.fromDay ? nlohmann::json(*c.fromDay) : nlohmann::json(nullptr)},
-            {"to_day", c.toDay ? nlohmann::json(*c.toDay) : nlohmann::json(nullptr)},
-            {"steps", c.steps},
-            {"seed", c.seed},
-            {"speed", c.speed},
-            {"threads", c.threads},
-            {"device", c.device},
-            {"workers", c.workers},
-            {"distributed_timeout_s", c.distributedTimeoutSeconds},
-            {"ensemble", c.ensemble},
-            {"precision", precisionJson(c.precision)},
-            {"train_fraction", c.trainFraction},
-            {"validation_fraction", c.validationFraction},
-            {"checkpoint_every", c.checkpointEvery},
-            {"checkpoint_seconds", c.checkpointSeconds},
-            {"env", env},
-            {"dqn", write(c.dqn)},
-            {"ppo", write(c.ppo)},
-            {"mamba2", write(c.mamba2)},
-            {"tft", write(c.tft)}};
+    nlohmann::json j{{"name", c.name},
+                     {"models", models},
+                     {"series", c.series},
+                     {"from_day", c.fromDay ? nlohmann::json(*c.fromDay) : nlohmann::json(nullptr)},
+                     {"to_day", c.toDay ? nlohmann::json(*c.toDay) : nlohmann::json(nullptr)},
+                     {"steps", c.steps},
+                     {"seed", c.seed},
+                     {"speed", c.speed},
+                     {"threads", c.threads},
+                     {"device", c.device},
+                     {"workers", c.workers},
+                     {"distributed_timeout_s", c.distributedTimeoutSeconds},
+                     {"ensemble", c.ensemble},
+                     {"precision", precisionJson(c.precision)},
+                     {"train_fraction", c.trainFraction},
+                     {"validation_fraction", c.validationFraction},
+                     {"checkpoint_every", c.checkpointEvery},
+                     {"checkpoint_seconds", c.checkpointSeconds},
+                     {"env", env},
+                     {"dqn", write(c.dqn)},
+                     {"ppo", write(c.ppo)},
+                     {"mamba2", write(c.mamba2)},
+                     {"tft", write(c.tft)}};
+    // Only a fold member's config has them (configs without stay as they were).
+    if (c.validationFromDay) j["validation_from_day"] = *c.validationFromDay;
+    if (c.testFromDay) j["test_from_day"] = *c.testFromDay;
+    return j;
 }
 
 SessionConfig sessionConfigFromJson(const nlohmann::json& j, SessionConfig c)
@@ -437,6 +441,8 @@ SessionConfig sessionConfigFromJson(const nlohmann::json& j, SessionConfig c)
                                             "series",
                                             "from_day",
                                             "to_day",
+                                            "validation_from_day",
+                                            "test_from_day",
                                             "steps",
                                             "seed",
                                             "speed",
@@ -474,7 +480,9 @@ SessionConfig sessionConfigFromJson(const nlohmann::json& j, SessionConfig c)
         }
     }
     top("series", c.series);
-    for (auto [key, day] : {std::pair{"from_day", &c.fromDay}, std::pair{"to_day", &c.toDay}})
+    for (auto [key, day] :
+         {std::pair{"from_day", &c.fromDay}, std::pair{"to_day", &c.toDay},
+          std::pair{"validation_from_day", &c.validationFromDay}, std::pair{"test_from_day", &c.testFromDay}})
         if (j.contains(key) && !j.at(key).is_null()) *day = checkedGet<std::int64_t>(j.at(key), key);
     top("steps", c.steps);
     top("seed", c.seed);
@@ -535,6 +543,14 @@ std::vector<std::string> configProblems(const SessionConfig& c)
          "speed must be 0 (as fast as possible) or a positive multiple of real time");
     need(c.trainFraction > 0.0 && c.validationFraction > 0.0 && c.trainFraction + c.validationFraction < 1.0,
          "train_fraction and validation_fraction must be positive and leave a test part (sum below 1)");
+    need(c.validationFromDay.has_value() == c.testFromDay.has_value(),
+         "validation_from_day and test_from_day go together (an explicit split), or neither");
+    if (c.validationFromDay && c.testFromDay) {
+        need(*c.validationFromDay < *c.testFromDay, "validation_from_day must come before test_from_day");
+        need(!c.fromDay || *c.fromDay < *c.validationFromDay,
+             "validation_from_day must come after from_day (the training days come first)");
+        need(!c.toDay || *c.testFromDay <= *c.toDay, "test_from_day must not come after to_day");
+    }
     need(c.checkpointEvery >= 0, "checkpoint_every must not be negative");
     need(c.checkpointSeconds >= 0.0 && std::isfinite(c.checkpointSeconds),
          "checkpoint_seconds must be 0 (off) or a positive number of seconds");

@@ -97,7 +97,8 @@ void SessionRun::loadBars()
     } else {
         receiveBars();
     }
-    m_split = splitByFraction(m_bars, cfg().trainFraction, cfg().validationFraction);
+    m_split = splitForRun(m_bars, cfg().trainFraction, cfg().validationFraction, cfg().validationFromDay,
+                          cfg().testFromDay);
     m_features = computeFeatures(m_bars);
 }
 

@@ -93,6 +93,10 @@ struct SessionConfig {
     PrecisionSettings precision;
     double trainFraction = 0.7; ///< walk-forward split by trading day
     double validationFraction = 0.15;
+    /// An explicit split instead of the fractions (a walk-forward fold member's): validation starts on
+    /// this trading day and test on testFromDay (days since epoch). Both or neither.
+    std::optional<std::int64_t> validationFromDay;
+    std::optional<std::int64_t> testFromDay;
     long long checkpointEvery = 5'000; ///< ticks between checkpoints (0 = by time and at the end only)
     /// Wall-clock seconds between checkpoints as well (0 = off), so a killed run loses at most this much;
     /// a run also checkpoints when it stops or ends.

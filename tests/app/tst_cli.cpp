@@ -793,6 +793,11 @@ void TestCli::foldsTrainWalkForward()
         const nlohmann::json& f = plan["members"][std::size_t(member)];
         const nlohmann::json config = nlohmann::json::parse(run.configJson);
         QCOMPARE(config.at("seed").get<std::int64_t>(), f.at("seed").get<std::int64_t>());
+        // Its config names the fold's validation and test days: the split is explicit, not shares.
+        QCOMPARE(foxhunt::formatDate(config.at("validation_from_day").get<std::int64_t>()),
+                 f["validation"]["from"].get<std::string>());
+        QCOMPARE(foxhunt::formatDate(config.at("test_from_day").get<std::int64_t>()),
+                 f["test"]["from"].get<std::string>());
         const nlohmann::json& split = splitOf.at(run.id);
         QVERIFY2(split.is_object(), reported.dump().c_str());
         const auto open = [](const nlohmann::json& date) {

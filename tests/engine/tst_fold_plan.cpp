@@ -127,6 +127,15 @@ void TestFoldPlan::runSettingsGiveTheFoldsSplit()
             else QVERIFY(day >= f.testFrom && day <= f.testTo);
         }
         QVERIFY(split.validation.toTs <= split.test.fromTs);
+        // A member's config names the fold's days too (validation_from_day, test_from_day): the run
+        // splits there, whatever the shares say, and lands on the same bars.
+        const WalkForwardSplit explicitSplit = splitForRun(loaded, 0.5, 0.2, f.validationFrom, f.testFrom);
+        QCOMPARE(explicitSplit.validationStartDay, f.validationFrom);
+        QCOMPARE(explicitSplit.testStartDay, f.testFrom);
+        QCOMPARE(explicitSplit.validationIndex.begin, split.validationIndex.begin);
+        QCOMPARE(explicitSplit.testIndex.begin, split.testIndex.begin);
+        const WalkForwardSplit byShares = splitForRun(loaded, s.trainFraction, s.validationFraction, {}, {});
+        QCOMPARE(byShares.testIndex.begin, split.testIndex.begin);
     }
 }
 

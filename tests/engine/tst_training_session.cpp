@@ -257,6 +257,18 @@ void TestTrainingSession::impossibleSizesFailBeforeARunIsRecorded()
                              R"({"mamba2": {"d_model": "big"}})", R"({"steps": 0})", R"({"models": []})"})
         QVERIFY_EXCEPTION_THROWN(sessionConfigFromJson(nlohmann::json::parse(text)), std::invalid_argument);
     QCOMPARE(sessionConfigFromJson(nlohmann::json::parse(R"({"steps": 1e3})")).steps, 1000LL);
+    // An explicit split (a fold member's): both days or neither, in order, inside the run's days.
+    const SessionConfig split = sessionConfigFromJson(
+        nlohmann::json::parse(R"({"validation_from_day": 19800, "test_from_day": 19810})"));
+    QCOMPARE(split.validationFromDay.value_or(0), std::int64_t(19800));
+    QCOMPARE(split.testFromDay.value_or(0), std::int64_t(19810));
+    QCOMPARE(toJson(sessionConfigFromJson(toJson(split))).dump(), toJson(split).dump());
+    QVERIFY(!toJson(SessionConfig::defaults()).contains("test_from_day")); // other configs stay as they were
+    for (const char* text : {R"({"validation_from_day": 19800})", R"({"test_from_day": 19800})",
+                             R"({"validation_from_day": 19810, "test_from_day": 19800})",
+                             R"({"from_day": 19800, "validation_from_day": 19800, "test_from_day": 19810})",
+                             R"({"to_day": 19805, "validation_from_day": 19800, "test_from_day": 19810})"})
+        QVERIFY_EXCEPTION_THROWN(sessionConfigFromJson(nlohmann::json::parse(text)), std::invalid_argument);
 }
 
 QTEST_APPLESS_MAIN(TestTrainingSession)
