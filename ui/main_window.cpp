@@ -16,6 +16,9 @@
 #include "engine/data/market_time.h"
 #include "engine/session/devices.h"
 #include "engine/store/bar_store.h"
+#include "engine/store/run_store.h"
+
+#include <nlohmann/json.hpp>
 
 #include <QAction>
 #include <QCheckBox>
@@ -325,6 +328,61 @@ bool MainWindow::startTraining()
         reportError(tr("Cannot start the run"), QString::fromStdString(*problem));
         return false;
     }
+    if (const int seeds = m_trainingTab->seedCount(); seeds > 1) {
+        TrainingGroup group;
+        for (int i = 0; i < seeds; ++i) group.seeds.push_back(static_cast<std::int64_t>(config.seed) + i);
+        group.config = config;
+        try {
+            if (!m_store) throw std::runtime_error("the data store is not open");
+            RunStore runs(*m_store);
+            group.id = runs.createGroup(GroupKind::Seeds, toJson(config).dump(), group.seeds);
+        } catch (const std::exception& e) {
+            reportError(tr("Cannot start the run group"), QString::fromStdString(e.what()));
+            return false;
+        }
+        m_group = std::move(group);
+        return startGroupMember();
+    }
+    return launchTraining(config);
+}
+
+bool MainWindow::startGroupMember()
+{
+    if (!m_group || m_group->next >= m_group->seeds.size()) return false;
+    SessionConfig config = m_group->config;
+    const std::int64_t seed = m_group->seeds[m_group->next];
+    config.seed = static_cast<std::uint64_t>(seed);
+    config.groupId = m_group->id;
+    config.groupMember = seed;
+    if (!launchTraining(config)) {
+        endGroup(RunStatus::Failed);
+        return false;
+    }
+    m_statusRun->setText(tr("group %1: seed %2 (%3 of %4) training...")
+                             .arg(m_group->id)
+                             .arg(seed)
+                             .arg(m_group->next + 1)
+                             .arg(m_group->seeds.size()));
+    ++m_group->next;
+    return true;
+}
+
+void MainWindow::endGroup(RunStatus status)
+{
+    if (!m_group) return;
+    const qint64 id = m_group->id;
+    m_group.reset();
+    try {
+        if (m_store) RunStore(*m_store).setGroupStatus(id, status);
+    } catch (const std::exception& e) {
+        reportError(tr("Run group"), tr("Cannot store the end of run group %1: %2").arg(id).arg(e.what()));
+    }
+    if (m_history) m_history->refresh();
+    Q_EMIT trainingGroupEnded(id, QString::fromStdString(toString(status)));
+}
+
+bool MainWindow::launchTraining(const SessionConfig& config)
+{
     m_dashboard->clear();
     m_runId = 0;
     if (!m_training->start(config)) return false;
@@ -361,6 +419,28 @@ void MainWindow::onTrainingFinished(const QString& status, const QString& error)
     m_statusRun->setText(tr("run %1 %2").arg(m_runId).arg(status));
     if (status == QLatin1String("failed"))
         reportError(tr("Training failed"), error.isEmpty() ? tr("the run failed without a reason") : error);
+    if (!m_group) return;
+    if (status == QLatin1String("finished") && m_group->next < m_group->seeds.size()) {
+        // The next member, once the controller has let go of this one.
+        QTimer::singleShot(0, this, [this] {
+            if (m_group && !m_training->running()) startGroupMember();
+        });
+        return;
+    }
+    const qint64 id = m_group->id;
+    const std::size_t done = m_group->next - (status == QLatin1String("finished") ? 0 : 1);
+    const std::size_t total = m_group->seeds.size();
+    endGroup(status == QLatin1String("finished")  ? RunStatus::Finished
+             : status == QLatin1String("stopped") ? RunStatus::Stopped
+                                                  : RunStatus::Failed);
+    m_statusRun->setText(status == QLatin1String("finished")
+                             ? tr("group %1 finished: %2 runs (Runs tab, Groups)").arg(id).arg(total)
+                             : tr("group %1 %2 after %3 of %4 runs (foxhunt-cli train --resume-group %1 trains the "
+                                  "rest)")
+                                   .arg(id)
+                                   .arg(status)
+                                   .arg(done)
+                                   .arg(total));
 }
 
 void MainWindow::refreshSeries()

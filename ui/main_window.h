@@ -14,6 +14,8 @@
 #include <QUrl>
 
 #include <memory>
+#include <optional>
+#include <vector>
 
 QT_BEGIN_NAMESPACE
 class QAction;
@@ -80,8 +82,13 @@ public:
     void setTrainingModels(const QStringList& models);
     /// Training: steps per model of the next run.
     void setTrainingSteps(int steps);
-    /// Starts a run with the configuration on the Training tab; false if one is running.
+    /// Starts a run with the configuration on the Training tab; false if one is running. With Seeds
+    /// above 1 it starts a run group instead: the group is stored, then its members (one per seed)
+    /// train one after another; a member that stops or fails ends the group there (its unfinished
+    /// members resume with foxhunt-cli train --resume-group).
     bool startTraining();
+    /// The run group being trained (0: none).
+    qint64 trainingGroupId() const { return m_group ? m_group->id : 0; }
     /// The configuration the Training tab and Settings give the next run (what startTraining() starts).
     SessionConfig nextRunConfig() const;
     /// Help -> About Foxhunt: version, licence and third-party notices (non-modal, reused).
@@ -138,6 +145,8 @@ public:
 Q_SIGNALS:
     /// Emitted after an import batch finished and the list was refreshed.
     void importReportReady(const QString& report);
+    /// A run group started from the Training tab ended: "finished", "stopped" or "failed".
+    void trainingGroupEnded(qint64 groupId, const QString& status);
     /// Emitted when a problem was reported to the user (dialog or, with FOXHUNT_NO_DIALOGS, the log only).
     void errorReported(const QString& message);
 
@@ -156,6 +165,12 @@ private:
     void onImportFinished();
     void updateTrainingActions();
     void onTrainingFinished(const QString& status, const QString& error);
+    /// Starts `config` as the running session (the dashboard, status and actions follow it).
+    bool launchTraining(const SessionConfig& config);
+    /// Starts the group's next member; false (and the group ends failed) when it cannot.
+    bool startGroupMember();
+    /// Stores the group's final status and forgets it.
+    void endGroup(RunStatus status);
     void addRunHistory();
     void exportReport();
 
@@ -183,6 +198,14 @@ private:
     QAction* m_stopAction = nullptr;
     QLabel* m_statusRun = nullptr;
     qint64 m_runId = 0;
+    /// A run group started from the Training tab: its members train one after another.
+    struct TrainingGroup {
+        qint64 id = 0;
+        std::vector<std::int64_t> seeds;
+        std::size_t next = 0; ///< index of the member to start next
+        SessionConfig config;
+    };
+    std::optional<TrainingGroup> m_group;
     RunHistory* m_history = nullptr;
     QWidget* m_undoOffer = nullptr; ///< the status bar's "Run N moved to trash · Undo", while the Runs tab offers it
     QLabel* m_undoText = nullptr;

@@ -56,6 +56,10 @@ public:
     ModelPreset selectedPreset() const;
     /// SessionConfig::defaults() with the chosen preset's sizes.
     SessionConfig presetConfig() const;
+    /// How many seeds the next start trains (the Seeds box): 1 is one run; N > 1 is a run group of
+    /// seeds Seed .. Seed + N - 1, one run after another.
+    int seedCount() const;
+    QSpinBox* seedsBox() const { return m_seeds; }
     /// The "Next run on" line (what Settings give the next run).
     void setNextRunSummary(const QString& text);
 
@@ -76,6 +80,7 @@ private:
     QList<QCheckBox*> m_modelBoxes;
     QSpinBox* m_steps = nullptr;
     QSpinBox* m_seed = nullptr;
+    QSpinBox* m_seeds = nullptr;
     QCheckBox* m_wholeSeries = nullptr;
     QDateEdit* m_fromDate = nullptr;
     QDateEdit* m_toDate = nullptr;

@@ -37,6 +37,7 @@
 #include <QScopeGuard>
 #include <QScrollBar>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QStatusBar>
 #include <QTableWidget>
 #include <QTabWidget>
@@ -44,6 +45,7 @@
 #include <QTest>
 #include <QUrl>
 
+#include <nlohmann/json.hpp>
 #include <sqlite3.h>
 
 #include <cmath>
@@ -72,6 +74,7 @@ private Q_SLOTS:
     void pauseAndStopAreShown();
     void importsShowTheirReportAndSeries();
     void undoOfTrashSitsInTheStatusBar();
+    void seedsTrainARunGroup();
 
 private:
     static QString realFile(const char* name)
@@ -709,6 +712,76 @@ void TestMainWindow::undoOfTrashSitsInTheStatusBar()
     QTRY_VERIFY_WITH_TIMEOUT(!undo->isVisible(), 5000);
     QVERIFY(w.runHistory()->undoableRunIds().isEmpty());
     QVERIFY(trashedAt() > 0);
+}
+
+void TestMainWindow::seedsTrainARunGroup()
+{
+    // Seeds 3 on the Training tab: a run group of seeds 5, 6 and 7, trained one after another; the
+    // Runs tab lists the members with their group and shows the group's report. Then a group whose
+    // first member is stopped ends stopped, with the rest left to resume.
+    const QString path = m_dir.filePath(QStringLiteral("group.db"));
+    MainWindow w(path);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    const auto oneSeedAgain = qScopeGuard([&w] { w.trainingTab()->seedsBox()->setValue(1); });
+    w.setTrainingModels({QStringLiteral("dqn")});
+    w.presetBox()->setCurrentIndex(w.presetBox()->findData(QStringLiteral("small")));
+    w.setTrainingSteps(300);
+    w.trainingTab()->seedsBox()->setValue(3);
+    QCOMPARE(w.trainingTab()->seedCount(), 3);
+    const foxhunt::SessionConfig next = w.nextRunConfig();
+    QSignalSpy ended(&w, &MainWindow::trainingGroupEnded);
+    QSignalSpy finished(w.trainingController(), &foxhunt::TrainingController::finished);
+    QVERIFY(w.startTraining());
+    const qint64 group = w.trainingGroupId();
+    QVERIFY(group > 0);
+    QVERIFY(!w.startTraining()); // one run at a time
+    QVERIFY(ended.wait(300000));
+    QCOMPARE(ended.first().at(0).toLongLong(), group);
+    QCOMPARE(ended.first().at(1).toString(), QStringLiteral("finished"));
+    QCOMPARE(finished.count(), 3);
+    QCOMPARE(w.trainingGroupId(), qint64(0));
+
+    QList<qint64> members;
+    {
+        foxhunt::BarStore store(path.toStdString());
+        foxhunt::RunStore runs(store);
+        const auto info = runs.group(group);
+        QVERIFY(info);
+        QVERIFY(info->status == foxhunt::RunStatus::Finished);
+        const std::int64_t first = static_cast<std::int64_t>(next.seed);
+        QCOMPARE(info->members, (std::vector<std::int64_t>{first, first + 1, first + 2}));
+        for (const foxhunt::RunInfo& r : runs.groupMembers(group)) {
+            QVERIFY(r.status == foxhunt::RunStatus::Finished);
+            QCOMPARE(nlohmann::json::parse(r.configJson).at("seed").get<std::int64_t>(), r.groupMember);
+            members << r.id;
+        }
+        QCOMPARE(members.size(), 3);
+    }
+    foxhunt::RunHistory* history = w.runHistory();
+    history->refresh();
+    QCOMPARE(history->cellText(members.first(), foxhunt::RunHistory::ColGroup),
+             QStringLiteral("%1 seeds · seed %2").arg(group).arg(next.seed));
+    QSignalSpy shown(history, &foxhunt::RunHistory::groupsShown);
+    QVERIFY(history->showGroups(history->groupsOf(members)));
+    QVERIFY(shown.wait(60000));
+    QVERIFY(history->groupsView()->headings().contains(QStringLiteral("DQN")));
+
+    // Stopped during its first member: the group ends stopped; nothing more starts.
+    w.setTrainingSteps(200'000);
+    w.trainingTab()->seedsBox()->setValue(2);
+    QVERIFY(w.startTraining());
+    const qint64 stoppedGroup = w.trainingGroupId();
+    QVERIFY(stoppedGroup > group);
+    w.trainingController()->stop();
+    QVERIFY(ended.wait(120000));
+    QCOMPARE(ended.last().at(0).toLongLong(), stoppedGroup);
+    QCOMPARE(ended.last().at(1).toString(), QStringLiteral("stopped"));
+    QVERIFY(!w.trainingController()->running());
+    foxhunt::BarStore store(path.toStdString());
+    foxhunt::RunStore runs(store);
+    QVERIFY(runs.group(stoppedGroup)->status == foxhunt::RunStatus::Stopped);
+    QCOMPARE(runs.groupMembers(stoppedGroup).size(), std::size_t(1));
 }
 
 QTEST_MAIN(TestMainWindow)
