@@ -10,6 +10,8 @@
 // tick. The full history is in SQLite; fromStore() draws a stored run. Every
 // other scalar a model logs (epsilon, TD error, KL, entropy ...) is held too, and
 // the "Metrics" picker puts any of them on the dashboard as a chart of its own.
+// Each chart is a MetricChart (ui/metric_chart.h); the dashboard lays them out,
+// feeds them samples and applies its settings to all of them.
 
 #include "engine/telemetry/metric_sample.h"
 #include "ui/bounded_series.h"
@@ -30,7 +32,6 @@
 #include <vector>
 
 QT_BEGIN_NAMESPACE
-class QAreaSeries;
 class QCheckBox;
 class QChartView;
 class QDoubleSpinBox;
@@ -38,16 +39,15 @@ class QGridLayout;
 class QJsonObject;
 class QLabel;
 class QResizeEvent;
-class QLineSeries;
 class QMenu;
-class QStackedWidget;
 class QToolButton;
-class QValueAxis;
 QT_END_NAMESPACE
 
 namespace foxhunt {
 
+class MetricChart;
 class RunStore;
+struct MetricLine;
 
 /// Live (or stored) charts of a session's models.
 class Dashboard : public QWidget {
@@ -200,12 +200,10 @@ protected:
     void resizeEvent(QResizeEvent* event) override;
 
 private:
-    struct Line;
-    struct Chart;
-    Chart* chart(const QString& model, const QString& key) const;
-    Line* lineFor(const QString& model, const QString& metric) const;
+    MetricChart* chart(const QString& model, const QString& key) const;
+    MetricLine* lineFor(const QString& model, const QString& metric) const;
     void addModel(const QString& model);
-    Chart* makeChart(const QString& model, const QString& key);
+    MetricChart* makeChart(const QString& model, const QString& key);
     /// Width the charts may use: the scroll area's viewport when inside one, else our own.
     int availableWidth() const;
     /// Places headers and charts for the current width; with `force` also when the column count is unchanged.
@@ -214,40 +212,20 @@ private:
     void redecimateLater();
     /// The grid cell of a chart's stack: x column, y row, width column span (null when absent).
     QRect gridCellOf(const QString& model, const QString& chart) const;
-    /// What hovering a chart shows as its tooltip under `readout` (how to expand or restore it).
-    QString chartToolTip(const Chart& c, const QString& readout) const;
-    /// Adds line `index` of the chart's spec (for a per-rank line, the one of `rank`; else rank -1).
-    Line* addLine(Chart& chart, std::size_t index, int rank);
+    /// Feeds a new line the samples of its metric (a session line also gets the process RSS held so far).
+    void routeLine(MetricLine& line);
     /// Makes the on-demand chart (and per-rank line) `metric` belongs to; the lines it feeds.
-    QList<Line*> onDemandLines(const QString& model, const QString& metric);
-    void redraw(Chart& chart);
-    void updatePlaceholder(Chart& chart);
-    void recomputeSmoothing(Line& line);
-    /// A line's pens: its colour, faint while smoothing is on, its smoothed line in the same colour.
-    void styleLine(Line& line) const;
-    /// Every line's pens, and the band's and zero line's.
-    void styleChart(Chart& chart) const;
-    /// Whether a chart's left-axis lines have only seen values > 0 (and it has no zero line or band).
-    bool logPossible(const Chart& chart) const;
-    /// Moves the left-axis lines to a log axis or back; the next redraw fits it.
-    void switchLog(Chart& chart, bool on);
-    /// Fits the log axis of a chart to its lines (display units, every value > 0).
-    void fitLogAxis(Chart& chart, double lo, double hi);
+    QList<MetricLine*> onDemandLines(const QString& model, const QString& metric);
+    /// Shows a chart's placeholder, chart or read-out; re-flows the grid when a read-out came or went.
+    void updatePlaceholder(MetricChart& chart);
     /// Asks where to save and writes (CSV, PNG or SVG); reports a failure in the read-out label.
     void exportWithDialog(const QString& model, const QString& chart, const QString& kind);
-    /// Notes a sample's value in what the line has seen (constancy, minimum).
-    static void noteValue(Line& line, double value);
-    /// Notes a sample's wall time for the CSV export (kept for the held points of `raw` only).
-    static void noteWallTime(std::vector<std::pair<std::int64_t, std::int64_t>>& wall, const BoundedSeries& raw,
-                             std::int64_t step, std::int64_t wallNs);
     /// Makes the chart of picked metric `metric` in `model`'s section and draws what is held of it.
     void showPicked(const QString& model, const QString& metric);
     /// Takes a chart out of the grid and forgets its lines.
     void removeChart(const QString& model, const QString& key);
     /// Fills the picker's menu with each shown model's pickable metrics.
     void fillPicker();
-    /// The one-line read-out of a chart whose every line has held one value ("" otherwise).
-    QString constantText(const Chart& chart) const;
 
     QGridLayout* m_grid = nullptr;
     QLabel* m_hint = nullptr;
@@ -259,9 +237,9 @@ private:
     QLabel* m_readout = nullptr;
     QDoubleSpinBox* m_smoothingBox = nullptr;
     QCheckBox* m_outliersBox = nullptr;
-    QStringList m_order;                   ///< models, row order
-    QHash<QString, Chart*> m_charts;       ///< "model/key" -> chart
-    QHash<QString, QList<Line*>> m_routes; ///< "model/metric" -> lines fed by it
+    QStringList m_order;                         ///< models, row order
+    QHash<QString, MetricChart*> m_charts;       ///< "model/key" -> chart
+    QHash<QString, QList<MetricLine*>> m_routes; ///< "model/metric" -> lines fed by it
     /// Every sample of a metric no chart draws, so that a chart picked later starts with it (a
     /// picked chart's line takes the samples over; taken away, it gives them back).
     struct Held {
@@ -271,7 +249,7 @@ private:
     QHash<QString, Held> m_held; ///< "model/metric" -> what it logged
     QStringList m_picked;        ///< "model/metric" of the picked charts, in picking order
     QToolButton* m_picker = nullptr;
-    std::vector<std::unique_ptr<Chart>> m_owned;
+    std::vector<std::unique_ptr<MetricChart>> m_owned;
     BoundedSeries m_sessionRss; ///< copied into memory charts of models added later
     std::size_t m_capacity = BoundedSeries::kDefaultCapacity;
     double m_smoothing = 0.0;
