@@ -76,7 +76,9 @@ std::string general(double v)
 {
     if (!std::isfinite(v)) return "n/a";
     char buf[64];
-    std::snprintf(buf, sizeof buf, "%.4g", v);
+    // Whole units from 10,000 up (USD figures), four significant digits below.
+    const double a = std::fabs(v);
+    std::snprintf(buf, sizeof buf, a >= 1e4 && a < 1e12 ? "%.0f" : "%.4g", v);
     return buf;
 }
 
@@ -378,13 +380,13 @@ private:
                 }
             }
             if (agent) {
-                table({"group", "members", "test P&L IQM [95 % CI]", "buy-and-hold P&L IQM", "test Sharpe IQM",
+                table({"group", "n", "test P&L IQM [95 % CI]", "buy-and-hold P&L IQM", "test Sharpe IQM",
                        "P(beats buy-and-hold)", "best member's deflated Sharpe"},
                       std::move(rows));
                 intervalChart(modelTitle(model) + ": test P&L by group (USD), IQM and mean with 95 % CI", "USD",
                               intervals);
             } else {
-                table({"group", "members", "test quantile loss IQM [95 % CI]", "persistence IQM", "zero-return IQM"},
+                table({"group", "n", "test quantile loss IQM [95 % CI]", "persistence IQM", "zero-return IQM"},
                       std::move(rows));
                 intervalChart(modelTitle(model) + ": test quantile loss by group, IQM and mean with 95 % CI",
                               "quantile loss (lower is better)", intervals);

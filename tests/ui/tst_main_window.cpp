@@ -766,6 +766,14 @@ void TestMainWindow::seedsTrainARunGroup()
     QVERIFY(history->showGroups(history->groupsOf(members)));
     QVERIFY(shown.wait(60000));
     QVERIFY(history->groupsView()->headings().contains(QStringLiteral("DQN")));
+    // docs/groups.png: the members in the runs table and the group's report below it.
+    w.resize(1400, 900);
+    auto* tabs = w.findChild<QTabWidget*>(QStringLiteral("mainTabs"));
+    QVERIFY(tabs);
+    tabs->setCurrentIndex(MainWindow::kRunsTab);
+    history->selectRuns(members);
+    QCoreApplication::processEvents();
+    QVERIFY(w.grab().save(QStringLiteral(FOXHUNT_SCREENSHOT_DIR "/groups.png")));
 
     // Stopped during its first member: the group ends stopped; nothing more starts.
     w.setTrainingSteps(200'000);
