@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Engine-internal helpers (LibTorch) behind Dqn::evaluateInt8 and Ppo::evaluateInt8.
+// Engine-internal helpers (LibTorch) both agents share: behind Dqn::evaluateInt8 and
+// Ppo::evaluateInt8, their INT8 greedy action and their memory figures.
 
 #include "engine/precision/int8_evaluation.h"
 #include "engine/agents/agent_precision.h"
 #include "engine/precision/int8_serving.h"
 #include "models/device.h"
+#include "models/memory/memory_tracker.h"
 #include "models/precision/quantize.h"
 
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -107,6 +110,51 @@ Holder checkAgentInt8(Int8Evaluation& e, const Holder& net, const models::precis
     e.int8ServingBytes = e.int8Bytes + peakBytesOf([&] { int8(b32); }, device.is_cuda());
     gate(e);
     return e.served ? copy : Holder{nullptr};
+}
+
+/// The greedy action through an agent's INT8 copy: `fp32Greedy()` when the gate refused the copy;
+/// else the copy (quantized with dynamic ranges from `net` on first use, its memory counted in
+/// `cuda`) run on `observation` through `input` (a [1, obs] CPU buffer), `logits(copy, x)` its output.
+template <class Holder, class Logits, class Fp32Greedy>
+int int8GreedyOf(Holder& int8Net, bool refused, const Holder& net, std::span<const float> observation,
+                 torch::Tensor& input, const torch::Device& device, models::CudaAttribution& cuda, Logits&& logits,
+                 Fp32Greedy&& fp32Greedy, const char* who)
+{
+    TORCH_CHECK(static_cast<int64_t>(observation.size()) == input.size(1), who, ": observation has ",
+                observation.size(), " values, expected ", input.size(1));
+    if (refused) return fp32Greedy();
+    torch::NoGradGuard guard;
+    if (!int8Net) {
+        models::CudaWorkScope onDevice(cuda, device.is_cuda());
+        int8Net = models::precision::quantize_for_inference(net);
+    }
+    std::copy(observation.begin(), observation.end(), input.data_ptr<float>());
+    const torch::Tensor out = logits(int8Net, input.to(device));
+    return static_cast<int>(out.argmax(1).item<int64_t>());
+}
+
+/// Adds the bytes of an Adam optimizer's state (first and second moments, and the max of the
+/// second with AMSGrad) to `memory`.
+inline void addAdamStateBytes(const torch::optim::Optimizer& optimizer, ModelMemory& memory)
+{
+    for (const auto& item : optimizer.state()) {
+        const auto& st = static_cast<const torch::optim::AdamParamState&>(*item.second);
+        for (const torch::Tensor& t : {st.exp_avg(), st.exp_avg_sq(), st.max_exp_avg_sq()})
+            if (t.defined()) memory.optimizerBytes += static_cast<std::size_t>(t.nbytes());
+    }
+}
+
+/// An agent's memory figures that do not depend on its networks: the activation peak, where it
+/// lives and its CUDA account.
+inline ModelMemory agentMemory(std::size_t activationBytes, const torch::Device& device,
+                               const models::CudaAttribution& cuda)
+{
+    ModelMemory m;
+    m.activationPeakBytes = activationBytes;
+    m.onCuda = device.is_cuda();
+    m.cudaAllocatedBytes = cuda.residentBytes();
+    m.cudaPeakBytes = cuda.peak;
+    return m;
 }
 
 } // namespace foxhunt::detail

@@ -24,15 +24,21 @@ std::vector<int> allIfEmpty(std::vector<int> episodes, const TradingEnv& env)
 
 } // namespace
 
+AgentRunner::AgentRunner(TradingEnv& env, std::vector<int> trainingEpisodes, std::unique_ptr<Agent> agent)
+    : m_env(&env), m_episodes(allIfEmpty(std::move(trainingEpisodes), env)), m_agent(std::move(agent))
+{
+    if (!m_agent) throw std::invalid_argument("agent_runner: no agent");
+}
+
 AgentRunner::AgentRunner(TradingEnv& env, std::vector<int> trainingEpisodes, DqnOptions options)
-    : m_env(&env), m_episodes(allIfEmpty(std::move(trainingEpisodes), env)),
-      m_dqn(std::make_unique<Dqn>(env.observationSize(), env.actionCount(), std::move(options)))
+    : AgentRunner(env, std::move(trainingEpisodes),
+                  std::make_unique<Dqn>(env.observationSize(), env.actionCount(), std::move(options)))
 {
 }
 
 AgentRunner::AgentRunner(TradingEnv& env, std::vector<int> trainingEpisodes, PpoOptions options)
-    : m_env(&env), m_episodes(allIfEmpty(std::move(trainingEpisodes), env)),
-      m_ppo(std::make_unique<Ppo>(env.observationSize(), env.actionCount(), std::move(options)))
+    : AgentRunner(env, std::move(trainingEpisodes),
+                  std::make_unique<Ppo>(env.observationSize(), env.actionCount(), std::move(options)))
 {
 }
 
@@ -49,55 +55,43 @@ TrainStats AgentRunner::train(long long steps)
             m_cursor = (m_cursor + 1) % m_episodes.size();
             m_episodePnl = 0.0;
         }
-        const std::span<const float> current = m_env->observation();
-        m_observation.assign(current.begin(), current.end());
-        if (m_dqn) {
-            const int action = m_dqn->act(m_observation);
-            const StepResult r = m_env->step(action);
-            m_episodePnl += r.pnlTicks;
-            if (auto u = m_dqn->observe(m_observation, action, r.reward, m_env->observation(), r.terminated, false))
-                stats.dqn = u;
-        } else {
-            const PpoAction action = m_ppo->act(m_observation);
-            const StepResult r = m_env->step(action.action);
-            m_episodePnl += r.pnlTicks;
-            if (m_ppo->store(m_observation, action, r.reward, r.terminated, false, m_env->observation()))
-                stats.ppo = m_ppo->update(m_env->observation());
-        }
+        AgentStep step = m_agent->step(*m_env);
+        m_episodePnl += step.result.pnlTicks;
+        if (step.update) stats.lastUpdate = std::move(step.update);
         if (m_env->done()) {
             ++stats.episodesFinished;
             pnlSum += m_episodePnl;
         }
     }
-    stats.envSteps = m_dqn ? m_dqn->envSteps() : m_ppo->envSteps();
-    stats.updates = m_dqn ? m_dqn->updates() : m_ppo->updates();
+    stats.envSteps = m_agent->envSteps();
+    stats.updates = m_agent->updates();
     stats.meanEpisodePnlTicks = stats.episodesFinished > 0 ? pnlSum / stats.episodesFinished : 0.0;
     return stats;
 }
 
 int AgentRunner::greedyAction(std::span<const float> observation) const
 {
-    return m_dqn ? m_dqn->greedyAction(observation) : m_ppo->greedyAction(observation);
+    return m_agent->greedyAction(observation);
 }
 
 int AgentRunner::int8GreedyAction(std::span<const float> observation)
 {
-    return m_dqn ? m_dqn->int8GreedyAction(observation) : m_ppo->int8GreedyAction(observation);
+    return m_agent->int8GreedyAction(observation);
 }
 
 Int8Evaluation AgentRunner::evaluateInt8(const AgentInt8Options& options)
 {
-    return m_dqn ? m_dqn->evaluateInt8(options) : m_ppo->evaluateInt8({}, options);
+    return m_agent->evaluateInt8(options);
 }
 
 ModelMemory AgentRunner::memoryBytes() const
 {
-    return m_dqn ? m_dqn->memoryBytes() : m_ppo->memoryBytes();
+    return m_agent->memoryBytes();
 }
 
 std::size_t AgentRunner::servingBytes(int batch) const
 {
-    return m_dqn ? m_dqn->servingBytes(batch) : m_ppo->servingBytes(batch);
+    return m_agent->servingBytes(batch);
 }
 
 PolicyTransitions AgentRunner::heldOutTransitions(std::vector<int> episodes, std::size_t maxSamples)
@@ -123,13 +117,12 @@ void AgentRunner::save(const std::string& path, const std::string& identity) con
     out << m_cursor << ' ' << m_episodePnl << ' ' << s.episode << ' ' << s.bar << ' ' << s.position << ' '
         << s.entryPriceTicks << ' ' << s.equityTicks << ' ' << s.tradePnlTicks << ' ' << s.dsrA << ' ' << s.dsrB << ' '
         << s.done;
-    if (m_dqn) m_dqn->save(path, out.str(), identity);
-    else m_ppo->save(path, out.str(), identity);
+    m_agent->save(path, out.str(), identity);
 }
 
 void AgentRunner::load(const std::string& path, bool restoreEnvironment, const CheckpointCheck& checkIdentity)
 {
-    const std::string data = m_dqn ? m_dqn->load(path, checkIdentity) : m_ppo->load(path, checkIdentity);
+    const std::string data = m_agent->load(path, checkIdentity);
     if (!restoreEnvironment) return;
     std::istringstream in(data);
     TradingEnvState s;

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// The std-only facade a UI or CLI drives: one agent (DQN or PPO) training on
-// a TradingEnv over a list of episodes, cycled in order, with checkpoints that
-// include the environment's position so a run resumes exactly.
+// The std-only facade a UI or CLI drives: one agent (engine/agents/agent.h: DQN
+// or PPO) training on a TradingEnv over a list of episodes, cycled in order,
+// with checkpoints that include the environment's position so a run resumes exactly.
 
+#include "engine/agents/agent.h"
 #include "engine/agents/dqn.h"
 #include "engine/agents/ppo.h"
 #include "engine/env/evaluation.h"
@@ -17,22 +18,21 @@
 
 namespace foxhunt {
 
-/// Which algorithm a runner trains.
-enum class AgentKind { Dqn, Ppo };
-
 /// What a train() call did.
 struct TrainStats {
-    long long envSteps = 0;            ///< total environment steps of the agent
-    long long updates = 0;             ///< total updates (DQN gradient steps / PPO rollouts learned)
-    int episodesFinished = 0;          ///< episodes that ended during this call
-    double meanEpisodePnlTicks = 0.0;  ///< mean net PnL of those episodes
-    std::optional<DqnUpdateStats> dqn; ///< last DQN update in this call
-    std::optional<PpoUpdateStats> ppo; ///< last PPO update in this call
+    long long envSteps = 0;                ///< total environment steps of the agent
+    long long updates = 0;                 ///< total updates (DQN gradient steps / PPO rollouts learned)
+    int episodesFinished = 0;              ///< episodes that ended during this call
+    double meanEpisodePnlTicks = 0.0;      ///< mean net PnL of those episodes
+    std::optional<AgentUpdate> lastUpdate; ///< the last update in this call
 };
 
 /// Trains one agent on an environment it does not own.
 class AgentRunner {
 public:
+    /// Runner of `agent` over `trainingEpisodes` (all episodes when empty); the agent must have
+    /// been built for `env`'s observation size and actions.
+    AgentRunner(TradingEnv& env, std::vector<int> trainingEpisodes, std::unique_ptr<Agent> agent);
     /// DQN runner over `trainingEpisodes` (all episodes when empty).
     AgentRunner(TradingEnv& env, std::vector<int> trainingEpisodes, DqnOptions options);
     /// PPO runner over `trainingEpisodes` (all episodes when empty).
@@ -41,7 +41,10 @@ public:
     AgentRunner(AgentRunner&&) noexcept;
 
     /// The algorithm.
-    AgentKind kind() const { return m_dqn ? AgentKind::Dqn : AgentKind::Ppo; }
+    AgentKind kind() const { return m_agent->kind(); }
+    /// The agent.
+    Agent& agent() { return *m_agent; }
+    const Agent& agent() const { return *m_agent; }
     /// Runs `steps` environment steps with learning.
     TrainStats train(long long steps);
     /// The agent's deterministic action.
@@ -69,18 +72,16 @@ public:
     /// runner keeps its own episodes and position: a data-parallel rank resuming from rank 0's checkpoint.
     /// `checkIdentity` sees the file's identity text before anything is restored and throws to refuse it.
     void load(const std::string& path, bool restoreEnvironment = true, const CheckpointCheck& checkIdentity = {});
-    /// The DQN agent (nullptr for PPO).
-    Dqn* dqn() { return m_dqn.get(); }
-    /// The PPO agent (nullptr for DQN).
-    Ppo* ppo() { return m_ppo.get(); }
+    /// The agent as a DQN, for what only DQN has (nullptr for another algorithm).
+    Dqn* dqn() { return dynamic_cast<Dqn*>(m_agent.get()); }
+    /// The agent as a PPO, for what only PPO has (nullptr for another algorithm).
+    Ppo* ppo() { return dynamic_cast<Ppo*>(m_agent.get()); }
 
 private:
     TradingEnv* m_env;
     std::vector<int> m_episodes;
     std::size_t m_cursor = 0;
-    std::unique_ptr<Dqn> m_dqn;
-    std::unique_ptr<Ppo> m_ppo;
-    std::vector<float> m_observation;
+    std::unique_ptr<Agent> m_agent;
     double m_episodePnl = 0.0;
 };
 

@@ -7,6 +7,7 @@
 #include "engine/agents/random.h"
 #include "engine/agents/replay_buffer.h"
 #include "engine/agents/schedules.h"
+#include "engine/telemetry/metric_registry.h"
 #include "models/agents/grad_utils.h"
 #include "models/agents/q_backprop.h"
 #include "models/distributed/communicator.h"
@@ -60,6 +61,8 @@ models::QNetwork freshNetwork(const models::QNetworkOptions& options)
 } // namespace
 
 struct Dqn::Impl {
+    std::optional<DqnUpdateStats> last; ///< the last update observe() ran
+    std::vector<float> stepObservation; ///< step()'s copy of the observation it acts on
     Impl(int observationSize, int actionCount, DqnOptions opts)
         : options(std::move(opts)), obsSize(observationSize), actions(actionCount), online(nullptr), target(nullptr),
           nstep(options.nSteps, options.gamma), rng(options.seed)
@@ -403,7 +406,36 @@ std::optional<DqnUpdateStats> Dqn::observe(std::span<const float> observation, i
     if (d.envSteps > d.options.learningStarts && d.envSteps % d.options.trainFreq == 0 && d.buffer->size() > 0) {
         for (int i = 0; i < d.options.gradientSteps; ++i) last = d.update();
     }
+    if (last) d.last = last;
     return last;
+}
+
+AgentStep Dqn::step(TradingEnv& env)
+{
+    Impl& d = *m_impl;
+    const std::span<const float> current = env.observation();
+    d.stepObservation.assign(current.begin(), current.end());
+    AgentStep out;
+    const int action = act(d.stepObservation);
+    out.result = env.step(action);
+    if (const std::optional<DqnUpdateStats> u = observe(d.stepObservation, action, out.result.reward, env.observation(),
+                                                        out.result.terminated, false)) {
+        AgentUpdate& a = out.update.emplace();
+        a.loss = u->loss;
+        a.gradNorm = u->gradNorm;
+        a.learningRate = u->learningRate;
+        a.stepTimeMs = u->stepTimeMs;
+        a.lossScale = u->lossScale;
+        a.skippedSteps = u->skippedSteps;
+        a.allreduceMs = u->allreduceMs;
+        a.figures = {{metrics::kQMean, u->qMean}, {metrics::kEpsilon, u->epsilon}, {metrics::kTdError, u->tdErrorMean}};
+    }
+    return out;
+}
+
+const std::optional<DqnUpdateStats>& Dqn::lastUpdate() const
+{
+    return m_impl->last;
 }
 
 DqnUpdateStats Dqn::update()
@@ -450,19 +482,11 @@ std::size_t Dqn::servingBytes(int batch) const
 ModelMemory Dqn::memoryBytes() const
 {
     const Impl& d = *m_impl;
-    ModelMemory m;
+    ModelMemory m = detail::agentMemory(d.activationBytes, d.device, d.cuda);
     for (const auto& p : d.online->parameters()) m.parameterBytes += static_cast<std::size_t>(p.nbytes());
     for (const auto& p : d.target->parameters()) m.parameterBytes += static_cast<std::size_t>(p.nbytes());
-    m.activationPeakBytes = d.activationBytes;
-    m.onCuda = d.device.is_cuda();
-    m.cudaAllocatedBytes = d.cuda.residentBytes();
-    m.cudaPeakBytes = d.cuda.peak;
     if (d.onlineFlat.grads.defined()) m.gradientBytes = static_cast<std::size_t>(d.onlineFlat.grads.nbytes());
-    for (const auto& item : d.optimizer->state()) {
-        const auto& st = static_cast<const torch::optim::AdamParamState&>(*item.second);
-        for (const torch::Tensor& t : {st.exp_avg(), st.exp_avg_sq(), st.max_exp_avg_sq()})
-            if (t.defined()) m.optimizerBytes += static_cast<std::size_t>(t.nbytes());
-    }
+    detail::addAdamStateBytes(*d.optimizer, m);
     return m;
 }
 
@@ -557,16 +581,10 @@ Int8Evaluation Dqn::evaluateInt8(const AgentInt8Options& options)
 int Dqn::int8GreedyAction(std::span<const float> observation)
 {
     Impl& d = *m_impl;
-    TORCH_CHECK(static_cast<int64_t>(observation.size()) == d.obsSize, "dqn: observation has ", observation.size(),
-                " values, expected ", d.obsSize);
-    if (d.int8Refused) return greedyAction(observation);
-    torch::NoGradGuard guard;
-    if (!d.int8Net) {
-        models::CudaWorkScope onDevice(d.cuda, d.device.is_cuda());
-        d.int8Net = mp::quantize_for_inference(d.online);
-    }
-    std::copy(observation.begin(), observation.end(), d.single.data_ptr<float>());
-    return static_cast<int>(d.int8Net->forward(d.single.to(d.device)).argmax(1).item<int64_t>());
+    return detail::int8GreedyOf(
+        d.int8Net, d.int8Refused, d.online, observation, d.single, d.device, d.cuda,
+        [](models::QNetwork& net, const torch::Tensor& x) { return net->forward(x); },
+        [&] { return greedyAction(observation); }, "dqn");
 }
 
 void Dqn::setCommunicator(std::shared_ptr<models::dist::Communicator> communicator)

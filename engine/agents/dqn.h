@@ -12,6 +12,7 @@
 // loss, loss scaling with skipped steps) and an INT8 inference copy.
 // Std-only header (pimpl): LibTorch stays in the .cpp.
 
+#include "engine/agents/agent.h"
 #include "engine/agents/agent_precision.h"
 #include "engine/store/checkpoint_identity.h"
 #include "models/precision/mixed_precision.h"
@@ -86,18 +87,24 @@ struct DqnUpdateStats {
 };
 
 /// The DQN agent.
-class Dqn {
+class Dqn final : public Agent {
 public:
     /// Builds the networks and the buffer. Throws std::invalid_argument on bad options.
     Dqn(int observationSize, int actionCount, DqnOptions options = {});
-    ~Dqn();
+    ~Dqn() override;
     Dqn(Dqn&&) noexcept;
     Dqn& operator=(Dqn&&) noexcept;
+
+    AgentKind kind() const override { return AgentKind::Dqn; }
+    /// act(), the environment's step, observe(): one step of learning on `env`.
+    AgentStep step(TradingEnv& env) override;
+    /// The last update step() or observe() ran, in DQN's own terms (none yet: empty).
+    const std::optional<DqnUpdateStats>& lastUpdate() const;
 
     /// Epsilon-greedy action for the current step (uniformly random before learningStarts).
     int act(std::span<const float> observation);
     /// Greedy action.
-    int greedyAction(std::span<const float> observation) const;
+    int greedyAction(std::span<const float> observation) const override;
     /// Q values of one observation.
     std::vector<float> qValues(std::span<const float> observation) const;
     /// Records a step; trains when the cadence says so and returns the last update's stats then.
@@ -109,16 +116,16 @@ public:
     /// copies rank 0's online and target weights here; each rank then acts on its own days and
     /// learns from its own replay, and every update averages the gradients over ranks, so the
     /// networks stay identical.
-    void setCommunicator(std::shared_ptr<models::dist::Communicator> communicator);
+    void setCommunicator(std::shared_ptr<models::dist::Communicator> communicator) override;
     /// Applies the target update now (tau from the options).
     void updateTarget();
 
     /// Current exploration rate.
     double epsilon() const;
     /// Environment steps observed.
-    long long envSteps() const;
+    long long envSteps() const override;
     /// Gradient steps taken.
-    long long updates() const;
+    long long updates() const override;
     /// Transitions in the replay buffer.
     std::size_t bufferSize() const;
     /// The options.
@@ -130,28 +137,29 @@ public:
     /// actions; latency at batch 1 and 32. Calibration (when asked) uses calibrationObservations or
     /// the last calibrationSamples stored transitions. The copy is kept for int8GreedyAction when the
     /// gate serves it. Throws std::logic_error with no data to measure on.
-    Int8Evaluation evaluateInt8(const AgentInt8Options& options = {});
+    Int8Evaluation evaluateInt8(const AgentInt8Options& options = {}) override;
     /// Greedy action through the INT8 copy (built with dynamic ranges if evaluateInt8() has not run);
     /// the FP32 greedy action when the last evaluateInt8()'s gate refused the copy.
-    int int8GreedyAction(std::span<const float> observation);
+    int int8GreedyAction(std::span<const float> observation) override;
     /// Bytes the FP32 policy needs to serve a batch of `batch` observations: the online network's
     /// weights plus the peak activation bytes of one inference forward (exact with the counting
     /// CPU allocator; the CUDA allocator's peak on a GPU; activations 0 without either).
-    std::size_t servingBytes(int batch) const;
+    std::size_t servingBytes(int batch) const override;
     /// Exact bytes of parameters (online and target), gradients and Adam state.
-    ModelMemory memoryBytes() const;
+    ModelMemory memoryBytes() const override;
     /// Current loss scale (1 without loss scaling).
-    double lossScale() const;
+    double lossScale() const override;
     /// Online and target parameters flattened (for tests and checksums).
     std::vector<float> onlineParameters() const;
     std::vector<float> targetParameters() const;
 
     /// Writes weights, optimizer, loss scaler, counters, RNG, replay contents, `userData` and the
     /// run identity text (CheckpointIdentity) to `path`. Throws std::runtime_error naming the path on failure.
-    void save(const std::string& path, const std::string& userData = {}, const std::string& identity = {}) const;
+    void save(const std::string& path, const std::string& userData = {},
+              const std::string& identity = {}) const override;
     /// Restores everything save() wrote; returns its userData. Options must match. `checkIdentity` sees the
     /// file's identity text before anything is restored and throws to refuse the file.
-    std::string load(const std::string& path, const CheckpointCheck& checkIdentity = {});
+    std::string load(const std::string& path, const CheckpointCheck& checkIdentity = {}) override;
 
 private:
     struct Impl;

@@ -5,6 +5,7 @@
 #include "engine/agents/checkpoint_io.h"
 #include "engine/agents/random.h"
 #include "engine/agents/rollout_buffer.h"
+#include "engine/telemetry/metric_registry.h"
 #include "models/agents/actor_critic.h"
 #include "models/agents/grad_utils.h"
 #include "models/device.h"
@@ -29,6 +30,8 @@ using namespace foxhunt::detail;
 namespace mp = foxhunt::models::precision;
 
 struct Ppo::Impl {
+    std::optional<PpoUpdateStats> last; ///< the last update update() ran
+    std::vector<float> stepObservation; ///< step()'s copy of the observation it acts on
     Impl(int observationSize, int actionCount, PpoOptions opts)
         : options(std::move(opts)), obsSize(observationSize), actions(actionCount), net(nullptr),
           rollout(static_cast<std::size_t>(std::max(options.nSteps, 1)),
@@ -325,7 +328,44 @@ void Ppo::setCommunicator(std::shared_ptr<models::dist::Communicator> communicat
 
 PpoUpdateStats Ppo::update(std::span<const float> nextObservation)
 {
-    return m_impl->update(nextObservation);
+    m_impl->last = m_impl->update(nextObservation);
+    return *m_impl->last;
+}
+
+AgentStep Ppo::step(TradingEnv& env)
+{
+    Impl& d = *m_impl;
+    const std::span<const float> current = env.observation();
+    d.stepObservation.assign(current.begin(), current.end());
+    AgentStep out;
+    const PpoAction action = act(d.stepObservation);
+    out.result = env.step(action.action);
+    if (!store(d.stepObservation, action, out.result.reward, out.result.terminated, false, env.observation()))
+        return out;
+    const PpoUpdateStats u = update(env.observation());
+    AgentUpdate& a = out.update.emplace();
+    // The objective PPO minimises, with its own coefficients.
+    a.loss = u.policyLoss - d.options.entCoef * u.entropy + d.options.vfCoef * u.valueLoss;
+    a.gradNorm = u.gradNorm;
+    a.learningRate = u.learningRate;
+    a.stepTimeMs = u.stepTimeMs;
+    a.lossScale = u.lossScale;
+    a.skippedSteps = u.skippedSteps;
+    a.allreduceMs = u.allreduceMs;
+    a.figures = {{metrics::kPolicyLoss, u.policyLoss},     {metrics::kValueLoss, u.valueLoss},
+                 {metrics::kEntropy, u.entropy},           {metrics::kApproxKl, u.approxKl},
+                 {metrics::kClipFraction, u.clipFraction}, {metrics::kExplainedVariance, u.explainedVariance}};
+    return out;
+}
+
+const std::optional<PpoUpdateStats>& Ppo::lastUpdate() const
+{
+    return m_impl->last;
+}
+
+Int8Evaluation Ppo::evaluateInt8(const AgentInt8Options& options)
+{
+    return evaluateInt8(std::span<const float>(), options);
 }
 
 long long Ppo::envSteps() const
@@ -354,20 +394,12 @@ std::size_t Ppo::servingBytes(int batch) const
 ModelMemory Ppo::memoryBytes() const
 {
     const Impl& d = *m_impl;
-    ModelMemory m;
-    m.activationPeakBytes = d.activationBytes;
-    m.onCuda = d.device.is_cuda();
-    m.cudaAllocatedBytes = d.cuda.residentBytes();
-    m.cudaPeakBytes = d.cuda.peak;
+    ModelMemory m = detail::agentMemory(d.activationBytes, d.device, d.cuda);
     for (const auto& p : d.net->parameters()) {
         m.parameterBytes += static_cast<std::size_t>(p.nbytes());
         if (p.grad().defined()) m.gradientBytes += static_cast<std::size_t>(p.grad().nbytes());
     }
-    for (const auto& item : d.optimizer->state()) {
-        const auto& st = static_cast<const torch::optim::AdamParamState&>(*item.second);
-        for (const torch::Tensor& t : {st.exp_avg(), st.exp_avg_sq(), st.max_exp_avg_sq()})
-            if (t.defined()) m.optimizerBytes += static_cast<std::size_t>(t.nbytes());
-    }
+    detail::addAdamStateBytes(*d.optimizer, m);
     return m;
 }
 
@@ -430,16 +462,10 @@ Int8Evaluation Ppo::evaluateInt8(std::span<const float> observations, const Agen
 int Ppo::int8GreedyAction(std::span<const float> observation)
 {
     Impl& d = *m_impl;
-    TORCH_CHECK(static_cast<int64_t>(observation.size()) == d.obsSize, "ppo: observation has ", observation.size(),
-                " values, expected ", d.obsSize);
-    if (d.int8Refused) return greedyAction(observation);
-    torch::NoGradGuard guard;
-    if (!d.int8Net) {
-        models::CudaWorkScope onDevice(d.cuda, d.device.is_cuda());
-        d.int8Net = mp::quantize_for_inference(d.net);
-    }
-    std::copy(observation.begin(), observation.end(), d.single.data_ptr<float>());
-    return static_cast<int>(d.int8Net->forward(d.single.to(d.device)).logits.argmax(1).item<int64_t>());
+    return detail::int8GreedyOf(
+        d.int8Net, d.int8Refused, d.net, observation, d.single, d.device, d.cuda,
+        [](models::ActorCritic& net, const torch::Tensor& x) { return net->forward(x).logits; },
+        [&] { return greedyAction(observation); }, "ppo");
 }
 
 std::vector<float> Ppo::parameters() const

@@ -8,12 +8,14 @@
 // precision (autocast forward, float64 losses, loss scaling with skipped steps)
 // and an INT8 inference copy. Std-only header.
 
+#include "engine/agents/agent.h"
 #include "engine/agents/agent_precision.h"
 #include "engine/store/checkpoint_identity.h"
 #include "models/precision/mixed_precision.h"
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -74,18 +76,25 @@ struct PpoUpdateStats {
 };
 
 /// The PPO agent (one environment).
-class Ppo {
+class Ppo final : public Agent {
 public:
     /// Throws std::invalid_argument on bad options.
     Ppo(int observationSize, int actionCount, PpoOptions options = {});
-    ~Ppo();
+    ~Ppo() override;
     Ppo(Ppo&&) noexcept;
     Ppo& operator=(Ppo&&) noexcept;
+
+    AgentKind kind() const override { return AgentKind::Ppo; }
+    /// act(), the environment's step, store() and, with a full rollout, update(): one step of
+    /// learning on `env`.
+    AgentStep step(TradingEnv& env) override;
+    /// The last update step() or update() ran, in PPO's own terms (none yet: empty).
+    const std::optional<PpoUpdateStats>& lastUpdate() const;
 
     /// Samples an action from the policy.
     PpoAction act(std::span<const float> observation);
     /// Most probable action.
-    int greedyAction(std::span<const float> observation) const;
+    int greedyAction(std::span<const float> observation) const override;
     /// V(s).
     float value(std::span<const float> observation) const;
     /// Action probabilities.
@@ -98,14 +107,14 @@ public:
     /// weights here; each rank then collects its own rollouts, and every minibatch's gradients are
     /// averaged over ranks, its advantages standardised over all ranks' slices and the KL early stop
     /// decided on the mean KL, so the ranks stay identical.
-    void setCommunicator(std::shared_ptr<models::dist::Communicator> communicator);
+    void setCommunicator(std::shared_ptr<models::dist::Communicator> communicator) override;
     /// Learns from the full rollout; `nextObservation` follows its last step.
     PpoUpdateStats update(std::span<const float> nextObservation);
 
     /// Environment steps stored so far.
-    long long envSteps() const;
+    long long envSteps() const override;
     /// Updates done.
-    long long updates() const;
+    long long updates() const override;
     /// The options.
     const PpoOptions& options() const;
     /// Builds a fresh INT8 copy of the network (kept for int8GreedyAction) and compares it with FP32
@@ -116,27 +125,30 @@ public:
     /// most-probable actions. Calibration (when asked) uses options.calibrationObservations or the
     /// first calibrationSamples rows. Kernels follow options.serving; the copy is kept for
     /// int8GreedyAction when the gate serves it. Throws std::logic_error when there are no observations.
-    Int8Evaluation evaluateInt8(std::span<const float> observations = {}, const AgentInt8Options& options = {});
+    Int8Evaluation evaluateInt8(std::span<const float> observations, const AgentInt8Options& options = {});
+    /// The same on the last rollout's observations (or options.heldOut's).
+    Int8Evaluation evaluateInt8(const AgentInt8Options& options = {}) override;
     /// Most probable action through the INT8 copy (built with dynamic ranges if evaluateInt8() has not
     /// run); the FP32 one when the last evaluateInt8()'s gate refused the copy.
-    int int8GreedyAction(std::span<const float> observation);
+    int int8GreedyAction(std::span<const float> observation) override;
     /// Bytes the FP32 policy needs to serve a batch of `batch` observations: the actor-critic's
     /// weights plus the peak activation bytes of one inference forward (exact with the counting
     /// CPU allocator; the CUDA allocator's peak on a GPU; activations 0 without either).
-    std::size_t servingBytes(int batch) const;
+    std::size_t servingBytes(int batch) const override;
     /// Exact bytes of parameters, gradients and Adam state.
-    ModelMemory memoryBytes() const;
+    ModelMemory memoryBytes() const override;
     /// Current loss scale (1 without loss scaling).
-    double lossScale() const;
+    double lossScale() const override;
     /// Parameters flattened (tests).
     std::vector<float> parameters() const;
 
     /// Writes weights, optimizer, counters, RNG, the partial rollout, `userData` and the run identity
     /// text (CheckpointIdentity).
-    void save(const std::string& path, const std::string& userData = {}, const std::string& identity = {}) const;
+    void save(const std::string& path, const std::string& userData = {},
+              const std::string& identity = {}) const override;
     /// Restores what save() wrote; returns its userData. `checkIdentity` sees the file's identity text before
     /// anything is restored and throws to refuse the file.
-    std::string load(const std::string& path, const CheckpointCheck& checkIdentity = {});
+    std::string load(const std::string& path, const CheckpointCheck& checkIdentity = {}) override;
 
 private:
     struct Impl;

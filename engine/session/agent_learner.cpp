@@ -28,6 +28,14 @@ double msSince(Clock::time_point t0)
     return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
+/// An agent's options on the run's device.
+template <class Options>
+Options onDevice(Options o, const SessionConfig& config)
+{
+    o.device = config.device;
+    return o;
+}
+
 class AgentLearner final : public Learner {
 public:
     AgentLearner(ModelKind kind, const RunInputs& run, MetricBatch& out, const AmpResolver& resolveAmp)
@@ -40,25 +48,34 @@ public:
         holdOptions.extraObservationSize = 0;
         m_holdEnv = std::make_unique<TradingEnv>(*run.bars, run.features->values, featureCount, *run.episodes,
                                                  holdOptions);
-        if (kind == ModelKind::Dqn) {
-            DqnOptions o = run.effective->dqn;
-            o.device = m_config.device;
-            resolveAmp(*this, detail::dqnUpdateSteps(m_env->observationSize(), m_env->actionCount(), o));
-            o.mixedPrecision = amp;
-            m_agent = std::make_unique<AgentRunner>(*m_env, *run.trainEpisodes, o);
-            if (run.comm) m_agent->dqn()->setCommunicator(run.comm);
-        } else {
-            PpoOptions o = run.effective->ppo;
-            o.device = m_config.device;
-            resolveAmp(*this, detail::ppoUpdateSteps(m_env->observationSize(), m_env->actionCount(), o));
-            o.mixedPrecision = amp;
-            m_agent = std::make_unique<AgentRunner>(*m_env, *run.trainEpisodes, o);
-            if (run.comm) m_agent->ppo()->setCommunicator(run.comm);
-        }
+        m_agent = std::make_unique<AgentRunner>(*m_env, *run.trainEpisodes, makeAgent(kind, run, resolveAmp));
+        if (run.comm) m_agent->agent().setCommunicator(run.comm);
         m_paramBytes = static_cast<double>(m_agent->memoryBytes().parameterBytes);
     }
 
     std::size_t servingBytes(int batch) override { return m_agent->servingBytes(batch); }
+
+    /// The agent of `kind` on the run's device, with the mixed precision `resolveAmp` settles from a
+    /// measure of its update at these sizes. A new agent is one more case here.
+    std::unique_ptr<Agent> makeAgent(ModelKind kind, const RunInputs& run, const AmpResolver& resolveAmp)
+    {
+        const int observations = m_env->observationSize(), actions = m_env->actionCount();
+        switch (kind) {
+        case ModelKind::Dqn: {
+            DqnOptions o = onDevice(run.effective->dqn, m_config);
+            resolveAmp(*this, detail::dqnUpdateSteps(observations, actions, o));
+            o.mixedPrecision = amp;
+            return std::make_unique<Dqn>(observations, actions, std::move(o));
+        }
+        case ModelKind::Ppo: {
+            PpoOptions o = onDevice(run.effective->ppo, m_config);
+            resolveAmp(*this, detail::ppoUpdateSteps(observations, actions, o));
+            o.mixedPrecision = amp;
+            return std::make_unique<Ppo>(observations, actions, std::move(o));
+        }
+        default: throw std::invalid_argument("not an agent: " + toString(kind));
+        }
+    }
     void save(const std::string& path, const std::string& identity) const override { m_agent->save(path, identity); }
     void load(const std::string& path, bool restoreEnvironment, const CheckpointCheck& check) override
     {
@@ -68,7 +85,7 @@ public:
     {
         Learner::resumeAt(step);
         m_episodeEquityTicks = m_env->state().equityTicks;
-        m_lastUpdates = m_agent->dqn() ? m_agent->dqn()->updates() : m_agent->ppo()->updates();
+        m_lastUpdates = m_agent->agent().updates();
     }
     TradingEnv* environment() override { return m_env.get(); }
 
@@ -99,7 +116,7 @@ protected:
             emit(metrics::kPosition, es.position);
         }
         blockSamples += 1;
-        if (st.updates != m_lastUpdates && (st.dqn || st.ppo)) sawUpdate(st, ms);
+        if (st.updates != m_lastUpdates && st.lastUpdate) sawUpdate(st.updates, *st.lastUpdate, ms);
         if (st.episodesFinished > 0) emit(metrics::kEpisodePnlTicks, st.meanEpisodePnlTicks);
         if (m_run.owner && m_steps % kLatencyEvery == 0) {
             const auto l0 = Clock::now();
@@ -109,35 +126,18 @@ protected:
     }
 
     /// An update happened in this step: its losses and statistics.
-    void sawUpdate(const TrainStats& st, double stepMs)
+    void sawUpdate(long long updates, const AgentUpdate& u, double stepMs)
     {
-        m_lastUpdates = st.updates;
+        m_lastUpdates = updates;
         blockUpdates += 1;
-        blockAllreduceMs += st.dqn ? st.dqn->allreduceMs : st.ppo->allreduceMs;
-        if (st.dqn) {
-            emit(metrics::kLoss, st.dqn->loss);
-            emit(metrics::kQMean, st.dqn->qMean);
-            emit(metrics::kGradNorm, st.dqn->gradNorm);
-            emit(metrics::kEpsilon, st.dqn->epsilon);
-            emit(metrics::kLearningRate, st.dqn->learningRate);
-            emit(metrics::kTdError, st.dqn->tdErrorMean);
-            emit(metrics::kUpdateMs, st.dqn->stepTimeMs);
-        } else {
-            // The objective PPO minimises, with the run's own coefficients.
-            emit(metrics::kLoss,
-                 st.ppo->policyLoss - m_config.ppo.entCoef * st.ppo->entropy + m_config.ppo.vfCoef * st.ppo->valueLoss);
-            emit(metrics::kPolicyLoss, st.ppo->policyLoss);
-            emit(metrics::kValueLoss, st.ppo->valueLoss);
-            emit(metrics::kEntropy, st.ppo->entropy);
-            emit(metrics::kApproxKl, st.ppo->approxKl);
-            emit(metrics::kClipFraction, st.ppo->clipFraction);
-            emit(metrics::kExplainedVariance, st.ppo->explainedVariance);
-            emit(metrics::kGradNorm, st.ppo->gradNorm);
-            emit(metrics::kLearningRate, st.ppo->learningRate);
-            emit(metrics::kUpdateMs, st.ppo->stepTimeMs);
-        }
-        sawLossScale(st.dqn ? st.dqn->lossScale : st.ppo->lossScale);
-        m_skippedSteps = st.dqn ? st.dqn->skippedSteps : st.ppo->skippedSteps;
+        blockAllreduceMs += u.allreduceMs;
+        emit(metrics::kLoss, u.loss);
+        for (const auto& [name, value] : u.figures) emit(name, value);
+        emit(metrics::kGradNorm, u.gradNorm);
+        emit(metrics::kLearningRate, u.learningRate);
+        emit(metrics::kUpdateMs, u.stepTimeMs);
+        sawLossScale(u.lossScale);
+        m_skippedSteps = u.skippedSteps;
         emit(metrics::kSkippedSteps, static_cast<double>(m_skippedSteps));
         emit(metrics::kStepMs, stepMs);
     }
@@ -164,7 +164,7 @@ protected:
         m["training"]["extra_observation_size"] = m_env->options().extraObservationSize;
         m["validation"] = toJson(m_agent->evaluate(validation));
         m["test"] = toJson(m_agent->evaluate(test));
-        const double scale = m_agent->dqn() ? m_agent->dqn()->lossScale() : m_agent->ppo()->lossScale();
+        const double scale = m_agent->agent().lossScale();
         m["validation"]["amp"] = ampDocument(scale, m_skippedSteps);
         if (!m_config.precision.int8) return;
         AgentInt8Options o = settings.agentRefresh;

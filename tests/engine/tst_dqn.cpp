@@ -133,12 +133,12 @@ void TestDqn::deterministicUnderSeed()
         AgentRunner runner(env, {}, o);
         for (int k = 0; k < 10; ++k) {
             const TrainStats s = runner.train(40);
-            QVERIFY(s.dqn.has_value() || s.envSteps <= o.learningStarts);
-            if (s.dqn) {
-                losses[run].push_back(s.dqn->loss);
-                losses[run].push_back(s.dqn->gradNorm);
-                QVERIFY(std::isfinite(s.dqn->loss));
-                QVERIFY(s.dqn->gradNorm > 0.0);
+            QVERIFY(s.lastUpdate.has_value() || s.envSteps <= o.learningStarts);
+            if (s.lastUpdate) {
+                losses[run].push_back(s.lastUpdate->loss);
+                losses[run].push_back(s.lastUpdate->gradNorm);
+                QVERIFY(std::isfinite(s.lastUpdate->loss));
+                QVERIFY(s.lastUpdate->gradNorm > 0.0);
             }
         }
         params[run] = runner.dqn()->onlineParameters();
@@ -184,9 +184,9 @@ void TestDqn::checkpointResumesExactly()
     QCOMPARE(b.dqn()->targetParameters(), savedTarget);
     const TrainStats restB = b.train(150);
 
-    QVERIFY(restA.dqn.has_value() && restB.dqn.has_value());
-    QCOMPARE(restB.dqn->loss, restA.dqn->loss);
-    QCOMPARE(restB.dqn->tdErrorMean, restA.dqn->tdErrorMean);
+    QVERIFY(restA.lastUpdate.has_value() && restB.lastUpdate.has_value());
+    QCOMPARE(restB.lastUpdate->loss, restA.lastUpdate->loss);
+    QCOMPARE(restB.lastUpdate->figure("td_error"), restA.lastUpdate->figure("td_error"));
     QCOMPARE(b.dqn()->onlineParameters(), a.dqn()->onlineParameters());
     QCOMPARE(b.dqn()->targetParameters(), a.dqn()->targetParameters());
     QCOMPARE(envB.state().equityTicks, envA.state().equityTicks);

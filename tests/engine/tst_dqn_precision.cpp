@@ -93,12 +93,12 @@ void TestDqnPrecision::ampUpdatesStayFinite()
     AgentRunner runner(env, {}, o);
     const std::vector<float> before = runner.dqn()->onlineParameters();
     const TrainStats s = runner.train(200);
-    QVERIFY(s.dqn.has_value());
-    QVERIFY(std::isfinite(s.dqn->loss));
-    QVERIFY(std::isfinite(s.dqn->gradNorm));
-    QVERIFY(s.dqn->gradNorm > 0.0);
-    QCOMPARE(s.dqn->skippedSteps, 0LL);
-    QCOMPARE(s.dqn->lossScale, scaling ? 1024.0 : 1.0);
+    QVERIFY(s.lastUpdate.has_value());
+    QVERIFY(std::isfinite(s.lastUpdate->loss));
+    QVERIFY(std::isfinite(s.lastUpdate->gradNorm));
+    QVERIFY(s.lastUpdate->gradNorm > 0.0);
+    QCOMPARE(s.lastUpdate->skippedSteps, 0LL);
+    QCOMPARE(s.lastUpdate->lossScale, scaling ? 1024.0 : 1.0);
     const std::vector<float> after = runner.dqn()->onlineParameters();
     QVERIFY(after != before);
     for (float p : after) QVERIFY(std::isfinite(p));
@@ -147,9 +147,9 @@ void TestDqnPrecision::scalerStateSurvivesCheckpoint()
     b.load(path);
     QCOMPARE(b.dqn()->lossScale(), 1024.0 * 8.0);
     const TrainStats restB = b.train(40);
-    QVERIFY(restA.dqn && restB.dqn);
-    QCOMPARE(restB.dqn->lossScale, restA.dqn->lossScale);
-    QCOMPARE(restB.dqn->loss, restA.dqn->loss);
+    QVERIFY(restA.lastUpdate && restB.lastUpdate);
+    QCOMPARE(restB.lastUpdate->lossScale, restA.lastUpdate->lossScale);
+    QCOMPARE(restB.lastUpdate->loss, restA.lastUpdate->loss);
     QCOMPARE(b.dqn()->onlineParameters(), a.dqn()->onlineParameters());
 }
 

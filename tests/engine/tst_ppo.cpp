@@ -129,20 +129,20 @@ void TestPpo::klEarlyStop()
     o.targetKl = 1e-4;
     AgentRunner runner(env, {}, o);
     const TrainStats s = runner.train(o.nSteps);
-    QVERIFY(s.ppo.has_value());
-    QVERIFY(s.ppo->earlyStopped);
-    QVERIFY(s.ppo->epochs < o.nEpochs);
-    QVERIFY(s.ppo->approxKl > 0.0);
+    QVERIFY(s.lastUpdate.has_value());
+    QVERIFY(runner.ppo()->lastUpdate()->earlyStopped);
+    QVERIFY(runner.ppo()->lastUpdate()->epochs < o.nEpochs);
+    QVERIFY(s.lastUpdate->figure("approx_kl") > 0.0);
 
     TradingEnv env2(data.bars, data.features, kFeatures, data.days);
     o.targetKl = 0.0;
     AgentRunner free(env2, {}, o);
     const TrainStats f = free.train(o.nSteps);
-    QVERIFY(!f.ppo->earlyStopped);
-    QCOMPARE(f.ppo->epochs, o.nEpochs);
-    QVERIFY(f.ppo->clipFraction > 0.0);
-    QVERIFY(f.ppo->gradNorm > 0.0);
-    QVERIFY(f.ppo->entropy > 0.0 && f.ppo->entropy <= std::log(3.0) + 1e-6);
+    QVERIFY(!free.ppo()->lastUpdate()->earlyStopped);
+    QCOMPARE(free.ppo()->lastUpdate()->epochs, o.nEpochs);
+    QVERIFY(f.lastUpdate->figure("clip_fraction") > 0.0);
+    QVERIFY(f.lastUpdate->gradNorm > 0.0);
+    QVERIFY(f.lastUpdate->figure("entropy") > 0.0 && f.lastUpdate->figure("entropy") <= std::log(3.0) + 1e-6);
 }
 
 void TestPpo::deterministicUnderSeed()
@@ -158,9 +158,11 @@ void TestPpo::deterministicUnderSeed()
         AgentRunner runner(env, {}, o);
         for (int k = 0; k < 4; ++k) {
             const TrainStats s = runner.train(o.nSteps);
-            QVERIFY(s.ppo.has_value());
-            stats[run].insert(stats[run].end(), {s.ppo->policyLoss, s.ppo->valueLoss, s.ppo->entropy, s.ppo->approxKl,
-                                                 s.ppo->gradNorm, s.ppo->explainedVariance});
+            QVERIFY(s.lastUpdate.has_value());
+            stats[run].insert(stats[run].end(),
+                              {s.lastUpdate->figure("policy_loss"), s.lastUpdate->figure("value_loss"),
+                               s.lastUpdate->figure("entropy"), s.lastUpdate->figure("approx_kl"),
+                               s.lastUpdate->gradNorm, s.lastUpdate->figure("explained_variance")});
         }
         params[run] = runner.ppo()->parameters();
     }
@@ -188,9 +190,9 @@ void TestPpo::checkpointResumesExactly()
     QCOMPARE(b.ppo()->parameters(), saved);
     QCOMPARE(b.ppo()->envSteps(), 150LL);
     const TrainStats restB = b.train(120);
-    QVERIFY(restA.ppo.has_value() && restB.ppo.has_value());
-    QCOMPARE(restB.ppo->policyLoss, restA.ppo->policyLoss);
-    QCOMPARE(restB.ppo->valueLoss, restA.ppo->valueLoss);
+    QVERIFY(restA.lastUpdate.has_value() && restB.lastUpdate.has_value());
+    QCOMPARE(restB.lastUpdate->figure("policy_loss"), restA.lastUpdate->figure("policy_loss"));
+    QCOMPARE(restB.lastUpdate->figure("value_loss"), restA.lastUpdate->figure("value_loss"));
     QCOMPARE(b.ppo()->parameters(), a.ppo()->parameters());
     QCOMPARE(envB.state().equityTicks, envA.state().equityTicks);
 }

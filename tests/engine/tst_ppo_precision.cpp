@@ -76,12 +76,13 @@ void TestPpoPrecision::ampUpdatesStayFinite()
     AgentRunner runner(env, {}, o);
     const std::vector<float> before = runner.ppo()->parameters();
     const TrainStats s = runner.train(130);
-    QVERIFY(s.ppo.has_value());
-    for (double v : {s.ppo->policyLoss, s.ppo->valueLoss, s.ppo->entropy, s.ppo->approxKl, s.ppo->gradNorm})
+    QVERIFY(s.lastUpdate.has_value());
+    for (double v : {s.lastUpdate->figure("policy_loss"), s.lastUpdate->figure("value_loss"),
+                     s.lastUpdate->figure("entropy"), s.lastUpdate->figure("approx_kl"), s.lastUpdate->gradNorm})
         QVERIFY(std::isfinite(v));
-    QVERIFY(s.ppo->gradNorm > 0.0);
-    QCOMPARE(s.ppo->skippedSteps, 0LL);
-    QCOMPARE(s.ppo->lossScale, scaling ? 1024.0 : 1.0);
+    QVERIFY(s.lastUpdate->gradNorm > 0.0);
+    QCOMPARE(s.lastUpdate->skippedSteps, 0LL);
+    QCOMPARE(s.lastUpdate->lossScale, scaling ? 1024.0 : 1.0);
     const std::vector<float> after = runner.ppo()->parameters();
     QVERIFY(after != before);
     for (float p : after) QVERIFY(std::isfinite(p));
@@ -126,9 +127,9 @@ void TestPpoPrecision::scalerStateSurvivesCheckpoint()
     b.load(path);
     QCOMPARE(b.ppo()->lossScale(), 1024.0 * 16.0);
     const TrainStats restB = b.train(120);
-    QVERIFY(restA.ppo && restB.ppo);
-    QCOMPARE(restB.ppo->lossScale, restA.ppo->lossScale);
-    QCOMPARE(restB.ppo->policyLoss, restA.ppo->policyLoss);
+    QVERIFY(restA.lastUpdate && restB.lastUpdate);
+    QCOMPARE(restB.lastUpdate->lossScale, restA.lastUpdate->lossScale);
+    QCOMPARE(restB.lastUpdate->figure("policy_loss"), restA.lastUpdate->figure("policy_loss"));
     QCOMPARE(b.ppo()->parameters(), a.ppo()->parameters());
 }
 
