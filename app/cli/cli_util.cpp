@@ -30,17 +30,28 @@ void printJson(const nlohmann::json& value)
     std::cout << value.dump(2) << '\n';
 }
 
+#ifndef FOXHUNT_HAVE_PDF_REPORTS
+namespace {
+
+/// A foxhunt-cli without Qt writes every report format but PDF.
+void refusePdfWithoutQt(const std::string& path)
+{
+    if (reportFormatForPath(path) == ReportFormat::Pdf)
+        throw std::invalid_argument("this foxhunt-cli was built without Qt (FOXHUNT_BUILD_GUI=OFF) and cannot write "
+                                    "PDF; use .html, .json or .csv: " +
+                                    path);
+}
+
+} // namespace
+#endif
+
 void exportReport(const std::string& dbPath, const std::vector<std::int64_t>& runIds, const std::string& path,
                   bool letter, const std::function<bool(double fraction)>& progress)
 {
 #ifdef FOXHUNT_HAVE_PDF_REPORTS
     exportRunReport(dbPath, runIds, path, progress, letter ? ReportPageSize::Letter : ReportPageSize::A4);
 #else
-    if (reportFormatForPath(path) == ReportFormat::Pdf)
-        throw std::invalid_argument(
-            "this foxhunt-cli was built without Qt (FOXHUNT_BUILD_GUI=OFF) and cannot write PDF; "
-            "use .html, .json or .csv: " +
-            path);
+    refusePdfWithoutQt(path);
     (void)letter;
     writeRunReport(dbPath, runIds, path, progress);
 #endif
@@ -52,11 +63,7 @@ void exportGroupReportTo(const std::string& dbPath, const std::vector<std::int64
 #ifdef FOXHUNT_HAVE_PDF_REPORTS
     exportGroupReport(dbPath, groupIds, path, progress, letter ? ReportPageSize::Letter : ReportPageSize::A4);
 #else
-    if (reportFormatForPath(path) == ReportFormat::Pdf)
-        throw std::invalid_argument(
-            "this foxhunt-cli was built without Qt (FOXHUNT_BUILD_GUI=OFF) and cannot write PDF; "
-            "use .html, .json or .csv: " +
-            path);
+    refusePdfWithoutQt(path);
     (void)letter;
     writeGroupReport(dbPath, groupIds, path, progress);
 #endif

@@ -5,6 +5,7 @@
 #include "engine/report/csv_field.h"
 #include "engine/report/group_summary.h"
 #include "engine/report/svg_chart.h"
+#include "engine/stats/comparison.h"
 #include "engine/store/bar_store.h"
 #include "engine/store/run_store.h"
 
@@ -27,6 +28,7 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 const char* kPolicyColor = "#1f77b4";
 const char* kBuyHoldColor = "#d62728";
 const char* kFlatColor = "#7f7f7f";
+const char* kClimatologyColor = "#2ca02c";
 const char* kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"};
 
 json number(double v)
@@ -58,7 +60,14 @@ json memberFigures(const GroupMemberResults& m, const ModelResults& r)
             {"buy_and_hold_max_drawdown_usd", number(r.buyHoldMaxDrawdownUsd)},
             {"quantile_loss", number(r.quantileLoss)},
             {"zero_return_quantile_loss", number(r.zeroReturnLoss)},
-            {"persistence_quantile_loss", number(r.persistenceLoss)}};
+            {"persistence_quantile_loss", number(r.persistenceLoss)},
+            {"climatology_quantile_loss", number(r.climatologyLoss)},
+            {"skill_quantile_loss_vs_climatology", number(r.skillQuantileLoss)},
+            {"skill_crps_vs_climatology", number(r.skillCrps)},
+            {"coverage_observed", number(r.coverageObserved)},
+            {"coverage_nominal", number(r.coverageNominal)},
+            {"diebold_mariano_p_value", number(r.dmPValue)},
+            {"diebold_mariano_mean_differential", number(r.dmMeanDifferential)}};
 }
 
 // ---------------------------------------------------------------------------
@@ -145,7 +154,7 @@ SvgSeries profileLine(const std::string& name, const std::string& color, const s
                       const std::vector<double>& thresholds, bool higherIsBetter)
 {
     SvgSeries s{name, color, {}, {}};
-    const std::vector<double> shares = performanceProfile(values, thresholds, higherIsBetter);
+    const std::vector<double> shares = profileShares(values, thresholds, higherIsBetter);
     for (std::size_t i = 0; i < thresholds.size(); ++i) {
         if (i > 0 && shares[i] != shares[i - 1]) {
             s.x.push_back(thresholds[i]);
@@ -179,7 +188,7 @@ std::vector<double> thresholdsOver(const std::vector<std::vector<double>>& lines
 // ---------------------------------------------------------------------------
 // Blocks
 
-class Builder {
+class Builder : private ReportWriter {
 public:
     explicit Builder(const json& report) : m_groups(report.at("groups")) { }
 
@@ -197,52 +206,6 @@ public:
     }
 
 private:
-    void heading(int level, const std::string& id, const std::string& text)
-    {
-        ReportBlock b;
-        b.kind = ReportBlockKind::Heading;
-        b.level = level;
-        b.id = id;
-        b.text = text;
-        m_doc.blocks.push_back(std::move(b));
-    }
-
-    void paragraph(const std::string& text, ReportBlockKind kind = ReportBlockKind::Paragraph)
-    {
-        ReportBlock b;
-        b.kind = kind;
-        b.text = text;
-        m_doc.blocks.push_back(std::move(b));
-    }
-
-    void keyValues(std::vector<std::vector<std::string>> rows)
-    {
-        ReportBlock b;
-        b.kind = ReportBlockKind::KeyValue;
-        b.rows = std::move(rows);
-        m_doc.blocks.push_back(std::move(b));
-    }
-
-    void table(std::vector<std::string> header, std::vector<std::vector<std::string>> rows)
-    {
-        ReportBlock b;
-        b.kind = ReportBlockKind::Table;
-        b.header = std::move(header);
-        b.rows = std::move(rows);
-        m_doc.blocks.push_back(std::move(b));
-    }
-
-    void chart(const std::string& title, std::string svg, double width, double height)
-    {
-        ReportBlock b;
-        b.kind = ReportBlockKind::Chart;
-        b.text = title;
-        b.svg = std::move(svg);
-        b.width = width;
-        b.height = height;
-        m_doc.blocks.push_back(std::move(b));
-    }
-
     void intervalChart(const std::string& title, const std::string& axis, const std::vector<SvgInterval>& rows)
     {
         SvgChartOptions o;
@@ -374,7 +337,9 @@ private:
                         {groupTitle(g) + " (" + g.value("kind", std::string()) + ")",
                          std::to_string(q.is_object() ? q.value("n", 0) : 0), withInterval(q, "iqm"),
                          withInterval(test.value("persistence", json::object()).value("quantile_loss", json()), "iqm"),
-                         withInterval(test.value("zero_return", json::object()).value("quantile_loss", json()),
+                         withInterval(test.value("zero_return", json::object()).value("quantile_loss", json()), "iqm"),
+                         withInterval(test.value("climatology", json::object()).value("quantile_loss", json()), "iqm"),
+                         withInterval(test.value("skill", json::object()).value("quantile_loss_vs_climatology", json()),
                                       "iqm")});
                     addIntervals(intervals, groupTitle(g), q, color);
                 }
@@ -386,7 +351,8 @@ private:
                 intervalChart(modelTitle(model) + ": test P&L by group (USD), IQM and mean with 95 % CI", "USD",
                               intervals);
             } else {
-                table({"group", "n", "test quantile loss IQM [95 % CI]", "persistence IQM", "zero-return IQM"},
+                table({"group", "n", "test quantile loss IQM [95 % CI]", "persistence IQM", "zero-return IQM",
+                       "climatology IQM", "skill vs climatology IQM"},
                       std::move(rows));
                 intervalChart(modelTitle(model) + ": test quantile loss by group, IQM and mean with 95 % CI",
                               "quantile loss (lower is better)", intervals);
@@ -403,7 +369,7 @@ private:
             heading(2, "group-" + std::to_string(id) + "-" + model, prefix + modelTitle(model));
             const json test = m.value("test", json::object());
             if (test.contains("policy")) agent(g, model, m);
-            else forecaster(g, model, test);
+            else forecaster(g, model, m);
         }
         trials(g, prefix);
         members(g, prefix);
@@ -514,29 +480,61 @@ private:
         }
     }
 
-    void forecaster(const json& g, const std::string& model, const json& test)
+    void forecaster(const json& g, const std::string& model, const json& m)
     {
         const std::string name = modelTitle(model);
-        const json q = test.value("model", json::object()).value("quantile_loss", json());
-        const json zero = test.value("zero_return", json::object()).value("quantile_loss", json());
-        const json persistence = test.value("persistence", json::object()).value("quantile_loss", json());
+        const json test = m.value("test", json::object());
+        const auto loss = [&](const char* who) {
+            return test.value(who, json::object()).value("quantile_loss", json());
+        };
+        const json q = loss("model"), zero = loss("zero_return"), persistence = loss("persistence"),
+                   climatology = loss("climatology");
+        const json skill = test.value("skill", json::object());
+        const json calibration = test.value("calibration", json::object());
         std::vector<std::vector<std::string>> rows;
         aggregateRows(rows, name + " test quantile loss", q);
+        aggregateRows(rows, "climatology", climatology);
         aggregateRows(rows, "zero return", zero);
         aggregateRows(rows, "persistence", persistence);
+        aggregateRows(rows, name + " skill vs climatology (quantile loss)",
+                      skill.value("quantile_loss_vs_climatology", json()));
+        aggregateRows(rows, name + " skill vs climatology (CRPS)", skill.value("crps_vs_climatology", json()));
+        aggregateRows(rows, name + " coverage of the outer band", calibration.value("coverage", json()));
         table({"across the members", "n", "IQM [95 % CI]", "median [95 % CI]", "mean [95 % CI]"}, std::move(rows));
+
+        std::vector<std::vector<std::string>> facts;
+        facts.push_back(
+            {"P(test quantile loss < climatology's)", probabilityText(m.value("p_beats_climatology", json()))});
+        const double nominal = value(calibration.value("nominal", json()));
+        if (std::isfinite(nominal))
+            facts.push_back({"coverage the band should have", fixed(100.0 * nominal, 0) + " %"});
+        const json dm = test.value("diebold_mariano", json::object());
+        facts.push_back({"Diebold-Mariano against each member's best baseline (5 %)",
+                         dm.value("better", json(0)).dump() + " better, " + dm.value("worse", json(0)).dump() +
+                             " worse, " +
+                             std::to_string(dm.value("tested", 0) - dm.value("better", 0) - dm.value("worse", 0)) +
+                             " not told apart, of " + dm.value("tested", json(0)).dump() + " tested"});
+        keyValues(std::move(facts));
+
         std::vector<SvgInterval> intervals;
         addIntervals(intervals, name, q, kPolicyColor);
+        addIntervals(intervals, "climatology", climatology, kClimatologyColor);
         addIntervals(intervals, "zero return", zero, kFlatColor);
         addIntervals(intervals, "persistence", persistence, kBuyHoldColor);
         intervalChart(name + ": test quantile loss across the members, IQM and mean with 95 % CI",
                       "quantile loss (lower is better)", intervals);
+        std::vector<SvgInterval> skills;
+        addIntervals(skills, "quantile loss", skill.value("quantile_loss_vs_climatology", json()), kPolicyColor);
+        addIntervals(skills, "CRPS", skill.value("crps_vs_climatology", json()), kClimatologyColor);
+        intervalChart(name + ": skill against climatology (above 0: better than the train split's quantiles)",
+                      "skill score", skills);
         profileChart(name + ": performance profile of test quantile loss (share of members at or below each level)",
                      "share of members",
                      {{name, memberValues(g, model, "quantile_loss")},
+                      {"climatology", memberValues(g, model, "climatology_quantile_loss")},
                       {"zero return", memberValues(g, model, "zero_return_quantile_loss")},
                       {"persistence", memberValues(g, model, "persistence_quantile_loss")}},
-                     {kPolicyColor, kFlatColor, kBuyHoldColor}, /*higherIsBetter=*/false);
+                     {kPolicyColor, kClimatologyColor, kFlatColor, kBuyHoldColor}, /*higherIsBetter=*/false);
     }
 
     void trials(const json& g, const std::string& prefix)
@@ -584,26 +582,16 @@ private:
     }
 
     const json& m_groups;
-    ReportDocument m_doc;
 };
 
 } // namespace
 
-std::vector<double> performanceProfile(std::vector<double> values, const std::vector<double>& thresholds,
-                                       bool higherIsBetter)
+std::vector<double> profileShares(const std::vector<double>& values, const std::vector<double>& thresholds,
+                                  bool higherIsBetter)
 {
-    std::sort(values.begin(), values.end());
-    const double n = static_cast<double>(values.size());
-    std::vector<double> shares;
-    for (double t : thresholds) {
-        if (values.empty()) {
-            shares.push_back(kNaN);
-            continue;
-        }
-        const auto atOrBelow = std::upper_bound(values.begin(), values.end(), t) - values.begin();
-        shares.push_back(higherIsBetter ? (n - static_cast<double>(atOrBelow)) / n
-                                        : static_cast<double>(atOrBelow) / n);
-    }
+    std::vector<double> shares = stats::performanceProfile(values, thresholds); // share strictly above
+    if (!higherIsBetter)
+        for (double& v : shares) v = 1.0 - v; // at or below (NaN stays NaN)
     return shares;
 }
 

@@ -32,10 +32,11 @@ nlohmann::json groupReportJson(const RunStore& runs, const std::vector<std::int6
 /// plots and performance profile, the walk-forward folds, the trials and the members.
 ReportDocument buildGroupReport(const nlohmann::json& report);
 
-/// A performance profile (as rliable draws it): for each threshold, the share of `values` above it
-/// (higher is better) or at or below it (lower is better, e.g. a loss); NaN without values.
-std::vector<double> performanceProfile(std::vector<double> values, const std::vector<double>& thresholds,
-                                       bool higherIsBetter);
+/// A performance profile's shares (stats::performanceProfile, as rliable draws it): for each
+/// threshold, the share of `values` above it (higher is better) or at or below it (lower is
+/// better, e.g. a loss); NaN without values.
+std::vector<double> profileShares(const std::vector<double>& values, const std::vector<double>& thresholds,
+                                  bool higherIsBetter);
 
 /// Every member's figures in long format: group,kind,member,seed,fold,run,model,measure,value.
 std::string renderGroupReportCsv(const nlohmann::json& report);

@@ -408,6 +408,28 @@ GroupSummary summarizeGroup(const RunStore& runs, std::int64_t groupId)
             g.quantileLoss = aggregateMembers(finiteValues(results, &ModelResults::quantileLoss));
             g.zeroReturnLoss = aggregateMembers(finiteValues(results, &ModelResults::zeroReturnLoss));
             g.persistenceLoss = aggregateMembers(finiteValues(results, &ModelResults::persistenceLoss));
+            g.climatologyLoss = aggregateMembers(finiteValues(results, &ModelResults::climatologyLoss));
+            g.skillQuantileLoss = aggregateMembers(finiteValues(results, &ModelResults::skillQuantileLoss));
+            g.skillCrps = aggregateMembers(finiteValues(results, &ModelResults::skillCrps));
+            g.coverageObserved = aggregateMembers(finiteValues(results, &ModelResults::coverageObserved));
+            const std::vector<double> nominal = finiteValues(results, &ModelResults::coverageNominal);
+            g.coverageNominal = nominal.empty() ? kNaN : stats::median(nominal);
+            // P(loss below climatology's), as P(beats buy-and-hold) is for agents: on negated losses.
+            std::vector<double> model, climatology;
+            for (const ModelResults* r : results)
+                if (std::isfinite(r->quantileLoss) && std::isfinite(r->climatologyLoss)) {
+                    model.push_back(-r->quantileLoss);
+                    climatology.push_back(-r->climatologyLoss);
+                }
+            if (!model.empty()) {
+                g.beatsClimatology = stats::probabilityOfImprovementInterval(model, climatology);
+                g.hasBeatsClimatology = true;
+            }
+            for (const ModelResults* r : results) {
+                if (!std::isfinite(r->dmPValue) || !std::isfinite(r->dmMeanDifferential)) continue;
+                ++g.dmTested;
+                if (r->dmPValue < 0.05) (r->dmMeanDifferential < 0.0 ? g.dmBetter : g.dmWorse) += 1;
+            }
         }
         s.models.push_back(std::move(g));
     }
@@ -447,9 +469,20 @@ nlohmann::json toJson(const GroupSummary& s)
                                     {"verdict", g.best.verdict.significant ? "significant" : "not significant"}};
             if (g.hasWalkForward) m["walk_forward"] = toJson(g.walkForward);
         } else {
-            m["test"] = {{"model", {{"quantile_loss", toJson(g.quantileLoss)}}},
-                         {"zero_return", {{"quantile_loss", toJson(g.zeroReturnLoss)}}},
-                         {"persistence", {{"quantile_loss", toJson(g.persistenceLoss)}}}};
+            m["test"] = {
+                {"model", {{"quantile_loss", toJson(g.quantileLoss)}}},
+                {"zero_return", {{"quantile_loss", toJson(g.zeroReturnLoss)}}},
+                {"persistence", {{"quantile_loss", toJson(g.persistenceLoss)}}},
+                {"climatology", {{"quantile_loss", toJson(g.climatologyLoss)}}},
+                {"skill",
+                 {{"quantile_loss_vs_climatology", toJson(g.skillQuantileLoss)},
+                  {"crps_vs_climatology", toJson(g.skillCrps)}}},
+                {"calibration", {{"coverage", toJson(g.coverageObserved)}, {"nominal", number(g.coverageNominal)}}},
+                {"diebold_mariano",
+                 {{"tested", g.dmTested}, {"better", g.dmBetter}, {"worse", g.dmWorse}, {"level", 0.05}}}};
+            if (g.hasBeatsClimatology)
+                m["p_beats_climatology"] = {{"estimate", number(g.beatsClimatology.estimate)},
+                                            {"ci95", toJson(g.beatsClimatology)}};
         }
         models[g.model] = std::move(m);
     }

@@ -14,6 +14,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -85,7 +86,16 @@ struct ModelGroupSummary {
     BestMemberSharpe best; ///< agents
     bool hasBest = false;
     MemberAggregate quantileLoss, zeroReturnLoss, persistenceLoss; ///< forecasters: test quantile loss
-    WalkForwardSummary walkForward;                                ///< agents of a folds group
+    MemberAggregate climatologyLoss;                               ///< forecasters: the climatological baseline's
+    MemberAggregate skillQuantileLoss, skillCrps; ///< forecasters: skill against climatology (> 0: better)
+    MemberAggregate coverageObserved;             ///< forecasters: share of outcomes inside the outer band
+    double coverageNominal = std::numeric_limits<double>::quiet_NaN(); ///< what that band should cover
+    stats::Interval beatsClimatology; ///< forecasters: P(member's loss < climatology's), with its interval
+    bool hasBeatsClimatology = false;
+    /// Forecasters: members whose Diebold-Mariano test against their best baseline was valid, and of
+    /// them those whose loss is lower (or higher) at the 5 % level.
+    std::size_t dmTested = 0, dmBetter = 0, dmWorse = 0;
+    WalkForwardSummary walkForward; ///< agents of a folds group
     bool hasWalkForward = false;
 };
 

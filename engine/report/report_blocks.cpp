@@ -243,7 +243,7 @@ double percentile(std::vector<double> v, double q)
     return v[k];
 }
 
-class Builder {
+class Builder : private ReportWriter {
 public:
     explicit Builder(const json& report) : m_report(report), m_runs(report.at("runs")) { }
 
@@ -261,40 +261,6 @@ public:
     }
 
 private:
-    void heading(int level, const std::string& id, const std::string& t)
-    {
-        ReportBlock b;
-        b.kind = ReportBlockKind::Heading;
-        b.level = level;
-        b.id = id;
-        b.text = t;
-        m_doc.blocks.push_back(std::move(b));
-    }
-    void paragraph(const std::string& t, ReportBlockKind kind = ReportBlockKind::Paragraph)
-    {
-        ReportBlock b;
-        b.kind = kind;
-        b.text = t;
-        m_doc.blocks.push_back(std::move(b));
-    }
-    void table(std::vector<std::string> header, std::vector<std::vector<std::string>> rows)
-    {
-        ReportBlock b;
-        b.kind = ReportBlockKind::Table;
-        b.header = std::move(header);
-        b.rows = std::move(rows);
-        m_doc.blocks.push_back(std::move(b));
-    }
-    void chart(const std::string& title, std::string svg, double w, double h)
-    {
-        ReportBlock b;
-        b.kind = ReportBlockKind::Chart;
-        b.text = title;
-        b.svg = std::move(svg);
-        b.width = w;
-        b.height = h;
-        m_doc.blocks.push_back(std::move(b));
-    }
     void lineChart(const std::string& title, std::vector<SvgSeries> lines, const std::string& yLabel = {})
     {
         SvgChartOptions o;
@@ -310,10 +276,9 @@ private:
     {
         if (rows.empty()) return;
         if (m_runs.size() == 1) {
-            ReportBlock b;
-            b.kind = ReportBlockKind::KeyValue;
-            for (const auto& [k, v] : rows) b.rows.push_back({k, v.empty() ? "" : v[0]});
-            m_doc.blocks.push_back(std::move(b));
+            std::vector<std::vector<std::string>> pairs;
+            for (const auto& [k, v] : rows) pairs.push_back({k, v.empty() ? "" : v[0]});
+            keyValues(std::move(pairs));
             return;
         }
         std::vector<std::string> header{""};
@@ -1105,7 +1070,6 @@ private:
 
     const json& m_report;
     const json& m_runs;
-    ReportDocument m_doc;
 };
 
 const char* kCss =
@@ -1119,6 +1083,52 @@ th:first-child,td:first-child{text-align:left}th{background:#f4f4f4}table.kv td{
 @media (max-width:600px){table{font-size:.72em}})";
 
 } // namespace
+
+void ReportWriter::heading(int level, const std::string& id, const std::string& text)
+{
+    ReportBlock b;
+    b.kind = ReportBlockKind::Heading;
+    b.level = level;
+    b.id = id;
+    b.text = text;
+    m_doc.blocks.push_back(std::move(b));
+}
+
+void ReportWriter::paragraph(const std::string& text, ReportBlockKind kind)
+{
+    ReportBlock b;
+    b.kind = kind;
+    b.text = text;
+    m_doc.blocks.push_back(std::move(b));
+}
+
+void ReportWriter::keyValues(std::vector<std::vector<std::string>> rows)
+{
+    ReportBlock b;
+    b.kind = ReportBlockKind::KeyValue;
+    b.rows = std::move(rows);
+    m_doc.blocks.push_back(std::move(b));
+}
+
+void ReportWriter::table(std::vector<std::string> header, std::vector<std::vector<std::string>> rows)
+{
+    ReportBlock b;
+    b.kind = ReportBlockKind::Table;
+    b.header = std::move(header);
+    b.rows = std::move(rows);
+    m_doc.blocks.push_back(std::move(b));
+}
+
+void ReportWriter::chart(const std::string& title, std::string svg, double width, double height)
+{
+    ReportBlock b;
+    b.kind = ReportBlockKind::Chart;
+    b.text = title;
+    b.svg = std::move(svg);
+    b.width = width;
+    b.height = height;
+    m_doc.blocks.push_back(std::move(b));
+}
 
 ReportDocument buildRunReport(const nlohmann::json& report)
 {

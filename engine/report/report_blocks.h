@@ -33,6 +33,21 @@ struct ReportDocument {
     std::vector<ReportBlock> blocks;
 };
 
+/// Appends blocks to a document: what every report's builder (runs, run groups) writes with.
+class ReportWriter {
+public:
+    void heading(int level, const std::string& id, const std::string& text);
+    void paragraph(const std::string& text, ReportBlockKind kind = ReportBlockKind::Paragraph);
+    /// {key, value} rows.
+    void keyValues(std::vector<std::vector<std::string>> rows);
+    void table(std::vector<std::string> header, std::vector<std::vector<std::string>> rows);
+    /// A chart: a standalone <svg> element of the given viewBox size.
+    void chart(const std::string& title, std::string svg, double width, double height);
+
+protected:
+    ReportDocument m_doc;
+};
+
 /// Section ids every report has; each model adds "model-<name>" after them.
 /// "summary" (each model's headline results) comes first, right after the title.
 inline const std::vector<std::string> kReportSectionIds{"header",   "summary", "run",

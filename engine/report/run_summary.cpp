@@ -181,6 +181,15 @@ RunSummary summarize(std::int64_t id, const json& config, const json& versions,
         r.buyHoldSharpe = numberAt(test, {"buy_and_hold", "sharpe"});
         r.buyHoldMaxDrawdownUsd = numberAt(test, {"buy_and_hold", "max_drawdown_usd"});
         r.zeroReturnLoss = numberAt(test, {"zero_return", "quantile_loss"});
+        r.climatologyLoss = numberAt(test, {"climatology", "quantile_loss"});
+        r.skillQuantileLoss = numberAt(test, {"skill", "quantile_loss_vs_climatology"});
+        r.skillCrps = numberAt(test, {"skill", "crps_vs_climatology"});
+        r.coverageObserved = numberAt(test, {"calibration", "observed"});
+        r.coverageNominal = numberAt(test, {"calibration", "nominal"});
+        if (test.contains("diebold_mariano") && test["diebold_mariano"].value("valid", false)) {
+            r.dmPValue = numberAt(test, {"diebold_mariano", "p_value"});
+            r.dmMeanDifferential = numberAt(test, {"diebold_mariano", "mean_differential"});
+        }
         r.testSteps = numberAt(test, {"policy", "steps"});
         r.testBarsPerYear = numberAt(test, {"bars_per_year"});
         if (test.contains("policy") && test["policy"].contains("daily_pnl_usd") &&

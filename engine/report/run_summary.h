@@ -10,6 +10,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,6 +41,16 @@ struct ModelResults {
     double testBarsPerYear;       ///< agents, runs stored before daily Sharpe: the bars per year it was annualised with
     std::vector<double> testDailyPnlUsd; ///< agents: the policy's test P&L per trading day (its Sharpe's observations)
     std::vector<double> testEquityUsd;   ///< agents: the policy's test equity curve as stored (thinned)
+    // Forecasters, on the test split (NaN where the run did not record them):
+    double climatologyLoss = std::numeric_limits<double>::quiet_NaN(); ///< the climatological baseline's quantile loss
+    double skillQuantileLoss = std::numeric_limits<double>::quiet_NaN(); ///< 1 - loss / climatology's
+    double skillCrps = std::numeric_limits<double>::quiet_NaN();         ///< 1 - CRPS / climatology's
+    double coverageObserved = std::numeric_limits<double>::quiet_NaN();  ///< outcomes inside the outer band
+    double coverageNominal = std::numeric_limits<double>::quiet_NaN();   ///< what the band should cover
+    /// Diebold-Mariano against the best baseline: p-value and mean loss differential (< 0: the model's
+    /// loss is lower); NaN where the test was not valid.
+    double dmPValue = std::numeric_limits<double>::quiet_NaN();
+    double dmMeanDifferential = std::numeric_limits<double>::quiet_NaN();
 };
 
 struct RunSummary {

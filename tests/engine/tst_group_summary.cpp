@@ -68,9 +68,16 @@ std::int64_t TestGroupSummary::member(RunStore& runs, std::int64_t group, std::i
         {"bars_per_year", kBarsPerYear},
         {"equity_usd", {0.0, pnl}}};
     runs.saveEvaluation(id, "dqn", "test", trading.dump());
-    const nlohmann::json forecast = {{"model", {{"quantile_loss", 0.001 * static_cast<double>(seed)}}},
-                                     {"zero_return", {{"quantile_loss", 0.01}}},
-                                     {"persistence", {{"quantile_loss", 0.02}}}};
+    const double loss = 0.001 * static_cast<double>(seed);
+    const nlohmann::json forecast = {
+        {"model", {{"quantile_loss", loss}}},
+        {"zero_return", {{"quantile_loss", 0.01}}},
+        {"persistence", {{"quantile_loss", 0.02}}},
+        {"climatology", {{"quantile_loss", 0.005}}},
+        {"skill", {{"quantile_loss_vs_climatology", 1.0 - loss / 0.005}, {"crps_vs_climatology", 0.1}}},
+        {"calibration", {{"observed", 0.7 + 0.02 * static_cast<double>(seed)}, {"nominal", 0.8}}},
+        // Seed 1 forecasts better than its best baseline at 5 %, the others cannot be told apart.
+        {"diebold_mariano", {{"valid", true}, {"p_value", seed == 1 ? 0.01 : 0.5}, {"mean_differential", -0.001}}}};
     runs.saveEvaluation(id, "tft", "test", forecast.dump());
     runs.setStatus(id, RunStatus::Finished);
     runs.addGroupMember(group, id, seed);
@@ -183,6 +190,20 @@ void TestGroupSummary::forecastersAcrossMembers()
     QVERIFY(std::abs(tft.quantileLoss.median - 0.002) < 1e-15);
     QCOMPARE(tft.zeroReturnLoss.mean, 0.01);
     QCOMPARE(tft.persistenceLoss.iqm, 0.02);
+    QCOMPARE(tft.climatologyLoss.mean, 0.005);
+    QCOMPARE(tft.skillQuantileLoss.count, std::size_t(3));
+    QVERIFY(std::abs(tft.skillQuantileLoss.median - 0.6) < 1e-12); // 1 - 0.002 / 0.005
+    QVERIFY(std::abs(tft.coverageObserved.mean - 0.74) < 1e-12);
+    QCOMPARE(tft.coverageNominal, 0.8);
+    QVERIFY(tft.hasBeatsClimatology);
+    QCOMPARE(tft.beatsClimatology.estimate, 1.0); // every member's loss is below climatology's
+    QCOMPARE(tft.dmTested, std::size_t(3));
+    QCOMPARE(tft.dmBetter, std::size_t(1));
+    QCOMPARE(tft.dmWorse, std::size_t(0));
+    const nlohmann::json j = toJson(s).at("models").at("tft");
+    QCOMPARE(j.at("test").at("diebold_mariano").at("better").get<int>(), 1);
+    QCOMPARE(j.at("test").at("calibration").at("nominal").get<double>(), 0.8);
+    QCOMPARE(j.at("p_beats_climatology").at("estimate").get<double>(), 1.0);
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, summarizeGroup(runs, g + 1));
 }
 
@@ -362,18 +383,19 @@ void TestGroupSummary::groupReportShowsEveryMember()
     QVERIFY2(table->rows[0][4].rfind("350 [", 0) == 0, table->rows[0][4].c_str());
     QCOMPARE(table->rows[1][2].substr(0, 3), std::string("250")); // buy and hold: 250 for every member
     // The profile: the share of members above (for a loss: at or below) each level.
-    QCOMPARE(performanceProfile({300.0, -100.0, 500.0, 700.0}, {-200.0, -100.0, 0.0, 300.0, 600.0, 800.0}, true),
+    QCOMPARE(profileShares({300.0, -100.0, 500.0, 700.0}, {-200.0, -100.0, 0.0, 300.0, 600.0, 800.0}, true),
              (std::vector<double>{1.0, 0.75, 0.75, 0.5, 0.25, 0.0}));
-    QCOMPARE(performanceProfile({300.0, -100.0, 500.0, 700.0}, {-200.0, -100.0, 0.0, 300.0, 600.0, 800.0}, false),
+    QCOMPARE(profileShares({300.0, -100.0, 500.0, 700.0}, {-200.0, -100.0, 0.0, 300.0, 600.0, 800.0}, false),
              (std::vector<double>{0.0, 0.25, 0.25, 0.5, 0.75, 1.0}));
     const auto profile = std::find_if(dqn.begin(), dqn.end(), [](const ReportBlock& b) {
         return b.kind == ReportBlockKind::Chart && b.text.find("performance profile") != std::string::npos;
     });
     QVERIFY(profile != dqn.end());
     const std::vector<ReportBlock> tft = section(d, "group-" + id + "-tft");
+    // The TFT: its losses beside the three baselines, its skill against climatology and its profile.
     QCOMPARE(
         std::count_if(tft.begin(), tft.end(), [](const ReportBlock& b) { return b.kind == ReportBlockKind::Chart; }),
-        2);
+        3);
 
     // The members table lists the pending member too.
     const std::vector<ReportBlock> members = section(d, "group-" + id + "-members");
