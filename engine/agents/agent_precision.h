@@ -11,11 +11,8 @@
 namespace foxhunt {
 
 /// How an agent's evaluateInt8() measures.
-struct AgentInt8Options {
-    std::size_t samples = 1024;         ///< inputs behind the losses and the action agreement
-    std::size_t calibrationSamples = 0; ///< inputs for static activation ranges (0: dynamic, per batch)
-    int latencyRepeats = 50;            ///< timed forward passes per batch size and model
-    Int8Serving serving;                ///< kernel choice and the gate (a refused copy does not act)
+struct AgentInt8Options : Int8EvaluationOptions {
+    std::size_t samples = 1024; ///< inputs behind the losses and the action agreement
     /// Held-out transitions (the validation split, by the FP32 greedy policy) to measure on instead
     /// of the agent's own training data; null: the replay buffer (DQN) or the last rollout (PPO).
     const PolicyTransitions* heldOut = nullptr;

@@ -81,7 +81,7 @@ void BM_PrecisionAuto(benchmark::State& state)
             ForecasterTrainer t(c, data, train, validation);
             for (int i = 0; i < 3; ++i) t.trainStep();
             Int8EvaluationOptions o;
-            o.calibrationWindows = 256;
+            o.calibrationSamples = 256;
             o.latencyRepeats = 20;
             o.serving = serving;
             e = t.evaluateInt8(o);

@@ -23,7 +23,7 @@ struct ForecastAmpStatus {
 /// How refreshInt8() quantizes and where it measures.
 struct Int8RefreshOptions {
     std::size_t windows = 64;           ///< validation windows, spread evenly over the range (the same ones each call)
-    std::size_t calibrationWindows = 0; ///< training windows for static activation ranges (0: dynamic ranges)
+    std::size_t calibrationSamples = 0; ///< training windows for static activation ranges (0: dynamic ranges)
     Int8Serving serving;                ///< kernel choice and the accuracy gate
 };
 

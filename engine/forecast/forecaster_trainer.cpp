@@ -2,10 +2,10 @@
 #include "engine/forecast/forecaster_trainer.h"
 
 #include "engine/agents/checkpoint_io.h"
+#include "engine/forecast/forecast_net.h"
 #include "models/agents/grad_utils.h"
 #include "models/device.h"
 #include "models/distributed/gradient_reducer.h"
-#include "models/mamba2/mamba2_forecaster.h"
 #include "models/memory/memory_tracker.h"
 #include "models/memory/tensor_bytes.h"
 #include "models/precision/amp_step.h"
@@ -14,7 +14,6 @@
 #include "models/precision/quantize.h"
 #include "engine/precision/int8_serving.h"
 #include "models/quantile_loss.h"
-#include "models/tft/tft.h"
 
 #include <torch/torch.h>
 
@@ -28,8 +27,6 @@
 
 namespace foxhunt {
 
-namespace mm = foxhunt::models::mamba2;
-namespace mt = foxhunt::models::tft;
 namespace dist = foxhunt::models::dist;
 namespace mp = foxhunt::models::precision;
 
@@ -76,9 +73,8 @@ struct ForecasterTrainer::Impl {
     torch::Tensor statics; // [S]
     double targetScale = 1.0;
 
-    mm::Mamba2Forecaster mamba{nullptr};
-    mt::TemporalFusionTransformer tft{nullptr};
-    std::shared_ptr<torch::nn::Module> module;
+    std::shared_ptr<detail::ForecastNet> net; // the network config.kind names
+    torch::nn::Module* module = nullptr;      // net's module
     std::unique_ptr<torch::optim::AdamW> optimizer;
     mp::LossScaler scaler;
     std::int64_t steps = 0;
@@ -87,13 +83,8 @@ struct ForecasterTrainer::Impl {
     torch::Device device{torch::kCPU};                // where the model, its optimizer and the data tensors live
     std::shared_ptr<dist::Communicator> communicator; // data parallelism (none: one process)
     std::unique_ptr<dist::GradientReducer> reducer;
-    // An INT8 inference copy: one of the two, matching the kind (neither: none).
-    struct Int8Copy {
-        mm::Mamba2Forecaster mamba{nullptr};
-        mt::TemporalFusionTransformer tft{nullptr};
-    };
-    // The kept copy, which answers predictions when serve says Int8 and the gate let it.
-    Int8Copy int8;
+    // The kept INT8 copy (none: null), which answers predictions when serve says Int8 and the gate let it.
+    std::shared_ptr<detail::ForecastNet> int8;
     InferenceWeights serve = InferenceWeights::Fp32;
     InferenceWeights lastServed = InferenceWeights::Fp32;
 
@@ -134,27 +125,12 @@ struct ForecasterTrainer::Impl {
         const auto Q = static_cast<int64_t>(config.quantiles.size());
         const auto F = static_cast<int64_t>(data.cols + data.knownCols);
         const auto K = static_cast<int64_t>(data.knownCols);
-        if (config.kind == ForecasterKind::Mamba2) {
-            mamba = mm::Mamba2Forecaster(mm::Mamba2ForecasterOptions(F, H, Q)
-                                             .known_features(K)
-                                             .d_model(config.dModel)
-                                             .n_layers(config.layers)
-                                             .d_state(config.dState)
-                                             .head_dim(config.headDim)
-                                             .expand(config.expand)
-                                             .ngroups(config.ngroups)
-                                             .chunk_size(config.chunkSize));
-            module = mamba.ptr();
-        } else {
-            tft = mt::TemporalFusionTransformer(mt::TftOptions(F, K, H, Q)
-                                                    .n_static(static_cast<int64_t>(data.staticFeatures.size()))
-                                                    .hidden_size(config.hiddenSize)
-                                                    .embedding_size(config.embeddingSize)
-                                                    .n_heads(config.heads)
-                                                    .lstm_layers(config.lstmLayers)
-                                                    .dropout(config.dropout));
-            module = tft.ptr();
-        }
+        net = detail::makeForecastNet(config, {.inputs = F,
+                                               .known = K,
+                                               .statics = static_cast<int64_t>(data.staticFeatures.size()),
+                                               .horizon = H,
+                                               .quantiles = Q});
+        module = &net->module();
         // Initialised on the CPU under the seed, so every device starts from the same weights.
         module->to(device);
         optimizer = std::make_unique<torch::optim::AdamW>(
@@ -175,15 +151,15 @@ struct ForecasterTrainer::Impl {
 
     torch::Tensor forward(const torch::Tensor& pastBatch, const torch::Tensor& knownBatch)
     {
-        return forwardWith(mamba, tft, pastBatch, knownBatch);
+        return forwardWith(*net, pastBatch, knownBatch);
     }
 
     // The forward of whichever weights serve predictions now, noting which one answered.
     torch::Tensor serving(const torch::Tensor& pastBatch, const torch::Tensor& knownBatch)
     {
-        const bool useInt8 = serve == InferenceWeights::Int8 && (int8.mamba || int8.tft);
+        const bool useInt8 = serve == InferenceWeights::Int8 && int8;
         lastServed = useInt8 ? InferenceWeights::Int8 : InferenceWeights::Fp32;
-        return useInt8 ? forwardWith(int8, pastBatch, knownBatch) : forward(pastBatch, knownBatch);
+        return forwardWith(useInt8 ? *int8 : *net, pastBatch, knownBatch);
     }
 
     // The static covariates repeated for a batch (undefined when the data has none).
@@ -192,53 +168,40 @@ struct ForecasterTrainer::Impl {
         return statics.numel() > 0 ? statics.unsqueeze(0).expand({rows, statics.size(0)}) : torch::Tensor();
     }
 
-    // Static-range calibration for quantize_for_inference(): `windows` training windows spread evenly
-    // over the train range, so the windows the INT8 copy is measured on stay unseen.
-    std::function<void(torch::nn::Module&)> calibrationOnTrain(std::size_t windows) const
+    // Static-range calibration for an INT8 copy: `windows` training windows spread evenly over the
+    // train range, so the windows the copy is measured on stay unseen.
+    detail::ForecastNet::Calibration calibrationOnTrain(std::size_t windows) const
     {
         const std::size_t n = std::max<std::size_t>(1, std::min(windows, train.size()));
         const torch::Tensor idx = torch::linspace(static_cast<double>(train.begin), static_cast<double>(train.end - 1),
                                                   static_cast<int64_t>(n), torch::kDouble)
                                       .round()
                                       .to(torch::kLong);
-        return [this, idx](torch::nn::Module& m) {
+        return [this, idx](detail::ForecastNet& copy) {
             auto [pastBatch, knownBatch, targetBatch] = batch(idx);
             (void)targetBatch;
-            if (auto* mb = m.as<mm::Mamba2ForecasterImpl>()) mb->forward(pastBatch, knownBatch);
-            else if (auto* tb = m.as<mt::TemporalFusionTransformerImpl>())
-                tb->forward(pastBatch, knownBatch, staticsFor(pastBatch.size(0)));
+            forwardWith(copy, pastBatch, knownBatch);
         };
     }
 
-    // The same forward for the model or its int8 copy (exactly one of m, t is set).
-    torch::Tensor forwardWith(mm::Mamba2Forecaster& m, mt::TemporalFusionTransformer& t, const torch::Tensor& pastBatch,
+    // The same forward for the model or its INT8 copy.
+    torch::Tensor forwardWith(detail::ForecastNet& with, const torch::Tensor& pastBatch,
                               const torch::Tensor& knownBatch) const
     {
-        if (m) return m->forward(pastBatch, knownBatch);
-        return t->forward(pastBatch, knownBatch, staticsFor(pastBatch.size(0))).quantiles;
+        return with.forecast(pastBatch, knownBatch, staticsFor(pastBatch.size(0)));
     }
 
-    torch::Tensor forwardWith(const Int8Copy& copy, const torch::Tensor& pastBatch,
-                              const torch::Tensor& knownBatch) const
-    {
-        auto m = copy.mamba;
-        auto t = copy.tft;
-        return forwardWith(m, t, pastBatch, knownBatch);
-    }
-
-    // A fresh INT8 copy of the current weights (calibrated on `calibrationWindows` training windows
+    // A fresh INT8 copy of the current weights (calibrated on `calibrationSamples` training windows
     // when > 0) with its kernels planned as `serving` says at the serving batches (1 and 32
     // validation windows); the plan is recorded in `e`.
-    Int8Copy quantizeCopy(std::size_t calibrationWindows, const Int8Serving& serving, Int8Evaluation& e,
-                          mp::QuantizeReport* report, mp::KernelPlan* plan,
-                          const std::vector<mp::Int8Backend>& exclude = {})
+    std::shared_ptr<detail::ForecastNet> quantizeCopy(std::size_t calibrationSamples, const Int8Serving& serving,
+                                                      Int8Evaluation& e, mp::QuantizeReport* report,
+                                                      mp::KernelPlan* plan,
+                                                      const std::vector<mp::Int8Backend>& exclude = {})
     {
-        mp::QuantizeOptions qopts;
-        if (calibrationWindows > 0) qopts.calibrate = calibrationOnTrain(calibrationWindows);
-        Int8Copy copy;
-        if (mamba) copy.mamba = mp::quantize_for_inference(mamba, qopts, report);
-        else copy.tft = mp::quantize_for_inference(tft, qopts, report);
-        torch::nn::Module& q = copy.mamba ? static_cast<torch::nn::Module&>(*copy.mamba) : *copy.tft;
+        const std::shared_ptr<detail::ForecastNet> copy = net->quantized(
+            calibrationSamples > 0 ? calibrationOnTrain(calibrationSamples) : nullptr, report);
+        torch::nn::Module& q = copy->module();
         const auto serve = [&] {
             for (const std::size_t rows : {std::size_t{1}, std::size_t{32}}) {
                 const std::size_t b = std::min(rows, validation.size());
@@ -246,7 +209,7 @@ struct ForecasterTrainer::Impl {
                                          static_cast<int64_t>(validation.begin + b), torch::kLong);
                 auto [pastBatch, knownBatch, targetBatch] = batch(idx);
                 (void)targetBatch;
-                forwardWith(copy, pastBatch, knownBatch);
+                forwardWith(*copy, pastBatch, knownBatch);
             }
         };
         const mp::KernelPlan made = detail::planInt8Kernels(q, serve, serving, e, exclude);
@@ -423,37 +386,37 @@ Int8Evaluation ForecasterTrainer::evaluateInt8(const Int8EvaluationOptions& opti
 
     Int8Evaluation e;
     e.maxDegradation = options.serving.maxDegradation;
-    e.staticActivations = options.calibrationWindows > 0;
-    e.calibrationSamples = e.staticActivations ? std::min(options.calibrationWindows, d.train.size()) : 0;
+    e.staticActivations = options.calibrationSamples > 0;
+    e.calibrationSamples = e.staticActivations ? std::min(options.calibrationSamples, d.train.size()) : 0;
     e.evaluatedSamples = d.validation.size();
     e.servingBatch = std::min<std::size_t>(32, d.validation.size());
 
     // Losses over every validation window, summed in float64.
-    const auto validationLoss = [&](const Impl::Int8Copy& copy) {
+    const auto validationLoss = [&](detail::ForecastNet& with) {
         double sum = 0.0;
         for (std::size_t begin = d.validation.begin; begin < d.validation.end; begin += d.config.evalBatchSize) {
             const std::size_t end = std::min(d.validation.end, begin + d.config.evalBatchSize);
             auto idx = torch::arange(static_cast<int64_t>(begin), static_cast<int64_t>(end), torch::kLong);
             auto [pastBatch, knownBatch, targetBatch] = d.batch(idx);
-            auto out = copy.mamba || copy.tft ? d.forwardWith(copy, pastBatch, knownBatch)
-                                              : d.forward(pastBatch, knownBatch);
+            const torch::Tensor out = d.forwardWith(with, pastBatch, knownBatch);
             sum += static_cast<double>(end - begin) *
                    models::quantile_loss(out.to(torch::kDouble), targetBatch.to(torch::kDouble), d.config.quantiles)
                        .item<double>();
         }
         return sum / static_cast<double>(d.validation.size());
     };
-    const double fp32Loss = validationLoss({});
+    const double fp32Loss = validationLoss(*d.net);
     mp::QuantizeReport report;
     mp::KernelPlan plan;
-    Impl::Int8Copy copy = d.quantizeCopy(options.calibrationWindows, options.serving, e, &report, &plan);
-    e.setLosses(fp32Loss, validationLoss(copy));
+    std::shared_ptr<detail::ForecastNet> copy = d.quantizeCopy(options.calibrationSamples, options.serving, e, &report,
+                                                               &plan);
+    e.setLosses(fp32Loss, validationLoss(*copy));
     if (e.degradation > e.maxDegradation && options.serving.backend == "auto" &&
         detail::planUses(plan, mp::Int8Backend::OneDnn)) {
         // oneDNN's per-batch activation ranges are the least accurate kernels: try once without them.
-        copy = d.quantizeCopy(options.calibrationWindows, options.serving, e, &report, &plan,
+        copy = d.quantizeCopy(options.calibrationSamples, options.serving, e, &report, &plan,
                               {mp::Int8Backend::OneDnn});
-        e.setLosses(fp32Loss, validationLoss(copy));
+        e.setLosses(fp32Loss, validationLoss(*copy));
     }
     e.quantizedLayers = static_cast<int>(report.linear_layers + report.lstm_layers);
     e.fp32Bytes = static_cast<std::size_t>(mp::module_bytes(*d.module));
@@ -469,14 +432,13 @@ Int8Evaluation ForecasterTrainer::evaluateInt8(const Int8EvaluationOptions& opti
                                  torch::kLong);
         auto [pastBatch, knownBatch, targetBatch] = d.batch(idx);
         (void)targetBatch;
-        const auto pass = [&](const Impl::Int8Copy& with) {
+        const auto pass = [&](const std::shared_ptr<detail::ForecastNet>& with) {
             return [&, with] {
-                torch::Tensor out = with.mamba || with.tft ? d.forwardWith(with, pastBatch, knownBatch)
-                                                           : d.forward(pastBatch, knownBatch);
+                d.forwardWith(*with, pastBatch, knownBatch);
                 models::synchronize(d.device);
             };
         };
-        const std::function<void()> fp32 = pass({});
+        const std::function<void()> fp32 = pass(d.net);
         const std::function<void()> int8 = pass(copy);
         const PairedLatencies t = timeLatenciesInTurns(fp32, int8, options.latencyRepeats);
         (batch == 1 ? e.fp32Batch1 : e.fp32Batch32) = t.fp32;
@@ -490,7 +452,7 @@ Int8Evaluation ForecasterTrainer::evaluateInt8(const Int8EvaluationOptions& opti
     e.int8ServingBytes = e.int8Bytes + int8Activations;
     detail::gate(e);
     // A copy the gate refused is not kept: forecasts, ensemble inputs and latencies come from FP32.
-    d.int8 = e.served ? copy : Impl::Int8Copy{};
+    d.int8 = e.served ? copy : nullptr;
     d.module->train();
     return e;
 }
@@ -555,7 +517,7 @@ void ForecasterTrainer::loadCheckpoint(const std::string& path, const Checkpoint
         throw std::runtime_error(path + ": cannot read checkpoint: " + e.what_without_backtrace());
     }
     // A copy of the weights before the load would serve stale forecasts.
-    m_impl->int8 = {};
+    m_impl->int8.reset();
 }
 
 std::int64_t ForecasterTrainer::step() const
@@ -650,7 +612,8 @@ Int8Refresh ForecasterTrainer::refreshInt8(const Int8RefreshOptions& options)
     Int8Evaluation e;
     e.maxDegradation = options.serving.maxDegradation;
     mp::KernelPlan plan;
-    const Impl::Int8Copy copy = d.quantizeCopy(options.calibrationWindows, options.serving, e, nullptr, &plan);
+    const std::shared_ptr<detail::ForecastNet> copy = d.quantizeCopy(options.calibrationSamples, options.serving, e,
+                                                                     nullptr, &plan);
 
     auto idx = spread(d.validation, options.windows);
     auto [pastBatch, knownBatch, targetBatch] = d.batch(idx);
@@ -659,7 +622,7 @@ Int8Refresh ForecasterTrainer::refreshInt8(const Int8RefreshOptions& options)
     r.windows = static_cast<std::size_t>(idx.size(0));
     r.fp32Loss = models::quantile_loss(d.forward(pastBatch, knownBatch).to(torch::kDouble), target, d.config.quantiles)
                      .item<double>();
-    r.int8Loss = models::quantile_loss(d.forwardWith(copy, pastBatch, knownBatch).to(torch::kDouble), target,
+    r.int8Loss = models::quantile_loss(d.forwardWith(*copy, pastBatch, knownBatch).to(torch::kDouble), target,
                                        d.config.quantiles)
                      .item<double>();
     e.setLosses(r.fp32Loss, r.int8Loss);
@@ -668,7 +631,7 @@ Int8Refresh ForecasterTrainer::refreshInt8(const Int8RefreshOptions& options)
     r.served = e.served;
     r.verdict = e.verdict;
     r.backend = e.backend;
-    d.int8 = e.served ? copy : Impl::Int8Copy{};
+    d.int8 = e.served ? copy : nullptr;
     d.module->train();
     return r;
 }
@@ -685,7 +648,12 @@ InferenceWeights ForecasterTrainer::lastInferenceWeights() const
 
 bool ForecasterTrainer::hasInt8Copy() const
 {
-    return m_impl->int8.mamba || m_impl->int8.tft;
+    return m_impl->int8 != nullptr;
+}
+
+bool ForecasterTrainer::interprets() const
+{
+    return m_impl->net->interprets();
 }
 
 TftInterpretation ForecasterTrainer::interpret()
@@ -696,29 +664,20 @@ TftInterpretation ForecasterTrainer::interpret()
 TftInterpretation ForecasterTrainer::interpret(IndexRange anchors)
 {
     Impl& d = *m_impl;
-    if (!d.tft)
+    if (!d.net->interprets())
         throw std::logic_error(std::string(__FILE__) + ": interpret(): only a TFT forecaster has an interpretation");
     const IndexRange valid = validAnchors(d.data, d.config.windowing);
     if (anchors.size() == 0 || anchors.begin < valid.begin || anchors.end > valid.end)
         invalid("interpretation anchors must be non-empty and inside the valid range");
     torch::NoGradGuard ng;
     d.module->eval();
-    torch::Tensor enc, dec, stat, att;
-    auto add = [](torch::Tensor& sum, const torch::Tensor& x) {
-        if (!x.defined() || x.numel() == 0) return;
-        auto s = x.to(torch::kDouble).sum(0);
-        sum = sum.defined() ? sum + s : s;
-    };
+    detail::InterpretationSums sums;
     for (std::size_t begin = anchors.begin; begin < anchors.end; begin += d.config.evalBatchSize) {
         const std::size_t end = std::min(anchors.end, begin + d.config.evalBatchSize);
         auto idx = torch::arange(static_cast<int64_t>(begin), static_cast<int64_t>(end), torch::kLong);
         auto [pastBatch, knownBatch, targetBatch] = d.batch(idx);
         (void)targetBatch;
-        const mt::TftOutput out = d.tft->forward(pastBatch, knownBatch, d.staticsFor(pastBatch.size(0)));
-        add(enc, out.encoder_importances);
-        add(dec, out.decoder_importances);
-        add(stat, out.static_importances);
-        add(att, out.attention.mean(1));
+        d.net->addInterpretation(pastBatch, knownBatch, d.staticsFor(pastBatch.size(0)), sums);
     }
     d.module->train();
 
@@ -743,11 +702,11 @@ TftInterpretation ForecasterTrainer::interpret(IndexRange anchors)
     r.encoderVariables.insert(r.encoderVariables.end(), known.begin(), known.end());
     r.decoderVariables = known;
     r.staticVariables = names(d.data.staticNames, d.data.staticFeatures.size(), "static_");
-    r.encoderImportance = values(enc);
-    r.decoderImportance = values(dec);
-    r.staticImportance = values(stat);
-    if (att.defined()) {
-        auto mean = (att / n).to(torch::kCPU).contiguous();
+    r.encoderImportance = values(sums.encoder);
+    r.decoderImportance = values(sums.decoder);
+    r.staticImportance = values(sums.statics);
+    if (sums.attention.defined()) {
+        auto mean = (sums.attention / n).to(torch::kCPU).contiguous();
         for (int64_t h = 0; h < mean.size(0); ++h) {
             auto row = mean[h].contiguous();
             r.attention.emplace_back(row.data_ptr<double>(), row.data_ptr<double>() + row.numel());

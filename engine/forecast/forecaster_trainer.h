@@ -74,13 +74,6 @@ struct ForecastStepStats {
     double allreduceSeconds = 0.0; ///< data parallel: time waiting for the gradient all-reduce after backward
 };
 
-/// How evaluateInt8() measures.
-struct Int8EvaluationOptions {
-    std::size_t calibrationWindows = 0; ///< training windows for a static activation range (0: dynamic ranges)
-    int latencyRepeats = 50;            ///< timed forward passes per batch size
-    Int8Serving serving;                ///< kernel choice and the gate (a refused copy is not kept)
-};
-
 /// Linear warmup to `peak` over `warmup` steps, then cosine to peak * minRatio at `total`.
 /// `step` is 0-based (the step about to be taken).
 double warmupCosineLearningRate(std::int64_t step, double peak, std::int64_t warmup, std::int64_t total,
@@ -151,8 +144,10 @@ public:
     /// the copy replaces the kept one, so predictions served from INT8 follow the refresh schedule.
     /// Throws models::precision::NotQuantizable (a std::invalid_argument) naming what cannot be quantized.
     Int8Refresh refreshInt8(const Int8RefreshOptions& options = {});
+    /// Whether the network explains itself (interpret(): the TFT does, Mamba-2 does not).
+    bool interprets() const;
     /// The TFT's variable importances and attention averaged over the validation windows.
-    /// Throws std::logic_error for a Mamba-2 forecaster.
+    /// Throws std::logic_error for a network that does not interpret (Mamba-2).
     TftInterpretation interpret();
     /// Same over any range of anchors.
     TftInterpretation interpret(IndexRange anchors);

@@ -64,6 +64,15 @@ struct Int8Serving {
     models::precision::KernelTimingCache* cache = nullptr;
 };
 
+/// How a model's evaluateInt8() builds its INT8 copy and times it: what the forecasters and the
+/// agents share (AgentInt8Options adds where an agent measures).
+struct Int8EvaluationOptions {
+    std::size_t calibrationSamples =
+        0; ///< training inputs (windows, observations) for static activation ranges (0: dynamic, per batch)
+    int latencyRepeats = 50; ///< timed forward passes per batch size and model
+    Int8Serving serving;     ///< kernel choice and the gate (a refused copy is not served)
+};
+
 /// The INT8 inference copy against the FP32 model on a fixed set of inputs.
 struct Int8Evaluation {
     double fp32Loss = 0.0;              ///< loss of the FP32 model (see the evaluating class for which loss), float64

@@ -112,11 +112,11 @@ protected:
         m["validation"]["amp"] = ampDocument(ampStatus.lossScale, ampStatus.skippedSteps);
         if (m_config.precision.int8) {
             Int8EvaluationOptions o;
-            o.calibrationWindows = settings.forecasterRefresh.calibrationWindows;
+            o.calibrationSamples = settings.forecasterRefresh.calibrationSamples;
             o.serving = settings.serving;
             m["validation"]["int8"] = int8Document([&] { return m_trainer->evaluateInt8(o); }, o.latencyRepeats);
         }
-        if (kind() == ModelKind::Tft) m["validation"]["interpretation"] = toJson(m_trainer->interpret());
+        if (m_trainer->interprets()) m["validation"]["interpretation"] = toJson(m_trainer->interpret());
     }
 
 private:

@@ -149,14 +149,14 @@ void SessionRun::prepareInt8()
         .backend = p.int8Backend, .maxDegradation = p.int8MaxDegradation, .cache = m_kernelCache.get()};
     const std::size_t calibration = p.int8StaticActivations ? static_cast<std::size_t>(p.calibrationBars) : 0;
     m_int8.forecasterRefresh = Int8RefreshOptions{
-        .windows = 64, .calibrationWindows = calibration, .serving = m_int8.serving};
+        .windows = 64, .calibrationSamples = calibration, .serving = m_int8.serving};
     // Agents' refreshes: a small fixed sample and few timed passes, so a refresh stays cheap.
-    m_int8.agentRefresh = AgentInt8Options{.samples = 256,
-                                           .calibrationSamples = calibration,
-                                           .latencyRepeats = 5,
-                                           .serving = m_int8.serving,
-                                           .heldOut = nullptr,
-                                           .calibrationObservations = {}};
+    AgentInt8Options agents;
+    agents.samples = 256;
+    agents.calibrationSamples = calibration;
+    agents.latencyRepeats = 5;
+    agents.serving = m_int8.serving;
+    m_int8.agentRefresh = agents;
 }
 
 } // namespace foxhunt::session

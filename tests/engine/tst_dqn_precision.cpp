@@ -212,12 +212,10 @@ void TestDqnPrecision::runnerExposesInt8()
     TradingEnv env(data.bars, data.features, kFeatures, data.days);
     AgentRunner runner(env, {}, o);
     runner.train(120);
-    const Int8Evaluation e = runner.evaluateInt8({.samples = 64,
-                                                  .calibrationSamples = 0,
-                                                  .latencyRepeats = 3,
-                                                  .serving = {},
-                                                  .heldOut = nullptr,
-                                                  .calibrationObservations = {}});
+    AgentInt8Options options;
+    options.samples = 64;
+    options.latencyRepeats = 3;
+    const Int8Evaluation e = runner.evaluateInt8(options);
     QVERIFY(e.actionAgreement.has_value());
     // The INT8 copy's greedy actions agree with FP32 on most observations of the data.
     int agree = 0;

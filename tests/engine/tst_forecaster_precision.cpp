@@ -151,7 +151,7 @@ private Q_SLOTS:
         for (int i = 0; i < 5; ++i) trainer.trainStep();
         const auto before = trainer.evaluate().model.quantileLoss;
         Int8EvaluationOptions opts;
-        opts.calibrationWindows = static_cast<std::size_t>(calibration);
+        opts.calibrationSamples = static_cast<std::size_t>(calibration);
         opts.latencyRepeats = 5;
         const auto e = trainer.evaluateInt8(opts);
         QVERIFY(e.quantizedLayers > 0);

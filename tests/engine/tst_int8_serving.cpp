@@ -158,7 +158,7 @@ private Q_SLOTS:
         t.trainStep();
         Int8EvaluationOptions o;
         o.latencyRepeats = 3;
-        o.calibrationWindows = 100;
+        o.calibrationSamples = 100;
         o.serving.backend = "dequantize";
         const Int8Evaluation e = t.evaluateInt8(o);
         QVERIFY(e.staticActivations);
