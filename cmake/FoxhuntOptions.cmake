@@ -7,6 +7,7 @@ option(FOXHUNT_WARNINGS_AS_ERRORS "Treat compiler warnings as errors" OFF)
 # Reverse-DNS application id: desktop entry, metainfo, icon and the window's desktop file name.
 set(FOXHUNT_APP_ID "invalid.example.Foxhunt" CACHE STRING "Reverse-DNS application id (desktop entry, metainfo, icon)")
 option(FOXHUNT_USE_PCH "Precompile the LibTorch headers for targets that use them" ON)
+option(FOXHUNT_UNITY_BUILD "Compile the LibTorch libraries in batches of sources" ON)
 
 set(CMAKE_CXX_STANDARD 20)
 set(CMAKE_CXX_STANDARD_REQUIRED ON)
@@ -114,6 +115,13 @@ function(foxhunt_torch_pch target)
   cmake_parse_arguments(arg "" "" "SOURCES" ${ARGN})
   target_compile_options(${target} PRIVATE -fPIC)
   target_precompile_headers(${target} REUSE_FROM foxhunt_models)
+  # AUTOMOC's mocs_compilation.cpp is empty where the sources include their own .moc, yet
+  # with the header it would cost the header's deferred instantiations (about 6 s).
+  get_target_property(automoc ${target} AUTOMOC)
+  if(automoc)
+    set_source_files_properties("${CMAKE_CURRENT_BINARY_DIR}/${target}_autogen/mocs_compilation.cpp"
+      TARGET_DIRECTORY ${target} PROPERTIES SKIP_PRECOMPILE_HEADERS ON)
+  endif()
   if(arg_SOURCES)
     get_target_property(sources ${target} SOURCES)
     foreach(source IN LISTS sources)

@@ -3,6 +3,7 @@
 // also at the session defaults), SSD chunked
 // vs sequential scan, and parameter sizes. One intra-op thread, as in the app's default.
 
+#include "engine/forecast/forecast_net.h"
 #include "engine/forecast/forecaster_trainer.h"
 #include "models/mamba2/mamba2_forecaster.h"
 #include "models/mamba2/ssd.h"
@@ -46,15 +47,8 @@ mm::Mamba2Forecaster defaultMamba()
 {
     const foxhunt::ForecasterConfig c;
     torch::manual_seed(0);
-    return mm::Mamba2Forecaster(mm::Mamba2ForecasterOptions(kFeatures + kKnown, kHorizon, 3)
-                                    .known_features(kKnown)
-                                    .d_model(c.dModel)
-                                    .n_layers(c.layers)
-                                    .d_state(c.dState)
-                                    .head_dim(c.headDim)
-                                    .expand(c.expand)
-                                    .ngroups(c.ngroups)
-                                    .chunk_size(c.chunkSize));
+    return mm::Mamba2Forecaster(foxhunt::detail::mamba2Options(
+        c, {.inputs = kFeatures + kKnown, .known = kKnown, .statics = 0, .horizon = kHorizon, .quantiles = 3}));
 }
 
 // Seed sizes: batch 32, sequence 100.
@@ -70,13 +64,8 @@ mt::TemporalFusionTransformer defaultTft()
 {
     const foxhunt::ForecasterConfig c;
     torch::manual_seed(0);
-    return mt::TemporalFusionTransformer(mt::TftOptions(kFeatures + kKnown, kKnown, kHorizon, 3)
-                                             .n_static(2)
-                                             .hidden_size(c.hiddenSize)
-                                             .embedding_size(c.embeddingSize)
-                                             .n_heads(c.heads)
-                                             .lstm_layers(c.lstmLayers)
-                                             .dropout(c.dropout));
+    return mt::TemporalFusionTransformer(foxhunt::detail::tftOptions(
+        c, {.inputs = kFeatures + kKnown, .known = kKnown, .statics = 2, .horizon = kHorizon, .quantiles = 3}));
 }
 
 void setSizeCounters(benchmark::State& state, torch::nn::Module& module)

@@ -7,6 +7,7 @@
 // int8_bytes / fp32_bytes. One intra-op thread.
 
 #include "engine/bench/cyclic_series.h"
+#include "engine/forecast/forecast_net.h"
 #include "engine/forecast/forecaster_trainer.h"
 #include "engine/replay/features.h"
 #include "engine/session/training_session.h"
@@ -231,6 +232,13 @@ void BM_Int8RefreshDefaultSizes(benchmark::State& state)
     const int64_t actions = 2 * d.env.maxContracts + 1;
     constexpr int64_t observed = 5, known = 4;
     auto widths = [](const std::vector<int>& v) { return std::vector<int64_t>(v.begin(), v.end()); };
+    const auto sessionShape = [](const foxhunt::ForecasterConfig& c) {
+        return foxhunt::detail::ForecastNetShape{.inputs = observed + known,
+                                                 .known = known,
+                                                 .statics = 0,
+                                                 .horizon = static_cast<int64_t>(c.windowing.horizon),
+                                                 .quantiles = static_cast<int64_t>(c.quantiles.size())};
+    };
     std::function<mp::QuantizeReport()> refresh;
     if (state.range(0) == 0) {
         foxhunt::models::QNetwork n(
@@ -250,16 +258,7 @@ void BM_Int8RefreshDefaultSizes(benchmark::State& state)
         };
     } else if (state.range(0) == 2) {
         const foxhunt::ForecasterConfig& c = d.mamba2;
-        mm::Mamba2Forecaster n(mm::Mamba2ForecasterOptions(observed + known, static_cast<int64_t>(c.windowing.horizon),
-                                                           static_cast<int64_t>(c.quantiles.size()))
-                                   .known_features(known)
-                                   .d_model(c.dModel)
-                                   .n_layers(c.layers)
-                                   .d_state(c.dState)
-                                   .head_dim(c.headDim)
-                                   .expand(c.expand)
-                                   .ngroups(c.ngroups)
-                                   .chunk_size(c.chunkSize));
+        mm::Mamba2Forecaster n(foxhunt::detail::mamba2Options(c, sessionShape(c)));
         n->eval();
         refresh = [n] {
             mp::QuantizeReport r;
@@ -268,14 +267,7 @@ void BM_Int8RefreshDefaultSizes(benchmark::State& state)
         };
     } else {
         const foxhunt::ForecasterConfig& c = d.tft;
-        mt::TemporalFusionTransformer n(mt::TftOptions(observed + known, known,
-                                                       static_cast<int64_t>(c.windowing.horizon),
-                                                       static_cast<int64_t>(c.quantiles.size()))
-                                            .hidden_size(c.hiddenSize)
-                                            .embedding_size(c.embeddingSize)
-                                            .n_heads(c.heads)
-                                            .lstm_layers(c.lstmLayers)
-                                            .dropout(c.dropout));
+        mt::TemporalFusionTransformer n(foxhunt::detail::tftOptions(c, sessionShape(c)));
         n->eval();
         refresh = [n] {
             mp::QuantizeReport r;

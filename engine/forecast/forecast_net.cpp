@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "engine/forecast/forecast_net.h"
 
-#include "models/mamba2/mamba2_forecaster.h"
-#include "models/tft/tft.h"
-
 #include <stdexcept>
 #include <utility>
 
@@ -84,29 +81,35 @@ public:
 
 } // namespace
 
+mm::Mamba2ForecasterOptions mamba2Options(const ForecasterConfig& c, const ForecastNetShape& s)
+{
+    return mm::Mamba2ForecasterOptions(s.inputs, s.horizon, s.quantiles)
+        .known_features(s.known)
+        .d_model(c.dModel)
+        .n_layers(c.layers)
+        .d_state(c.dState)
+        .head_dim(c.headDim)
+        .expand(c.expand)
+        .ngroups(c.ngroups)
+        .chunk_size(c.chunkSize);
+}
+
+mt::TftOptions tftOptions(const ForecasterConfig& c, const ForecastNetShape& s)
+{
+    return mt::TftOptions(s.inputs, s.known, s.horizon, s.quantiles)
+        .n_static(s.statics)
+        .hidden_size(c.hiddenSize)
+        .embedding_size(c.embeddingSize)
+        .n_heads(c.heads)
+        .lstm_layers(c.lstmLayers)
+        .dropout(c.dropout);
+}
+
 std::shared_ptr<ForecastNet> makeForecastNet(const ForecasterConfig& c, const ForecastNetShape& s)
 {
     switch (c.kind) {
-    case ForecasterKind::Mamba2:
-        return std::make_shared<Mamba2Net>(
-            mm::Mamba2Forecaster(mm::Mamba2ForecasterOptions(s.inputs, s.horizon, s.quantiles)
-                                     .known_features(s.known)
-                                     .d_model(c.dModel)
-                                     .n_layers(c.layers)
-                                     .d_state(c.dState)
-                                     .head_dim(c.headDim)
-                                     .expand(c.expand)
-                                     .ngroups(c.ngroups)
-                                     .chunk_size(c.chunkSize)));
-    case ForecasterKind::Tft:
-        return std::make_shared<TftNet>(
-            mt::TemporalFusionTransformer(mt::TftOptions(s.inputs, s.known, s.horizon, s.quantiles)
-                                              .n_static(s.statics)
-                                              .hidden_size(c.hiddenSize)
-                                              .embedding_size(c.embeddingSize)
-                                              .n_heads(c.heads)
-                                              .lstm_layers(c.lstmLayers)
-                                              .dropout(c.dropout)));
+    case ForecasterKind::Mamba2: return std::make_shared<Mamba2Net>(mm::Mamba2Forecaster(mamba2Options(c, s)));
+    case ForecasterKind::Tft: return std::make_shared<TftNet>(mt::TemporalFusionTransformer(tftOptions(c, s)));
     }
     throw std::invalid_argument("makeForecastNet: unknown forecaster kind");
 }

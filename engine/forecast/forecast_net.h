@@ -7,7 +7,9 @@
 // LibTorch header, for the forecast sources only.
 
 #include "engine/forecast/forecaster_trainer.h"
+#include "models/mamba2/mamba2_forecaster.h"
 #include "models/precision/quantize.h"
+#include "models/tft/tft.h"
 
 #include <torch/nn/module.h>
 #include <torch/types.h>
@@ -59,6 +61,11 @@ public:
     virtual void addInterpretation(const torch::Tensor& past, const torch::Tensor& known, const torch::Tensor& statics,
                                    InterpretationSums& sums);
 };
+
+/// The Mamba-2 options of `config`'s sizes at `shape`.
+models::mamba2::Mamba2ForecasterOptions mamba2Options(const ForecasterConfig& config, const ForecastNetShape& shape);
+/// The TFT options of `config`'s sizes at `shape`.
+models::tft::TftOptions tftOptions(const ForecasterConfig& config, const ForecastNetShape& shape);
 
 /// The network `config.kind` names at `shape`, initialised from the default generator.
 std::shared_ptr<ForecastNet> makeForecastNet(const ForecasterConfig& config, const ForecastNetShape& shape);

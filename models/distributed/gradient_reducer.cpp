@@ -5,27 +5,23 @@
 
 namespace foxhunt::models::dist {
 
-namespace {
-
-struct Slot {
-    torch::Tensor parameter;
-    std::size_t bucket = 0;
-    std::int64_t offset = 0; ///< element offset inside the bucket
-    unsigned hook = 0;
-    bool ready = false; ///< gradient copied in during this backward
-};
-
-struct Bucket {
-    torch::Tensor flat; ///< [elements], the parameters' dtype
-    std::vector<std::size_t> slots;
-    std::size_t ready = 0;
-    bool started = false;
-    PendingReduce pending;
-};
-
-} // namespace
-
 struct GradientReducer::Impl {
+    struct Slot {
+        torch::Tensor parameter;
+        std::size_t bucket = 0;
+        std::int64_t offset = 0; ///< element offset inside the bucket
+        unsigned hook = 0;
+        bool ready = false; ///< gradient copied in during this backward
+    };
+
+    struct Bucket {
+        torch::Tensor flat; ///< [elements], the parameters' dtype
+        std::vector<std::size_t> slots;
+        std::size_t ready = 0;
+        bool started = false;
+        PendingReduce pending;
+    };
+
     std::shared_ptr<Communicator> communicator;
     std::vector<Slot> slots;
     std::vector<Bucket> buckets;
@@ -92,7 +88,7 @@ GradientReducer::GradientReducer(std::vector<torch::Tensor> parameters, std::sha
             bucketElements = bucketBytes = 0;
             bucketType = p.scalar_type();
         }
-        Slot s;
+        Impl::Slot s;
         s.parameter = p;
         s.bucket = d.buckets.size() - 1;
         s.offset = bucketElements;
@@ -112,7 +108,7 @@ GradientReducer::GradientReducer(std::vector<torch::Tensor> parameters, std::sha
 
 GradientReducer::~GradientReducer()
 {
-    for (Slot& s : m_impl->slots) s.parameter.remove_hook(s.hook);
+    for (Impl::Slot& s : m_impl->slots) s.parameter.remove_hook(s.hook);
 }
 
 std::size_t GradientReducer::bucket_count() const
@@ -134,11 +130,11 @@ ReduceTimes GradientReducer::synchronize()
     while (d.nextToStart < d.buckets.size()) d.start(d.buckets[d.nextToStart++]);
     const double world = static_cast<double>(d.communicator->world_size());
     torch::NoGradGuard guard;
-    for (Bucket& b : d.buckets) {
+    for (Impl::Bucket& b : d.buckets) {
         b.pending.wait();
         b.flat.div_(world);
         for (std::size_t i : b.slots) {
-            Slot& s = d.slots[i];
+            Impl::Slot& s = d.slots[i];
             torch::Tensor mean = b.flat.narrow(0, s.offset, s.parameter.numel()).view_as(s.parameter);
             if (s.parameter.grad().defined()) s.parameter.mutable_grad().copy_(mean);
             else s.parameter.mutable_grad() = mean.clone().to(s.parameter.device());
