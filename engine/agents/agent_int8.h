@@ -4,6 +4,7 @@
 // Ppo::evaluateInt8, their INT8 greedy action and their memory figures.
 
 #include "engine/precision/int8_evaluation.h"
+#include "engine/agents/agent.h"
 #include "engine/agents/agent_precision.h"
 #include "engine/precision/int8_serving.h"
 #include "models/device.h"
@@ -131,6 +132,23 @@ int int8GreedyOf(Holder& int8Net, bool refused, const Holder& net, std::span<con
     std::copy(observation.begin(), observation.end(), input.data_ptr<float>());
     const torch::Tensor out = logits(int8Net, input.to(device));
     return static_cast<int>(out.argmax(1).item<int64_t>());
+}
+
+/// An AgentUpdate with the figures every agent's update statistics have (DqnUpdateStats,
+/// PpoUpdateStats), its objective `loss` and the algorithm's own `figures`.
+template <class Stats>
+AgentUpdate agentUpdate(const Stats& u, double loss, std::vector<std::pair<std::string_view, double>> figures)
+{
+    AgentUpdate a;
+    a.loss = loss;
+    a.gradNorm = u.gradNorm;
+    a.learningRate = u.learningRate;
+    a.stepTimeMs = u.stepTimeMs;
+    a.lossScale = u.lossScale;
+    a.skippedSteps = u.skippedSteps;
+    a.allreduceMs = u.allreduceMs;
+    a.figures = std::move(figures);
+    return a;
 }
 
 /// Adds the bytes of an Adam optimizer's state (first and second moments, and the max of the

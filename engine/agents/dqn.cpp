@@ -419,17 +419,10 @@ AgentStep Dqn::step(TradingEnv& env)
     const int action = act(d.stepObservation);
     out.result = env.step(action);
     if (const std::optional<DqnUpdateStats> u = observe(d.stepObservation, action, out.result.reward, env.observation(),
-                                                        out.result.terminated, false)) {
-        AgentUpdate& a = out.update.emplace();
-        a.loss = u->loss;
-        a.gradNorm = u->gradNorm;
-        a.learningRate = u->learningRate;
-        a.stepTimeMs = u->stepTimeMs;
-        a.lossScale = u->lossScale;
-        a.skippedSteps = u->skippedSteps;
-        a.allreduceMs = u->allreduceMs;
-        a.figures = {{metrics::kQMean, u->qMean}, {metrics::kEpsilon, u->epsilon}, {metrics::kTdError, u->tdErrorMean}};
-    }
+                                                        out.result.terminated, false))
+        out.update = detail::agentUpdate(
+            *u, u->loss,
+            {{metrics::kQMean, u->qMean}, {metrics::kEpsilon, u->epsilon}, {metrics::kTdError, u->tdErrorMean}});
     return out;
 }
 

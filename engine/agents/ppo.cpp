@@ -343,18 +343,15 @@ AgentStep Ppo::step(TradingEnv& env)
     if (!store(d.stepObservation, action, out.result.reward, out.result.terminated, false, env.observation()))
         return out;
     const PpoUpdateStats u = update(env.observation());
-    AgentUpdate& a = out.update.emplace();
     // The objective PPO minimises, with its own coefficients.
-    a.loss = u.policyLoss - d.options.entCoef * u.entropy + d.options.vfCoef * u.valueLoss;
-    a.gradNorm = u.gradNorm;
-    a.learningRate = u.learningRate;
-    a.stepTimeMs = u.stepTimeMs;
-    a.lossScale = u.lossScale;
-    a.skippedSteps = u.skippedSteps;
-    a.allreduceMs = u.allreduceMs;
-    a.figures = {{metrics::kPolicyLoss, u.policyLoss},     {metrics::kValueLoss, u.valueLoss},
-                 {metrics::kEntropy, u.entropy},           {metrics::kApproxKl, u.approxKl},
-                 {metrics::kClipFraction, u.clipFraction}, {metrics::kExplainedVariance, u.explainedVariance}};
+    const double loss = u.policyLoss - d.options.entCoef * u.entropy + d.options.vfCoef * u.valueLoss;
+    out.update = detail::agentUpdate(u, loss,
+                                     {{metrics::kPolicyLoss, u.policyLoss},
+                                      {metrics::kValueLoss, u.valueLoss},
+                                      {metrics::kEntropy, u.entropy},
+                                      {metrics::kApproxKl, u.approxKl},
+                                      {metrics::kClipFraction, u.clipFraction},
+                                      {metrics::kExplainedVariance, u.explainedVariance}});
     return out;
 }
 
