@@ -9,6 +9,7 @@
 
 #include <QtTest/QtTest>
 
+#include <filesystem>
 #include <limits>
 #include <string>
 
@@ -58,6 +59,8 @@ private Q_SLOTS:
 
 void TestCsvReader::realOneMinute()
 {
+    QVERIFY2(std::filesystem::exists(FOXHUNT_REAL_DATA_DIR "/ES_1min_sample.csv"),
+             "real data missing: " FOXHUNT_REAL_DATA_DIR "/ES_1min_sample.csv");
     const ParsedFile f = readBarFile(FOXHUNT_REAL_DATA_DIR "/ES_1min_sample.csv");
     QCOMPARE(toString(f.format), toString(FileFormat::Csv));
     QCOMPARE(f.bars.size(), std::size_t(15214));
@@ -77,6 +80,8 @@ void TestCsvReader::realOneMinute()
 
 void TestCsvReader::realFiveMinuteIb()
 {
+    QVERIFY2(std::filesystem::exists(FOXHUNT_REAL_DATA_DIR "/es_5min_1yr.csv"),
+             "real data missing: " FOXHUNT_REAL_DATA_DIR "/es_5min_1yr.csv");
     const ParsedFile f = readBarFile(FOXHUNT_REAL_DATA_DIR "/es_5min_1yr.csv");
     QCOMPARE(toString(f.format), toString(FileFormat::Csv));
     QCOMPARE(f.bars.size(), std::size_t(25033));

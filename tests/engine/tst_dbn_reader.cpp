@@ -11,6 +11,7 @@
 #include <zstd.h>
 
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -152,6 +153,8 @@ private Q_SLOTS:
 
 void TestDbnReader::realFixture()
 {
+    QVERIFY2(std::filesystem::exists(FOXHUNT_REAL_DATA_DIR "/test_data.ohlcv-1m.dbn.zst"),
+             "real data missing: " FOXHUNT_REAL_DATA_DIR "/test_data.ohlcv-1m.dbn.zst");
     const ParsedFile f = readBarFile(FOXHUNT_REAL_DATA_DIR "/test_data.ohlcv-1m.dbn.zst");
     QCOMPARE(toString(f.format), toString(FileFormat::Dbn));
     QCOMPARE(f.bars.size(), std::size_t(4));

@@ -10,6 +10,7 @@
 #include <QtTest/QtTest>
 
 #include <algorithm>
+#include <filesystem>
 #include <set>
 #include <string>
 
@@ -62,6 +63,8 @@ private Q_SLOTS:
 
 void TestValidation::realOneMinute()
 {
+    QVERIFY2(std::filesystem::exists(FOXHUNT_REAL_DATA_DIR "/ES_1min_sample.csv"),
+             "real data missing: " FOXHUNT_REAL_DATA_DIR "/ES_1min_sample.csv");
     ParsedFile f = readBarFile(FOXHUNT_REAL_DATA_DIR "/ES_1min_sample.csv");
     const ValidationReport r = validateBars(f);
     QCOMPARE(r.rowsIn, std::uint64_t(15214));
@@ -86,6 +89,8 @@ void TestValidation::realOneMinute()
 
 void TestValidation::realFiveMinuteDuplicates()
 {
+    QVERIFY2(std::filesystem::exists(FOXHUNT_REAL_DATA_DIR "/es_5min_1yr.csv"),
+             "real data missing: " FOXHUNT_REAL_DATA_DIR "/es_5min_1yr.csv");
     ParsedFile f = readBarFile(FOXHUNT_REAL_DATA_DIR "/es_5min_1yr.csv");
     const ValidationReport r = validateBars(f);
     QCOMPARE(r.rowsIn, std::uint64_t(25033));
@@ -124,6 +129,8 @@ void TestValidation::realFiveMinuteDuplicates()
 
 void TestValidation::realDbn()
 {
+    QVERIFY2(std::filesystem::exists(FOXHUNT_REAL_DATA_DIR "/test_data.ohlcv-1m.dbn.zst"),
+             "real data missing: " FOXHUNT_REAL_DATA_DIR "/test_data.ohlcv-1m.dbn.zst");
     ParsedFile f = readBarFile(FOXHUNT_REAL_DATA_DIR "/test_data.ohlcv-1m.dbn.zst");
     const ValidationReport r = validateBars(f);
     QCOMPARE(r.rowsKept, std::uint64_t(4));
@@ -436,6 +443,8 @@ void TestValidation::realDailyFromFiveMinute()
 {
     // One daily bar per New York date of the RTH 5-minute file (2016-09-09 .. 2017-11-09),
     // stamped at 00:00 UTC of that date as Databento stamps daily bars.
+    QVERIFY2(std::filesystem::exists(FOXHUNT_REAL_DATA_DIR "/es_5min_1yr.csv"),
+             "real data missing: " FOXHUNT_REAL_DATA_DIR "/es_5min_1yr.csv");
     ParsedFile f = readBarFile(FOXHUNT_REAL_DATA_DIR "/es_5min_1yr.csv");
     validateBars(f);
     ZoneConverter ny("America/New_York");
