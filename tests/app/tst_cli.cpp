@@ -20,6 +20,7 @@
 #include "engine/replay/split.h"
 #include "engine/store/bar_store.h"
 #include "engine/store/run_store.h"
+#include "tests/support/test_bundle.h"
 
 #include <nlohmann/json.hpp>
 
@@ -28,6 +29,8 @@
 #include <csignal>
 #include <map>
 #include <thread>
+
+namespace tst_cli {
 
 class TestCli : public QObject {
     Q_OBJECT
@@ -1238,5 +1241,7 @@ void TestCli::trashedRunsAreRestoredAndPurged()
         text.out.constData());
 }
 
-QTEST_GUILESS_MAIN(TestCli)
+} // namespace tst_cli
+
+FOXHUNT_TEST_GUILESS_MAIN(tst_cli::TestCli)
 #include "tst_cli.moc"

@@ -7,6 +7,7 @@
 #include "engine/store/bar_store.h"
 #include "engine/store/run_store.h"
 #include "engine/session/local_workers.h"
+#include "tests/support/test_bundle.h"
 
 #include <nlohmann/json.hpp>
 
@@ -25,6 +26,8 @@
 #include <thread>
 
 #include <unistd.h>
+
+namespace tst_distributed_cli {
 
 namespace {
 
@@ -259,5 +262,7 @@ private:
     QString m_config;
 };
 
-QTEST_GUILESS_MAIN(TestDistributedCli)
+} // namespace tst_distributed_cli
+
+FOXHUNT_TEST_GUILESS_MAIN(tst_distributed_cli::TestDistributedCli)
 #include "tst_distributed_cli.moc"

@@ -2,8 +2,11 @@
 // The CLI's progress line as text: counts, percent, rate and ETA for known and unknown totals.
 
 #include "app/cli/progress_line.h"
+#include "tests/support/test_bundle.h"
 
 #include <QTest>
+
+namespace tst_progress_line {
 
 using foxhunt::cli::formatProgressLine;
 
@@ -55,5 +58,7 @@ void TestProgressLine::formats()
     QCOMPARE(QString::fromStdString(line), expected);
 }
 
-QTEST_APPLESS_MAIN(TestProgressLine)
+} // namespace tst_progress_line
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_progress_line::TestProgressLine)
 #include "tst_progress_line.moc"

@@ -10,6 +10,7 @@
 #include "engine/store/run_store.h"
 #include "tests/app/report_fixture.h"
 #include "tests/engine/file_size_limit.h"
+#include "tests/support/test_bundle.h"
 
 #include <QDir>
 #include <QFile>
@@ -31,6 +32,8 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+
+namespace tst_run_report {
 
 using foxhunt::testing::handBuiltReport;
 
@@ -632,5 +635,7 @@ void TestRunReport::fullDiskFailsEveryFormat()
     }
 }
 
-QTEST_GUILESS_MAIN(TestRunReport)
+} // namespace tst_run_report
+
+FOXHUNT_TEST_GUILESS_MAIN(tst_run_report::TestRunReport)
 #include "tst_run_report.moc"

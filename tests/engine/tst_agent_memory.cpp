@@ -6,15 +6,18 @@
 #include "engine/agents/ppo.h"
 #include "models/memory/memory_tracker.h"
 #include "models/runtime.h"
+#include "tests/support/test_bundle.h"
 
-#include <QtTest/QtTest>
+#include <QTest>
 
 #include <array>
 #include <random>
 
-using namespace foxhunt;
-
 Q_DECLARE_METATYPE(foxhunt::DqnGradients)
+
+namespace tst_agent_memory {
+
+using namespace foxhunt;
 
 namespace {
 
@@ -166,5 +169,7 @@ void TestAgentMemory::ppoActivationBytes()
     QCOMPARE(m.gradientBytes, m.parameterBytes);
 }
 
-QTEST_APPLESS_MAIN(TestAgentMemory)
+} // namespace tst_agent_memory
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_agent_memory::TestAgentMemory)
 #include "tst_agent_memory.moc"

@@ -3,12 +3,15 @@
 // during the measurement must not decide the choice. The steps here are injected: each returns
 // a time that is its own cost multiplied by a load that changes part-way through.
 #include "engine/session/amp_auto.h"
+#include "tests/support/test_bundle.h"
 
 #include <QTest>
 
 #include <cmath>
 #include <string>
 #include <vector>
+
+namespace tst_amp_auto {
 
 using namespace foxhunt;
 namespace mp = models::precision;
@@ -113,5 +116,7 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestAmpAuto)
+} // namespace tst_amp_auto
+
+FOXHUNT_TEST_GUILESS_MAIN(tst_amp_auto::TestAmpAuto)
 #include "tst_amp_auto.moc"

@@ -6,6 +6,7 @@
 
 #include "engine/store/atomic_file.h"
 #include "tests/engine/file_size_limit.h"
+#include "tests/support/test_bundle.h"
 
 #include <QDir>
 #include <QFile>
@@ -19,6 +20,8 @@
 #include <string>
 
 #include <unistd.h>
+
+namespace tst_atomic_file {
 
 class TestAtomicFile : public QObject {
     Q_OBJECT
@@ -167,5 +170,7 @@ void TestAtomicFile::missingFolderFails()
     QVERIFY2(message.contains(QString::fromLatin1(std::strerror(ENOENT))), qPrintable(message));
 }
 
-QTEST_APPLESS_MAIN(TestAtomicFile)
+} // namespace tst_atomic_file
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_atomic_file::TestAtomicFile)
 #include "tst_atomic_file.moc"

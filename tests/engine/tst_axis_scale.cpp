@@ -3,8 +3,11 @@
 // durations, round ticks, and values formatted with their unit.
 
 #include "engine/telemetry/axis_scale.h"
+#include "tests/support/test_bundle.h"
 
-#include <QtTest/QtTest>
+#include <QTest>
+
+namespace tst_axis_scale {
 
 using namespace foxhunt;
 using metrics::Unit;
@@ -129,5 +132,7 @@ void TestAxisScale::formattedValues()
     QCOMPARE(f(std::nan(""), Unit::None), QStringLiteral("n/a"));
 }
 
-QTEST_APPLESS_MAIN(TestAxisScale)
+} // namespace tst_axis_scale
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_axis_scale::TestAxisScale)
 #include "tst_axis_scale.moc"

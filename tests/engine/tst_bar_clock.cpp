@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "engine/replay/bar_clock.h"
+#include "tests/support/test_bundle.h"
 
-#include <QtTest/QtTest>
+#include <QTest>
 
 #include <chrono>
 #include <condition_variable>
@@ -9,6 +10,8 @@
 #include <mutex>
 #include <thread>
 #include <vector>
+
+namespace tst_bar_clock {
 
 using namespace foxhunt;
 
@@ -335,5 +338,7 @@ void TestBarClock::rejectsBadArguments()
     QCOMPARE(clock.speed(), 0.0);
 }
 
-QTEST_APPLESS_MAIN(TestBarClock)
+} // namespace tst_bar_clock
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_bar_clock::TestBarClock)
 #include "tst_bar_clock.moc"

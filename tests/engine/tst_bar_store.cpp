@@ -4,8 +4,13 @@
 #include "engine/data/synthetic.h"
 #include "engine/store/bar_importer.h"
 #include "engine/store/bar_store.h"
+#include "tests/support/test_bundle.h"
 
-#include <QtTest/QtTest>
+#include <QDateTime>
+#include <QDir>
+#include <QFileInfo>
+#include <QIODevice>
+#include <QTest>
 #include <QCryptographicHash>
 #include <QFile>
 #include <QRandomGenerator>
@@ -23,6 +28,8 @@
 
 #include <sys/wait.h>
 #include <unistd.h>
+
+namespace tst_bar_store {
 
 using namespace foxhunt;
 
@@ -916,5 +923,7 @@ private Q_SLOTS:
     }
 };
 
-QTEST_APPLESS_MAIN(TestBarStore)
+} // namespace tst_bar_store
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_bar_store::TestBarStore)
 #include "tst_bar_store.moc"

@@ -3,10 +3,13 @@
 
 #include "engine/data/cme_holidays.h"
 #include "engine/data/market_time.h"
+#include "tests/support/test_bundle.h"
 
-#include <QtTest/QtTest>
+#include <QTest>
 
 #include <string>
+
+namespace tst_cme_holidays {
 
 using namespace foxhunt;
 
@@ -132,5 +135,7 @@ void TestCmeHolidays::countsPerYear()
     }
 }
 
-QTEST_APPLESS_MAIN(TestCmeHolidays)
+} // namespace tst_cme_holidays
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_cme_holidays::TestCmeHolidays)
 #include "tst_cme_holidays.moc"

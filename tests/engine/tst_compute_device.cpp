@@ -12,6 +12,7 @@
 #include "engine/session/training_session.h"
 #include "models/device.h"
 #include "models/runtime.h"
+#include "tests/support/test_bundle.h"
 
 #include <torch/torch.h>
 
@@ -23,6 +24,8 @@
 #include <functional>
 #include <string>
 #include <thread>
+
+namespace tst_compute_device {
 
 using namespace foxhunt;
 
@@ -281,5 +284,7 @@ void TestComputeDevice::torchErrorsReadWithoutStackTrace()
     QCOMPARE(errorText(std::runtime_error("plain")), std::string("plain"));
 }
 
-QTEST_APPLESS_MAIN(TestComputeDevice)
+} // namespace tst_compute_device
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_compute_device::TestComputeDevice)
 #include "tst_compute_device.moc"

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "engine/data/continuous.h"
 #include "engine/data/market_time.h"
+#include "tests/support/test_bundle.h"
 
-#include <QtTest/QtTest>
+#include <QTest>
+
+namespace tst_continuous {
 
 using namespace foxhunt;
 
@@ -226,5 +229,7 @@ private Q_SLOTS:
     }
 };
 
-QTEST_APPLESS_MAIN(TestContinuous)
+} // namespace tst_continuous
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_continuous::TestContinuous)
 #include "tst_continuous.moc"

@@ -6,10 +6,14 @@
 #include "engine/report/run_report.h"
 #include "engine/store/bar_store.h"
 #include "engine/store/run_store.h"
+#include "tests/support/test_bundle.h"
 
-#include <QtTest/QtTest>
+#include <QTemporaryDir>
+#include <QTest>
 
 #include <string>
+
+namespace tst_csv_field {
 
 using namespace foxhunt;
 
@@ -63,5 +67,7 @@ void TestCsvField::runReportQuotesNames()
     QCOMPARE(QString::fromStdString(csv), QString::fromStdString(expected));
 }
 
-QTEST_APPLESS_MAIN(TestCsvField)
+} // namespace tst_csv_field
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_csv_field::TestCsvField)
 #include "tst_csv_field.moc"

@@ -6,12 +6,15 @@
 #include "engine/data/market_time.h"
 #include "engine/data/reader.h"
 #include "engine/data/validation.h"
+#include "tests/support/test_bundle.h"
 
-#include <QtTest/QtTest>
+#include <QTest>
 
 #include <filesystem>
 #include <limits>
 #include <string>
+
+namespace tst_csv_reader {
 
 using namespace foxhunt;
 
@@ -534,5 +537,7 @@ void TestCsvReader::detection()
     QVERIFY_THROWS_EXCEPTION(ImportError, detectFormat("f", ""));
 }
 
-QTEST_APPLESS_MAIN(TestCsvReader)
+} // namespace tst_csv_reader
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_csv_reader::TestCsvReader)
 #include "tst_csv_reader.moc"

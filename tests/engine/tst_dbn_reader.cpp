@@ -5,8 +5,9 @@
 #include "engine/data/import_error.h"
 #include "engine/data/reader.h"
 #include "engine/data/validation.h"
+#include "tests/support/test_bundle.h"
 
-#include <QtTest/QtTest>
+#include <QTest>
 
 #include <zstd.h>
 
@@ -14,6 +15,8 @@
 #include <filesystem>
 #include <string>
 #include <vector>
+
+namespace tst_dbn_reader {
 
 using namespace foxhunt;
 
@@ -462,5 +465,7 @@ void TestDbnReader::unsupportedVersionNamed()
     QVERIFY_THROWS_EXCEPTION(ImportError, detectFormat("x", std::string("DBNtimestamp,open\n")));
 }
 
-QTEST_APPLESS_MAIN(TestDbnReader)
+} // namespace tst_dbn_reader
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_dbn_reader::TestDbnReader)
 #include "tst_dbn_reader.moc"

@@ -2,12 +2,15 @@
 // Tests engine/telemetry/decimate.h: the min/max decimation every chart uses.
 
 #include "engine/telemetry/decimate.h"
+#include "tests/support/test_bundle.h"
 
-#include <QtTest/QtTest>
+#include <QTest>
 
 #include <algorithm>
 #include <cmath>
 #include <vector>
+
+namespace tst_decimate {
 
 using namespace foxhunt;
 
@@ -121,5 +124,7 @@ void TestDecimate::incrementalMatchesOneShot()
     }
 }
 
-QTEST_GUILESS_MAIN(TestDecimate)
+} // namespace tst_decimate
+
+FOXHUNT_TEST_GUILESS_MAIN(tst_decimate::TestDecimate)
 #include "tst_decimate.moc"

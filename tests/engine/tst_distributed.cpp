@@ -10,7 +10,9 @@
 #include "models/distributed/communicator.h"
 #include "models/distributed/gradient_reducer.h"
 
-#include <QtTest/QtTest>
+#include <QProcess>
+#include <QProcessEnvironment>
+#include <QTest>
 
 #include <torch/torch.h>
 

@@ -6,12 +6,18 @@
 #include "models/runtime.h"
 #include "file_size_limit.h"
 #include "planted_edge.h"
+#include "tests/support/test_bundle.h"
 
-#include <QtTest/QtTest>
+#include <QDir>
+#include <QFileInfo>
+#include <QTemporaryDir>
+#include <QTest>
 
 #include <array>
 #include <cmath>
 #include <cstdio>
+
+namespace tst_dqn {
 
 using namespace foxhunt;
 using namespace foxhunt::testing;
@@ -287,5 +293,7 @@ void TestDqn::handWrittenMatchesAutograd()
     QVERIFY(fast.onlineParameters() != fast.targetParameters()); // the steps moved the weights
 }
 
-QTEST_APPLESS_MAIN(TestDqn)
+} // namespace tst_dqn
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_dqn::TestDqn)
 #include "tst_dqn.moc"

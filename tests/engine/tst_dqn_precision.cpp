@@ -8,14 +8,18 @@
 #include "engine/precision/int8_evaluation_json.h"
 #include "models/runtime.h"
 #include "planted_edge.h"
+#include "tests/support/test_bundle.h"
 
-#include <QtTest/QtTest>
+#include <QTemporaryDir>
+#include <QTest>
 
 #include <nlohmann/json.hpp>
 
 #include <array>
 #include <cmath>
 #include <limits>
+
+namespace tst_dqn_precision {
 
 using namespace foxhunt;
 using namespace foxhunt::testing;
@@ -248,5 +252,7 @@ void TestDqnPrecision::memoryBytesFromTensors()
     QCOMPARE(m.optimizerBytes, 2 * params); // exp_avg and exp_avg_sq
 }
 
-QTEST_APPLESS_MAIN(TestDqnPrecision)
+} // namespace tst_dqn_precision
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_dqn_precision::TestDqnPrecision)
 #include "tst_dqn_precision.moc"

@@ -2,8 +2,9 @@
 #include "engine/replay/features.h"
 
 #include "engine/data/market_time.h"
+#include "tests/support/test_bundle.h"
 
-#include <QtTest/QtTest>
+#include <QTest>
 
 #include <algorithm>
 #include <cmath>
@@ -11,6 +12,8 @@
 #include <numbers>
 #include <set>
 #include <vector>
+
+namespace tst_features {
 
 using namespace foxhunt;
 
@@ -433,5 +436,7 @@ void TestFeatures::longRunStaysFinite()
     QVERIFY2(std::abs(mean) < 0.1 && sd > 0.8 && sd < 1.2, qPrintable(QString("mean %1 sd %2").arg(mean).arg(sd)));
 }
 
-QTEST_APPLESS_MAIN(TestFeatures)
+} // namespace tst_features
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_features::TestFeatures)
 #include "tst_features.moc"

@@ -8,19 +8,22 @@
 #include "engine/data/market_time.h"
 #include "engine/data/synthetic.h"
 #include "engine/replay/split.h"
+#include "tests/support/test_bundle.h"
 
 #include <nlohmann/json.hpp>
 
-#include <QtTest/QtTest>
+#include <QTest>
 
 #include <algorithm>
 #include <set>
 #include <stdexcept>
 #include <vector>
 
-using namespace foxhunt;
+Q_DECLARE_METATYPE(foxhunt::FoldWindow)
 
-Q_DECLARE_METATYPE(FoldWindow)
+namespace tst_fold_plan {
+
+using namespace foxhunt;
 
 namespace {
 
@@ -183,5 +186,7 @@ void TestFoldPlan::refusesImpossiblePlans()
     QCOMPARE(tight[2].testTo, days.back());
 }
 
-QTEST_APPLESS_MAIN(TestFoldPlan)
+} // namespace tst_fold_plan
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_fold_plan::TestFoldPlan)
 #include "tst_fold_plan.moc"

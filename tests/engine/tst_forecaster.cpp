@@ -7,15 +7,18 @@
 #include "engine/forecast/forecast_metrics.h"
 #include "engine/forecast/forecaster_trainer.h"
 #include "models/quantile_loss.h"
+#include "tests/support/engine_metatypes.h"
+#include "tests/support/test_bundle.h"
 
-#include <QtTest/QtTest>
+#include <QTemporaryDir>
+#include <QTest>
 #include <torch/torch.h>
 
 #include <cmath>
 
-using namespace foxhunt;
+namespace tst_forecaster {
 
-Q_DECLARE_METATYPE(foxhunt::ForecasterKind)
+using namespace foxhunt;
 
 namespace {
 
@@ -283,5 +286,7 @@ private Q_SLOTS:
     }
 };
 
-QTEST_APPLESS_MAIN(TestForecaster)
+} // namespace tst_forecaster
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_forecaster::TestForecaster)
 #include "tst_forecaster.moc"

@@ -4,19 +4,17 @@
 
 #include "engine/bench/cyclic_series.h"
 #include "engine/forecast/forecaster_trainer.h"
+#include "tests/support/engine_metatypes.h"
+#include "tests/support/test_bundle.h"
 
-#include <QtTest/QtTest>
+#include <QDir>
+#include <QFile>
+#include <QTest>
 #include <torch/torch.h>
 
 #include <cmath>
 #include <numbers>
 #include <random>
-
-using namespace foxhunt;
-using foxhunt::models::precision::HalfType;
-using foxhunt::models::precision::MixedPrecisionConfig;
-
-Q_DECLARE_METATYPE(foxhunt::ForecasterKind)
 
 namespace QTest {
 template <>
@@ -25,6 +23,12 @@ char* toString(const foxhunt::InferenceWeights& w)
     return qstrdup(w == foxhunt::InferenceWeights::Int8 ? "Int8" : "Fp32");
 }
 } // namespace QTest
+
+namespace tst_forecaster_precision {
+
+using namespace foxhunt;
+using foxhunt::models::precision::HalfType;
+using foxhunt::models::precision::MixedPrecisionConfig;
 
 namespace {
 
@@ -231,5 +235,7 @@ private Q_SLOTS:
     }
 };
 
-QTEST_APPLESS_MAIN(TestForecasterPrecision)
+} // namespace tst_forecaster_precision
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_forecaster_precision::TestForecasterPrecision)
 #include "tst_forecaster_precision.moc"

@@ -11,6 +11,7 @@
 #include "engine/store/bar_store.h"
 #include "engine/store/run_store.h"
 #include "planted_edge.h"
+#include "tests/support/test_bundle.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -19,6 +20,8 @@
 
 #include <numeric>
 #include <vector>
+
+namespace tst_group_edge {
 
 using namespace foxhunt;
 using namespace foxhunt::testing;
@@ -103,5 +106,7 @@ private:
     QTemporaryDir m_dir;
 };
 
-QTEST_GUILESS_MAIN(TestGroupEdge)
+} // namespace tst_group_edge
+
+FOXHUNT_TEST_GUILESS_MAIN(tst_group_edge::TestGroupEdge)
 #include "tst_group_edge.moc"

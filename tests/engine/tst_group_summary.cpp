@@ -8,6 +8,7 @@
 #include "engine/report/svg_chart.h"
 #include "engine/store/bar_store.h"
 #include "engine/store/run_store.h"
+#include "tests/support/test_bundle.h"
 
 #include <nlohmann/json.hpp>
 
@@ -20,6 +21,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+namespace tst_group_summary {
 
 using namespace foxhunt;
 
@@ -450,5 +453,7 @@ void TestGroupSummary::groupsAreCompared()
     QVERIFY(headingWithId(d, "group-" + std::to_string(b) + "-dqn"));
 }
 
-QTEST_APPLESS_MAIN(TestGroupSummary)
+} // namespace tst_group_summary
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_group_summary::TestGroupSummary)
 #include "tst_group_summary.moc"

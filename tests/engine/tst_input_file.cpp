@@ -9,6 +9,7 @@
 #include "engine/store/bar_importer.h"
 #include "engine/store/bar_store.h"
 #include "engine/store/sha256.h"
+#include "tests/support/test_bundle.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -18,6 +19,8 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+namespace tst_input_file {
 
 using namespace foxhunt;
 
@@ -176,5 +179,7 @@ void TestInputFile::closedDescriptorIsRefused()
     QVERIFY_THROWS_EXCEPTION(ImportError, readInputFile(path));
 }
 
-QTEST_APPLESS_MAIN(TestInputFile)
+} // namespace tst_input_file
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_input_file::TestInputFile)
 #include "tst_input_file.moc"

@@ -6,17 +6,19 @@
 #include "engine/replay/features.h"
 #include "engine/session/training_session.h"
 #include "models/runtime.h"
+#include "tests/support/engine_metatypes.h"
+#include "tests/support/test_bundle.h"
 
-#include <QtTest/QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <numbers>
 #include <random>
 #include <vector>
 
-using namespace foxhunt;
+namespace tst_int8_footprint {
 
-Q_DECLARE_METATYPE(foxhunt::ModelKind)
+using namespace foxhunt;
 
 namespace {
 
@@ -121,5 +123,7 @@ void TestInt8Footprint::defaultSizesMeetTheGoal()
     if (e.actionAgreement) QVERIFY(*e.actionAgreement >= 0.9);
 }
 
-QTEST_APPLESS_MAIN(TestInt8Footprint)
+} // namespace tst_int8_footprint
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_int8_footprint::TestInt8Footprint)
 #include "tst_int8_footprint.moc"

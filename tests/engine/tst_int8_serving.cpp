@@ -11,10 +11,14 @@
 #include "engine/session/training_session.h"
 #include "engine/store/bar_store.h"
 #include "engine/store/kernel_timings.h"
+#include "tests/support/test_bundle.h"
 
-#include <QtTest/QtTest>
+#include <QTemporaryDir>
+#include <QTest>
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
+
+namespace tst_int8_serving {
 
 using namespace foxhunt;
 namespace mp = foxhunt::models::precision;
@@ -240,5 +244,7 @@ private Q_SLOTS:
     }
 };
 
-QTEST_APPLESS_MAIN(TestInt8Serving)
+} // namespace tst_int8_serving
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_int8_serving::TestInt8Serving)
 #include "tst_int8_serving.moc"

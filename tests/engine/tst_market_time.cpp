@@ -2,10 +2,13 @@
 #include "engine/data/market_time.h"
 
 #include "engine/data/bar.h"
+#include "tests/support/test_bundle.h"
 
-#include <QtTest/QtTest>
+#include <QTest>
 
 #include <stdexcept>
+
+namespace tst_market_time {
 
 using namespace foxhunt;
 
@@ -216,5 +219,7 @@ void TestMarketTime::sessionClock()
     QCOMPARE(cal.isRegularSession(ts), regular);
 }
 
-QTEST_APPLESS_MAIN(TestMarketTime)
+} // namespace tst_market_time
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_market_time::TestMarketTime)
 #include "tst_market_time.moc"

@@ -2,11 +2,14 @@
 // The metric registry: one line per metric, every chart drawn from it, names
 // unique, per-rank names parsed in their one canonical spelling.
 #include "engine/telemetry/metric_registry.h"
+#include "tests/support/test_bundle.h"
 
 #include <QTest>
 
 #include <set>
 #include <string>
+
+namespace tst_metric_registry {
 
 using namespace foxhunt;
 
@@ -83,5 +86,7 @@ void TestMetricRegistry::labels()
     QCOMPARE(std::string(metrics::symbol(metrics::find("param_bytes")->unit)), std::string("bytes"));
 }
 
-QTEST_APPLESS_MAIN(TestMetricRegistry)
+} // namespace tst_metric_registry
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_metric_registry::TestMetricRegistry)
 #include "tst_metric_registry.moc"

@@ -8,15 +8,17 @@
 #include "engine/store/run_store.h"
 #include "models/memory/memory_tracker.h"
 #include "models/runtime.h"
+#include "tests/support/engine_metatypes.h"
+#include "tests/support/test_bundle.h"
 
 #include <QTemporaryDir>
 #include <QTest>
 
 #include <random>
 
-using namespace foxhunt;
+namespace tst_model_memory {
 
-Q_DECLARE_METATYPE(foxhunt::ForecasterKind)
+using namespace foxhunt;
 
 namespace {
 
@@ -157,5 +159,7 @@ private:
     QTemporaryDir m_dir;
 };
 
-QTEST_APPLESS_MAIN(TestModelMemory)
+} // namespace tst_model_memory
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_model_memory::TestModelMemory)
 #include "tst_model_memory.moc"

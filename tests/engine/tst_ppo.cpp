@@ -6,11 +6,15 @@
 #include "engine/agents/rollout_buffer.h"
 #include "models/runtime.h"
 #include "planted_edge.h"
+#include "tests/support/test_bundle.h"
 
-#include <QtTest/QtTest>
+#include <QTemporaryDir>
+#include <QTest>
 
 #include <cmath>
 #include <cstdio>
+
+namespace tst_ppo {
 
 using namespace foxhunt;
 using namespace foxhunt::testing;
@@ -221,5 +225,7 @@ void TestPpo::learnsPlantedEdge()
     QVERIFY(report.policy.pnlTicks > report.buyAndHold.pnlTicks);
 }
 
-QTEST_APPLESS_MAIN(TestPpo)
+} // namespace tst_ppo
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_ppo::TestPpo)
 #include "tst_ppo.moc"

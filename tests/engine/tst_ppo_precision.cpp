@@ -7,12 +7,16 @@
 #include "engine/agents/ppo.h"
 #include "models/runtime.h"
 #include "planted_edge.h"
+#include "tests/support/test_bundle.h"
 
-#include <QtTest/QtTest>
+#include <QTemporaryDir>
+#include <QTest>
 
 #include <array>
 #include <cmath>
 #include <limits>
+
+namespace tst_ppo_precision {
 
 using namespace foxhunt;
 using namespace foxhunt::testing;
@@ -208,5 +212,7 @@ void TestPpoPrecision::memoryBytesFromTensors()
     QCOMPARE(m.optimizerBytes, 2 * params);
 }
 
-QTEST_APPLESS_MAIN(TestPpoPrecision)
+} // namespace tst_ppo_precision
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_ppo_precision::TestPpoPrecision)
 #include "tst_ppo_precision.moc"

@@ -2,11 +2,14 @@
 // Uniform replay, n-step folding, the sum-tree and prioritized sampling.
 #include "engine/agents/prioritized_replay.h"
 #include "engine/agents/replay_buffer.h"
+#include "tests/support/test_bundle.h"
 
-#include <QtTest/QtTest>
+#include <QTest>
 
 #include <array>
 #include <cmath>
+
+namespace tst_replay_buffers {
 
 using namespace foxhunt;
 
@@ -178,5 +181,7 @@ void TestReplayBuffers::importanceWeights()
     QVERIFY(std::abs(grown.tree().get(4) - 4.000001) < 1e-9);
 }
 
-QTEST_APPLESS_MAIN(TestReplayBuffers)
+} // namespace tst_replay_buffers
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_replay_buffers::TestReplayBuffers)
 #include "tst_replay_buffers.moc"

@@ -7,6 +7,7 @@
 #include "engine/store/run_store.h"
 #include "engine/store/sqlite_util.h"
 #include "file_size_limit.h"
+#include "tests/support/test_bundle.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -21,6 +22,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+namespace tst_run_store {
 
 using namespace foxhunt;
 
@@ -781,5 +784,7 @@ void TestRunStore::migrationAddsGroupsToAnOlderStore()
     QCOMPARE(runs.groupMembers(g).size(), std::size_t(1));
 }
 
-QTEST_APPLESS_MAIN(TestRunStore)
+} // namespace tst_run_store
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_run_store::TestRunStore)
 #include "tst_run_store.moc"

@@ -5,11 +5,14 @@
 #include "engine/report/run_summary.h"
 #include "engine/store/bar_store.h"
 #include "engine/store/run_store.h"
+#include "tests/support/test_bundle.h"
 
 #include <QTemporaryDir>
 #include <QTest>
 
 #include <cmath>
+
+namespace tst_run_summary {
 
 using namespace foxhunt;
 
@@ -107,5 +110,7 @@ void TestRunSummary::formatsFigures()
     QCOMPARE(QString::fromStdString(formatMeasure(MeasureKind::Number, std::nan(""))), QString());
 }
 
-QTEST_APPLESS_MAIN(TestRunSummary)
+} // namespace tst_run_summary
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_run_summary::TestRunSummary)
 #include "tst_run_summary.moc"

@@ -8,6 +8,7 @@
 #include "engine/session/training_session.h"
 #include "engine/store/bar_store.h"
 #include "engine/store/run_store.h"
+#include "tests/support/test_bundle.h"
 
 #include <nlohmann/json.hpp>
 
@@ -18,6 +19,8 @@
 
 #include <cmath>
 #include <numeric>
+
+namespace tst_session_precision {
 
 using namespace foxhunt;
 
@@ -504,5 +507,7 @@ void TestSessionPrecision::int8GateFallsBackToFp32()
     QCOMPARE(doc["tft"]["training"]["forecasts_served"]["int8"].get<long long>(), 0LL);
 }
 
-QTEST_APPLESS_MAIN(TestSessionPrecision)
+} // namespace tst_session_precision
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_session_precision::TestSessionPrecision)
 #include "tst_session_precision.moc"

@@ -2,12 +2,15 @@
 #include "engine/replay/split.h"
 
 #include "engine/data/market_time.h"
+#include "tests/support/test_bundle.h"
 
-#include <QtTest/QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <stdexcept>
 #include <vector>
+
+namespace tst_split {
 
 using namespace foxhunt;
 
@@ -279,5 +282,7 @@ void TestSplit::foldsErrors()
     QCOMPARE(walkForwardFolds(bars, 9, 0.5).size(), std::size_t(9)); // exactly one day per block
 }
 
-QTEST_APPLESS_MAIN(TestSplit)
+} // namespace tst_split
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_split::TestSplit)
 #include "tst_split.moc"

@@ -3,10 +3,13 @@
 // drain everything in order, bound memory, and lose nothing across threads.
 
 #include "engine/telemetry/staging_buffer.h"
+#include "tests/support/test_bundle.h"
 
 #include <QTest>
 
 #include <thread>
+
+namespace tst_staging_buffer {
 
 using foxhunt::MetricBatch;
 using foxhunt::MetricSample;
@@ -89,5 +92,7 @@ void TestStagingBuffer::concurrentProducerLosesNothing()
     QCOMPARE(expected, std::int64_t(kSamples));
 }
 
-QTEST_APPLESS_MAIN(TestStagingBuffer)
+} // namespace tst_staging_buffer
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_staging_buffer::TestStagingBuffer)
 #include "tst_staging_buffer.moc"

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "engine/stats/stats.h"
+#include "tests/support/test_bundle.h"
 
-#include <QtTest/QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <cstdint>
@@ -9,6 +10,8 @@
 #include <stdexcept>
 #include <utility>
 #include <vector>
+
+namespace tst_stats {
 
 namespace st = foxhunt::stats;
 
@@ -473,5 +476,7 @@ void TestStats::skillScore()
     QVERIFY(std::isnan(st::skillScore(1.0, 0.0)));
 }
 
-QTEST_APPLESS_MAIN(TestStats)
+} // namespace tst_stats
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_stats::TestStats)
 #include "tst_stats.moc"

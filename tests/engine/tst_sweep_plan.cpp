@@ -2,10 +2,14 @@
 // Sweeps: grid and random search over config keys within a budget, drawn once and stored.
 
 #include "engine/replay/sweep_plan.h"
+#include "tests/support/test_bundle.h"
 
-#include <QtTest/QtTest>
+#include <QFloat16> // QCOMPARE on json values weighs the qfloat16 overload, which needs the whole type
+#include <QTest>
 
 #include <set>
+
+namespace tst_sweep_plan {
 
 using namespace foxhunt;
 using json = nlohmann::json;
@@ -126,5 +130,7 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestSweepPlan)
+} // namespace tst_sweep_plan
+
+FOXHUNT_TEST_GUILESS_MAIN(tst_sweep_plan::TestSweepPlan)
 #include "tst_sweep_plan.moc"

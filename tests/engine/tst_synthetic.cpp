@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "engine/data/market_time.h"
 #include "engine/data/synthetic.h"
+#include "tests/support/test_bundle.h"
 
-#include <QtTest/QtTest>
+#include <QTest>
 
 #include <map>
+
+namespace tst_synthetic {
 
 using namespace foxhunt;
 
@@ -212,5 +215,7 @@ private Q_SLOTS:
     }
 };
 
-QTEST_APPLESS_MAIN(TestSynthetic)
+} // namespace tst_synthetic
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_synthetic::TestSynthetic)
 #include "tst_synthetic.moc"

@@ -3,10 +3,13 @@
 // evaluation metrics on hand-worked series.
 #include "engine/env/evaluation.h"
 #include "engine/env/trading_env.h"
+#include "tests/support/test_bundle.h"
 
-#include <QtTest/QtTest>
+#include <QTest>
 
 #include <cmath>
+
+namespace tst_trading_env {
 
 using namespace foxhunt;
 
@@ -313,5 +316,7 @@ void TestTradingEnv::evaluationAggregatesByTradingDay()
     }
 }
 
-QTEST_APPLESS_MAIN(TestTradingEnv)
+} // namespace tst_trading_env
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_trading_env::TestTradingEnv)
 #include "tst_trading_env.moc"

@@ -8,6 +8,7 @@
 #include "engine/store/run_store.h"
 #include "engine/telemetry/metric_registry.h"
 #include "models/runtime.h"
+#include "tests/support/test_bundle.h"
 
 #include <nlohmann/json.hpp>
 
@@ -16,6 +17,8 @@
 
 #include <atomic>
 #include <set>
+
+namespace tst_training_session {
 
 using namespace foxhunt;
 
@@ -271,5 +274,7 @@ void TestTrainingSession::impossibleSizesFailBeforeARunIsRecorded()
         QVERIFY_EXCEPTION_THROWN(sessionConfigFromJson(nlohmann::json::parse(text)), std::invalid_argument);
 }
 
-QTEST_APPLESS_MAIN(TestTrainingSession)
+} // namespace tst_training_session
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_training_session::TestTrainingSession)
 #include "tst_training_session.moc"

@@ -6,13 +6,16 @@
 #include "engine/data/market_time.h"
 #include "engine/data/reader.h"
 #include "engine/data/validation.h"
+#include "tests/support/test_bundle.h"
 
-#include <QtTest/QtTest>
+#include <QTest>
 
 #include <algorithm>
 #include <filesystem>
 #include <set>
 #include <string>
+
+namespace tst_validation {
 
 using namespace foxhunt;
 
@@ -475,5 +478,7 @@ void TestValidation::realDailyFromFiveMinute()
                                                  "2017-04-17", "2017-05-30", "2017-07-05", "2017-09-05"}));
 }
 
-QTEST_APPLESS_MAIN(TestValidation)
+} // namespace tst_validation
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_validation::TestValidation)
 #include "tst_validation.moc"

@@ -4,8 +4,11 @@
 #include "engine/data/bar.h"
 #include "engine/data/csv_reader.h"
 #include "engine/data/market_time.h"
+#include "tests/support/test_bundle.h"
 
-#include <QtTest/QtTest>
+#include <QTest>
+
+namespace tst_zone_converter {
 
 using namespace foxhunt;
 
@@ -116,5 +119,7 @@ void TestZoneConverter::dates()
     QCOMPARE(formatUtc(1609113600000000001), std::string("2020-12-28T00:00:00.000000001Z"));
 }
 
-QTEST_APPLESS_MAIN(TestZoneConverter)
+} // namespace tst_zone_converter
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_zone_converter::TestZoneConverter)
 #include "tst_zone_converter.moc"

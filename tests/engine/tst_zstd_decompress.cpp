@@ -6,6 +6,7 @@
 
 #include "engine/data/import_error.h"
 #include "engine/data/reader.h"
+#include "tests/support/test_bundle.h"
 
 #include <QTest>
 
@@ -18,6 +19,8 @@
 #include <string>
 
 #include <sys/resource.h>
+
+namespace tst_zstd_decompress {
 
 using namespace foxhunt;
 
@@ -181,5 +184,7 @@ void TestZstdDecompress::readBarBufferUsesTheReadLimits()
     }
 }
 
-QTEST_APPLESS_MAIN(TestZstdDecompress)
+} // namespace tst_zstd_decompress
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_zstd_decompress::TestZstdDecompress)
 #include "tst_zstd_decompress.moc"

@@ -7,9 +7,12 @@
 #include "models/precision/autocast.h"
 #include "models/quantile_loss.h"
 #include "models/tft/tft.h"
+#include "tests/support/test_bundle.h"
 
-#include <QtTest/QtTest>
+#include <QTest>
 #include <torch/torch.h>
+
+namespace tst_autocast {
 
 using namespace foxhunt::models;
 using namespace foxhunt::models::precision;
@@ -144,5 +147,7 @@ private Q_SLOTS:
     }
 };
 
-QTEST_APPLESS_MAIN(TestAutocast)
+} // namespace tst_autocast
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_autocast::TestAutocast)
 #include "tst_autocast.moc"

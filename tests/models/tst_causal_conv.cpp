@@ -2,9 +2,12 @@
 // The direct causal depthwise convolution against torch::conv1d: values and gradients.
 
 #include "models/mamba2/causal_conv.h"
+#include "tests/support/test_bundle.h"
 
-#include <QtTest/QtTest>
+#include <QTest>
 #include <torch/torch.h>
+
+namespace tst_causal_conv {
 
 using namespace foxhunt::models::mamba2;
 
@@ -103,5 +106,7 @@ private Q_SLOTS:
     }
 };
 
-QTEST_APPLESS_MAIN(TestCausalConv)
+} // namespace tst_causal_conv
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_causal_conv::TestCausalConv)
 #include "tst_causal_conv.moc"

@@ -4,12 +4,16 @@
 // (bias correction and eps included), and clipping sees the same norm.
 #include "models/agents/grad_utils.h"
 #include "models/agents/q_network.h"
+#include "tests/support/test_bundle.h"
 
-#include <QtTest/QtTest>
+#include <QTemporaryDir>
+#include <QTest>
 
 #include <torch/torch.h>
 
 #include <limits>
+
+namespace tst_grad_utils {
 
 using namespace foxhunt::models;
 
@@ -212,5 +216,7 @@ void TestGradUtils::clipSaysWhetherItScaled()
     QVERIFY(!clipped);
 }
 
-QTEST_APPLESS_MAIN(TestGradUtils)
+} // namespace tst_grad_utils
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_grad_utils::TestGradUtils)
 #include "tst_grad_utils.moc"

@@ -6,9 +6,12 @@
 #include "models/precision/quantizable.h"
 #include "models/precision/quantize.h"
 #include "models/tft/tft.h"
+#include "tests/support/test_bundle.h"
 
-#include <QtTest/QtTest>
+#include <QTest>
 #include <torch/torch.h>
+
+namespace tst_int8 {
 
 using namespace foxhunt::models;
 using namespace foxhunt::models::precision;
@@ -222,5 +225,7 @@ private Q_SLOTS:
     }
 };
 
-QTEST_APPLESS_MAIN(TestInt8)
+} // namespace tst_int8
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_int8::TestInt8)
 #include "tst_int8.moc"

@@ -8,11 +8,14 @@
 #include "models/precision/int8_linear.h"
 #include "models/precision/quantize.h"
 #include "models/tft/tft.h"
+#include "tests/support/test_bundle.h"
 
-#include <QtTest/QtTest>
+#include <QTest>
 #include <torch/torch.h>
 
 #include <sstream>
+
+namespace tst_int8_cache {
 
 using namespace foxhunt::models;
 using namespace foxhunt::models::precision;
@@ -218,5 +221,7 @@ private Q_SLOTS:
     }
 };
 
-QTEST_APPLESS_MAIN(TestInt8Cache)
+} // namespace tst_int8_cache
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_int8_cache::TestInt8Cache)
 #include "tst_int8_cache.moc"

@@ -6,15 +6,16 @@
 #include "models/precision/kernel_plan.h"
 #include "models/precision/quantizable.h"
 #include "models/precision/quantize.h"
+#include "tests/support/test_bundle.h"
 
-#include <QtTest/QtTest>
+#include <QTest>
 #include <torch/torch.h>
 
 #include <map>
 
-using namespace foxhunt::models::precision;
+namespace tst_kernel_plan {
 
-namespace {
+using namespace foxhunt::models::precision;
 
 // Two layers: 64 -> 256 -> 8.
 struct TwoLayerImpl : torch::nn::Module {
@@ -71,8 +72,6 @@ TwoLayer quantizedModel()
     m->eval();
     return quantize_for_inference(m);
 }
-
-} // namespace
 
 class TestKernelPlan : public QObject {
     Q_OBJECT
@@ -223,5 +222,7 @@ private Q_SLOTS:
     }
 };
 
-QTEST_APPLESS_MAIN(TestKernelPlan)
+} // namespace tst_kernel_plan
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_kernel_plan::TestKernelPlan)
 #include "tst_kernel_plan.moc"

@@ -3,12 +3,15 @@
 
 #include "models/precision/loss_scaler.h"
 #include "models/precision/mixed_precision.h"
+#include "tests/support/test_bundle.h"
 
-#include <QtTest/QtTest>
+#include <QTest>
 #include <torch/torch.h>
 
 #include <cmath>
 #include <limits>
+
+namespace tst_loss_scaler {
 
 using namespace foxhunt::models::precision;
 
@@ -232,5 +235,7 @@ private Q_SLOTS:
     }
 };
 
-QTEST_APPLESS_MAIN(TestLossScaler)
+} // namespace tst_loss_scaler
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_loss_scaler::TestLossScaler)
 #include "tst_loss_scaler.moc"

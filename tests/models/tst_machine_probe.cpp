@@ -2,8 +2,11 @@
 // The hardware probe: /proc/cpuinfo texts of real machines parsed into features, cores and names.
 
 #include "models/hardware/machine_probe.h"
+#include "tests/support/test_bundle.h"
 
-#include <QtTest/QtTest>
+#include <QTest>
+
+namespace tst_machine_probe {
 
 using namespace foxhunt::models::hardware;
 
@@ -143,5 +146,7 @@ private Q_SLOTS:
     }
 };
 
-QTEST_APPLESS_MAIN(TestMachineProbe)
+} // namespace tst_machine_probe
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_machine_probe::TestMachineProbe)
 #include "tst_machine_probe.moc"

@@ -5,9 +5,12 @@
 #include "models/mamba2/mamba2_block.h"
 #include "models/mamba2/mamba2_forecaster.h"
 #include "models/mamba2/rms_norm_gated.h"
+#include "tests/support/test_bundle.h"
 
-#include <QtTest/QtTest>
+#include <QTest>
 #include <torch/torch.h>
+
+namespace tst_mamba2 {
 
 using namespace foxhunt::models::mamba2;
 
@@ -230,5 +233,7 @@ private Q_SLOTS:
     }
 };
 
-QTEST_APPLESS_MAIN(TestMamba2)
+} // namespace tst_mamba2
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_mamba2::TestMamba2)
 #include "tst_mamba2.moc"

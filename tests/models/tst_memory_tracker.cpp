@@ -4,18 +4,21 @@
 
 #include "models/memory/memory_tracker.h"
 #include "models/memory/tensor_bytes.h"
+#include "tests/support/test_bundle.h"
 
-#include <QtTest/QtTest>
+#include <QTest>
 #include <torch/torch.h>
 
 #include <cstdint>
 #include <thread>
 #include <vector>
 
-using namespace foxhunt::models;
-
 Q_DECLARE_METATYPE(c10::ScalarType)
 Q_DECLARE_METATYPE(std::vector<std::int64_t>)
+
+namespace tst_memory_tracker {
+
+using namespace foxhunt::models;
 
 namespace {
 
@@ -33,7 +36,11 @@ struct TwoLayers : torch::nn::Module {
 
 } // namespace
 
-Q_DECLARE_METATYPE(OptimizerKind)
+} // namespace tst_memory_tracker
+
+Q_DECLARE_METATYPE(tst_memory_tracker::OptimizerKind)
+
+namespace tst_memory_tracker {
 
 class TestMemoryTracker : public QObject {
     Q_OBJECT
@@ -272,5 +279,7 @@ private Q_SLOTS:
     }
 };
 
-QTEST_APPLESS_MAIN(TestMemoryTracker)
+} // namespace tst_memory_tracker
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_memory_tracker::TestMemoryTracker)
 #include "tst_memory_tracker.moc"

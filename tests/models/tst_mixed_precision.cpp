@@ -3,13 +3,16 @@
 // device's capabilities, and the measured AMP decision with injected timings.
 
 #include "models/precision/mixed_precision.h"
+#include "tests/support/test_bundle.h"
 
-#include <QtTest/QtTest>
+#include <QTest>
+
+Q_DECLARE_METATYPE(foxhunt::models::precision::MixedPrecisionConfig)
+
+namespace tst_mixed_precision {
 
 using namespace foxhunt::models::precision;
 namespace hw = foxhunt::models::hardware;
-
-Q_DECLARE_METATYPE(foxhunt::models::precision::MixedPrecisionConfig)
 
 namespace {
 
@@ -162,5 +165,7 @@ private Q_SLOTS:
     }
 };
 
-QTEST_APPLESS_MAIN(TestMixedPrecision)
+} // namespace tst_mixed_precision
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_mixed_precision::TestMixedPrecision)
 #include "tst_mixed_precision.moc"

@@ -3,15 +3,18 @@
 // BLAS behind LibTorch's FP32 products is named.
 
 #include "models/process.h"
+#include "tests/support/test_bundle.h"
 
 #include <torch/torch.h>
 
-#include <QtTest/QtTest>
+#include <QTest>
 
 #include <cstdlib>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+namespace tst_process {
 
 using namespace foxhunt::models;
 
@@ -122,5 +125,7 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestProcess)
+} // namespace tst_process
+
+FOXHUNT_TEST_GUILESS_MAIN(tst_process::TestProcess)
 #include "tst_process.moc"

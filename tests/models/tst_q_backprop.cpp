@@ -5,10 +5,14 @@
 #include "models/agents/grad_utils.h"
 #include "models/agents/q_backprop.h"
 #include "models/agents/q_network.h"
+#include "tests/support/test_bundle.h"
 
-#include <QtTest/QtTest>
+#include <QTemporaryDir>
+#include <QTest>
 
 #include <torch/torch.h>
+
+namespace tst_q_backprop {
 
 using namespace foxhunt::models;
 
@@ -130,5 +134,7 @@ void TestQBackprop::rejectsBadShapes()
     QVERIFY_THROWS_EXCEPTION(c10::Error, prop.backward(torch::zeros({3, 4})));
 }
 
-QTEST_APPLESS_MAIN(TestQBackprop)
+} // namespace tst_q_backprop
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_q_backprop::TestQBackprop)
 #include "tst_q_backprop.moc"

@@ -3,12 +3,15 @@
 
 #include "models/mamba2/ssd.h"
 #include "models/precision/autocast.h"
+#include "tests/support/test_bundle.h"
 
-#include <QtTest/QtTest>
+#include <QTest>
 #include <torch/torch.h>
 
 #include <cmath>
 #include <limits>
+
+namespace tst_ssd {
 
 using namespace foxhunt::models::mamba2;
 
@@ -224,5 +227,7 @@ private Q_SLOTS:
     }
 };
 
-QTEST_APPLESS_MAIN(TestSsd)
+} // namespace tst_ssd
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_ssd::TestSsd)
 #include "tst_ssd.moc"

@@ -7,9 +7,12 @@
 #include "models/tft/interpretable_attention.h"
 #include "models/tft/tft.h"
 #include "models/tft/variable_selection.h"
+#include "tests/support/test_bundle.h"
 
-#include <QtTest/QtTest>
+#include <QTest>
 #include <torch/torch.h>
+
+namespace tst_tft {
 
 using namespace foxhunt::models::tft;
 
@@ -246,5 +249,7 @@ private Q_SLOTS:
     }
 };
 
-QTEST_APPLESS_MAIN(TestTft)
+} // namespace tst_tft
+
+FOXHUNT_TEST_APPLESS_MAIN(tst_tft::TestTft)
 #include "tst_tft.moc"

@@ -9,6 +9,7 @@
 #include "engine/store/bar_store.h"
 #include "engine/store/run_store.h"
 #include "engine/telemetry/debiased_ema.h"
+#include "tests/support/test_bundle.h"
 
 #include <QtCharts/QChart>
 #include <QtCharts/QChartView>
@@ -32,6 +33,8 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+
+namespace tst_dashboard {
 
 using foxhunt::BoundedSeries;
 using foxhunt::Dashboard;
@@ -1094,5 +1097,7 @@ void TestDashboard::metricPickerChartsAnyLoggedScalar()
     QCOMPARE(d.pointCount(dqn, epsilon), 3);
 }
 
-QTEST_MAIN(TestDashboard)
+} // namespace tst_dashboard
+
+FOXHUNT_TEST_MAIN(tst_dashboard::TestDashboard)
 #include "tst_dashboard.moc"

@@ -17,6 +17,7 @@
 #include "engine/store/bar_importer.h"
 #include "engine/store/bar_store.h"
 #include "engine/store/run_store.h"
+#include "tests/support/test_bundle.h"
 
 #include <QComboBox>
 #include <QElapsedTimer>
@@ -49,6 +50,8 @@
 #include <sqlite3.h>
 
 #include <cmath>
+
+namespace tst_main_window {
 
 using foxhunt::MainWindow;
 
@@ -792,5 +795,7 @@ void TestMainWindow::seedsTrainARunGroup()
     QCOMPARE(runs.groupMembers(stoppedGroup).size(), std::size_t(1));
 }
 
-QTEST_MAIN(TestMainWindow)
+} // namespace tst_main_window
+
+FOXHUNT_TEST_MAIN(tst_main_window::TestMainWindow)
 #include "tst_main_window.moc"

@@ -10,6 +10,7 @@
 #include "tests/engine/file_size_limit.h"
 #include "ui/report_export.h"
 #include "ui/report_pdf.h"
+#include "tests/support/test_bundle.h"
 
 #include <QDir>
 #include <QFile>
@@ -24,6 +25,8 @@
 #include <cerrno>
 #include <cstring>
 #include <vector>
+
+namespace tst_report_pdf {
 
 class TestReportPdf : public QObject {
     Q_OBJECT
@@ -289,5 +292,7 @@ void TestReportPdf::everyFormatReportsProgressPerSection()
     QVERIFY(inner > 3);
 }
 
-QTEST_MAIN(TestReportPdf)
+} // namespace tst_report_pdf
+
+FOXHUNT_TEST_MAIN(tst_report_pdf::TestReportPdf)
 #include "tst_report_pdf.moc"

@@ -5,6 +5,7 @@
 
 #include "ui/main_window.h"
 #include "ui/training_tab.h"
+#include "tests/support/test_bundle.h"
 
 #include <QApplication>
 #include <QCheckBox>
@@ -15,6 +16,8 @@
 #include <QSpinBox>
 #include <QTemporaryDir>
 #include <QTest>
+
+namespace tst_run_config {
 
 using foxhunt::MainWindow;
 using foxhunt::SessionConfig;
@@ -181,5 +184,7 @@ void TestRunConfig::formIsRememberedAcrossLaunches()
     QSettings().remove(QStringLiteral("training"));
 }
 
-QTEST_MAIN(TestRunConfig)
+} // namespace tst_run_config
+
+FOXHUNT_TEST_MAIN(tst_run_config::TestRunConfig)
 #include "tst_run_config.moc"

@@ -14,6 +14,7 @@
 #include "engine/store/bar_store.h"
 #include "engine/store/run_store.h"
 #include "engine/telemetry/debiased_ema.h"
+#include "tests/support/test_bundle.h"
 
 #include <QtCharts/QChart>
 #include <QtCharts/QDateTimeAxis>
@@ -41,6 +42,8 @@
 #include <nlohmann/json.hpp>
 
 #include <utility>
+
+namespace tst_run_history {
 
 using foxhunt::Dashboard;
 using foxhunt::MetricBatch;
@@ -945,5 +948,7 @@ void TestRunHistory::groupsAreListedAndCompared()
     QVERIFY(h.groupsView()->headings().contains(QStringLiteral("DQN")));
 }
 
-QTEST_MAIN(TestRunHistory)
+} // namespace tst_run_history
+
+FOXHUNT_TEST_MAIN(tst_run_history::TestRunHistory)
 #include "tst_run_history.moc"

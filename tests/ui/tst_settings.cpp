@@ -13,6 +13,7 @@
 #include "engine/session/devices.h"
 #include "engine/store/bar_store.h"
 #include "engine/store/run_store.h"
+#include "tests/support/test_bundle.h"
 
 #include <QAction>
 #include <QApplication>
@@ -34,6 +35,8 @@
 #include <QTest>
 
 #include <nlohmann/json.hpp>
+
+namespace tst_settings {
 
 using foxhunt::AppSettings;
 using foxhunt::MainWindow;
@@ -474,5 +477,7 @@ void TestSettings::layoutIsRestored()
     QCOMPARE(fresh.size(), QSize(1100, 700));
 }
 
-QTEST_MAIN(TestSettings)
+} // namespace tst_settings
+
+FOXHUNT_TEST_MAIN(tst_settings::TestSettings)
 #include "tst_settings.moc"
