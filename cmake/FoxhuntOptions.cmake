@@ -7,7 +7,7 @@ option(FOXHUNT_WARNINGS_AS_ERRORS "Treat compiler warnings as errors" OFF)
 # Reverse-DNS application id: desktop entry, metainfo, icon and the window's desktop file name.
 set(FOXHUNT_APP_ID "invalid.example.Foxhunt" CACHE STRING "Reverse-DNS application id (desktop entry, metainfo, icon)")
 option(FOXHUNT_USE_PCH "Precompile the LibTorch headers for targets that use them" ON)
-option(FOXHUNT_UNITY_BUILD "Compile the LibTorch libraries in batches of sources" ON)
+option(FOXHUNT_UNITY_BUILD "Compile the LibTorch libraries and the tests in batches of sources" ON)
 
 set(CMAKE_CXX_STANDARD 20)
 set(CMAKE_CXX_STANDARD_REQUIRED ON)

@@ -74,8 +74,8 @@ int main(int argc, char** argv)
     using namespace foxhunt::tests;
     const auto found = argc >= 2 ? registry().find(argv[1]) : registry().end();
     if (found == registry().end()) {
-        std::fprintf(stderr, "usage: %s TEST [Qt Test options]\n%s%s%s\ntests in this executable:\n", argv[0],
-                     argc >= 2 ? "no test named " : "", argc >= 2 ? argv[1] : "", argc >= 2 ? " here" : "");
+        if (argc >= 2) std::fprintf(stderr, "no test named %s here\n", argv[1]);
+        std::fprintf(stderr, "usage: %s TEST [Qt Test options]\ntests in this executable:\n", argv[0]);
         for (const auto& [name, test] : registry()) std::fprintf(stderr, "  %s\n", name.c_str());
         return 2;
     }
