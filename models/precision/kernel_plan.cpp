@@ -121,10 +121,20 @@ Int8Backend choose_backend(const std::vector<KernelTiming>& timings, double max_
     return best ? best->backend : Int8Backend::Float;
 }
 
+std::string choose_block_kernel(const std::vector<BlockTiming>& timings, double max_error)
+{
+    const BlockTiming* best = nullptr;
+    for (const BlockTiming& t : timings)
+        if (t.relative_error <= max_error && (!best || t.micros < best->micros)) best = &t;
+    return best ? best->kernel : std::string("layers");
+}
+
 std::string KernelPlan::summary() const
 {
     std::map<std::string, int> counts;
     for (const LayerKernel& l : layers) ++counts[to_string(l.backend)];
+    for (const BlockKernel& b : blocks)
+        if (b.kernel != "layers") ++counts[b.kernel];
     std::vector<std::pair<std::string, int>> ordered(counts.begin(), counts.end());
     std::stable_sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
     std::string s;
@@ -136,22 +146,28 @@ KernelPlan plan_int8_kernels(torch::nn::Module& int8_model, const std::function<
                              const KernelPlanOptions& options)
 {
     std::vector<std::pair<std::string, Int8LinearImpl*>> layers;
-    for (const auto& item : int8_model.named_modules())
+    std::vector<std::pair<std::string, FusedInt8Block*>> blocks;
+    for (const auto& item : int8_model.named_modules()) {
         if (auto* l = item.value()->as<Int8LinearImpl>()) layers.emplace_back(item.key(), l);
-
-    // The rows each layer serves, from a run through the default backends.
-    for (auto& [name, l] : layers) {
-        l->set_plan({});
-        l->set_recording(true);
+        if (auto* b = dynamic_cast<FusedInt8Block*>(item.value().get())) blocks.emplace_back(item.key(), b);
     }
+
+    // The rows each layer and block serves, from a run through the default backends.
+    const auto record = [&](bool on) {
+        for (auto& [name, l] : layers) l->set_recording(on);
+        for (auto& [name, b] : blocks) b->set_block_recording(on);
+    };
+    for (auto& [name, l] : layers) l->set_plan({});
+    for (auto& [name, b] : blocks) b->set_block_plan({});
+    record(true);
     try {
         torch::NoGradGuard no_grad;
         serve();
     } catch (...) {
-        for (auto& [name, l] : layers) l->set_recording(false);
+        record(false);
         throw;
     }
-    for (auto& [name, l] : layers) l->set_recording(false);
+    record(false);
 
     KernelPlan plan;
     plan.by_hand = options.backend != Int8Backend::Auto;
@@ -208,6 +224,20 @@ KernelPlan plan_int8_kernels(torch::nn::Module& int8_model, const std::function<
             plan.layers.push_back(std::move(k));
         }
         l->set_plan(std::move(entries));
+    }
+    // Blocks are timed through the layers' plan just set, so "layers" is what they would serve.
+    if (!plan.by_hand) {
+        for (auto& [name, b] : blocks) {
+            std::vector<std::pair<int64_t, std::string>> entries;
+            for (const int64_t rows : b->block_recorded_rows()) {
+                torch::NoGradGuard no_grad;
+                BlockKernel k{name, rows, "layers", b->time_block_kernels(rows)};
+                k.kernel = choose_block_kernel(k.timings, options.max_layer_error);
+                entries.emplace_back(rows, k.kernel);
+                plan.blocks.push_back(std::move(k));
+            }
+            b->set_block_plan(std::move(entries));
+        }
     }
     plan.measure_seconds = seconds_since(t0);
     return plan;

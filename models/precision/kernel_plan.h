@@ -11,6 +11,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace foxhunt::models::precision {
@@ -106,10 +107,55 @@ struct LayerKernel {
     bool cached = false;
 };
 
+/// One kernel of a fused block (see FusedInt8Block) measured at one row count.
+struct BlockTiming {
+    /// The kernel's name: "layers" (each int8 layer through its own plan) or a fused kernel's.
+    std::string kernel;
+    /// Median microseconds per call.
+    double micros = 0.0;
+    /// ||y - y_layers|| / ||y_layers|| on the timing input (0 for "layers" itself).
+    double relative_error = 0.0;
+};
+
+/// A module that can serve a group of its int8 layers with one fused kernel as well as layer by
+/// layer (the TFT's variable selection). plan_int8_kernels() records the rows it serves, times its
+/// kernels at each of them once the layers' own plan is in place, and gives it the fastest within
+/// the error bound.
+class FusedInt8Block {
+public:
+    virtual ~FusedInt8Block() = default;
+    /// Starts (clearing what was seen) or stops recording the row counts forward() serves.
+    virtual void set_block_recording(bool on) = 0;
+    /// Distinct row counts served while recording, in the order first seen.
+    virtual std::vector<int64_t> block_recorded_rows() const = 0;
+    /// Times each of its kernels on a random input of `rows` rows ("layers" first).
+    virtual std::vector<BlockTiming> time_block_kernels(int64_t rows) = 0;
+    /// Which kernel serves inputs of about which rows (nearest by ratio); empty: its default.
+    virtual void set_block_plan(std::vector<std::pair<int64_t, std::string>> plan) = 0;
+};
+
+/// The fastest of `timings` whose relative error is at most `max_error`; "layers" when none
+/// qualifies or there are none.
+std::string choose_block_kernel(const std::vector<BlockTiming>& timings, double max_error);
+
+/// The kernel a fused block uses at one of its serving row counts.
+struct BlockKernel {
+    /// The block's path in the model.
+    std::string block;
+    /// The rows it serves.
+    int64_t rows = 0;
+    /// The kernel chosen.
+    std::string kernel;
+    /// Every kernel's measurement (empty for a plan by hand: "layers").
+    std::vector<BlockTiming> timings;
+};
+
 /// What plan_int8_kernels() decided.
 struct KernelPlan {
     /// One entry per layer and serving shape, in the model's module order.
     std::vector<LayerKernel> layers;
+    /// One entry per fused block and serving row count (a plan by hand uses none).
+    std::vector<BlockKernel> blocks;
     /// Distinct shapes timed now.
     int measured_shapes = 0;
     /// Distinct shapes whose timings came from the cache.
@@ -119,14 +165,16 @@ struct KernelPlan {
     /// Whether the plan was made by hand (KernelPlanOptions::backend not Auto).
     bool by_hand = false;
 
-    /// "onednn 6, fp32 3" style count of the backends chosen.
+    /// "onednn 6, fp32 3" style count of the backends chosen (the blocks' fused kernels counted
+    /// beside them, "fused-int8 2").
     std::string summary() const;
 };
 
 /// Makes the kernel plan of an int8 inference copy: runs `serve` (which should call the model at
 /// each serving batch size, e.g. 1 and 32) while every Int8Linear records the rows it sees, times
 /// each distinct shape (or takes it from the cache), and gives each layer the fastest backend per
-/// shape within options.max_layer_error.
+/// shape within options.max_layer_error; then (Auto only) times every FusedInt8Block's kernels at
+/// the rows it served and gives it the fastest within the same bound.
 KernelPlan plan_int8_kernels(torch::nn::Module& int8_model, const std::function<void()>& serve,
                              const KernelPlanOptions& options = {});
 

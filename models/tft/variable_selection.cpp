@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "models/tft/variable_selection.h"
 
+#include <ATen/autocast_mode.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <tuple>
 
 namespace foxhunt::models::tft {
 
@@ -34,6 +38,131 @@ VariableSelectionNetworkImpl::VariableSelectionNetworkImpl(const VariableSelecti
                                      .dropout(options.dropout())));
 }
 
+std::pair<torch::Tensor, torch::Tensor> VariableSelectionNetworkImpl::tables(c10::ScalarType dtype)
+{
+    if (!converted_to_int8()) return {embedding_weight, embedding_bias};
+    return {
+        precision::dequantize_per_row(embedding_weight_q.q,
+                                      precision::cached_scale(embedding_weight_q, m_weight_scale_cache))
+            .to(dtype),
+        precision::dequantize_per_row(embedding_bias_q.q, precision::cached_scale(embedding_bias_q, m_bias_scale_cache))
+            .to(dtype)};
+}
+
+std::string VariableSelectionNetworkImpl::block_kernel_for(int64_t rows) const
+{
+    if (m_forced_kernel) return *m_forced_kernel;
+    bool all_float = true, all_int8 = converted_to_int8();
+    for (const auto& m : *variable_grns) {
+        const auto* g = m->as<GatedResidualNetworkImpl>();
+        for (const auto* l : {&g->skip, &g->fc1, &g->fc2, &g->gate_norm->glu->fc}) {
+            if (!*l) continue;
+            all_float = all_float && !(*l)->quantized() && !(*l)->observing();
+            all_int8 = all_int8 && (*l)->quantized();
+        }
+    }
+    if (all_float) return "fused-fp32";
+    if (!all_int8 || m_block_plan.empty()) return "layers";
+    // Nearest by ratio, as Int8Linear's plan: 40 rows are served like 32, not like 60.
+    const auto distance = [rows](int64_t r) {
+        return std::abs(std::log(static_cast<double>(std::max<int64_t>(r, 1))) -
+                        std::log(static_cast<double>(std::max<int64_t>(rows, 1))));
+    };
+    const auto* best = &m_block_plan.front();
+    for (const auto& e : m_block_plan)
+        if (distance(e.first) < distance(best->first)) best = &e;
+    if (best->second == "fused-int8" && !fused_selection_int8_available()) return "fused-fp32";
+    return best->second;
+}
+
+const FusedGrnPack& VariableSelectionNetworkImpl::pack(bool int8)
+{
+    PackCache& cache = int8 ? m_int8_pack : m_float_pack;
+    bool fresh = !cache.sources.empty();
+    for (const auto& [t, data, version] : cache.sources)
+        if (t.data_ptr() != data || t._version() != version) {
+            fresh = false;
+            break;
+        }
+    if (fresh) return cache.pack;
+
+    torch::NoGradGuard no_grad;
+    const int64_t v = options.n_variables(), h = options.hidden_size();
+    auto weight_of = [](precision::QuantizableLinear& l) {
+        return l->quantized() ? l->int8->dequantized_weight() : l->weight;
+    };
+    auto bias_of = [](precision::QuantizableLinear& l) {
+        return l->quantized() ? l->int8->dequantized_bias() : l->bias;
+    };
+    auto [we, be] = tables(torch::kFloat);
+    std::vector<torch::Tensor> affine, b2, bg, gamma, beta, w2, wg, q2, qg, s2, sg, z2, zg;
+    FusedGrnPack p;
+    p.variables = v;
+    p.hidden = h;
+    for (int64_t i = 0; i < v; ++i) {
+        auto& g = *variable_grns[static_cast<size_t>(i)]->as<GatedResidualNetworkImpl>();
+        // first = W1 (x w_e + b_e) + b1 = x (W1 w_e) + (W1 b_e + b1); the skip alike (or the
+        // embedding itself when input and output widths agree).
+        const auto w1 = weight_of(g.fc1).to(torch::kFloat);
+        torch::Tensor a_s = we[i], c_s = be[i];
+        if (g.skip) {
+            const auto ws = weight_of(g.skip).to(torch::kFloat);
+            a_s = ws.mv(we[i]);
+            c_s = ws.mv(be[i]) + bias_of(g.skip);
+        }
+        affine.push_back(torch::cat({w1.mv(we[i]), w1.mv(be[i]) + bias_of(g.fc1), a_s, c_s}));
+        b2.push_back(bias_of(g.fc2));
+        bg.push_back(bias_of(g.gate_norm->glu->fc));
+        gamma.push_back(g.gate_norm->norm->weight);
+        beta.push_back(g.gate_norm->norm->bias);
+        p.eps = static_cast<float>(g.gate_norm->norm->options.eps());
+        if (int8) {
+            for (auto [layer, q, scale, zero] :
+                 {std::tuple{&g.fc2, &q2, &s2, &z2}, std::tuple{&g.gate_norm->glu->fc, &qg, &sg, &zg}}) {
+                const auto& w = (*layer)->int8->weight;
+                q->push_back(w.q);
+                scale->push_back(w.scale());
+                zero->push_back((w.q.to(torch::kInt).sum(1) * 128).to(torch::kInt));
+            }
+        } else {
+            w2.push_back(weight_of(g.fc2));
+            wg.push_back(weight_of(g.gate_norm->glu->fc));
+        }
+    }
+    auto values = [](const std::vector<torch::Tensor>& parts, auto type) {
+        using T = decltype(type);
+        const auto t = torch::cat(parts).flatten().to(c10::CppTypeToScalarType<T>::value).contiguous();
+        const T* data = t.template data_ptr<T>();
+        return std::vector<T>(data, data + t.numel());
+    };
+    p.affine = values(affine, float{});
+    p.b2 = values(b2, float{});
+    p.bg = values(bg, float{});
+    p.gamma = values(gamma, float{});
+    p.beta = values(beta, float{});
+    if (int8) {
+        p.w2q = values(q2, std::int8_t{});
+        p.wgq = values(qg, std::int8_t{});
+        p.s2 = values(s2, float{});
+        p.sg = values(sg, float{});
+        p.z2 = values(z2, std::int32_t{});
+        p.zg = values(zg, std::int32_t{});
+    } else {
+        p.w2 = values(w2, float{});
+        p.wg = values(wg, float{});
+    }
+    cache.pack = std::move(p);
+    cache.sources.clear();
+    bool trackable = true;
+    for (const auto& list : {parameters(), buffers()})
+        for (const auto& t : list) {
+            trackable = trackable && !t.is_inference();
+            if (trackable) cache.sources.emplace_back(t, t.data_ptr(), t._version());
+        }
+    if (!trackable) cache.sources.clear(); // packed afresh on every call
+    return cache.pack;
+}
+
 VariableSelectionOutput VariableSelectionNetworkImpl::forward(const torch::Tensor& x, const torch::Tensor& context)
 {
     const int64_t v = options.n_variables();
@@ -46,16 +175,37 @@ VariableSelectionOutput VariableSelectionNetworkImpl::forward(const torch::Tenso
         out_sizes.push_back(options.hidden_size());
         return {torch::zeros(out_sizes, x.options()), x};
     }
-    const bool q = converted_to_int8();
-    const auto table_w = q ? precision::dequantize_per_row(
-                                 embedding_weight_q.q,
-                                 precision::cached_scale(embedding_weight_q, m_weight_scale_cache))
-                                 .to(x.scalar_type())
-                           : embedding_weight;
-    const auto table_b = q ? precision::dequantize_per_row(
-                                 embedding_bias_q.q, precision::cached_scale(embedding_bias_q, m_bias_scale_cache))
-                                 .to(x.scalar_type())
-                           : embedding_bias;
+    const int64_t rows = x.numel() / v;
+    if (m_block_recording && std::find(m_block_rows.begin(), m_block_rows.end(), rows) == m_block_rows.end())
+        m_block_rows.push_back(rows);
+    const auto [table_w, table_b] = tables(x.scalar_type());
+    auto context_arg = options.context_size() > 0 ? context : torch::Tensor();
+    auto flat_sizes = lead;
+    flat_sizes.push_back(v * options.embedding_size());
+
+    const bool fusable = !is_training() && !torch::GradMode::is_enabled() && x.device().is_cpu() &&
+                         x.scalar_type() == torch::kFloat && !at::autocast::is_cpu_enabled() &&
+                         fused_selection_supports(options.hidden_size()) && rows > 0;
+    const std::string kernel = fusable ? block_kernel_for(rows) : std::string("layers");
+    if (kernel != "layers") {
+        const auto x2 = x.contiguous().view({rows, v});
+        torch::Tensor weights;
+        if (v > 1) {
+            auto embedded = (x2.unsqueeze(-1) * table_w + table_b).view(flat_sizes); // [..., V * E]
+            weights = torch::softmax(flattened_grn(embedded, context_arg), /*dim=*/-1).contiguous();
+        } else {
+            auto w_sizes = lead;
+            w_sizes.push_back(1);
+            weights = torch::ones(w_sizes, x.options());
+        }
+        auto out_sizes = lead;
+        out_sizes.push_back(options.hidden_size());
+        auto output = torch::empty(out_sizes, x.options());
+        fused_selection(pack(kernel == "fused-int8"), x2.data_ptr<float>(), weights.data_ptr<float>(),
+                        output.data_ptr<float>(), rows);
+        return {output, weights};
+    }
+
     // Variable-major layout: each GRN reads a contiguous [..., E] slice and writes a contiguous
     // [..., hidden] one, and the gradients flowing back into the GRNs are contiguous too (a
     // variable-minor stack hands every GRN's backward a stride-V view).
@@ -72,8 +222,8 @@ VariableSelectionOutput VariableSelectionNetworkImpl::forward(const torch::Tenso
     // 18 variables x hidden 16: train step 29-33 against 33-37 ms CPU); at the seed size (3200 rows,
     // hidden 32: 15 MB per activation) each one misses the caches and glibc maps it fresh every
     // step, measured 113-137 against 78-82 ms.
-    const int64_t rows = per_variable.numel() / (v * options.embedding_size());
-    if (groupable(grns) && v * rows * 2 * options.hidden_size() <= kMaxGroupedElements) {
+    const int64_t embedded_rows = per_variable.numel() / (v * options.embedding_size());
+    if (groupable(grns) && v * embedded_rows * 2 * options.hidden_size() <= kMaxGroupedElements) {
         stacked = grouped_forward(grns, per_variable);
     } else {
         std::vector<torch::Tensor> transformed;
@@ -87,9 +237,6 @@ VariableSelectionOutput VariableSelectionNetworkImpl::forward(const torch::Tenso
     }
     torch::Tensor weights;
     if (v > 1) {
-        auto flat_sizes = lead;
-        flat_sizes.push_back(v * options.embedding_size());
-        auto context_arg = options.context_size() > 0 ? context : torch::Tensor();
         auto embedded = per_variable.movedim(0, -2).reshape(flat_sizes); // [..., V * E]
         weights = torch::softmax(flattened_grn(embedded, context_arg), /*dim=*/-1);
     } else {
@@ -99,6 +246,64 @@ VariableSelectionOutput VariableSelectionNetworkImpl::forward(const torch::Tenso
     }
     auto output = (stacked * weights.movedim(-1, 0).unsqueeze(-1)).sum(0);
     return {output, weights};
+}
+
+void VariableSelectionNetworkImpl::set_block_recording(bool on)
+{
+    if (on) m_block_rows.clear();
+    m_block_recording = on;
+}
+
+void VariableSelectionNetworkImpl::set_block_plan(std::vector<std::pair<int64_t, std::string>> plan)
+{
+    for (const auto& [rows, kernel] : plan)
+        TORCH_CHECK(kernel == "layers" || kernel == "fused-fp32" || kernel == "fused-int8",
+                    "VariableSelectionNetwork: no kernel named '", kernel, "'");
+    m_block_plan = std::move(plan);
+}
+
+std::vector<precision::BlockTiming> VariableSelectionNetworkImpl::time_block_kernels(int64_t rows)
+{
+    TORCH_CHECK(rows > 0, "VariableSelectionNetwork: rows must be positive");
+    std::vector<std::string> kernels{"layers"};
+    const auto device = embedding_bias.device();
+    if (device.is_cpu() && fused_selection_supports(options.hidden_size()) && options.n_variables() > 0) {
+        kernels.push_back("fused-fp32");
+        if (converted_to_int8() && fused_selection_int8_available()) kernels.push_back("fused-int8");
+    }
+    torch::NoGradGuard no_grad;
+    const auto x = torch::randn({rows, options.n_variables()}, torch::TensorOptions().device(device));
+    const auto context = options.context_size() > 0 ? torch::randn({rows, options.context_size()}, x.options())
+                                                    : torch::Tensor();
+    struct Unforce {
+        std::optional<std::string>& forced;
+        ~Unforce() { forced.reset(); }
+    } unforce{m_forced_kernel};
+    std::vector<precision::BlockTiming> timings;
+    torch::Tensor reference;
+    for (const std::string& kernel : kernels) {
+        m_forced_kernel = kernel;
+        const auto y = forward(x, context).output;
+        forward(x, context); // warm: packs, caches
+        std::vector<double> micros;
+        const auto t0 = std::chrono::steady_clock::now();
+        while (micros.size() < 5 ||
+               (micros.size() < 50 && std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(4))) {
+            const auto a = std::chrono::steady_clock::now();
+            forward(x, context);
+            micros.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - a).count());
+        }
+        std::nth_element(micros.begin(), micros.begin() + static_cast<long>(micros.size() / 2), micros.end());
+        double error = 0.0;
+        if (!reference.defined()) {
+            reference = y;
+        } else {
+            const double norm = reference.norm().item<double>();
+            error = norm > 0.0 ? (y - reference).norm().item<double>() / norm : 0.0;
+        }
+        timings.push_back({kernel, micros[micros.size() / 2], error});
+    }
+    return timings;
 }
 
 void VariableSelectionNetworkImpl::convert_to_int8()

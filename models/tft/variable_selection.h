@@ -6,8 +6,15 @@
 #include "models/tft/gated_residual.h"
 
 #include "models/precision/int8_linear.h"
+#include "models/precision/kernel_plan.h"
+#include "models/tft/fused_selection.h"
 
 #include <torch/torch.h>
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace foxhunt::models::tft {
 
@@ -38,7 +45,15 @@ struct VariableSelectionOutput {
 };
 
 /// Variable selection network of the TFT paper (Lim et al. 2021, eq. 6-8).
-class VariableSelectionNetworkImpl : public torch::nn::Module, public precision::Int8Convertible {
+///
+/// For inference (eval mode, no autograd, float32 on the CPU, hidden 16, 32 or 64) the variable
+/// GRNs run fused (see fused_selection.h): "fused-fp32" in a float model. An int8 copy serves
+/// "layers" (each int8 layer through its own kernel) until plan_int8_kernels() times its kernels,
+/// "layers", "fused-fp32" (its int8 weights dequantized) and, where the CPU has AVX512-VNNI,
+/// "fused-int8", and picks the fastest within the error bound.
+class VariableSelectionNetworkImpl : public torch::nn::Module,
+                                     public precision::Int8Convertible,
+                                     public precision::FusedInt8Block {
 public:
     /// Builds embeddings, per-variable GRNs and the weight GRN.
     explicit VariableSelectionNetworkImpl(const VariableSelectionNetworkOptions& options);
@@ -49,6 +64,14 @@ public:
     /// Stores both embedding tables per variable row as PerRowInt8 (the GRNs are quantized on their own).
     void convert_to_int8() override;
     bool converted_to_int8() const override { return embedding_weight_q.q.defined(); }
+
+    void set_block_recording(bool on) override;
+    std::vector<int64_t> block_recorded_rows() const override { return m_block_rows; }
+    std::vector<precision::BlockTiming> time_block_kernels(int64_t rows) override;
+    void set_block_plan(std::vector<std::pair<int64_t, std::string>> plan) override;
+    /// The kernel forward() would use for an input of `rows` rows right now: "layers",
+    /// "fused-fp32" or "fused-int8" (before any eligibility check of the input itself).
+    std::string block_kernel_for(int64_t rows) const;
 
     /// The options it was built with.
     VariableSelectionNetworkOptions options;
@@ -66,9 +89,24 @@ public:
     GatedResidualNetwork flattened_grn{nullptr};
 
 private:
+    // The tables forward() embeds with: the float parameters, or the int8 ones decoded.
+    std::pair<torch::Tensor, torch::Tensor> tables(c10::ScalarType dtype);
+    // The variable GRNs' parameters packed for fused_selection(), from the cache while unchanged.
+    const FusedGrnPack& pack(bool int8);
+
     // forward()'s decoded row scales of the int8 tables, derived once per change of their buffers.
     precision::DerivedTensorCache m_weight_scale_cache;
     precision::DerivedTensorCache m_bias_scale_cache;
+    bool m_block_recording = false;
+    std::vector<int64_t> m_block_rows;
+    std::vector<std::pair<int64_t, std::string>> m_block_plan;
+    std::optional<std::string> m_forced_kernel; // time_block_kernels()'s choice while it times
+    struct PackCache {
+        FusedGrnPack pack;
+        // The tensors it was packed from, with their data pointers and versions then.
+        std::vector<std::tuple<torch::Tensor, const void*, int64_t>> sources;
+    };
+    PackCache m_float_pack, m_int8_pack;
 };
 TORCH_MODULE(VariableSelectionNetwork);
 

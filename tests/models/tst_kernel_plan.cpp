@@ -103,6 +103,17 @@ private Q_SLOTS:
         QCOMPARE(int(choose_backend(t, maxError, ex)), expected);
     }
 
+    void chooseBlockKernel()
+    {
+        const std::vector<BlockTiming> t{
+            {"layers", 900.0, 0.0}, {"fused-fp32", 300.0, 0.002}, {"fused-int8", 200.0, 0.03}};
+        QCOMPARE(choose_block_kernel(t, 0.05), std::string("fused-int8"));
+        QCOMPARE(choose_block_kernel(t, 0.01), std::string("fused-fp32")); // too inaccurate
+        QCOMPARE(choose_block_kernel({{"layers", 100.0, 0.0}, {"fused-fp32", 300.0, 0.0}}, 0.05),
+                 std::string("layers")); // slower
+        QCOMPARE(choose_block_kernel({}, 0.05), std::string("layers"));
+    }
+
     void planPerLayerAndRows()
     {
         TwoLayer q = quantizedModel();

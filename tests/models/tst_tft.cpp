@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Temporal Fusion Transformer: building blocks, causality, selection weights, seed sizes.
 
+#include "models/precision/kernel_plan.h"
+#include "models/precision/quantize.h"
 #include "models/tft/fused_lstm.h"
+#include "models/tft/fused_selection.h"
 #include "models/tft/gated_residual.h"
 #include "models/tft/hashed_dropout.h"
 #include "models/tft/interpretable_attention.h"
@@ -144,6 +147,117 @@ private Q_SLOTS:
         QCOMPARE(out.weights.size(-1), int64_t{variables});
         QVERIFY(torch::allclose(out.weights.sum(-1), torch::ones_like(out.weights.sum(-1)), 1e-5, 1e-6));
         QVERIFY(out.weights.min().item<double>() >= 0.0);
+    }
+
+    void fusedSelectionMatchesTheLayers_data()
+    {
+        QTest::addColumn<int>("hidden");
+        QTest::addColumn<int>("embedding");
+        QTest::addColumn<int>("rows");
+        QTest::newRow("hidden 16, a tail of 5 rows") << 16 << 8 << 37;
+        QTest::newRow("hidden 32, seed-like") << 32 << 8 << 160;
+        QTest::newRow("hidden 64") << 64 << 8 << 16;
+        QTest::newRow("embedding as wide as hidden: no skip layer") << 16 << 16 << 21;
+        QTest::newRow("hidden 12: not fused") << 12 << 8 << 20;
+    }
+
+    // Eval mode without autograd takes the fused kernel (where the width allows); with autograd on,
+    // the same module goes layer by layer. Both must agree, and follow the weights when they change.
+    void fusedSelectionMatchesTheLayers()
+    {
+        QFETCH(int, hidden);
+        QFETCH(int, embedding);
+        QFETCH(int, rows);
+        torch::manual_seed(21);
+        VariableSelectionNetwork vsn(
+            VariableSelectionNetworkOptions(7, hidden).embedding_size(embedding).context_size(hidden));
+        vsn->eval();
+        QCOMPARE(fused_selection_supports(hidden), hidden != 12);
+        QCOMPARE(vsn->block_kernel_for(rows), std::string("fused-fp32"));
+        const auto x = torch::randn({rows, 7});
+        const auto context = torch::randn({rows, hidden});
+        const auto layers = [&] { return vsn(x, context).output.detach(); };
+        const auto fused = [&] {
+            torch::NoGradGuard no_grad;
+            return vsn(x, context).output;
+        };
+        QVERIFY(torch::allclose(fused(), layers(), 1e-5, 1e-5));
+        // Every instruction set this CPU has computes the same (AVX2 and plain x86-64 where it has AVX512).
+        for (const FusedIsa isa : {FusedIsa::Avx2, FusedIsa::Generic}) {
+            const FusedIsa before = cap_fused_selection_isa(isa);
+            const auto y = fused();
+            cap_fused_selection_isa(before);
+            QVERIFY(torch::allclose(y, layers(), 1e-5, 1e-5));
+        }
+        // 3-d input [B, T, V] with a [B, C] context, as the encoder sees it.
+        const auto x3 = torch::randn({3, rows, 7});
+        const auto c3 = torch::randn({3, hidden});
+        torch::Tensor fused3;
+        {
+            torch::NoGradGuard no_grad;
+            fused3 = vsn(x3, c3).output;
+        }
+        QVERIFY(torch::allclose(fused3, vsn(x3, c3).output.detach(), 1e-5, 1e-5));
+        // A weight written in place (an optimiser step) is packed again.
+        {
+            torch::NoGradGuard no_grad;
+            auto& g = *vsn->variable_grns[3]->as<GatedResidualNetworkImpl>();
+            g.fc2->weight.mul_(-1.5);
+            g.gate_norm->norm->bias.add_(0.25);
+        }
+        QVERIFY(torch::allclose(fused(), layers(), 1e-5, 1e-5));
+    }
+
+    void int8SelectionIsPlannedByMeasurement()
+    {
+        torch::manual_seed(22);
+        VariableSelectionNetwork vsn(VariableSelectionNetworkOptions(6, 32).context_size(32));
+        vsn->eval();
+        const auto x = torch::randn({4, 25, 6});
+        const auto context = torch::randn({4, 32});
+        torch::Tensor reference;
+        {
+            torch::NoGradGuard no_grad;
+            reference = vsn(x, context).output;
+        }
+        foxhunt::models::precision::QuantizeOptions q;
+        q.backend = foxhunt::models::precision::Int8Backend::Dequantize;
+        auto int8 = foxhunt::models::precision::quantize_for_inference(vsn, q);
+        // Before a plan the int8 copy goes layer by layer.
+        QCOMPARE(int8->block_kernel_for(100), std::string("layers"));
+        const auto plan = foxhunt::models::precision::plan_int8_kernels(*int8, [&] {
+            int8(x, context);
+            int8(x.narrow(0, 0, 1), context.narrow(0, 0, 1));
+        });
+        QCOMPARE(plan.blocks.size(), size_t{2}); // 100 and 25 rows
+        for (const auto& b : plan.blocks) {
+            QCOMPARE(b.block, std::string(""));
+            QVERIFY(b.rows == 100 || b.rows == 25);
+            QCOMPARE(b.timings.front().kernel, std::string("layers"));
+            QCOMPARE(b.timings.size(), size_t{fused_selection_int8_available() ? 3u : 2u});
+            for (const auto& t : b.timings) {
+                QVERIFY2(t.micros > 0.0, t.kernel.c_str());
+                QVERIFY2(t.relative_error < 0.02, t.kernel.c_str()); // int8 rounding, not a wrong kernel
+            }
+            QCOMPARE(b.kernel, foxhunt::models::precision::choose_block_kernel(b.timings, 0.05));
+        }
+        QCOMPARE(int8->block_kernel_for(100), plan.blocks.front().kernel);
+        torch::NoGradGuard no_grad;
+        const auto y = int8(x, context).output;
+        QVERIFY((y - reference).norm().item<double>() / reference.norm().item<double>() < 0.02);
+        // A kernel by name; fused-int8 falls back to fused-fp32 where the CPU lacks VNNI (as one
+        // capped at AVX2 does).
+        int8->set_block_plan({{100, "fused-int8"}});
+        QCOMPARE(int8->block_kernel_for(90),
+                 std::string(fused_selection_int8_available() ? "fused-int8" : "fused-fp32"));
+        QVERIFY((int8(x, context).output - reference).norm().item<double>() / reference.norm().item<double>() < 0.02);
+        const FusedIsa before = cap_fused_selection_isa(FusedIsa::Avx2);
+        QVERIFY(!fused_selection_int8_available());
+        QCOMPARE(int8->block_kernel_for(90), std::string("fused-fp32"));
+        const auto capped = int8(x, context).output;
+        cap_fused_selection_isa(before);
+        QVERIFY((capped - reference).norm().item<double>() / reference.norm().item<double>() < 0.02);
+        QVERIFY_THROWS_EXCEPTION(c10::Error, int8->set_block_plan({{100, "fused-int4"}}));
     }
 
     void maskFillIsFiniteInHalf()

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "models/tft/fused_selection.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+// The kernels pass 64-byte vectors only between always-inline functions of one instruction set,
+// so the ABI GCC warns of (such vectors without AVX512F) is never crossed.
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+namespace foxhunt::models::tft {
+
+namespace generic {
+#define FOXHUNT_FUSED_INT8 0
+#include "models/tft/fused_selection_kernels.inc"
+#undef FOXHUNT_FUSED_INT8
+} // namespace generic
+
+#if defined(__x86_64__)
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+namespace avx2 {
+#define FOXHUNT_FUSED_INT8 0
+#include "models/tft/fused_selection_kernels.inc"
+#undef FOXHUNT_FUSED_INT8
+} // namespace avx2
+#pragma GCC pop_options
+
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,fma")
+namespace avx512 {
+#define FOXHUNT_FUSED_INT8 1
+#include "models/tft/fused_selection_kernels.inc"
+#undef FOXHUNT_FUSED_INT8
+} // namespace avx512
+#pragma GCC pop_options
+#endif
+
+namespace {
+
+using Isa = FusedIsa;
+
+std::atomic<Isa> g_cap{Isa::Avx512Vnni};
+
+Isa this_cpu()
+{
+#if defined(__x86_64__)
+    static const Isa isa = [] {
+        __builtin_cpu_init();
+        if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+            __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
+            __builtin_cpu_supports("avx512vnni"))
+            return Isa::Avx512Vnni;
+        if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return Isa::Avx2;
+        return Isa::Generic;
+    }();
+    return std::min(isa, g_cap.load());
+#else
+    return Isa::Generic;
+#endif
+}
+
+void check_size(const char* what, std::size_t size, int64_t expected)
+{
+    if (static_cast<int64_t>(size) != expected)
+        throw std::invalid_argument(std::string("fused_selection: ") + what + " holds " + std::to_string(size) +
+                                    " values, expected " + std::to_string(expected));
+}
+
+} // namespace
+
+bool fused_selection_supports(int64_t hidden)
+{
+    return hidden == 16 || hidden == 32 || hidden == 64;
+}
+
+bool fused_selection_int8_available()
+{
+    return this_cpu() == Isa::Avx512Vnni;
+}
+
+FusedIsa fused_selection_isa()
+{
+    return this_cpu();
+}
+
+FusedIsa cap_fused_selection_isa(FusedIsa cap)
+{
+    return g_cap.exchange(cap);
+}
+
+void fused_selection(const FusedGrnPack& p, const float* x, const float* weights, float* out, int64_t rows)
+{
+    if (!fused_selection_supports(p.hidden))
+        throw std::invalid_argument("fused_selection: hidden width " + std::to_string(p.hidden) +
+                                    " is not 16, 32 or 64");
+    const int64_t v = p.variables, h = p.hidden;
+    check_size("affine", p.affine.size(), v * 4 * h);
+    for (const auto* t : {&p.b2, &p.gamma, &p.beta}) check_size("a [V, H] table", t->size(), v * h);
+    check_size("bg", p.bg.size(), v * 2 * h);
+    if (p.int8()) {
+        check_size("w2q", p.w2q.size(), v * h * h);
+        check_size("wgq", p.wgq.size(), v * 2 * h * h);
+        check_size("s2", p.s2.size(), v * h);
+        check_size("z2", p.z2.size(), v * h);
+        check_size("sg", p.sg.size(), v * 2 * h);
+        check_size("zg", p.zg.size(), v * 2 * h);
+    } else {
+        check_size("w2", p.w2.size(), v * h * h);
+        check_size("wg", p.wg.size(), v * 2 * h * h);
+    }
+    if (rows <= 0) return;
+#if defined(__x86_64__)
+    switch (this_cpu()) {
+    case Isa::Avx512Vnni:
+        if (p.int8()) avx512::run_any<true>(p, x, weights, out, rows);
+        else avx512::run_any<false>(p, x, weights, out, rows);
+        return;
+    case Isa::Avx2:
+        if (p.int8()) break;
+        avx2::run_any<false>(p, x, weights, out, rows);
+        return;
+    case Isa::Generic:
+        if (p.int8()) break;
+        generic::run_any<false>(p, x, weights, out, rows);
+        return;
+    }
+#else
+    if (!p.int8()) {
+        generic::run_any<false>(p, x, weights, out, rows);
+        return;
+    }
+#endif
+    throw std::invalid_argument("fused_selection: int8 weights need AVX512-VNNI, which this CPU lacks");
+}
+
+} // namespace foxhunt::models::tft
