@@ -14,11 +14,17 @@
 // BM_Int8Forecaster: the same three backends through a whole forecaster (quantize_for_inference
 // with QuantizeOptions::backend), at the session's default sizes and at BM_PrecisionInference's,
 // so that a per-layer gain can be checked against what a model's inference gains.
+//
+// BM_FusedSelection: the TFT's encoder variable selection (18 variables) at the session's and the
+// seed's widths and rows, its kernels timed as an int8 plan times them (time_block_kernels():
+// medians of 5-50 calls): the float model layer by layer and fused, and its int8 copy layer by
+// layer (dequantized weights), fused in float and fused in int8 (AVX512-VNNI only).
 
 #include "models/mamba2/mamba2_forecaster.h"
 #include "models/precision/int8_linear.h"
 #include "models/precision/quantize.h"
 #include "models/tft/tft.h"
+#include "models/tft/variable_selection.h"
 
 #include <benchmark/benchmark.h>
 #include <torch/torch.h>
@@ -201,5 +207,40 @@ BENCHMARK(BM_Int8Forecaster)
     ->ArgsProduct({{0, 1}, {0, 1}, {kFp32, kInt8Dequantize, kInt8OneDnn}, {1, 32}})
     ->Unit(benchmark::kMicrosecond)
     ->MinTime(0.1);
+
+// Args: hidden (16 session, 32 seed), rows (bars x windows: 60 / 1,920 session, 100 / 3,200 seed).
+void BM_FusedSelection(benchmark::State& state)
+{
+    torch::set_num_threads(1);
+    const int64_t hidden = state.range(0);
+    const int64_t rows = state.range(1);
+    torch::manual_seed(11);
+    mt::VariableSelectionNetwork vsn(mt::VariableSelectionNetworkOptions(kFeatures, hidden).context_size(hidden));
+    vsn->eval();
+    mp::QuantizeOptions q;
+    q.backend = mp::Int8Backend::Dequantize;
+    auto int8 = mp::quantize_for_inference(vsn, q);
+    for (auto _ : state) {
+        for (const auto& t : vsn->time_block_kernels(rows)) state.counters["fp32_" + t.kernel + "_us"] = t.micros;
+        for (const auto& t : int8->time_block_kernels(rows)) {
+            state.counters["int8_" + t.kernel + "_us"] = t.micros;
+            state.counters["int8_" + t.kernel + "_err"] = t.relative_error;
+        }
+    }
+    const double layers = state.counters["fp32_layers_us"];
+    state.counters["fused_fp32_speedup"] = layers / state.counters["fp32_fused-fp32_us"];
+    if (state.counters.count("int8_fused-int8_us"))
+        state.counters["fused_int8_vs_fused_fp32"] = state.counters["int8_fused-int8_us"] /
+                                                     state.counters["fp32_fused-fp32_us"];
+    state.SetLabel("tft encoder selection, hidden " + std::to_string(hidden) + ", " + std::to_string(rows) + " rows");
+}
+BENCHMARK(BM_FusedSelection)
+    ->ArgNames({"hidden", "rows"})
+    ->Args({16, 60})
+    ->Args({16, 1920})
+    ->Args({32, 100})
+    ->Args({32, 3200})
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
 
 } // namespace

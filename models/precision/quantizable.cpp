@@ -85,23 +85,18 @@ std::tuple<torch::Tensor, LstmState> QuantizableLstmImpl::forward(const torch::T
     auto x = options.batch_first() ? input : input.transpose(0, 1); // [B, T, in]
     const int64_t steps = x.size(1);
     std::vector<torch::Tensor> h_n, c_n;
-    const auto is_float_gemm = [](Int8Backend b) { return b == Int8Backend::Float || b == Int8Backend::Dequantize; };
     for (int64_t l = 0; l < layers; ++l) {
         auto& ih = m_int8_ih[static_cast<size_t>(l)];
         auto& hh = m_int8_hh[static_cast<size_t>(l)];
         auto h = std::get<0>(*hx)[l];
         auto c = std::get<1>(*hx)[l];
         const auto device = x.device().type();
-        if (is_float_gemm(ih->backend_for(batch * steps, device)) && is_float_gemm(hh->backend_for(batch, device))) {
+        if (auto weights = float_projections(l, batch, steps, device)) {
             // Both projections in float: LibTorch's fused LSTM kernel on the dequantized weights,
             // far quicker than the step loop below (the bias of ih is b_ih + b_hh).
-            ih->note_rows(batch * steps);
-            hh->note_rows(batch);
-            auto w_ih = ih->float_weight().to(x.scalar_type());
-            auto w_hh = hh->float_weight().to(x.scalar_type());
-            std::vector<torch::Tensor> params{w_ih, w_hh};
-            if (ih->has_bias()) {
-                auto b = ih->float_bias().to(x.scalar_type());
+            std::vector<torch::Tensor> params{(*weights)[0].to(x.scalar_type()), (*weights)[1].to(x.scalar_type())};
+            if ((*weights)[2].defined()) {
+                auto b = (*weights)[2].to(x.scalar_type());
                 params.push_back(b);
                 params.push_back(torch::zeros_like(b));
             }
@@ -131,6 +126,22 @@ std::tuple<torch::Tensor, LstmState> QuantizableLstmImpl::forward(const torch::T
     }
     auto out = options.batch_first() ? x : x.transpose(0, 1);
     return {out, {torch::stack(h_n), torch::stack(c_n)}};
+}
+
+std::optional<std::array<torch::Tensor, 3>> QuantizableLstmImpl::float_projections(int64_t layer, int64_t batch,
+                                                                                   int64_t steps,
+                                                                                   c10::DeviceType device)
+{
+    if (layer < 0 || layer >= static_cast<int64_t>(m_int8_ih.size())) return std::nullopt;
+    auto& ih = m_int8_ih[static_cast<size_t>(layer)];
+    auto& hh = m_int8_hh[static_cast<size_t>(layer)];
+    const auto is_float_gemm = [](Int8Backend b) { return b == Int8Backend::Float || b == Int8Backend::Dequantize; };
+    if (!is_float_gemm(ih->backend_for(batch * steps, device)) || !is_float_gemm(hh->backend_for(batch, device)))
+        return std::nullopt;
+    ih->note_rows(batch * steps);
+    hh->note_rows(batch);
+    return std::array<torch::Tensor, 3>{ih->float_weight(), hh->float_weight(),
+                                        ih->has_bias() ? ih->float_bias() : torch::Tensor()};
 }
 
 void QuantizableLstmImpl::quantize(Int8Backend backend, bool static_range)

@@ -7,6 +7,7 @@
 
 #include <torch/torch.h>
 
+#include <array>
 #include <optional>
 #include <tuple>
 #include <vector>
@@ -72,6 +73,12 @@ public:
 
     /// Quantizes every layer's W_ih (with b_ih + b_hh) and W_hh per gate row; frees the float weights.
     void quantize(Int8Backend backend, bool static_range);
+    /// For a quantized layer `layer` whose two projections both run in float for an input of
+    /// `batch` x `steps` rows on `device` (their kernel plan, or the default, says Float or
+    /// Dequantize): the weights to run a float LSTM kernel with, {W_ih, W_hh, b_ih + b_hh (or
+    /// undefined)} dequantized, the rows noted for the plan. nullopt otherwise.
+    std::optional<std::array<torch::Tensor, 3>> float_projections(int64_t layer, int64_t batch, int64_t steps,
+                                                                  c10::DeviceType device);
     /// Whether quantize() ran.
     bool quantized() const { return !m_int8_ih.empty(); }
     /// Starts or stops recording the input absmax (calibration of the first layer's input).

@@ -11,14 +11,20 @@ namespace foxhunt::models::tft {
 
 namespace {
 
-// fused_lstm() where it applies: one float32 CPU layer with biases, not quantized or calibrating, no autocast.
+// fused_lstm() where it applies: one float32 CPU layer with biases, not calibrating, no autocast;
+// in an int8 copy, where both projections run in float (their dequantized weights).
 std::optional<FusedLstmOutput> fused_if_plain(precision::QuantizableLstmImpl& lstm, const torch::Tensor& x,
                                               const torch::Tensor& h0, const torch::Tensor& c0)
 {
     const auto& o = lstm.options;
-    if (o.num_layers() != 1 || !o.bias() || !o.batch_first() || lstm.quantized() || lstm.observing() ||
-        !x.device().is_cpu() || x.scalar_type() != torch::kFloat || at::autocast::is_cpu_enabled())
+    if (o.num_layers() != 1 || !o.bias() || !o.batch_first() || lstm.observing() || !x.device().is_cpu() ||
+        x.scalar_type() != torch::kFloat || at::autocast::is_cpu_enabled())
         return std::nullopt;
+    if (lstm.quantized()) {
+        const auto w = lstm.float_projections(0, x.size(0), x.size(1), x.device().type());
+        if (!w || !(*w)[2].defined()) return std::nullopt;
+        return fused_lstm(x, h0, c0, (*w)[0], (*w)[1], (*w)[2], torch::zeros_like((*w)[2]));
+    }
     auto p = lstm.named_parameters(/*recurse=*/false);
     return fused_lstm(x, h0, c0, p["weight_ih_l0"], p["weight_hh_l0"], p["bias_ih_l0"], p["bias_hh_l0"]);
 }
