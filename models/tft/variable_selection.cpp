@@ -75,7 +75,7 @@ std::string VariableSelectionNetworkImpl::block_kernel_for(int64_t rows) const
     return best->second;
 }
 
-const FusedGrnPack& VariableSelectionNetworkImpl::pack(bool int8)
+const VariableSelectionNetworkImpl::PackCache& VariableSelectionNetworkImpl::pack(bool int8)
 {
     PackCache& cache = int8 ? m_int8_pack : m_float_pack;
     bool fresh = !cache.sources.empty();
@@ -84,7 +84,7 @@ const FusedGrnPack& VariableSelectionNetworkImpl::pack(bool int8)
             fresh = false;
             break;
         }
-    if (fresh) return cache.pack;
+    if (fresh) return cache;
 
     torch::NoGradGuard no_grad;
     const int64_t v = options.n_variables(), h = options.hidden_size();
@@ -152,6 +152,23 @@ const FusedGrnPack& VariableSelectionNetworkImpl::pack(bool int8)
         p.wg = values(wg, float{});
     }
     cache.pack = std::move(p);
+    if (v > 1) {
+        // W (x w_e + b_e) over the V * E embedded inputs = x @ a + c over the V raw ones.
+        auto& f = *flattened_grn;
+        const int64_t e = options.embedding_size();
+        const auto fold = [&](precision::QuantizableLinear& layer, torch::Tensor& a, torch::Tensor& c) {
+            const auto w = weight_of(layer).to(torch::kFloat); // [out, V * E]
+            a = (w.view({w.size(0), v, e}) * we.unsqueeze(0)).sum(-1).t().contiguous();
+            c = w.mv(be.reshape({-1})) + bias_of(layer);
+        };
+        fold(f.fc1, cache.first_a, cache.first_c);
+        if (f.skip) {
+            fold(f.skip, cache.skip_a, cache.skip_c);
+        } else { // E = 1: the residual is the embedding itself
+            cache.skip_a = torch::diag(we.reshape({-1}));
+            cache.skip_c = be.reshape({-1}).clone();
+        }
+    }
     cache.sources.clear();
     bool trackable = true;
     for (const auto& list : {parameters(), buffers()})
@@ -160,7 +177,23 @@ const FusedGrnPack& VariableSelectionNetworkImpl::pack(bool int8)
             if (trackable) cache.sources.emplace_back(t, t.data_ptr(), t._version());
         }
     if (!trackable) cache.sources.clear(); // packed afresh on every call
-    return cache.pack;
+    return cache;
+}
+
+torch::Tensor VariableSelectionNetworkImpl::selection_logits(const PackCache& folded, const torch::Tensor& x2,
+                                                             const torch::Tensor& context, std::vector<int64_t> sizes)
+{
+    auto& g = *flattened_grn;
+    sizes.push_back(folded.first_c.size(0));
+    auto h = torch::addmm(folded.first_c, x2, folded.first_a).view(sizes);
+    if (context.defined()) {
+        auto c = g.context_proj(context);
+        while (c.dim() < h.dim()) c = c.unsqueeze(-2);
+        h = h + c;
+    }
+    sizes.back() = options.n_variables();
+    const auto residual = torch::addmm(folded.skip_c, x2, folded.skip_a).view(sizes);
+    return g.gate_norm(g.fc2(torch::elu(h)), residual);
 }
 
 VariableSelectionOutput VariableSelectionNetworkImpl::forward(const torch::Tensor& x, const torch::Tensor& context)
@@ -189,10 +222,10 @@ VariableSelectionOutput VariableSelectionNetworkImpl::forward(const torch::Tenso
     const std::string kernel = fusable ? block_kernel_for(rows) : std::string("layers");
     if (kernel != "layers") {
         const auto x2 = x.contiguous().view({rows, v});
+        const auto& packed = pack(kernel == "fused-int8");
         torch::Tensor weights;
         if (v > 1) {
-            auto embedded = (x2.unsqueeze(-1) * table_w + table_b).view(flat_sizes); // [..., V * E]
-            weights = torch::softmax(flattened_grn(embedded, context_arg), /*dim=*/-1).contiguous();
+            weights = torch::softmax(selection_logits(packed, x2, context_arg, lead), /*dim=*/-1).contiguous();
         } else {
             auto w_sizes = lead;
             w_sizes.push_back(1);
@@ -201,8 +234,7 @@ VariableSelectionOutput VariableSelectionNetworkImpl::forward(const torch::Tenso
         auto out_sizes = lead;
         out_sizes.push_back(options.hidden_size());
         auto output = torch::empty(out_sizes, x.options());
-        fused_selection(pack(kernel == "fused-int8"), x2.data_ptr<float>(), weights.data_ptr<float>(),
-                        output.data_ptr<float>(), rows);
+        fused_selection(packed.pack, x2.data_ptr<float>(), weights.data_ptr<float>(), output.data_ptr<float>(), rows);
         return {output, weights};
     }
 

@@ -13,6 +13,7 @@
 
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -91,8 +92,19 @@ public:
 private:
     // The tables forward() embeds with: the float parameters, or the int8 ones decoded.
     std::pair<torch::Tensor, torch::Tensor> tables(c10::ScalarType dtype);
+    struct PackCache {
+        FusedGrnPack pack;
+        // flattened_grn's first layer and skip folded over the embedding (x [rows, V] @ a + c):
+        // [V, out] and [out] each.
+        torch::Tensor first_a, first_c, skip_a, skip_c;
+        // The tensors it was packed from, with their data pointers and versions then.
+        std::vector<std::tuple<torch::Tensor, const void*, int64_t>> sources;
+    };
     // The variable GRNs' parameters packed for fused_selection(), from the cache while unchanged.
-    const FusedGrnPack& pack(bool int8);
+    const PackCache& pack(bool int8);
+    // flattened_grn(embedded, context) on x [rows, V] through the folded first layer and skip.
+    torch::Tensor selection_logits(const PackCache& folded, const torch::Tensor& x2, const torch::Tensor& context,
+                                   std::vector<int64_t> sizes);
 
     // forward()'s decoded row scales of the int8 tables, derived once per change of their buffers.
     precision::DerivedTensorCache m_weight_scale_cache;
@@ -101,11 +113,6 @@ private:
     std::vector<int64_t> m_block_rows;
     std::vector<std::pair<int64_t, std::string>> m_block_plan;
     std::optional<std::string> m_forced_kernel; // time_block_kernels()'s choice while it times
-    struct PackCache {
-        FusedGrnPack pack;
-        // The tensors it was packed from, with their data pointers and versions then.
-        std::vector<std::tuple<torch::Tensor, const void*, int64_t>> sources;
-    };
     PackCache m_float_pack, m_int8_pack;
 };
 TORCH_MODULE(VariableSelectionNetwork);

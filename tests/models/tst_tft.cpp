@@ -158,6 +158,7 @@ private Q_SLOTS:
         QTest::newRow("hidden 32, seed-like") << 32 << 8 << 160;
         QTest::newRow("hidden 64") << 64 << 8 << 16;
         QTest::newRow("embedding as wide as hidden: no skip layer") << 16 << 16 << 21;
+        QTest::newRow("embedding 1: the weights' GRN has no skip layer") << 16 << 1 << 20;
         QTest::newRow("hidden 12: not fused") << 12 << 8 << 20;
     }
 
