@@ -61,6 +61,11 @@ std::string VariableSelectionNetworkImpl::block_kernel_for(int64_t rows) const
             all_int8 = all_int8 && (*l)->quantized();
         }
     }
+    // The fused path folds the weights' GRN's first layer and skip: while they calibrate, they
+    // must see their inputs.
+    if (flattened_grn)
+        for (const auto* l : {&flattened_grn->fc1, &flattened_grn->skip})
+            if (*l && (*l)->observing()) return "layers";
     if (all_float) return "fused-fp32";
     if (!all_int8 || m_block_plan.empty()) return "layers";
     // Nearest by ratio, as Int8Linear's plan: 40 rows are served like 32, not like 60.

@@ -183,6 +183,12 @@ private Q_SLOTS:
             return vsn(x, context).output;
         };
         QVERIFY(torch::allclose(fused(), layers(), 1e-5, 1e-5));
+        // Calibrating layers see their inputs: the weights' GRN's first layer is not folded away then.
+        vsn->flattened_grn->fc1->set_observing(true);
+        QCOMPARE(vsn->block_kernel_for(rows), std::string("layers"));
+        fused();
+        QVERIFY(vsn->flattened_grn->fc1->observed_absmax() > 0.0);
+        vsn->flattened_grn->fc1->set_observing(false);
         // Every instruction set this CPU has computes the same (AVX2 and plain x86-64 where it has AVX512).
         for (const FusedIsa isa : {FusedIsa::Avx2, FusedIsa::Generic}) {
             const FusedIsa before = cap_fused_selection_isa(isa);
