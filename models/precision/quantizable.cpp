@@ -144,6 +144,16 @@ std::optional<std::array<torch::Tensor, 3>> QuantizableLstmImpl::float_projectio
                                         ih->has_bias() ? ih->float_bias() : torch::Tensor()};
 }
 
+std::optional<std::array<torch::Tensor, 2>> QuantizableLstmImpl::projected_input(int64_t layer, const torch::Tensor& x)
+{
+    if (layer < 0 || layer >= static_cast<int64_t>(m_int8_ih.size()) || x.dim() != 3) return std::nullopt;
+    auto& hh = m_int8_hh[static_cast<size_t>(layer)];
+    const auto b = hh->backend_for(x.size(0), x.device().type());
+    if (b != Int8Backend::Float && b != Int8Backend::Dequantize) return std::nullopt;
+    hh->note_rows(x.size(0));
+    return std::array<torch::Tensor, 2>{m_int8_ih[static_cast<size_t>(layer)]->forward(x), hh->float_weight()};
+}
+
 void QuantizableLstmImpl::quantize(Int8Backend backend, bool static_range)
 {
     TORCH_CHECK(m_int8_ih.empty(), "QuantizableLstm: already quantized");

@@ -79,6 +79,11 @@ public:
     /// undefined)} dequantized, the rows noted for the plan. nullopt otherwise.
     std::optional<std::array<torch::Tensor, 3>> float_projections(int64_t layer, int64_t batch, int64_t steps,
                                                                   c10::DeviceType device);
+    /// For a quantized layer `layer` whose hidden projection runs in float for `x`'s batch (its plan
+    /// says Float or Dequantize): {the input projections of every step through W_ih's own kernel,
+    /// [B, T, 4H] with b_ih + b_hh, and W_hh dequantized, [4H, H]}, for a float recurrence kernel
+    /// (`x` is [B, T, in], batch first). nullopt otherwise.
+    std::optional<std::array<torch::Tensor, 2>> projected_input(int64_t layer, const torch::Tensor& x);
     /// Whether quantize() ran.
     bool quantized() const { return !m_int8_ih.empty(); }
     /// Starts or stops recording the input absmax (calibration of the first layer's input).

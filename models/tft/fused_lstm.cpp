@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "models/tft/fused_lstm.h"
 
+#include "models/tft/inference_kernels.h"
+
 #include <torch/autograd.h>
 
 #include <vector>
@@ -136,6 +138,21 @@ FusedLstmOutput fused_lstm(const torch::Tensor& x, const torch::Tensor& h0, cons
     TORCH_CHECK(w_ih.sizes() == torch::IntArrayRef({4 * hidden, x.size(2)}) && w_hh.size(0) == 4 * hidden &&
                     b_ih.numel() == 4 * hidden && b_hh.numel() == 4 * hidden,
                 "fused_lstm: weights must be [4H, I], [4H, H] and biases [4H]");
+    if (!torch::GradMode::is_enabled() && lstm_recurrence_supports(hidden)) {
+        // Inference: the input projections of all steps in one product, then the recurrence in
+        // one kernel call instead of about eight operators per step.
+        const int64_t batch = x.size(0), steps = x.size(1), in = x.size(2);
+        const auto gates_x =
+            torch::addmm(b_ih + b_hh, x.reshape({batch * steps, in}), w_ih.t()).view({batch, steps, 4 * hidden});
+        const auto w_hh_t = w_hh.t().contiguous();
+        const auto h = h0.contiguous(), c = c0.contiguous();
+        auto output = torch::empty({batch, steps, hidden}, x.options());
+        auto h_n = torch::empty({batch, hidden}, x.options());
+        auto c_n = torch::empty({batch, hidden}, x.options());
+        lstm_recurrence(gates_x.data_ptr<float>(), w_hh_t.data_ptr<float>(), h.data_ptr<float>(), c.data_ptr<float>(),
+                        output.data_ptr<float>(), h_n.data_ptr<float>(), c_n.data_ptr<float>(), batch, steps, hidden);
+        return {output, h_n, c_n};
+    }
     auto r = FusedLstmFunction::apply(x, h0, c0, w_ih, w_hh, b_ih, b_hh);
     return {r[0], r[1], r[2]};
 }

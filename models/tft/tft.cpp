@@ -2,6 +2,7 @@
 #include "models/tft/tft.h"
 
 #include "models/tft/fused_lstm.h"
+#include "models/tft/inference_kernels.h"
 
 #include <ATen/autocast_mode.h>
 
@@ -21,9 +22,23 @@ std::optional<FusedLstmOutput> fused_if_plain(precision::QuantizableLstmImpl& ls
         x.scalar_type() != torch::kFloat || at::autocast::is_cpu_enabled())
         return std::nullopt;
     if (lstm.quantized()) {
-        const auto w = lstm.float_projections(0, x.size(0), x.size(1), x.device().type());
-        if (!w || !(*w)[2].defined()) return std::nullopt;
-        return fused_lstm(x, h0, c0, (*w)[0], (*w)[1], (*w)[2], torch::zeros_like((*w)[2]));
+        if (const auto w = lstm.float_projections(0, x.size(0), x.size(1), x.device().type()); w && (*w)[2].defined())
+            return fused_lstm(x, h0, c0, (*w)[0], (*w)[1], (*w)[2], torch::zeros_like((*w)[2]));
+        // The input projection through its own int8 kernel, the recurrence in float.
+        const int64_t hidden = o.hidden_size();
+        if (torch::GradMode::is_enabled() || !lstm_recurrence_supports(hidden)) return std::nullopt;
+        const auto p = lstm.projected_input(0, x);
+        if (!p) return std::nullopt;
+        const auto gates_x = (*p)[0].contiguous();
+        const auto w_hh_t = (*p)[1].t().contiguous();
+        const auto h = h0.contiguous(), c = c0.contiguous();
+        FusedLstmOutput out{torch::empty({x.size(0), x.size(1), hidden}, x.options()),
+                            torch::empty({x.size(0), hidden}, x.options()),
+                            torch::empty({x.size(0), hidden}, x.options())};
+        lstm_recurrence(gates_x.data_ptr<float>(), w_hh_t.data_ptr<float>(), h.data_ptr<float>(), c.data_ptr<float>(),
+                        out.output.data_ptr<float>(), out.h_n.data_ptr<float>(), out.c_n.data_ptr<float>(), x.size(0),
+                        x.size(1), hidden);
+        return out;
     }
     auto p = lstm.named_parameters(/*recurse=*/false);
     return fused_lstm(x, h0, c0, p["weight_ih_l0"], p["weight_hh_l0"], p["bias_ih_l0"], p["bias_hh_l0"]);

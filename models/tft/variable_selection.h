@@ -7,7 +7,7 @@
 
 #include "models/precision/int8_linear.h"
 #include "models/precision/kernel_plan.h"
-#include "models/tft/fused_selection.h"
+#include "models/tft/inference_kernels.h"
 
 #include <torch/torch.h>
 
@@ -48,7 +48,7 @@ struct VariableSelectionOutput {
 /// Variable selection network of the TFT paper (Lim et al. 2021, eq. 6-8).
 ///
 /// For inference (eval mode, no autograd, float32 on the CPU, hidden 16, 32 or 64) the variable
-/// GRNs run fused (see fused_selection.h): "fused-fp32" in a float model. An int8 copy serves
+/// GRNs run fused (see inference_kernels.h): "fused-fp32" in a float model. An int8 copy serves
 /// "layers" (each int8 layer through its own kernel) until plan_int8_kernels() times its kernels,
 /// "layers", "fused-fp32" (its int8 weights dequantized) and, where the CPU has AVX512-VNNI,
 /// "fused-int8", and picks the fastest within the error bound.

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Temporal Fusion Transformer: building blocks, causality, selection weights, seed sizes.
 
+#include "models/precision/int8_linear.h"
 #include "models/precision/kernel_plan.h"
 #include "models/precision/quantize.h"
 #include "models/tft/fused_lstm.h"
-#include "models/tft/fused_selection.h"
+#include "models/tft/inference_kernels.h"
 #include "models/tft/gated_residual.h"
 #include "models/tft/hashed_dropout.h"
 #include "models/tft/interpretable_attention.h"
@@ -109,6 +110,74 @@ private Q_SLOTS:
         auto b = grads(out, std::get<0>(state)[0], std::get<1>(state)[0]);
         for (size_t i = 0; i < a.size(); ++i)
             QVERIFY2(torch::allclose(a[i], b[i], 1e-4, 1e-5), qPrintable(QString::number(i)));
+    }
+
+    // Without autograd fused_lstm() runs the recurrence kernel (hidden 16, 32, 64), on every
+    // instruction set this CPU has; hidden 12 keeps the autograd function.
+    void lstmRecurrenceMatchesLibTorch_data()
+    {
+        QTest::addColumn<int>("hidden");
+        QTest::newRow("16") << 16;
+        QTest::newRow("32") << 32;
+        QTest::newRow("64") << 64;
+        QTest::newRow("12: no kernel") << 12;
+    }
+
+    void lstmRecurrenceMatchesLibTorch()
+    {
+        QFETCH(int, hidden);
+        torch::manual_seed(12);
+        torch::NoGradGuard no_grad;
+        torch::nn::LSTM reference(torch::nn::LSTMOptions(7, hidden).batch_first(true));
+        const auto x = torch::randn({3, 11, 7});
+        const auto h0 = torch::randn({3, hidden});
+        const auto c0 = torch::randn({3, hidden});
+        auto p = reference->named_parameters(/*recurse=*/false);
+        auto [out, state] = reference->forward(x, std::make_tuple(h0.unsqueeze(0), c0.unsqueeze(0)));
+        QCOMPARE(lstm_recurrence_supports(hidden), hidden != 12);
+        for (const FusedIsa isa : {FusedIsa::Avx512Vnni, FusedIsa::Avx2, FusedIsa::Generic}) {
+            const FusedIsa before = cap_fused_selection_isa(isa);
+            const auto fused = fused_lstm(x, h0, c0, p["weight_ih_l0"], p["weight_hh_l0"], p["bias_ih_l0"],
+                                          p["bias_hh_l0"]);
+            cap_fused_selection_isa(before);
+            QVERIFY(torch::allclose(fused.output, out, 1e-5, 1e-5));
+            QVERIFY(torch::allclose(fused.h_n, std::get<0>(state)[0], 1e-5, 1e-5));
+            QVERIFY(torch::allclose(fused.c_n, std::get<1>(state)[0], 1e-5, 1e-5));
+        }
+    }
+
+    // An int8 copy whose LSTM input projection is planned in oneDNN and the hidden one in float
+    // runs the recurrence kernel without autograd; with autograd, the step loop. Same outputs.
+    void int8LstmRecurrenceMatchesTheStepLoop()
+    {
+        namespace mp = foxhunt::models::precision;
+        if (!mp::onednn_quantized_available()) QSKIP("this LibTorch has no oneDNN quantized engine");
+        torch::manual_seed(23);
+        TemporalFusionTransformer tft(TftOptions(5, 2, 3, 3).hidden_size(16).n_heads(4));
+        tft->eval();
+        mp::QuantizeOptions q;
+        q.backend = mp::Int8Backend::Dequantize;
+        auto int8 = mp::quantize_for_inference(tft, q);
+        const auto x = torch::randn({4, 12, 5});
+        const auto k = torch::randn({4, 3, 2});
+        // Injected timings: oneDNN fastest from 40 rows (the input projection: 48), float below (the
+        // hidden one: 4 rows a step).
+        mp::KernelPlanOptions o;
+        o.timer = [](const mp::KernelShape& shape, const torch::Device&, const std::vector<mp::Int8Backend>& c) {
+            std::vector<mp::KernelTiming> t;
+            for (const auto b : c)
+                t.push_back({b, (b == mp::Int8Backend::OneDnn) == (shape.rows >= 40) ? 1.0 : 2.0, 0.0});
+            return t;
+        };
+        mp::plan_int8_kernels(
+            *int8, [&] { int8->forward(x, k); }, o);
+        const auto loop = int8->forward(x, k).quantiles.detach();
+        torch::Tensor kernel;
+        {
+            torch::NoGradGuard no_grad;
+            kernel = int8->forward(x, k).quantiles;
+        }
+        QVERIFY((kernel - loop).norm().item<double>() / loop.norm().item<double>() < 2e-3);
     }
 
     void hashedDropoutKeepsRateAndScale()

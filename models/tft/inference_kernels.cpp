@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "models/tft/fused_selection.h"
+#include "models/tft/inference_kernels.h"
 
 #include <algorithm>
 #include <atomic>
@@ -20,7 +20,7 @@ namespace foxhunt::models::tft {
 
 namespace generic {
 #define FOXHUNT_FUSED_INT8 0
-#include "models/tft/fused_selection_kernels.inc"
+#include "models/tft/inference_kernels.inc"
 #undef FOXHUNT_FUSED_INT8
 } // namespace generic
 
@@ -29,7 +29,7 @@ namespace generic {
 #pragma GCC target("avx2,fma")
 namespace avx2 {
 #define FOXHUNT_FUSED_INT8 0
-#include "models/tft/fused_selection_kernels.inc"
+#include "models/tft/inference_kernels.inc"
 #undef FOXHUNT_FUSED_INT8
 } // namespace avx2
 #pragma GCC pop_options
@@ -38,7 +38,7 @@ namespace avx2 {
 #pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,fma")
 namespace avx512 {
 #define FOXHUNT_FUSED_INT8 1
-#include "models/tft/fused_selection_kernels.inc"
+#include "models/tft/inference_kernels.inc"
 #undef FOXHUNT_FUSED_INT8
 } // namespace avx512
 #pragma GCC pop_options
@@ -140,6 +140,27 @@ void fused_selection(const FusedGrnPack& p, const float* x, const float* weights
     }
 #endif
     throw std::invalid_argument("fused_selection: int8 weights need AVX512-VNNI, which this CPU lacks");
+}
+
+bool lstm_recurrence_supports(int64_t hidden)
+{
+    return hidden == 16 || hidden == 32 || hidden == 64;
+}
+
+void lstm_recurrence(const float* gates_x, const float* w_hh_t, const float* h0, const float* c0, float* out,
+                     float* h_n, float* c_n, int64_t batch, int64_t steps, int64_t hidden)
+{
+    if (!lstm_recurrence_supports(hidden))
+        throw std::invalid_argument("lstm_recurrence: hidden width " + std::to_string(hidden) + " is not 16, 32 or 64");
+    if (batch <= 0 || steps < 0) return;
+#if defined(__x86_64__)
+    switch (this_cpu()) {
+    case Isa::Avx512Vnni: avx512::recurrence_any(gates_x, w_hh_t, h0, c0, out, h_n, c_n, batch, steps, hidden); return;
+    case Isa::Avx2: avx2::recurrence_any(gates_x, w_hh_t, h0, c0, out, h_n, c_n, batch, steps, hidden); return;
+    case Isa::Generic: break;
+    }
+#endif
+    generic::recurrence_any(gates_x, w_hh_t, h0, c0, out, h_n, c_n, batch, steps, hidden);
 }
 
 } // namespace foxhunt::models::tft

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// The variable GRNs of a variable selection network, evaluated for inference in one pass per block
-// of 16 rows: each variable's embedding, GRN and weighted sum stay in registers and the L1 cache
-// instead of going through [V, rows, hidden] tensors op by op. Plain C++ on raw arrays (no LibTorch):
-// variable_selection.cpp packs the parameters.
+// The TFT's inference kernels, plain C++ on raw arrays (no LibTorch), each compiled for AVX512, AVX2
+// and plain x86-64 and dispatched by the CPU:
+// - the variable GRNs of a variable selection network in one pass per block of 16 rows: each
+//   variable's embedding, GRN and weighted sum stay in registers and the L1 cache instead of going
+//   through [V, rows, hidden] tensors op by op (variable_selection.cpp packs the parameters);
+// - an LSTM layer's recurrence, one batch row at a time with the gates in vector lanes, instead of
+//   about eight LibTorch operators per step (fused_lstm.cpp calls it without autograd).
 
 #include <cstdint>
 #include <vector>
@@ -42,6 +45,16 @@ struct FusedGrnPack {
 bool fused_selection_supports(int64_t hidden);
 /// Whether this CPU runs the int8 pack (AVX512-VNNI int8 dot products); false elsewhere.
 bool fused_selection_int8_available();
+
+/// Whether lstm_recurrence() handles this hidden width (16, 32 or 64).
+bool lstm_recurrence_supports(int64_t hidden);
+
+// gates_x: [B, T, 4H] = x W_ih^T + b_ih + b_hh; w_hh_t: [H, 4H] = W_hh^T; h0, c0: [B, H] ->
+// out [B, T, H], h_n, c_n [B, H]. All row-major float32.
+/// One LSTM layer's recurrence (gates i, f, g, o as torch::nn::LSTM: c' = f c + i g, h' = o tanh(c'))
+/// given the input projections of every step.
+void lstm_recurrence(const float* gates_x, const float* w_hh_t, const float* h0, const float* c0, float* out,
+                     float* h_n, float* c_n, int64_t batch, int64_t steps, int64_t hidden);
 
 /// The instruction sets the kernels are compiled for, in the order dispatch prefers them.
 enum class FusedIsa { Generic, Avx2, Avx512Vnni };
