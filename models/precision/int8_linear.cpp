@@ -157,15 +157,7 @@ Int8Backend Int8LinearImpl::resolved_backend(c10::DeviceType device) const
 Int8Backend Int8LinearImpl::backend_for(int64_t rows, c10::DeviceType device) const
 {
     if (m_plan.empty()) return resolved_backend(device);
-    // Nearest by ratio: 40 rows is served like 32, not like 60.
-    const auto distance = [rows](int64_t r) {
-        return std::abs(std::log(static_cast<double>(std::max<int64_t>(r, 1))) -
-                        std::log(static_cast<double>(std::max<int64_t>(rows, 1))));
-    };
-    const RowsBackend* best = &m_plan.front();
-    for (const RowsBackend& e : m_plan)
-        if (distance(e.rows) < distance(best->rows)) best = &e;
-    return best->backend;
+    return nearest_by_rows(m_plan, rows, [](const RowsBackend& e) { return e.rows; }).backend;
 }
 
 void Int8LinearImpl::set_plan(std::vector<RowsBackend> plan)

@@ -6,6 +6,8 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
+#include <cmath>
 #include <functional>
 #include <initializer_list>
 #include <optional>
@@ -23,6 +25,21 @@ struct RowsBackend {
     /// Field-wise equality.
     bool operator==(const RowsBackend&) const = default;
 };
+
+/// The entry of `plan` (not empty) measured at the rows nearest to `rows` by ratio, rows_of(entry)
+/// giving an entry's rows: 40 rows are served like 32, not like 60.
+template <class Entry, class RowsOf>
+const Entry& nearest_by_rows(const std::vector<Entry>& plan, int64_t rows, RowsOf&& rows_of)
+{
+    const auto distance = [rows](int64_t r) {
+        return std::abs(std::log(static_cast<double>(std::max<int64_t>(r, 1))) -
+                        std::log(static_cast<double>(std::max<int64_t>(rows, 1))));
+    };
+    const Entry* best = &plan.front();
+    for (const Entry& e : plan)
+        if (distance(rows_of(e)) < distance(rows_of(*best))) best = &e;
+    return *best;
+}
 
 /// Symmetric per-row int8 weights: w ~= q * scale()[row], zero point 0. The row scales are stored in
 /// one byte each, logarithmically below the largest one (double quantization of the scales, as in

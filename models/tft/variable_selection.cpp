@@ -68,16 +68,11 @@ std::string VariableSelectionNetworkImpl::block_kernel_for(int64_t rows) const
             if (*l && (*l)->observing()) return "layers";
     if (all_float) return "fused-fp32";
     if (!all_int8 || m_block_plan.empty()) return "layers";
-    // Nearest by ratio, as Int8Linear's plan: 40 rows are served like 32, not like 60.
-    const auto distance = [rows](int64_t r) {
-        return std::abs(std::log(static_cast<double>(std::max<int64_t>(r, 1))) -
-                        std::log(static_cast<double>(std::max<int64_t>(rows, 1))));
-    };
-    const auto* best = &m_block_plan.front();
-    for (const auto& e : m_block_plan)
-        if (distance(e.first) < distance(best->first)) best = &e;
-    if (best->second == "fused-int8" && !fused_selection_int8_available()) return "fused-fp32";
-    return best->second;
+    const std::string& kernel = precision::nearest_by_rows(m_block_plan, rows, [](const auto& e) {
+                                    return e.first;
+                                }).second;
+    if (kernel == "fused-int8" && !fused_selection_int8_available()) return "fused-fp32";
+    return kernel;
 }
 
 const VariableSelectionNetworkImpl::PackCache& VariableSelectionNetworkImpl::pack(bool int8)
