@@ -144,17 +144,32 @@ FusedLstmOutput fused_lstm(const torch::Tensor& x, const torch::Tensor& h0, cons
         const int64_t batch = x.size(0), steps = x.size(1), in = x.size(2);
         const auto gates_x =
             torch::addmm(b_ih + b_hh, x.reshape({batch * steps, in}), w_ih.t()).view({batch, steps, 4 * hidden});
-        const auto w_hh_t = w_hh.t().contiguous();
-        const auto h = h0.contiguous(), c = c0.contiguous();
-        auto output = torch::empty({batch, steps, hidden}, x.options());
-        auto h_n = torch::empty({batch, hidden}, x.options());
-        auto c_n = torch::empty({batch, hidden}, x.options());
-        lstm_recurrence(gates_x.data_ptr<float>(), w_hh_t.data_ptr<float>(), h.data_ptr<float>(), c.data_ptr<float>(),
-                        output.data_ptr<float>(), h_n.data_ptr<float>(), c_n.data_ptr<float>(), batch, steps, hidden);
-        return {output, h_n, c_n};
+        return lstm_from_projections(gates_x, w_hh, h0, c0);
     }
     auto r = FusedLstmFunction::apply(x, h0, c0, w_ih, w_hh, b_ih, b_hh);
     return {r[0], r[1], r[2]};
+}
+
+FusedLstmOutput lstm_from_projections(const torch::Tensor& gates_x, const torch::Tensor& w_hh, const torch::Tensor& h0,
+                                      const torch::Tensor& c0)
+{
+    const int64_t hidden = w_hh.size(1);
+    TORCH_CHECK(gates_x.dim() == 3 && gates_x.size(2) == 4 * hidden && gates_x.device().is_cpu() &&
+                    gates_x.scalar_type() == torch::kFloat && lstm_recurrence_supports(hidden),
+                "lstm_from_projections: gates must be float32 [B, T, 4H] on the CPU with H 16, 32 or 64, got ",
+                gates_x.sizes(), " ", gates_x.scalar_type());
+    const int64_t batch = gates_x.size(0), steps = gates_x.size(1);
+    TORCH_CHECK(h0.sizes() == torch::IntArrayRef({batch, hidden}) && c0.sizes() == h0.sizes(),
+                "lstm_from_projections: h0 and c0 must be [", batch, ", ", hidden, "]");
+    const auto g = gates_x.contiguous();
+    const auto w_hh_t = w_hh.t().contiguous().to(torch::kFloat);
+    const auto h = h0.contiguous(), c = c0.contiguous();
+    FusedLstmOutput out{torch::empty({batch, steps, hidden}, g.options()), torch::empty({batch, hidden}, g.options()),
+                        torch::empty({batch, hidden}, g.options())};
+    lstm_recurrence(g.data_ptr<float>(), w_hh_t.data_ptr<float>(), h.data_ptr<float>(), c.data_ptr<float>(),
+                    out.output.data_ptr<float>(), out.h_n.data_ptr<float>(), out.c_n.data_ptr<float>(), batch, steps,
+                    hidden);
+    return out;
 }
 
 } // namespace foxhunt::models::tft

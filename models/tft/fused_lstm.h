@@ -27,4 +27,10 @@ FusedLstmOutput fused_lstm(const torch::Tensor& x, const torch::Tensor& h0, cons
                            const torch::Tensor& w_ih, const torch::Tensor& w_hh, const torch::Tensor& b_ih,
                            const torch::Tensor& b_hh);
 
+// gates_x: [B, T, 4H] = x W_ih^T + b_ih + b_hh, w_hh: [4H, H], h0/c0: [B, H] -> output [B, T, H], h_n, c_n [B, H]
+/// One layer's recurrence for inference (no autograd) from its input projections, in one kernel
+/// call (lstm_recurrence() in inference_kernels.h: float32 on the CPU, hidden 16, 32 or 64).
+FusedLstmOutput lstm_from_projections(const torch::Tensor& gates_x, const torch::Tensor& w_hh, const torch::Tensor& h0,
+                                      const torch::Tensor& c0);
+
 } // namespace foxhunt::models::tft

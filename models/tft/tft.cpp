@@ -29,16 +29,7 @@ std::optional<FusedLstmOutput> fused_if_plain(precision::QuantizableLstmImpl& ls
         if (torch::GradMode::is_enabled() || !lstm_recurrence_supports(hidden)) return std::nullopt;
         const auto p = lstm.projected_input(0, x);
         if (!p) return std::nullopt;
-        const auto gates_x = (*p)[0].contiguous();
-        const auto w_hh_t = (*p)[1].t().contiguous();
-        const auto h = h0.contiguous(), c = c0.contiguous();
-        FusedLstmOutput out{torch::empty({x.size(0), x.size(1), hidden}, x.options()),
-                            torch::empty({x.size(0), hidden}, x.options()),
-                            torch::empty({x.size(0), hidden}, x.options())};
-        lstm_recurrence(gates_x.data_ptr<float>(), w_hh_t.data_ptr<float>(), h.data_ptr<float>(), c.data_ptr<float>(),
-                        out.output.data_ptr<float>(), out.h_n.data_ptr<float>(), out.c_n.data_ptr<float>(), x.size(0),
-                        x.size(1), hidden);
-        return out;
+        return lstm_from_projections((*p)[0], (*p)[1], h0, c0);
     }
     auto p = lstm.named_parameters(/*recurse=*/false);
     return fused_lstm(x, h0, c0, p["weight_ih_l0"], p["weight_hh_l0"], p["bias_ih_l0"], p["bias_hh_l0"]);
