@@ -58,7 +58,7 @@ void lstm_recurrence(const float* gates_x, const float* w_hh_t, const float* h0,
 
 /// The instruction sets the kernels are compiled for, in the order dispatch prefers them.
 enum class FusedIsa { Generic, Avx2, Avx512Vnni };
-/// The one fused_selection() dispatches to: the best this CPU has, at most the cap below.
+/// The one fused_selection() and lstm_recurrence() dispatch to: the best this CPU has, at most the cap below.
 FusedIsa fused_selection_isa();
 /// Caps the instruction set dispatch may use (tests run every compiled kernel on one machine, and
 /// see what a CPU without VNNI would do). Returns the previous cap.

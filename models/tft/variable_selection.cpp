@@ -211,10 +211,7 @@ VariableSelectionOutput VariableSelectionNetworkImpl::forward(const torch::Tenso
     const int64_t rows = x.numel() / v;
     if (m_block_recording && std::find(m_block_rows.begin(), m_block_rows.end(), rows) == m_block_rows.end())
         m_block_rows.push_back(rows);
-    const auto [table_w, table_b] = tables(x.scalar_type());
     auto context_arg = options.context_size() > 0 ? context : torch::Tensor();
-    auto flat_sizes = lead;
-    flat_sizes.push_back(v * options.embedding_size());
 
     const bool fusable = !is_training() && !torch::GradMode::is_enabled() && x.device().is_cpu() &&
                          x.scalar_type() == torch::kFloat && !at::autocast::is_cpu_enabled() &&
@@ -238,6 +235,10 @@ VariableSelectionOutput VariableSelectionNetworkImpl::forward(const torch::Tenso
         return {output, weights};
     }
 
+    // The fused path folds the tables into its pack; only the layers need them (decoded, in an int8 copy).
+    const auto [table_w, table_b] = tables(x.scalar_type());
+    auto flat_sizes = lead;
+    flat_sizes.push_back(v * options.embedding_size());
     // Variable-major layout: each GRN reads a contiguous [..., E] slice and writes a contiguous
     // [..., hidden] one, and the gradients flowing back into the GRNs are contiguous too (a
     // variable-minor stack hands every GRN's backward a stride-V view).
