@@ -420,7 +420,9 @@ Int8Evaluation ForecasterTrainer::evaluateInt8(const Int8EvaluationOptions& opti
     }
     e.quantizedLayers = static_cast<int>(report.linear_layers + report.lstm_layers);
     e.fp32Bytes = static_cast<std::size_t>(mp::module_bytes(*d.module));
-    e.int8Bytes = static_cast<std::size_t>(report.int8_bytes);
+    // What the served copy holds once planned: a selection network served by its table keeps
+    // the table and no variable GRNs, one that never uses it keeps no table.
+    e.int8Bytes = static_cast<std::size_t>(mp::module_bytes(copy->module()));
     e.bytesRatio = static_cast<double>(e.int8Bytes) / static_cast<double>(std::max<std::size_t>(1, e.fp32Bytes));
 
     // FP32 and the copy at batch 1 and at the serving batch, each pair timed in turns so that a

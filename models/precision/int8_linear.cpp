@@ -86,7 +86,7 @@ PerTensorInt8 register_per_tensor(torch::nn::Module& module, const std::string& 
     return {module.register_buffer(name + "_int8", v.q), module.register_buffer(name + "_scale", v.scale)};
 }
 
-bool SourceStamp::matches(std::initializer_list<torch::Tensor> sources) const
+bool SourceStamp::matches(c10::ArrayRef<torch::Tensor> sources) const
 {
     if (sources.size() != m_sources.size()) return false;
     auto s = m_sources.begin();
@@ -106,7 +106,7 @@ bool SourceStamp::matches(std::initializer_list<torch::Tensor> sources) const
     return true;
 }
 
-bool SourceStamp::remember(std::initializer_list<torch::Tensor> sources)
+bool SourceStamp::remember(c10::ArrayRef<torch::Tensor> sources)
 {
     m_sources.clear();
     for (const torch::Tensor& t : sources) {

@@ -89,11 +89,11 @@ torch::Tensor dequantize_per_tensor(const PerTensorInt8& v);
 class SourceStamp {
 public:
     /// Whether `sources` are, in order, the tensors last remembered, unchanged since.
-    bool matches(std::initializer_list<torch::Tensor> sources) const;
+    bool matches(c10::ArrayRef<torch::Tensor> sources) const;
     /// Remembers `sources` as they are now (an undefined one as absent). Returns false (and
     /// remembers nothing) when one cannot be tracked: an inference tensor (no version counter) or
     /// one without storage.
-    bool remember(std::initializer_list<torch::Tensor> sources);
+    bool remember(c10::ArrayRef<torch::Tensor> sources);
     /// Forgets them: matches() is false until the next remember().
     void clear() { m_sources.clear(); }
 

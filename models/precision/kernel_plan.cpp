@@ -142,6 +142,35 @@ std::string KernelPlan::summary() const
     return s.empty() ? "no int8 layers" : s;
 }
 
+std::vector<BlockTiming> time_block_candidates(const std::vector<std::string>& kernels,
+                                               const std::function<torch::Tensor(const std::string&)>& run)
+{
+    torch::NoGradGuard no_grad;
+    std::vector<BlockTiming> timings;
+    torch::Tensor reference;
+    for (const std::string& kernel : kernels) {
+        const auto y = run(kernel);
+        run(kernel); // warm: packs, caches
+        std::vector<double> micros;
+        const auto t0 = Clock::now();
+        while (micros.size() < 5 || (micros.size() < 50 && Clock::now() - t0 < std::chrono::milliseconds(4))) {
+            const auto a = Clock::now();
+            run(kernel);
+            micros.push_back(std::chrono::duration<double, std::micro>(Clock::now() - a).count());
+        }
+        std::nth_element(micros.begin(), micros.begin() + static_cast<long>(micros.size() / 2), micros.end());
+        double error = 0.0;
+        if (!reference.defined()) {
+            reference = y;
+        } else {
+            const double norm = reference.norm().item<double>();
+            error = norm > 0.0 ? (y - reference).norm().item<double>() / norm : 0.0;
+        }
+        timings.push_back({kernel, micros[micros.size() / 2], error});
+    }
+    return timings;
+}
+
 KernelPlan plan_int8_kernels(torch::nn::Module& int8_model, const std::function<void()>& serve,
                              const KernelPlanOptions& options)
 {
@@ -237,6 +266,7 @@ KernelPlan plan_int8_kernels(torch::nn::Module& int8_model, const std::function<
                 plan.blocks.push_back(std::move(k));
             }
             b->set_block_plan(std::move(entries));
+            plan.released_bytes += b->release_unplanned();
         }
     }
     plan.measure_seconds = seconds_since(t0);

@@ -132,7 +132,17 @@ public:
     virtual std::vector<BlockTiming> time_block_kernels(int64_t rows) = 0;
     /// Which kernel serves inputs of about which rows (nearest by ratio); empty: its default.
     virtual void set_block_plan(std::vector<std::pair<int64_t, std::string>> plan) = 0;
+    /// Drops the tensors its plan serves no row count with (a block served by a table everywhere
+    /// keeps no layer weights, one that never uses its table drops it), so that the served copy
+    /// holds what it uses; returns the bytes freed. plan_int8_kernels() calls it after the plan.
+    virtual int64_t release_unplanned() { return 0; }
 };
+
+/// Times each of `kernels` through `run(kernel)` (the block's forward with that kernel forced):
+/// the median of 5 to 50 calls (about 4 ms) after a warm-up call, each output's error against the
+/// first kernel's.
+std::vector<BlockTiming> time_block_candidates(const std::vector<std::string>& kernels,
+                                               const std::function<torch::Tensor(const std::string&)>& run);
 
 /// The fastest of `timings` whose relative error is at most `max_error`; "layers" when none
 /// qualifies or there are none.
@@ -162,6 +172,8 @@ struct KernelPlan {
     int cached_shapes = 0;
     /// Seconds spent timing.
     double measure_seconds = 0.0;
+    /// Bytes the blocks dropped after the plan (FusedInt8Block::release_unplanned()).
+    int64_t released_bytes = 0;
     /// Whether the plan was made by hand (KernelPlanOptions::backend not Auto).
     bool by_hand = false;
 

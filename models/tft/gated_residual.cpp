@@ -5,7 +5,100 @@
 
 #include <ATen/autocast_mode.h>
 
+#include <algorithm>
+#include <functional>
+
 namespace foxhunt::models::tft {
+
+torch::Tensor float_weight_of(precision::QuantizableLinear& layer)
+{
+    return layer->quantized() ? layer->int8->dequantized_weight() : layer->weight;
+}
+
+torch::Tensor float_bias_of(precision::QuantizableLinear& layer)
+{
+    return layer->quantized() ? layer->int8->dequantized_bias() : layer->bias;
+}
+
+void FusedFloatBlock::set_block_recording(bool on)
+{
+    if (on) m_rows.clear();
+    m_recording = on;
+}
+
+void FusedFloatBlock::note_block_rows(int64_t rows)
+{
+    if (m_recording && std::find(m_rows.begin(), m_rows.end(), rows) == m_rows.end()) m_rows.push_back(rows);
+}
+
+void FusedFloatBlock::set_block_plan(std::vector<std::pair<int64_t, std::string>> plan)
+{
+    for (const auto& [rows, kernel] : plan)
+        TORCH_CHECK(kernel == "layers" || kernel == "fused-fp32", "FusedFloatBlock: no kernel named '", kernel, "'");
+    m_plan = std::move(plan);
+}
+
+std::string FusedFloatBlock::block_kernel_for(int64_t rows) const
+{
+    if (m_forced) return *m_forced;
+    bool all_float = true, all_int8 = true;
+    for (const auto* layer : block_layers()) {
+        if (!*layer) continue;
+        if ((*layer)->observing()) return "layers"; // calibration must see every layer's input
+        all_float = all_float && !(*layer)->quantized();
+        all_int8 = all_int8 && (*layer)->quantized();
+    }
+    if (all_float) return "fused-fp32";
+    if (!all_int8 || m_plan.empty()) return "layers";
+    return precision::nearest_by_rows(m_plan, rows, [](const auto& e) { return e.first; }).second;
+}
+
+std::vector<precision::BlockTiming> FusedFloatBlock::time_layers_and_fused(const std::function<torch::Tensor()>& run)
+{
+    struct Unforce {
+        std::optional<std::string>& forced;
+        ~Unforce() { forced.reset(); }
+    } unforce{m_forced};
+    return precision::time_block_candidates({"layers", "fused-fp32"}, [&](const std::string& kernel) {
+        m_forced = kernel;
+        return run();
+    });
+}
+
+const FusedDenseGrn& FusedFloatBlock::packed(const std::vector<torch::Tensor>& sources,
+                                             const std::function<FusedDenseGrn()>& make)
+{
+    if (m_packed && m_pack_stamp.matches(sources)) return m_pack;
+    torch::NoGradGuard no_grad;
+    m_pack = make();
+    // Untrackable sources (inference tensors): packed afresh on every call.
+    m_packed = m_pack_stamp.remember(sources);
+    return m_pack;
+}
+
+namespace {
+
+std::vector<float> floats(const torch::Tensor& t)
+{
+    const auto c = t.detach().to(torch::kCPU, torch::kFloat).contiguous();
+    return std::vector<float>(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
+}
+
+std::vector<torch::Tensor> tensors_of(const torch::nn::Module& m)
+{
+    auto all = m.parameters();
+    for (const auto& b : m.buffers()) all.push_back(b);
+    return all;
+}
+
+// Whether an input may take the fused kernel: inference on float32 CPU tensors, no autocast.
+bool fusable_input(const torch::nn::Module& m, const torch::Tensor& x)
+{
+    return !m.is_training() && !torch::GradMode::is_enabled() && x.device().is_cpu() &&
+           x.scalar_type() == torch::kFloat && !at::autocast::is_cpu_enabled();
+}
+
+} // namespace
 
 GatedLinearUnitImpl::GatedLinearUnitImpl(const GatedLinearUnitOptions& options_) : options(options_)
 {
@@ -33,9 +126,44 @@ torch::Tensor GateAddNormImpl::forward(const torch::Tensor& x, const torch::Tens
 {
     TORCH_CHECK(skip.size(-1) == options.output_size(), "GateAddNorm: skip must end in ", options.output_size(),
                 ", got ", skip.sizes());
+    const int64_t in = options.input_size(), out = options.output_size();
+    if (options.fused_inference() && x.size(-1) == in) {
+        const int64_t rows = x.numel() / in;
+        note_block_rows(rows);
+        if (rows > 0 && fusable_input(*this, x) && skip.scalar_type() == torch::kFloat && skip.numel() == rows * out &&
+            fused_grn_supports(in, 0, out) && block_kernel_for(rows) == "fused-fp32") {
+            const FusedDenseGrn& d = packed(tensors_of(*this), [&] {
+                FusedDenseGrn g;
+                g.in = in;
+                g.out = out;
+                g.eps = static_cast<float>(norm->options.eps());
+                g.wg = floats(float_weight_of(glu->fc));
+                g.bg = floats(float_bias_of(glu->fc));
+                g.gamma = floats(norm->weight);
+                g.beta = floats(norm->bias);
+                return g;
+            });
+            const auto xc = x.contiguous();
+            const auto residual = skip.contiguous();
+            auto sizes = x.sizes().vec();
+            sizes.back() = out;
+            auto y = torch::empty(sizes, x.options());
+            fused_grn(d, xc.data_ptr<float>(), nullptr, 1, residual.data_ptr<float>(), y.data_ptr<float>(), rows);
+            return y;
+        }
+    }
     // LayerNorm in the weights' type: under CPU autocast (1.13) glu(x) is BF16, and layer_norm
     // neither autocasts nor accepts mixed types there; norms belong in FP32 anyway.
     return norm((glu(x) + skip).to(norm->weight.scalar_type()));
+}
+
+std::vector<precision::BlockTiming> GateAddNormImpl::time_block_kernels(int64_t rows)
+{
+    TORCH_CHECK(rows > 0, "GateAddNorm: rows must be positive");
+    const auto o = torch::TensorOptions().device(norm->weight.device());
+    const auto x = torch::randn({rows, options.input_size()}, o);
+    const auto skip = torch::randn({rows, options.output_size()}, o);
+    return time_layers_and_fused([&] { return forward(x, skip); });
 }
 
 GatedResidualNetworkImpl::GatedResidualNetworkImpl(const GatedResidualNetworkOptions& options_) : options(options_)
@@ -51,15 +179,57 @@ GatedResidualNetworkImpl::GatedResidualNetworkImpl(const GatedResidualNetworkOpt
             "context_proj", precision::QuantizableLinear(
                                 torch::nn::LinearOptions(options.context_size(), options.hidden_size()).bias(false)));
     fc2 = register_module("fc2", precision::QuantizableLinear(options.hidden_size(), options.hidden_size()));
-    gate_norm = register_module(
-        "gate_norm",
-        GateAddNorm(GateAddNormOptions(options.hidden_size(), options.output_size()).dropout(options.dropout())));
+    // The GRN fuses its gate itself.
+    gate_norm = register_module("gate_norm",
+                                GateAddNorm(GateAddNormOptions(options.hidden_size(), options.output_size())
+                                                .dropout(options.dropout())
+                                                .fused_inference(false)));
 }
 
 torch::Tensor GatedResidualNetworkImpl::forward(const torch::Tensor& x, const torch::Tensor& context)
 {
     TORCH_CHECK(x.size(-1) == options.input_size(), "GatedResidualNetwork: last dim must be ", options.input_size(),
                 ", got ", x.sizes());
+    const int64_t in = options.input_size(), hidden = options.hidden_size(), out = options.output_size();
+    if (options.fused_inference()) {
+        const int64_t rows = x.numel() / in;
+        note_block_rows(rows);
+        const bool context_fits = !context.defined() ||
+                                  (context_proj && context.dim() == 2 && x.dim() >= 2 && context.size(0) == x.size(0) &&
+                                   context.size(0) > 0 && context.size(1) == options.context_size());
+        if (rows > 0 && fusable_input(*this, x) && context_fits && fused_grn_supports(in, hidden, out) &&
+            block_kernel_for(rows) == "fused-fp32") {
+            const FusedDenseGrn& d = packed(tensors_of(*this), [&] {
+                FusedDenseGrn g;
+                g.in = in;
+                g.hidden = hidden;
+                g.out = out;
+                g.eps = static_cast<float>(gate_norm->norm->options.eps());
+                g.w1 = floats(float_weight_of(fc1));
+                g.b1 = floats(float_bias_of(fc1));
+                g.w2 = floats(float_weight_of(fc2));
+                g.b2 = floats(float_bias_of(fc2));
+                g.wg = floats(float_weight_of(gate_norm->glu->fc));
+                g.bg = floats(float_bias_of(gate_norm->glu->fc));
+                if (skip) {
+                    g.ws = floats(float_weight_of(skip));
+                    g.bs = floats(float_bias_of(skip));
+                }
+                g.gamma = floats(gate_norm->norm->weight);
+                g.beta = floats(gate_norm->norm->bias);
+                return g;
+            });
+            torch::Tensor projected;
+            if (context.defined()) projected = context_proj(context).to(torch::kFloat).contiguous(); // [B, hidden]
+            const auto xc = x.contiguous();
+            auto sizes = x.sizes().vec();
+            sizes.back() = out;
+            auto y = torch::empty(sizes, x.options());
+            fused_grn(d, xc.data_ptr<float>(), projected.defined() ? projected.data_ptr<float>() : nullptr,
+                      projected.defined() ? rows / projected.size(0) : 1, nullptr, y.data_ptr<float>(), rows);
+            return y;
+        }
+    }
     auto residual = skip ? skip(x) : x;
     auto h = fc1(x);
     if (context.defined()) {
@@ -72,6 +242,16 @@ torch::Tensor GatedResidualNetworkImpl::forward(const torch::Tensor& x, const to
     }
     h = fc2(torch::elu(h));
     return gate_norm(h, residual);
+}
+
+std::vector<precision::BlockTiming> GatedResidualNetworkImpl::time_block_kernels(int64_t rows)
+{
+    TORCH_CHECK(rows > 0, "GatedResidualNetwork: rows must be positive");
+    const auto o = torch::TensorOptions().device(fc1->weight.device());
+    const auto x = torch::randn({rows, options.input_size()}, o);
+    // A context per row (the fused kernel's costliest case: a gather per row).
+    const auto context = context_proj ? torch::randn({rows, options.context_size()}, o) : torch::Tensor();
+    return time_layers_and_fused([&] { return forward(x, context); });
 }
 
 namespace {

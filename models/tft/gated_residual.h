@@ -2,11 +2,54 @@
 #pragma once
 // TFT building blocks: gated linear unit, add & norm, and the gated residual network.
 
+#include "models/precision/kernel_plan.h"
 #include "models/precision/quantizable.h"
+#include "models/tft/inference_kernels.h"
 
 #include <torch/torch.h>
 
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
 namespace foxhunt::models::tft {
+
+/// A layer's weight and bias in float: its own, or an int8 copy's dequantized ones.
+torch::Tensor float_weight_of(precision::QuantizableLinear& layer);
+torch::Tensor float_bias_of(precision::QuantizableLinear& layer);
+
+/// The bookkeeping of a module that can run at inference as one fused float kernel
+/// ("fused-fp32": fused_grn() with a float model's own weights or an int8 copy's dequantized
+/// ones) or layer by layer ("layers"). A float model fuses wherever the input allows; an int8 copy
+/// goes layer by layer until plan_int8_kernels() has timed both at the rows it serves.
+class FusedFloatBlock : public precision::FusedInt8Block {
+public:
+    void set_block_recording(bool on) override;
+    std::vector<int64_t> block_recorded_rows() const override { return m_rows; }
+    void set_block_plan(std::vector<std::pair<int64_t, std::string>> plan) override;
+    /// The kernel for an input of `rows` rows now: "fused-fp32" or "layers".
+    std::string block_kernel_for(int64_t rows) const;
+
+protected:
+    /// The block's linear layers (unset ones allowed).
+    virtual std::vector<const precision::QuantizableLinear*> block_layers() const = 0;
+    /// Records `rows` while plan_int8_kernels() records.
+    void note_block_rows(int64_t rows);
+    /// "layers" and "fused-fp32" timed through `run` (the block's forward on a fixed input).
+    std::vector<precision::BlockTiming> time_layers_and_fused(const std::function<torch::Tensor()>& run);
+    /// The fused weights, packed by `make` again whenever one of `sources` changed.
+    const FusedDenseGrn& packed(const std::vector<torch::Tensor>& sources, const std::function<FusedDenseGrn()>& make);
+
+private:
+    bool m_recording = false;
+    std::vector<int64_t> m_rows;
+    std::vector<std::pair<int64_t, std::string>> m_plan;
+    std::optional<std::string> m_forced;
+    FusedDenseGrn m_pack;
+    precision::SourceStamp m_pack_stamp;
+    bool m_packed = false;
+};
 
 /// Options for GatedLinearUnit.
 struct GatedLinearUnitOptions {
@@ -48,16 +91,20 @@ struct GateAddNormOptions {
     TORCH_ARG(int64_t, output_size);
     /// Dropout before the gate.
     TORCH_ARG(double, dropout) = 0.0;
+    /// At inference, run as one fused kernel where it can (see FusedFloatBlock); false inside a
+    /// module that fuses it itself.
+    TORCH_ARG(bool, fused_inference) = true;
 };
 
 /// LayerNorm(GLU(x) + skip).
-class GateAddNormImpl : public torch::nn::Module {
+class GateAddNormImpl : public torch::nn::Module, public FusedFloatBlock {
 public:
     /// Builds gate and norm.
     explicit GateAddNormImpl(const GateAddNormOptions& options);
     // x: [..., I], skip: [..., O] -> [..., O]
     /// Gates x, adds the skip and normalises.
     torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& skip);
+    std::vector<precision::BlockTiming> time_block_kernels(int64_t rows) override;
 
     /// The options it was built with.
     GateAddNormOptions options;
@@ -65,6 +112,9 @@ public:
     GatedLinearUnit glu{nullptr};
     /// The norm after the addition.
     torch::nn::LayerNorm norm{nullptr};
+
+protected:
+    std::vector<const precision::QuantizableLinear*> block_layers() const override { return {&glu->fc}; }
 };
 TORCH_MODULE(GateAddNorm);
 
@@ -84,16 +134,20 @@ struct GatedResidualNetworkOptions {
     TORCH_ARG(int64_t, context_size) = 0;
     /// Dropout before the output gate.
     TORCH_ARG(double, dropout) = 0.0;
+    /// At inference, run as one fused kernel where it can (see FusedFloatBlock); false inside a
+    /// module that fuses it itself (a selection network's GRNs).
+    TORCH_ARG(bool, fused_inference) = true;
 };
 
 /// GRN(x, c) = LayerNorm(skip(x) + GLU(W2 ELU(W1 x + Wc c + b1) + b2)); skip is linear when widths differ.
-class GatedResidualNetworkImpl : public torch::nn::Module {
+class GatedResidualNetworkImpl : public torch::nn::Module, public FusedFloatBlock {
 public:
     /// Builds the network.
     explicit GatedResidualNetworkImpl(const GatedResidualNetworkOptions& options);
     // x: [..., I], context: undefined or [B, C] (broadcast over middle dims) -> [..., O]
     /// Applies the network, conditioned on the context when given.
     torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& context = {});
+    std::vector<precision::BlockTiming> time_block_kernels(int64_t rows) override;
 
     /// The options it was built with.
     GatedResidualNetworkOptions options;
@@ -107,6 +161,12 @@ public:
     precision::QuantizableLinear fc2{nullptr};
     /// Output gate, residual add and norm.
     GateAddNorm gate_norm{nullptr};
+
+protected:
+    std::vector<const precision::QuantizableLinear*> block_layers() const override
+    {
+        return {&skip, &fc1, &context_proj, &fc2, &gate_norm->glu->fc};
+    }
 };
 TORCH_MODULE(GatedResidualNetwork);
 

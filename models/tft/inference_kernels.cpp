@@ -20,16 +20,20 @@ namespace foxhunt::models::tft {
 
 namespace generic {
 #define FOXHUNT_FUSED_INT8 0
+#define FOXHUNT_FUSED_ISA 0
 #include "models/tft/inference_kernels.inc"
+#undef FOXHUNT_FUSED_ISA
 #undef FOXHUNT_FUSED_INT8
 } // namespace generic
 
 #if defined(__x86_64__)
 #pragma GCC push_options
-#pragma GCC target("avx2,fma")
+#pragma GCC target("avx2,fma,f16c")
 namespace avx2 {
 #define FOXHUNT_FUSED_INT8 0
+#define FOXHUNT_FUSED_ISA 1
 #include "models/tft/inference_kernels.inc"
+#undef FOXHUNT_FUSED_ISA
 #undef FOXHUNT_FUSED_INT8
 } // namespace avx2
 #pragma GCC pop_options
@@ -38,7 +42,9 @@ namespace avx2 {
 #pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,fma")
 namespace avx512 {
 #define FOXHUNT_FUSED_INT8 1
+#define FOXHUNT_FUSED_ISA 2
 #include "models/tft/inference_kernels.inc"
+#undef FOXHUNT_FUSED_ISA
 #undef FOXHUNT_FUSED_INT8
 } // namespace avx512
 #pragma GCC pop_options
@@ -59,7 +65,8 @@ Isa this_cpu()
             __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
             __builtin_cpu_supports("avx512vnni"))
             return Isa::Avx512Vnni;
-        if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return Isa::Avx2;
+        if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c"))
+            return Isa::Avx2;
         return Isa::Generic;
     }();
     return std::min(isa, g_cap.load());
@@ -71,7 +78,7 @@ Isa this_cpu()
 void check_size(const char* what, std::size_t size, int64_t expected)
 {
     if (static_cast<int64_t>(size) != expected)
-        throw std::invalid_argument(std::string("fused_selection: ") + what + " holds " + std::to_string(size) +
+        throw std::invalid_argument(std::string("inference kernels: ") + what + " holds " + std::to_string(size) +
                                     " values, expected " + std::to_string(expected));
 }
 
@@ -140,6 +147,87 @@ void fused_selection(const FusedGrnPack& p, const float* x, const float* weights
     }
 #endif
     throw std::invalid_argument("fused_selection: int8 weights need AVX512-VNNI, which this CPU lacks");
+}
+
+void fused_grn_outputs(const FusedGrnPack& p, int64_t variable, const float* x, float* out, int64_t rows)
+{
+    if (!fused_selection_supports(p.hidden))
+        throw std::invalid_argument("fused_grn_outputs: hidden width " + std::to_string(p.hidden) +
+                                    " is not 16, 32 or 64");
+    if (p.int8()) throw std::invalid_argument("fused_grn_outputs: a float pack only");
+    if (variable < 0 || variable >= p.variables)
+        throw std::invalid_argument("fused_grn_outputs: no variable " + std::to_string(variable));
+    const int64_t v = p.variables, h = p.hidden;
+    check_size("affine", p.affine.size(), v * 4 * h);
+    for (const auto* t : {&p.b2, &p.gamma, &p.beta}) check_size("a [V, H] table", t->size(), v * h);
+    check_size("bg", p.bg.size(), v * 2 * h);
+    check_size("w2", p.w2.size(), v * h * h);
+    check_size("wg", p.wg.size(), v * 2 * h * h);
+    if (rows <= 0) return;
+#if defined(__x86_64__)
+    switch (this_cpu()) {
+    case Isa::Avx512Vnni: avx512::grn_outputs_any(p, variable, x, out, rows); return;
+    case Isa::Avx2: avx2::grn_outputs_any(p, variable, x, out, rows); return;
+    case Isa::Generic: break;
+    }
+#endif
+    generic::grn_outputs_any(p, variable, x, out, rows);
+}
+
+void table_selection(const SelectionTableView& t, const float* x, const float* weights, float* out, int64_t rows)
+{
+    if (!fused_selection_supports(t.hidden))
+        throw std::invalid_argument("table_selection: hidden width " + std::to_string(t.hidden) +
+                                    " is not 16, 32 or 64");
+    if (t.knots < 2 || t.variables <= 0 || !t.values || !t.low || !t.inv_step)
+        throw std::invalid_argument("table_selection: a table needs variables, 2 knots or more and its arrays");
+    if (rows <= 0) return;
+#if defined(__x86_64__)
+    switch (this_cpu()) {
+    case Isa::Avx512Vnni: avx512::table_any(t, x, weights, out, rows); return;
+    case Isa::Avx2: avx2::table_any(t, x, weights, out, rows); return;
+    case Isa::Generic: break;
+    }
+#endif
+    generic::table_any(t, x, weights, out, rows);
+}
+
+bool fused_grn_supports(int64_t in, int64_t hidden, int64_t out)
+{
+    return in > 0 && in <= 128 && hidden >= 0 && hidden <= 64 && out > 0 && out <= 64;
+}
+
+void fused_grn(const FusedDenseGrn& g, const float* x, const float* context, int64_t group, const float* residual,
+               float* out, int64_t rows)
+{
+    if (!fused_grn_supports(g.in, g.hidden, g.out))
+        throw std::invalid_argument("fused_grn: widths " + std::to_string(g.in) + ", " + std::to_string(g.hidden) +
+                                    ", " + std::to_string(g.out) + " exceed 128, 64, 64");
+    check_size("w1", g.w1.size(), g.hidden * g.in);
+    check_size("b1", g.b1.size(), g.hidden);
+    check_size("w2", g.w2.size(), g.hidden * g.hidden);
+    check_size("b2", g.b2.size(), g.hidden);
+    check_size("wg", g.wg.size(), 2 * g.out * (g.hidden > 0 ? g.hidden : g.in)); // a gate reads x itself
+    check_size("bg", g.bg.size(), 2 * g.out);
+    check_size("gamma", g.gamma.size(), g.out);
+    check_size("beta", g.beta.size(), g.out);
+    if (g.hidden == 0 && !residual) throw std::invalid_argument("fused_grn: a gate (hidden 0) needs its residual");
+    if (!residual && g.ws.empty()) {
+        if (g.in != g.out) throw std::invalid_argument("fused_grn: no skip layer needs in == out");
+    } else if (!residual) {
+        check_size("ws", g.ws.size(), g.out * g.in);
+        check_size("bs", g.bs.size(), g.out);
+    }
+    if (context && group <= 0) throw std::invalid_argument("fused_grn: a context needs a positive group");
+    if (rows <= 0) return;
+#if defined(__x86_64__)
+    switch (this_cpu()) {
+    case Isa::Avx512Vnni: avx512::dense_grn(g, x, context, group, residual, out, rows); return;
+    case Isa::Avx2: avx2::dense_grn(g, x, context, group, residual, out, rows); return;
+    case Isa::Generic: break;
+    }
+#endif
+    generic::dense_grn(g, x, context, group, residual, out, rows);
 }
 
 bool lstm_recurrence_supports(int64_t hidden)

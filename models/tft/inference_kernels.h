@@ -5,6 +5,8 @@
 // - the variable GRNs of a variable selection network in one pass per block of 16 rows: each
 //   variable's embedding, GRN and weighted sum stay in registers and the L1 cache instead of going
 //   through [V, rows, hidden] tensors op by op (variable_selection.cpp packs the parameters);
+// - an int8 copy's variable GRNs as tables: each variable's GRN output at evenly spaced knots of
+//   its calibrated input range, interpolated (table_selection());
 // - an LSTM layer's recurrence, one batch row at a time with the gates in vector lanes, instead of
 //   about eight LibTorch operators per step (fused_lstm.cpp calls it without autograd).
 
@@ -45,6 +47,58 @@ struct FusedGrnPack {
 bool fused_selection_supports(int64_t hidden);
 /// Whether this CPU runs the int8 pack (AVX512-VNNI int8 dot products); false elsewhere.
 bool fused_selection_int8_available();
+
+/// out[n, :] = GRN_v(x[n]) for n < rows: one variable's GRN output (LayerNorm's affine applied) on
+/// `rows` scalar inputs, x [rows], out [rows, H] (tabulating it). A float pack only.
+void fused_grn_outputs(const FusedGrnPack& pack, int64_t variable, const float* x, float* out, int64_t rows);
+
+/// Every variable's GRN tabulated over its input range: values[v][k][:] = GRN_v(low[v] + k step[v])
+/// for k < knots, step[v] = (high[v] - low[v]) / (knots - 1), as IEEE half floats. Plain arrays
+/// owned by the caller.
+struct SelectionTableView {
+    /// Variables V.
+    int64_t variables = 0;
+    /// Hidden width H (16, 32 or 64).
+    int64_t hidden = 0;
+    /// Knots K per variable (at least 2).
+    int64_t knots = 0;
+    /// [V][K][H] half floats (binary16 bit patterns).
+    const std::uint16_t* values = nullptr;
+    /// [V]: the first knot's input and 1 / step (0 where the range is empty).
+    const float* low = nullptr;
+    const float* inv_step = nullptr;
+};
+
+/// out[n, :] = sum_v weights[n, v] * T_v(x[n, v]): each variable's GRN interpolated linearly
+/// between its two nearest knots, the input clamped to the tabulated range. x and weights are
+/// [rows, V] row-major, out [rows, H].
+void table_selection(const SelectionTableView& table, const float* x, const float* weights, float* out, int64_t rows);
+
+/// One GRN of any small widths, packed for fused_grn(): first = x W1^T + b1 (+ the row's context),
+/// ELU, W2, GLU over 2 out, residual (x Ws^T + bs, or x itself when ws is empty and in == out, or
+/// one given), LayerNorm with its affine, and optionally a softmax over the out values. Hidden 0:
+/// a GateAddNorm, the GLU straight on x (no w1, w2) and the residual given.
+struct FusedDenseGrn {
+    /// Widths: in <= 128, hidden <= 64, out <= 64 (fused_grn_supports()).
+    int64_t in = 0, hidden = 0, out = 0;
+    /// LayerNorm epsilon.
+    float eps = 1e-5f;
+    /// Softmax over the outputs after the LayerNorm (a selection network's weights).
+    bool softmax = false;
+    /// Row-major weights: w1 [hidden][in], w2 [hidden][hidden], wg [2 out][hidden], ws [out][in] (or empty).
+    std::vector<float> w1, b1, w2, b2, wg, bg, ws, bs;
+    /// [out] each.
+    std::vector<float> gamma, beta;
+};
+
+/// Whether fused_grn() handles these widths (hidden 0: a GateAddNorm).
+bool fused_grn_supports(int64_t in, int64_t hidden, int64_t out);
+
+/// out[n, :] = GRN(x[n, :]) for n < rows, 16 rows at a time in vector lanes. x [rows, in], out
+/// [rows, out]; context null or [rows / group, hidden] (row n adds context[n / group], the
+/// projected static context of its sample); residual null or [rows, out] (in place of the skip).
+void fused_grn(const FusedDenseGrn& grn, const float* x, const float* context, int64_t group, const float* residual,
+               float* out, int64_t rows);
 
 /// Whether lstm_recurrence() handles this hidden width (16, 32 or 64).
 bool lstm_recurrence_supports(int64_t hidden);

@@ -28,14 +28,17 @@ VariableSelectionNetworkImpl::VariableSelectionNetworkImpl(const VariableSelecti
     embedding_bias = register_parameter("embedding_bias", torch::empty({std::max<int64_t>(v, 1), e}).uniform_(-1, 1));
     variable_grns = register_module("variable_grns", torch::nn::ModuleList());
     for (int64_t i = 0; i < v; ++i)
-        variable_grns->push_back(GatedResidualNetwork(
-            GatedResidualNetworkOptions(e, options.hidden_size(), options.hidden_size()).dropout(options.dropout())));
+        variable_grns->push_back(
+            GatedResidualNetwork(GatedResidualNetworkOptions(e, options.hidden_size(), options.hidden_size())
+                                     .dropout(options.dropout())
+                                     .fused_inference(false)));
     if (v > 1)
         flattened_grn = register_module(
             "flattened_grn",
             GatedResidualNetwork(GatedResidualNetworkOptions(v * e, std::min(options.hidden_size(), v), v)
                                      .context_size(options.context_size())
-                                     .dropout(options.dropout())));
+                                     .dropout(options.dropout())
+                                     .fused_inference(false)));
 }
 
 std::pair<torch::Tensor, torch::Tensor> VariableSelectionNetworkImpl::tables(c10::ScalarType dtype)
@@ -52,6 +55,7 @@ std::pair<torch::Tensor, torch::Tensor> VariableSelectionNetworkImpl::tables(c10
 std::string VariableSelectionNetworkImpl::block_kernel_for(int64_t rows) const
 {
     if (m_forced_kernel) return *m_forced_kernel;
+    if (!variable_grns) return "table"; // released: the table serves alone
     bool all_float = true, all_int8 = converted_to_int8();
     for (const auto& m : *variable_grns) {
         const auto* g = m->as<GatedResidualNetworkImpl>();
@@ -72,12 +76,22 @@ std::string VariableSelectionNetworkImpl::block_kernel_for(int64_t rows) const
                                     return e.first;
                                 }).second;
     if (kernel == "fused-int8" && !fused_selection_int8_available()) return "fused-fp32";
+    if (kernel == "table" && !can_tabulate()) return "layers";
     return kernel;
 }
 
-const VariableSelectionNetworkImpl::PackCache& VariableSelectionNetworkImpl::pack(bool int8)
+bool VariableSelectionNetworkImpl::calibrating() const
 {
-    PackCache& cache = int8 ? m_int8_pack : m_float_pack;
+    if (!variable_grns) return false;
+    for (const auto& m : *variable_grns)
+        if (m->as<GatedResidualNetworkImpl>()->fc1->observing()) return true;
+    return false;
+}
+
+const VariableSelectionNetworkImpl::PackCache& VariableSelectionNetworkImpl::pack(PackKind kind)
+{
+    PackCache& cache = kind == PackKind::Int8 ? m_int8_pack : kind == PackKind::Float ? m_float_pack : m_fold_pack;
+    const bool int8 = kind == PackKind::Int8;
     bool fresh = !cache.sources.empty();
     for (const auto& [t, data, version] : cache.sources)
         if (t.data_ptr() != data || t._version() != version) {
@@ -88,18 +102,14 @@ const VariableSelectionNetworkImpl::PackCache& VariableSelectionNetworkImpl::pac
 
     torch::NoGradGuard no_grad;
     const int64_t v = options.n_variables(), h = options.hidden_size();
-    auto weight_of = [](precision::QuantizableLinear& l) {
-        return l->quantized() ? l->int8->dequantized_weight() : l->weight;
-    };
-    auto bias_of = [](precision::QuantizableLinear& l) {
-        return l->quantized() ? l->int8->dequantized_bias() : l->bias;
-    };
+    const auto weight_of = float_weight_of;
+    const auto bias_of = float_bias_of;
     auto [we, be] = tables(torch::kFloat);
     std::vector<torch::Tensor> affine, b2, bg, gamma, beta, w2, wg, q2, qg, s2, sg, z2, zg;
     FusedGrnPack p;
     p.variables = v;
     p.hidden = h;
-    for (int64_t i = 0; i < v; ++i) {
+    for (int64_t i = 0; i < (kind == PackKind::FoldOnly ? 0 : v); ++i) {
         auto& g = *variable_grns[static_cast<size_t>(i)]->as<GatedResidualNetworkImpl>();
         // first = W1 (x w_e + b_e) + b1 = x (W1 w_e) + (W1 b_e + b1); the skip alike (or the
         // embedding itself when input and output widths agree).
@@ -131,6 +141,7 @@ const VariableSelectionNetworkImpl::PackCache& VariableSelectionNetworkImpl::pac
     }
     auto values = [](const std::vector<torch::Tensor>& parts, auto type) {
         using T = decltype(type);
+        if (parts.empty()) return std::vector<T>();
         const auto t = torch::cat(parts).flatten().to(c10::CppTypeToScalarType<T>::value).contiguous();
         const T* data = t.template data_ptr<T>();
         return std::vector<T>(data, data + t.numel());
@@ -168,6 +179,30 @@ const VariableSelectionNetworkImpl::PackCache& VariableSelectionNetworkImpl::pac
             cache.skip_a = torch::diag(we.reshape({-1}));
             cache.skip_c = be.reshape({-1}).clone();
         }
+        FusedDenseGrn& d = cache.weights_grn;
+        d = FusedDenseGrn{};
+        const int64_t hidden = cache.first_c.size(0);
+        if (fused_grn_supports(v, hidden, v)) {
+            const auto floats = [](const torch::Tensor& t) {
+                const auto c = t.to(torch::kFloat).contiguous();
+                return std::vector<float>(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
+            };
+            d.in = v;
+            d.hidden = hidden;
+            d.out = v;
+            d.eps = static_cast<float>(f.gate_norm->norm->options.eps());
+            d.softmax = true;
+            d.w1 = floats(cache.first_a.t());
+            d.b1 = floats(cache.first_c);
+            d.w2 = floats(weight_of(f.fc2));
+            d.b2 = floats(bias_of(f.fc2));
+            d.wg = floats(weight_of(f.gate_norm->glu->fc));
+            d.bg = floats(bias_of(f.gate_norm->glu->fc));
+            d.ws = floats(cache.skip_a.t());
+            d.bs = floats(cache.skip_c);
+            d.gamma = floats(f.gate_norm->norm->weight);
+            d.beta = floats(f.gate_norm->norm->bias);
+        }
     }
     cache.sources.clear();
     bool trackable = true;
@@ -180,10 +215,20 @@ const VariableSelectionNetworkImpl::PackCache& VariableSelectionNetworkImpl::pac
     return cache;
 }
 
-torch::Tensor VariableSelectionNetworkImpl::selection_logits(const PackCache& folded, const torch::Tensor& x2,
-                                                             const torch::Tensor& context, std::vector<int64_t> sizes)
+torch::Tensor VariableSelectionNetworkImpl::selection_weights(const PackCache& folded, const torch::Tensor& x2,
+                                                              const torch::Tensor& context, std::vector<int64_t> sizes)
 {
     auto& g = *flattened_grn;
+    if (folded.weights_grn.in > 0) {
+        const int64_t rows = x2.size(0);
+        torch::Tensor projected;
+        if (context.defined()) projected = g.context_proj(context).to(torch::kFloat).contiguous(); // [B, hidden]
+        sizes.push_back(options.n_variables());
+        auto weights = torch::empty(sizes, x2.options());
+        fused_grn(folded.weights_grn, x2.data_ptr<float>(), projected.defined() ? projected.data_ptr<float>() : nullptr,
+                  projected.defined() ? rows / projected.size(0) : 1, nullptr, weights.data_ptr<float>(), rows);
+        return weights;
+    }
     sizes.push_back(folded.first_c.size(0));
     auto h = torch::addmm(folded.first_c, x2, folded.first_a).view(sizes);
     if (context.defined()) {
@@ -193,7 +238,7 @@ torch::Tensor VariableSelectionNetworkImpl::selection_logits(const PackCache& fo
     }
     sizes.back() = options.n_variables();
     const auto residual = torch::addmm(folded.skip_c, x2, folded.skip_a).view(sizes);
-    return g.gate_norm(g.fc2(torch::elu(h)), residual);
+    return torch::softmax(g.gate_norm(g.fc2(torch::elu(h)), residual), /*dim=*/-1).contiguous();
 }
 
 VariableSelectionOutput VariableSelectionNetworkImpl::forward(const torch::Tensor& x, const torch::Tensor& context)
@@ -209,20 +254,34 @@ VariableSelectionOutput VariableSelectionNetworkImpl::forward(const torch::Tenso
         return {torch::zeros(out_sizes, x.options()), x};
     }
     const int64_t rows = x.numel() / v;
+    if (rows > 0 && calibrating()) {
+        // Each variable's input range, for the table convert_to_int8() builds.
+        const auto x2 = x.detach().reshape({rows, v}).to(torch::kCPU, torch::kFloat);
+        const auto low = x2.amin(0), high = x2.amax(0);
+        m_observed_low = m_observed_low.defined() ? torch::minimum(m_observed_low, low) : low;
+        m_observed_high = m_observed_high.defined() ? torch::maximum(m_observed_high, high) : high;
+    }
     if (m_block_recording && std::find(m_block_rows.begin(), m_block_rows.end(), rows) == m_block_rows.end())
         m_block_rows.push_back(rows);
     auto context_arg = options.context_size() > 0 ? context : torch::Tensor();
 
-    const bool fusable = !is_training() && !torch::GradMode::is_enabled() && x.device().is_cpu() &&
-                         x.scalar_type() == torch::kFloat && !at::autocast::is_cpu_enabled() &&
-                         fused_selection_supports(options.hidden_size()) && rows > 0;
+    const bool plain_input = x.device().is_cpu() && x.scalar_type() == torch::kFloat && !at::autocast::is_cpu_enabled();
+    // A copy that kept only its table serves any call it can (it has no autograd to give).
+    TORCH_CHECK(variable_grns || plain_input,
+                "VariableSelectionNetwork: this int8 copy serves its table only: float32 CPU input without autocast");
+    const bool fusable = plain_input && fused_selection_supports(options.hidden_size()) &&
+                         (rows > 0 || !variable_grns) &&
+                         (!variable_grns || (!is_training() && !torch::GradMode::is_enabled()));
     const std::string kernel = fusable ? block_kernel_for(rows) : std::string("layers");
     if (kernel != "layers") {
+        torch::NoGradGuard no_grad;
         const auto x2 = x.contiguous().view({rows, v});
-        const auto& packed = pack(kernel == "fused-int8");
+        const auto& packed = pack(kernel == "fused-int8"   ? PackKind::Int8
+                                  : kernel == "fused-fp32" ? PackKind::Float
+                                                           : PackKind::FoldOnly);
         torch::Tensor weights;
         if (v > 1) {
-            weights = torch::softmax(selection_logits(packed, x2, context_arg, lead), /*dim=*/-1).contiguous();
+            weights = selection_weights(packed, x2, context_arg, lead);
         } else {
             auto w_sizes = lead;
             w_sizes.push_back(1);
@@ -231,7 +290,24 @@ VariableSelectionOutput VariableSelectionNetworkImpl::forward(const torch::Tenso
         auto out_sizes = lead;
         out_sizes.push_back(options.hidden_size());
         auto output = torch::empty(out_sizes, x.options());
-        fused_selection(packed.pack, x2.data_ptr<float>(), weights.data_ptr<float>(), output.data_ptr<float>(), rows);
+        if (kernel == "table") {
+            tabulate();
+            const auto low = selection_range[0].contiguous();
+            // inv_step = (K - 1) / (high - low); tabulate() never leaves an empty range.
+            const auto inv_step =
+                (static_cast<double>(table_knots() - 1) / (selection_range[1] - selection_range[0])).contiguous();
+            SelectionTableView table;
+            table.variables = v;
+            table.hidden = options.hidden_size();
+            table.knots = table_knots();
+            table.values = reinterpret_cast<const std::uint16_t*>(selection_table.data_ptr<at::Half>());
+            table.low = low.data_ptr<float>();
+            table.inv_step = inv_step.data_ptr<float>();
+            table_selection(table, x2.data_ptr<float>(), weights.data_ptr<float>(), output.data_ptr<float>(), rows);
+        } else {
+            fused_selection(packed.pack, x2.data_ptr<float>(), weights.data_ptr<float>(), output.data_ptr<float>(),
+                            rows);
+        }
         return {output, weights};
     }
 
@@ -290,7 +366,7 @@ void VariableSelectionNetworkImpl::set_block_recording(bool on)
 void VariableSelectionNetworkImpl::set_block_plan(std::vector<std::pair<int64_t, std::string>> plan)
 {
     for (const auto& [rows, kernel] : plan)
-        TORCH_CHECK(kernel == "layers" || kernel == "fused-fp32" || kernel == "fused-int8",
+        TORCH_CHECK(kernel == "layers" || kernel == "fused-fp32" || kernel == "fused-int8" || kernel == "table",
                     "VariableSelectionNetwork: no kernel named '", kernel, "'");
     m_block_plan = std::move(plan);
 }
@@ -298,51 +374,128 @@ void VariableSelectionNetworkImpl::set_block_plan(std::vector<std::pair<int64_t,
 std::vector<precision::BlockTiming> VariableSelectionNetworkImpl::time_block_kernels(int64_t rows)
 {
     TORCH_CHECK(rows > 0, "VariableSelectionNetwork: rows must be positive");
-    std::vector<std::string> kernels{"layers"};
+    std::vector<std::string> kernels;
+    if (variable_grns) kernels.push_back("layers");
     const auto device = embedding_bias.device();
     if (device.is_cpu() && fused_selection_supports(options.hidden_size()) && options.n_variables() > 0) {
-        kernels.push_back("fused-fp32");
-        if (converted_to_int8() && fused_selection_int8_available()) kernels.push_back("fused-int8");
+        if (variable_grns) {
+            kernels.push_back("fused-fp32");
+            if (converted_to_int8() && fused_selection_int8_available()) kernels.push_back("fused-int8");
+        }
+        if (can_tabulate()) {
+            tabulate();
+            kernels.push_back("table");
+        }
     }
     torch::NoGradGuard no_grad;
-    const auto x = torch::randn({rows, options.n_variables()}, torch::TensorOptions().device(device));
+    // Inside the calibrated range where there is one, else N(0, 1).
+    auto x = torch::randn({rows, options.n_variables()}, torch::TensorOptions().device(device));
+    if (can_tabulate()) x = selection_range[0] + torch::rand_like(x) * (selection_range[1] - selection_range[0]);
     const auto context = options.context_size() > 0 ? torch::randn({rows, options.context_size()}, x.options())
                                                     : torch::Tensor();
     struct Unforce {
         std::optional<std::string>& forced;
         ~Unforce() { forced.reset(); }
     } unforce{m_forced_kernel};
-    std::vector<precision::BlockTiming> timings;
-    torch::Tensor reference;
-    for (const std::string& kernel : kernels) {
+    return precision::time_block_candidates(kernels, [&](const std::string& kernel) {
         m_forced_kernel = kernel;
-        const auto y = forward(x, context).output;
-        forward(x, context); // warm: packs, caches
-        std::vector<double> micros;
-        const auto t0 = std::chrono::steady_clock::now();
-        while (micros.size() < 5 ||
-               (micros.size() < 50 && std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(4))) {
-            const auto a = std::chrono::steady_clock::now();
-            forward(x, context);
-            micros.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - a).count());
-        }
-        std::nth_element(micros.begin(), micros.begin() + static_cast<long>(micros.size() / 2), micros.end());
-        double error = 0.0;
-        if (!reference.defined()) {
-            reference = y;
-        } else {
-            const double norm = reference.norm().item<double>();
-            error = norm > 0.0 ? (y - reference).norm().item<double>() / norm : 0.0;
-        }
-        timings.push_back({kernel, micros[micros.size() / 2], error});
+        return forward(x, context).output;
+    });
+}
+
+void VariableSelectionNetworkImpl::tabulate()
+{
+    if (has_table() || !can_tabulate() || !variable_grns) return;
+    torch::NoGradGuard no_grad;
+    const int64_t v = options.n_variables(), h = options.hidden_size();
+    constexpr int64_t kFine = 512; // intervals of the exact evaluation: every knot count's spacing divides it
+    const auto low = selection_range[0].contiguous();
+    const auto high = selection_range[1].contiguous();
+    const FusedGrnPack& exact_pack = pack(PackKind::Float).pack;
+    std::vector<float> exact(static_cast<size_t>(v * (kFine + 1) * h)), grid(kFine + 1);
+    const float* lo = low.data_ptr<float>();
+    const float* hi = high.data_ptr<float>();
+    for (int64_t i = 0; i < v; ++i) {
+        for (int64_t g = 0; g <= kFine; ++g)
+            grid[static_cast<size_t>(g)] = lo[i] + (hi[i] - lo[i]) * static_cast<float>(g) / kFine;
+        fused_grn_outputs(exact_pack, i, grid.data(), exact.data() + i * (kFine + 1) * h, kFine + 1);
     }
-    return timings;
+    const auto at = [&](int64_t variable, int64_t point) {
+        return exact.data() + (variable * (kFine + 1) + point) * h;
+    };
+    // The fewest knots whose interpolation stays within the tolerance at the midpoints between them.
+    int64_t knots = 257;
+    for (const int64_t k : {9, 17, 33, 65, 129, 257}) {
+        const int64_t stride = kFine / (k - 1);
+        double error = 0.0, reference = 0.0;
+        for (int64_t i = 0; i < v; ++i)
+            for (int64_t j = 0; j + 1 < k; ++j) {
+                const float *a = at(i, j * stride), *b = at(i, (j + 1) * stride), *m = at(i, j * stride + stride / 2);
+                for (int64_t c = 0; c < h; ++c) {
+                    const double d = m[c] - 0.5 * (static_cast<double>(a[c]) + b[c]);
+                    error += d * d;
+                    reference += static_cast<double>(m[c]) * m[c];
+                }
+            }
+        if (reference == 0.0 || std::sqrt(error / reference) <= kTableTolerance) {
+            knots = k;
+            break;
+        }
+    }
+    const int64_t stride = kFine / (knots - 1);
+    auto values = torch::empty({v, knots, h}, torch::kFloat);
+    float* out = values.data_ptr<float>();
+    for (int64_t i = 0; i < v; ++i)
+        for (int64_t j = 0; j < knots; ++j) std::copy_n(at(i, j * stride), h, out + (i * knots + j) * h);
+    if (selection_table.defined()) {
+        selection_table.set_data(values.to(torch::kHalf));
+    } else {
+        selection_table = register_buffer("selection_table", values.to(torch::kHalf));
+    }
+    m_float_pack = PackCache{};
+}
+
+int64_t VariableSelectionNetworkImpl::release_unplanned()
+{
+    if (!can_tabulate() || !variable_grns || m_block_plan.empty()) return 0;
+    const auto serves_table = [](const auto& entry) { return entry.second == "table"; };
+    const auto bytes = [](const torch::Tensor& t) { return t.numel() * t.element_size(); };
+    int64_t freed = 0;
+    if (std::all_of(m_block_plan.begin(), m_block_plan.end(), serves_table)) {
+        tabulate();
+        for (const auto& t : variable_grns->parameters()) freed += bytes(t);
+        for (const auto& t : variable_grns->buffers()) freed += bytes(t);
+        unregister_module("variable_grns");
+        variable_grns = torch::nn::ModuleList(nullptr);
+    } else if (std::none_of(m_block_plan.begin(), m_block_plan.end(), serves_table)) {
+        freed = bytes(selection_range);
+        selection_range.set_data(torch::empty({0}, selection_range.options()));
+        if (has_table()) {
+            freed += bytes(selection_table);
+            selection_table.set_data(torch::empty({0}, selection_table.options()));
+        }
+    }
+    // The packs hold the tensors they were made from.
+    m_float_pack = PackCache{};
+    m_int8_pack = PackCache{};
+    m_fold_pack = PackCache{};
+    return freed;
 }
 
 void VariableSelectionNetworkImpl::convert_to_int8()
 {
     TORCH_CHECK(!converted_to_int8(), "VariableSelectionNetwork: already converted");
     torch::NoGradGuard ng;
+    if (m_observed_low.defined() && options.n_variables() > 0 && embedding_weight.device().is_cpu() &&
+        fused_selection_supports(options.hidden_size()) && torch::isfinite(m_observed_low).all().item<bool>() &&
+        torch::isfinite(m_observed_high).all().item<bool>()) {
+        // A variable calibration saw at one value only gets a unit range around it.
+        const auto empty = m_observed_high <= m_observed_low;
+        selection_range = register_buffer("selection_range",
+                                          torch::stack({torch::where(empty, m_observed_low - 0.5, m_observed_low),
+                                                        torch::where(empty, m_observed_high + 0.5, m_observed_high)}));
+    }
+    m_observed_low = m_observed_high = torch::Tensor();
     embedding_weight_q = precision::register_per_row(*this, "embedding_weight",
                                                      precision::quantize_per_row(embedding_weight));
     embedding_bias_q = precision::register_per_row(*this, "embedding_bias",

@@ -50,8 +50,11 @@ struct VariableSelectionOutput {
 /// For inference (eval mode, no autograd, float32 on the CPU, hidden 16, 32 or 64) the variable
 /// GRNs run fused (see inference_kernels.h): "fused-fp32" in a float model. An int8 copy serves
 /// "layers" (each int8 layer through its own kernel) until plan_int8_kernels() times its kernels,
-/// "layers", "fused-fp32" (its int8 weights dequantized) and, where the CPU has AVX512-VNNI,
-/// "fused-int8", and picks the fastest within the error bound.
+/// "layers", "fused-fp32" (its int8 weights dequantized), where the CPU has AVX512-VNNI
+/// "fused-int8", and where calibration gave each variable its input range "table" (each variable's
+/// GRN tabulated over that range, interpolated: see convert_to_int8()), and picks the fastest
+/// within the error bound. A copy whose plan serves the table at every row count drops its
+/// variable GRNs (release_unplanned()).
 class VariableSelectionNetworkImpl : public torch::nn::Module,
                                      public precision::Int8Convertible,
                                      public precision::FusedInt8Block {
@@ -62,7 +65,12 @@ public:
     /// Selects among the variables.
     VariableSelectionOutput forward(const torch::Tensor& x, const torch::Tensor& context = {});
 
-    /// Stores both embedding tables per variable row as PerRowInt8 (the GRNs are quantized on their own).
+    /// Stores both embedding tables per variable row as PerRowInt8 (the GRNs are quantized on their
+    /// own). Where calibration ran (QuantizeOptions::calibrate) and saw finite inputs, also keeps
+    /// each variable's observed input range ("selection_range"), over which the "table" kernel
+    /// tabulates the GRNs when a plan first times it or a plan by hand first serves it: as few
+    /// knots (9 to 257) as keep the linear interpolation within kTableTolerance of the GRN
+    /// (its dequantized weights) at the midpoints.
     void convert_to_int8() override;
     bool converted_to_int8() const override { return embedding_weight_q.q.defined(); }
 
@@ -70,9 +78,20 @@ public:
     std::vector<int64_t> block_recorded_rows() const override { return m_block_rows; }
     std::vector<precision::BlockTiming> time_block_kernels(int64_t rows) override;
     void set_block_plan(std::vector<std::pair<int64_t, std::string>> plan) override;
+    int64_t release_unplanned() override;
     /// The kernel forward() would use for an input of `rows` rows right now: "layers",
-    /// "fused-fp32" or "fused-int8" (before any eligibility check of the input itself).
+    /// "fused-fp32", "fused-int8" or "table" (before any eligibility check of the input itself).
     std::string block_kernel_for(int64_t rows) const;
+    /// Whether the copy has a calibrated input range to tabulate over (and kept it).
+    bool can_tabulate() const { return selection_range.defined() && selection_range.numel() > 0; }
+    /// Whether the variable GRNs are tabulated now.
+    bool has_table() const { return selection_table.defined() && selection_table.numel() > 0; }
+    /// Knots per variable of the table (0 without one).
+    int64_t table_knots() const { return has_table() ? selection_table.size(1) : 0; }
+
+    /// RMS interpolation error at the knots' midpoints, relative to the GRN outputs' RMS there,
+    /// that a table may have.
+    static constexpr double kTableTolerance = 1e-3;
 
     /// The options it was built with.
     VariableSelectionNetworkOptions options;
@@ -84,8 +103,14 @@ public:
     precision::PerRowInt8 embedding_weight_q;
     /// embedding_bias after convert_to_int8().
     precision::PerRowInt8 embedding_bias_q;
-    /// One GRN per variable, E -> hidden.
+    /// One GRN per variable, E -> hidden (null once a table-only copy released them).
     torch::nn::ModuleList variable_grns{nullptr};
+    /// Once tabulated: [V, K, hidden] half floats, GRN_v at K evenly spaced knots of
+    /// [low_v, high_v] (buffer "selection_table"); undefined before.
+    torch::Tensor selection_table;
+    /// After convert_to_int8() with calibration: [2, V], low and high of each variable's input
+    /// range (buffer "selection_range"); undefined otherwise.
+    torch::Tensor selection_range;
     /// GRN over all embeddings giving the selection logits (absent for V <= 1).
     GatedResidualNetwork flattened_grn{nullptr};
 
@@ -97,14 +122,23 @@ private:
         // flattened_grn's first layer and skip folded over the embedding (x [rows, V] @ a + c):
         // [V, out] and [out] each.
         torch::Tensor first_a, first_c, skip_a, skip_c;
+        // The weights GRN with those folds, for fused_grn() (in = 0 where it does not fit).
+        FusedDenseGrn weights_grn;
         // The tensors it was packed from, with their data pointers and versions then.
         std::vector<std::tuple<torch::Tensor, const void*, int64_t>> sources;
     };
-    // The variable GRNs' parameters packed for fused_selection(), from the cache while unchanged.
-    const PackCache& pack(bool int8);
-    // flattened_grn(embedded, context) on x [rows, V] through the folded first layer and skip.
-    torch::Tensor selection_logits(const PackCache& folded, const torch::Tensor& x2, const torch::Tensor& context,
-                                   std::vector<int64_t> sizes);
+    enum class PackKind { Float, Int8, FoldOnly };
+    // The variable GRNs' parameters packed for fused_selection() (FoldOnly: only the weights
+    // GRN's folded layers), from the cache while unchanged.
+    const PackCache& pack(PackKind kind);
+    // Whether calibration is running (the variable GRNs' layers observe their inputs).
+    bool calibrating() const;
+    // Tabulates the variable GRNs over selection_range, unless they are already.
+    void tabulate();
+    // softmax(flattened_grn(embedded, context)) on x [rows, V] through the folded first layer and
+    // skip: fused_grn() where the widths fit, else layer by layer.
+    torch::Tensor selection_weights(const PackCache& folded, const torch::Tensor& x2, const torch::Tensor& context,
+                                    std::vector<int64_t> sizes);
 
     // forward()'s decoded row scales of the int8 tables, derived once per change of their buffers.
     precision::DerivedTensorCache m_weight_scale_cache;
@@ -113,7 +147,9 @@ private:
     std::vector<int64_t> m_block_rows;
     std::vector<std::pair<int64_t, std::string>> m_block_plan;
     std::optional<std::string> m_forced_kernel; // time_block_kernels()'s choice while it times
-    PackCache m_float_pack, m_int8_pack;
+    PackCache m_float_pack, m_int8_pack, m_fold_pack;
+    // Each variable's smallest and largest input seen while calibrating ([V] each, CPU).
+    torch::Tensor m_observed_low, m_observed_high;
 };
 TORCH_MODULE(VariableSelectionNetwork);
 

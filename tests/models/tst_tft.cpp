@@ -14,6 +14,7 @@
 #include "tests/support/test_bundle.h"
 
 #include <QTest>
+#include <limits>
 #include <torch/torch.h>
 
 namespace tst_tft {
@@ -334,6 +335,280 @@ private Q_SLOTS:
         cap_fused_selection_isa(before);
         QVERIFY((capped - reference).norm().item<double>() / reference.norm().item<double>() < 0.02);
         QVERIFY_THROWS_EXCEPTION(c10::Error, int8->set_block_plan({{100, "fused-int4"}}));
+    }
+
+    // The table kernel on a hand-made table: linear between the two nearest knots, clamped at both
+    // ends (a NaN input reads the first knot), weighted per variable, on every instruction set.
+    void tableSelectionInterpolatesAndClamps()
+    {
+        constexpr int64_t kVariables = 2, kKnots = 3, kHidden = 16;
+        auto values = torch::empty({kVariables, kKnots, kHidden});
+        for (int64_t v = 0; v < kVariables; ++v)
+            for (int64_t k = 0; k < kKnots; ++k)
+                for (int64_t c = 0; c < kHidden; ++c)
+                    values[v][k][c] = static_cast<double>(10 * v + k * (v == 0 ? 1 : -2)) +
+                                      0.1 * static_cast<double>(c);
+        const auto half = values.to(torch::kHalf).contiguous();
+        const auto exact = half.to(torch::kFloat);                       // the expectation from the stored values
+        const std::vector<float> low{-1.0f, 0.0f}, inv_step{1.0f, 4.0f}; // v0 knots at -1, 0, 1; v1 at 0, .25, .5
+        SelectionTableView table;
+        table.variables = kVariables;
+        table.hidden = kHidden;
+        table.knots = kKnots;
+        table.values = reinterpret_cast<const std::uint16_t*>(half.data_ptr<at::Half>());
+        table.low = low.data();
+        table.inv_step = inv_step.data();
+        const float nan = std::numeric_limits<float>::quiet_NaN();
+        // rows: inside both ranges, on knots, below and above, NaN.
+        const std::vector<float> x{-0.25f, 0.375f, 1.0f, 0.0f, -7.0f, 9.0f, nan, 0.5f};
+        const std::vector<float> w{0.25f, 0.75f, 1.0f, 0.5f, 0.5f, 0.5f, 0.3f, 0.7f};
+        // Expected positions (knot index, fraction) per row and variable.
+        const std::vector<std::pair<int64_t, float>> at{{0, 0.75f}, {1, 0.5f}, {1, 1.0f}, {0, 0.0f},
+                                                        {0, 0.0f},  {1, 1.0f}, {0, 0.0f}, {1, 1.0f}};
+        auto expected = torch::zeros({4, kHidden});
+        for (int64_t r = 0; r < 4; ++r)
+            for (int64_t v = 0; v < kVariables; ++v) {
+                const auto [k, f] = at[static_cast<size_t>(r * kVariables + v)];
+                expected[r] += w[static_cast<size_t>(r * kVariables + v)] *
+                               (exact[v][k] * (1.0f - f) + exact[v][k + 1] * f);
+            }
+        for (const FusedIsa isa : {FusedIsa::Avx512Vnni, FusedIsa::Avx2, FusedIsa::Generic}) {
+            const FusedIsa before = cap_fused_selection_isa(isa);
+            auto out = torch::full({4, kHidden}, -1.0f);
+            table_selection(table, x.data(), w.data(), out.data_ptr<float>(), 4);
+            cap_fused_selection_isa(before);
+            QVERIFY2(torch::allclose(out, expected, 1e-5, 1e-5), std::to_string(static_cast<int>(isa)).c_str());
+        }
+        table.knots = 1;
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 table_selection(table, x.data(), w.data(), std::vector<float>(64).data(), 4));
+    }
+
+    // fused_grn() against GatedResidualNetwork layer by layer: with a skip layer and a context
+    // per sample (odd widths, a tail block), without either, then with the softmax.
+    void fusedGrnMatchesTheLayers()
+    {
+        torch::manual_seed(24);
+        const auto floats = [](const torch::Tensor& t) {
+            const auto c = t.detach().to(torch::kFloat).contiguous();
+            return std::vector<float>(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
+        };
+        const auto relative = [](const torch::Tensor& y, const torch::Tensor& to) {
+            return (y - to).norm().item<double>() / to.norm().item<double>();
+        };
+        const auto pack = [&](GatedResidualNetworkImpl& g) {
+            FusedDenseGrn d;
+            d.in = g.options.input_size();
+            d.hidden = g.options.hidden_size();
+            d.out = g.options.output_size();
+            d.w1 = floats(g.fc1->weight);
+            d.b1 = floats(g.fc1->bias);
+            d.w2 = floats(g.fc2->weight);
+            d.b2 = floats(g.fc2->bias);
+            d.wg = floats(g.gate_norm->glu->fc->weight);
+            d.bg = floats(g.gate_norm->glu->fc->bias);
+            if (g.skip) {
+                d.ws = floats(g.skip->weight);
+                d.bs = floats(g.skip->bias);
+            }
+            d.gamma = floats(g.gate_norm->norm->weight);
+            d.beta = floats(g.gate_norm->norm->bias);
+            return d;
+        };
+        GatedResidualNetwork with(GatedResidualNetworkOptions(12, 9, 7).context_size(5));
+        GatedResidualNetwork plain(GatedResidualNetworkOptions(8, 8, 8));
+        for (auto* g : {with.get(), plain.get()}) {
+            g->eval();
+            torch::NoGradGuard no_grad;
+            g->gate_norm->norm->weight.uniform_(0.5, 1.5); // not the identity affine
+            g->gate_norm->norm->bias.uniform_(-0.5, 0.5);
+        }
+        const auto x = torch::randn({3, 13, 12});
+        const auto context = torch::randn({3, 5});
+        const auto x8 = torch::randn({21, 8});
+        // With autograd on, the modules go layer by layer.
+        const auto expected_with = with(x, context).reshape({39, 7}).detach();
+        const auto expected_plain = plain(x8).detach();
+        torch::NoGradGuard no_grad;
+        const auto projected = with->context_proj(context).contiguous();
+        // Without it, a float model's GRN runs fused_grn() itself.
+        QCOMPARE(with->block_kernel_for(39), std::string("fused-fp32"));
+        QVERIFY(torch::allclose(with(x, context).reshape({39, 7}), expected_with, 1e-5, 1e-5));
+        QVERIFY(torch::allclose(plain(x8), expected_plain, 1e-5, 1e-5));
+        auto d_with = pack(*with);
+        auto d_plain = pack(*plain);
+        for (const FusedIsa isa : {FusedIsa::Avx512Vnni, FusedIsa::Avx2, FusedIsa::Generic}) {
+            const FusedIsa before = cap_fused_selection_isa(isa);
+            auto a = torch::empty({39, 7});
+            fused_grn(d_with, x.contiguous().data_ptr<float>(), projected.data_ptr<float>(), 13, nullptr,
+                      a.data_ptr<float>(), 39);
+            auto b = torch::empty({21, 8});
+            fused_grn(d_plain, x8.data_ptr<float>(), nullptr, 1, nullptr, b.data_ptr<float>(), 21);
+            d_plain.softmax = true;
+            auto c = torch::empty({21, 8});
+            fused_grn(d_plain, x8.data_ptr<float>(), nullptr, 1, nullptr, c.data_ptr<float>(), 21);
+            d_plain.softmax = false;
+            cap_fused_selection_isa(before);
+            const std::string at = std::to_string(static_cast<int>(isa));
+            QVERIFY2(torch::allclose(a, expected_with, 1e-5, 1e-5), at.c_str());
+            QVERIFY2(torch::allclose(b, expected_plain, 1e-5, 1e-5), at.c_str());
+            QVERIFY2(torch::allclose(c, torch::softmax(expected_plain, -1), 1e-5, 1e-6), at.c_str());
+        }
+        QVERIFY(!fused_grn_supports(200, 8, 8));
+
+        // A GateAddNorm: the GLU straight on x, its residual given.
+        GateAddNorm gate(GateAddNormOptions(6, 8));
+        gate->eval();
+        const auto gx = torch::randn({2, 7, 6});
+        const auto skip = torch::randn({2, 7, 8});
+        torch::Tensor expected_gate;
+        {
+            torch::AutoGradMode layers(true);
+            expected_gate = gate(gx, skip).detach();
+        }
+        QCOMPARE(gate->block_kernel_for(14), std::string("fused-fp32"));
+        QVERIFY(torch::allclose(gate(gx, skip), expected_gate, 1e-5, 1e-5));
+
+        // An int8 copy goes layer by layer until its plan has timed both ways.
+        namespace mp = foxhunt::models::precision;
+        auto int8 = mp::quantize_for_inference(with);
+        QCOMPARE(int8->block_kernel_for(39), std::string("layers"));
+        const auto plan = mp::plan_int8_kernels(*int8, [&] { int8(x, context); });
+        QCOMPARE(plan.blocks.size(), size_t{1}); // the GRN, not its gate (which it fuses itself)
+        QCOMPARE(plan.blocks.front().rows, int64_t{39});
+        QCOMPARE(plan.blocks.front().timings.size(), size_t{2});
+        QCOMPARE(plan.blocks.front().timings.back().kernel, std::string("fused-fp32"));
+        QVERIFY(plan.blocks.front().timings.back().relative_error < 0.02);
+        QCOMPARE(int8->block_kernel_for(39), plan.blocks.front().kernel);
+        int8->set_block_plan({{39, "fused-fp32"}});
+        QVERIFY(relative(int8(x, context).reshape({39, 7}), expected_with) < 0.02);
+        QVERIFY_THROWS_EXCEPTION(c10::Error, int8->set_block_plan({{39, "table"}}));
+        d_plain.in = 7; // no skip layer needs in == out
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, fused_grn(d_plain, x8.data_ptr<float>(), nullptr, 1, nullptr,
+                                                                  std::vector<float>(200).data(), 21));
+    }
+
+    void calibratedInt8CopyTabulatesItsGrns_data()
+    {
+        QTest::addColumn<int>("hidden");
+        QTest::newRow("hidden 16") << 16;
+        QTest::newRow("hidden 32") << 32;
+        QTest::newRow("hidden 64") << 64;
+    }
+
+    // An int8 copy made with calibration keeps each variable's input range; the plan tabulates the
+    // GRNs over it and times the table beside the other kernels; a copy served by the table keeps
+    // no variable GRNs, one that never uses it drops the table; without calibration there is none.
+    void calibratedInt8CopyTabulatesItsGrns()
+    {
+        QFETCH(int, hidden);
+        namespace mp = foxhunt::models::precision;
+        torch::manual_seed(23);
+        constexpr int64_t kVariables = 5;
+        VariableSelectionNetwork vsn(VariableSelectionNetworkOptions(kVariables, hidden).context_size(hidden));
+        vsn->eval();
+        // Each variable in its own range.
+        const auto spread = torch::tensor({1.0f, 3.0f, 0.5f, 2.0f, 8.0f});
+        const auto shift = torch::tensor({0.0f, -1.0f, 2.0f, 0.5f, -4.0f});
+        const auto inputs = [&](int64_t batch, int64_t steps) {
+            return (torch::rand({batch, steps, kVariables}) * 2.0 - 1.0) * spread + shift;
+        };
+        const auto calibration = inputs(8, 40);
+        const auto x = inputs(4, 25) * 0.9; // inside the calibrated range
+        const auto context = torch::randn({4, hidden});
+        torch::Tensor reference;
+        {
+            torch::NoGradGuard no_grad;
+            reference = vsn(x, context).output;
+        }
+        const auto relative = [](const torch::Tensor& y, const torch::Tensor& to) {
+            return (y - to).norm().item<double>() / to.norm().item<double>();
+        };
+        mp::QuantizeOptions q;
+        q.calibrate = [&](torch::nn::Module& m) {
+            m.as<VariableSelectionNetworkImpl>()->forward(calibration, torch::randn({8, hidden}));
+        };
+        auto plain = mp::quantize_for_inference(vsn);
+        auto int8 = mp::quantize_for_inference(vsn, q);
+        QVERIFY(!plain->can_tabulate());
+        QVERIFY(int8->can_tabulate());
+        QVERIFY(!int8->has_table()); // tabulated when a plan first needs it: the unplanned copy holds the range only
+        QCOMPARE(mp::module_bytes(*int8), mp::module_bytes(*plain) + 2 * kVariables * 4);
+        const auto flat = calibration.reshape({-1, kVariables});
+        QVERIFY(torch::equal(int8->selection_range[0], std::get<0>(flat.min(0))));
+        QVERIFY(torch::equal(int8->selection_range[1], std::get<0>(flat.max(0))));
+
+        const auto plan = mp::plan_int8_kernels(*int8, [&] { int8(x, context); });
+        QCOMPARE(plan.blocks.size(), size_t{1});
+        const auto& timings = plan.blocks.front().timings;
+        QCOMPARE(timings.back().kernel, std::string("table"));
+        QVERIFY2(timings.back().relative_error < 0.02, std::to_string(timings.back().relative_error).c_str());
+        // The plan released what it does not serve.
+        if (plan.blocks.front().kernel == "table") {
+            QVERIFY(!int8->variable_grns);
+            QVERIFY(int8->has_table());
+            QVERIFY(plan.released_bytes > 0);
+        } else {
+            QVERIFY(!int8->can_tabulate() && !int8->has_table());
+        }
+
+        torch::NoGradGuard no_grad;
+        int8 = mp::quantize_for_inference(vsn, q);
+        int8->set_block_plan({{100, "table"}});
+        QCOMPARE(int8->block_kernel_for(100), std::string("table"));
+        const auto tabled = int8(x, context).output;
+        QVERIFY2(relative(tabled, reference) < 0.02, std::to_string(relative(tabled, reference)).c_str());
+        const int64_t knots = int8->table_knots();
+        QVERIFY2(knots >= 9 && knots <= 257, std::to_string(knots).c_str());
+        QCOMPARE(int8->selection_table.sizes(), (std::vector<int64_t>{kVariables, knots, hidden}));
+        {
+            // The knots hold the GRNs' outputs (int8 weights dequantized, half precision).
+            const int64_t v = 1;
+            const auto low = int8->selection_range[0][v], high = int8->selection_range[1][v];
+            const auto at = low + torch::arange(knots, torch::kFloat) * (high - low) / static_cast<double>(knots - 1);
+            const auto embedded = at.unsqueeze(1) * vsn->embedding_weight[v] + vsn->embedding_bias[v];
+            torch::AutoGradMode layers(true); // the float GRN layer by layer
+            const auto grn = vsn->variable_grns[v]->as<GatedResidualNetworkImpl>()->forward(embedded).detach();
+            const double error = relative(int8->selection_table[v].to(torch::kFloat), grn);
+            QVERIFY2(error < 0.02, std::to_string(error).c_str());
+        }
+        for (const FusedIsa isa : {FusedIsa::Avx2, FusedIsa::Generic}) {
+            const FusedIsa before = cap_fused_selection_isa(isa);
+            const auto y = int8(x, context).output;
+            cap_fused_selection_isa(before);
+            QVERIFY(torch::allclose(y, tabled, 1e-5, 1e-5));
+        }
+        // Far outside the range the table reads its ends (tableSelectionInterpolatesAndClamps).
+        auto beyond = x.clone();
+        beyond.select(-1, 4).fill_(100.0);
+        QVERIFY(torch::isfinite(int8(beyond, context).output).all().item<bool>());
+
+        // Served by the table at every row count: the variable GRNs go, the output stays.
+        const int64_t before = mp::module_bytes(*int8);
+        const int64_t freed = int8->release_unplanned();
+        QVERIFY(freed > 0);
+        QVERIFY(!int8->variable_grns);
+        QCOMPARE(mp::module_bytes(*int8), before - freed);
+        QVERIFY(torch::equal(int8(x, context).output, tabled));
+        {
+            torch::AutoGradMode grad(true); // no autograd to give, and no layers left to give it
+            QVERIFY(torch::equal(int8(x, context).output, tabled));
+        }
+        QCOMPARE(int8->time_block_kernels(100).size(), size_t{1});
+
+        // A plan that never uses the table drops the range (and the table, had it been made).
+        auto other = mp::quantize_for_inference(vsn, q);
+        other->set_block_plan({{100, "fused-fp32"}});
+        QCOMPARE(other->release_unplanned(), 2 * kVariables * int64_t{4});
+        QVERIFY(!other->can_tabulate());
+        QVERIFY(other->variable_grns);
+        other->set_block_plan({{100, "table"}});
+        QCOMPARE(other->block_kernel_for(100), std::string("layers"));
+
+        // Without calibration: no table, none timed.
+        const auto untabled = mp::plan_int8_kernels(*plain, [&] { plain(x, context); });
+        for (const auto& t : untabled.blocks.front().timings) QVERIFY(t.kernel != "table");
+        QCOMPARE(untabled.released_bytes, int64_t{0});
     }
 
     void maskFillIsFiniteInHalf()
