@@ -5,8 +5,10 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -228,6 +230,20 @@ void fused_grn(const FusedDenseGrn& g, const float* x, const float* context, int
     }
 #endif
     generic::dense_grn(g, x, context, group, residual, out, rows);
+}
+
+void attention_head(const float* q, const float* k, const float* v, const std::uint8_t* mask, float scale, float* attn,
+                    float* out, int64_t batch, int64_t queries, int64_t keys, int64_t depth)
+{
+    if (batch <= 0 || queries <= 0 || keys <= 0 || depth <= 0) return;
+#if defined(__x86_64__)
+    switch (this_cpu()) {
+    case Isa::Avx512Vnni: avx512::attention_rows(q, k, v, mask, scale, attn, out, batch, queries, keys, depth); return;
+    case Isa::Avx2: avx2::attention_rows(q, k, v, mask, scale, attn, out, batch, queries, keys, depth); return;
+    case Isa::Generic: break;
+    }
+#endif
+    generic::attention_rows(q, k, v, mask, scale, attn, out, batch, queries, keys, depth);
 }
 
 bool lstm_recurrence_supports(int64_t hidden)

@@ -7,6 +7,8 @@
 //   through [V, rows, hidden] tensors op by op (variable_selection.cpp packs the parameters);
 // - an int8 copy's variable GRNs as tables: each variable's GRN output at evenly spaced knots of
 //   its calibrated input range, interpolated (table_selection());
+// - one attention head over a batch of small sequences (bmm of many small matrices goes batch entry
+//   by batch entry on the CPU);
 // - an LSTM layer's recurrence, one batch row at a time with the gates in vector lanes, instead of
 //   about eight LibTorch operators per step (fused_lstm.cpp calls it without autograd).
 
@@ -99,6 +101,13 @@ bool fused_grn_supports(int64_t in, int64_t hidden, int64_t out);
 /// projected static context of its sample); residual null or [rows, out] (in place of the skip).
 void fused_grn(const FusedDenseGrn& grn, const float* x, const float* context, int64_t group, const float* residual,
                float* out, int64_t rows);
+
+/// One attention head for every sample: attn[b, t, :] = softmax over s of q[b, t] . k[b, s] x scale
+/// (masked keys left out), out[b, t, :] = sum_s attn[b, t, s] v[b, s, :]. q [B, Tq, D], k and v
+/// [B, Tk, D], mask null or [Tq, Tk] (nonzero: hidden), attn [B, Tq, Tk], out [B, Tq, D], all
+/// row-major. A query that sees no key spreads its weight evenly, as softmax over equal scores.
+void attention_head(const float* q, const float* k, const float* v, const std::uint8_t* mask, float scale, float* attn,
+                    float* out, int64_t batch, int64_t queries, int64_t keys, int64_t depth);
 
 /// Whether lstm_recurrence() handles this hidden width (16, 32 or 64).
 bool lstm_recurrence_supports(int64_t hidden);

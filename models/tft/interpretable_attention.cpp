@@ -2,6 +2,9 @@
 #include "models/tft/interpretable_attention.h"
 
 #include "models/tft/hashed_dropout.h"
+#include "models/tft/inference_kernels.h"
+
+#include <ATen/autocast_mode.h>
 
 #include <cmath>
 #include <limits>
@@ -64,6 +67,35 @@ AttentionOutput InterpretableMultiHeadAttentionImpl::forward(const torch::Tensor
     const double scale = 1.0 / std::sqrt(static_cast<double>(d_k));
     auto values = v_layer(v);
     std::vector<torch::Tensor> heads, attentions;
+    // Inference on float32 CPU tensors: each head through attention_head() (bmm of 32 small
+    // matrices goes entry by entry, about 3/4 of this module's time at the seed size).
+    const bool kernel = !is_training() && !torch::GradMode::is_enabled() && q.device().is_cpu() &&
+                        q.scalar_type() == torch::kFloat && !at::autocast::is_cpu_enabled();
+    if (kernel) {
+        const int64_t batch = q.size(0), tq = q.size(1), tk = k.size(1);
+        const auto vc = values.to(torch::kFloat).contiguous();
+        const auto m = mask.defined() ? mask.contiguous() : torch::Tensor();
+        for (int64_t h = 0; h < options.n_heads(); ++h) {
+            const auto qh = q_layers->ptr<precision::QuantizableLinearImpl>(static_cast<size_t>(h))
+                                ->forward(q)
+                                .to(torch::kFloat)
+                                .contiguous();
+            const auto kh = k_layers->ptr<precision::QuantizableLinearImpl>(static_cast<size_t>(h))
+                                ->forward(k)
+                                .to(torch::kFloat)
+                                .contiguous();
+            auto attn = torch::empty({batch, tq, tk}, q.options());
+            auto head = torch::empty({batch, tq, d_k}, q.options());
+            attention_head(qh.data_ptr<float>(), kh.data_ptr<float>(), vc.data_ptr<float>(),
+                           m.defined() ? reinterpret_cast<const std::uint8_t*>(m.data_ptr<bool>()) : nullptr,
+                           static_cast<float>(scale), attn.data_ptr<float>(), head.data_ptr<float>(), batch, tq, tk,
+                           d_k);
+            attentions.push_back(attn);
+            heads.push_back(head);
+        }
+        auto mean_head = torch::stack(heads, /*dim=*/0).mean(0);
+        return {w_h(mean_head), torch::stack(attentions, /*dim=*/1)};
+    }
     for (int64_t h = 0; h < options.n_heads(); ++h) {
         auto qh = q_layers->ptr<precision::QuantizableLinearImpl>(static_cast<size_t>(h))->forward(q);
         auto kh = k_layers->ptr<precision::QuantizableLinearImpl>(static_cast<size_t>(h))->forward(k);

@@ -637,6 +637,30 @@ private Q_SLOTS:
         QCOMPARE(mha->v_layer->weight.size(0), int64_t{4});
     }
 
+    // At inference the heads run through attention_head(): the same outputs and weights as the
+    // layers with autograd on, hidden keys at exactly zero, on every instruction set.
+    void attentionKernelMatchesTheLayers()
+    {
+        torch::manual_seed(5);
+        InterpretableMultiHeadAttention mha(InterpretableMultiHeadAttentionOptions(16, 4));
+        mha->eval();
+        const auto kv = torch::randn({3, 21, 16});
+        const auto q = kv.narrow(1, 16, 5);
+        auto mask = causal_mask(5, 21, torch::kCPU);
+        mask[2].fill_(true); // a query that sees nothing: even weights, as softmax over equal scores
+        const auto expected = mha(q, kv, kv, mask);
+        torch::NoGradGuard no_grad;
+        for (const FusedIsa isa : {FusedIsa::Avx512Vnni, FusedIsa::Avx2, FusedIsa::Generic}) {
+            const FusedIsa before = cap_fused_selection_isa(isa);
+            const auto out = mha(q, kv, kv, mask);
+            cap_fused_selection_isa(before);
+            QVERIFY(torch::allclose(out.output, expected.output.detach(), 1e-5, 1e-6));
+            QVERIFY(torch::allclose(out.attention, expected.attention.detach(), 1e-5, 1e-6));
+            QCOMPARE(out.attention.select(2, 0).narrow(-1, 17, 4).abs().max().item<float>(), 0.0f);
+            QVERIFY(torch::allclose(out.attention.select(2, 2), torch::full({3, 4, 21}, 1.0 / 21), 1e-6, 1e-7));
+        }
+    }
+
     void tftIsCausalAndInterpretable()
     {
         torch::manual_seed(5);
