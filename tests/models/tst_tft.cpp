@@ -130,9 +130,10 @@ private Q_SLOTS:
         torch::manual_seed(12);
         torch::NoGradGuard no_grad;
         torch::nn::LSTM reference(torch::nn::LSTMOptions(7, hidden).batch_first(true));
-        const auto x = torch::randn({3, 11, 7});
-        const auto h0 = torch::randn({3, hidden});
-        const auto c0 = torch::randn({3, hidden});
+        // Batch 5: the kernel's groups of 4 (hidden 16) or 2 (hidden 32) rows and a row left over.
+        const auto x = torch::randn({5, 11, 7});
+        const auto h0 = torch::randn({5, hidden});
+        const auto c0 = torch::randn({5, hidden});
         auto p = reference->named_parameters(/*recurse=*/false);
         auto [out, state] = reference->forward(x, std::make_tuple(h0.unsqueeze(0), c0.unsqueeze(0)));
         QCOMPARE(lstm_recurrence_supports(hidden), hidden != 12);
