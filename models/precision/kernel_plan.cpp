@@ -142,6 +142,16 @@ std::string KernelPlan::summary() const
     return s.empty() ? "no int8 layers" : s;
 }
 
+std::vector<std::string> FusedInt8Block::choose_block_kernels(const std::vector<int64_t>& rows,
+                                                              const std::vector<std::vector<BlockTiming>>& timings,
+                                                              double max_error) const
+{
+    (void)rows;
+    std::vector<std::string> chosen;
+    for (const auto& t : timings) chosen.push_back(choose_block_kernel(t, max_error));
+    return chosen;
+}
+
 std::vector<BlockTiming> time_block_candidates(const std::vector<std::string>& kernels,
                                                const std::function<torch::Tensor(const std::string&)>& run)
 {
@@ -257,13 +267,19 @@ KernelPlan plan_int8_kernels(torch::nn::Module& int8_model, const std::function<
     // Blocks are timed through the layers' plan just set, so "layers" is what they would serve.
     if (!plan.by_hand) {
         for (auto& [name, b] : blocks) {
-            std::vector<std::pair<int64_t, std::string>> entries;
-            for (const int64_t rows : b->block_recorded_rows()) {
+            const std::vector<int64_t> rows = b->block_recorded_rows();
+            std::vector<std::vector<BlockTiming>> timings;
+            for (const int64_t r : rows) {
                 torch::NoGradGuard no_grad;
-                BlockKernel k{name, rows, "layers", b->time_block_kernels(rows)};
-                k.kernel = choose_block_kernel(k.timings, options.max_layer_error);
-                entries.emplace_back(rows, k.kernel);
-                plan.blocks.push_back(std::move(k));
+                timings.push_back(b->time_block_kernels(r));
+            }
+            const std::vector<std::string> chosen = b->choose_block_kernels(rows, timings, options.max_layer_error);
+            TORCH_CHECK(chosen.size() == rows.size(), "plan_int8_kernels: block ", name, " chose ", chosen.size(),
+                        " kernels for ", rows.size(), " row counts");
+            std::vector<std::pair<int64_t, std::string>> entries;
+            for (size_t i = 0; i < rows.size(); ++i) {
+                entries.emplace_back(rows[i], chosen[i]);
+                plan.blocks.push_back({name, rows[i], chosen[i], std::move(timings[i])});
             }
             b->set_block_plan(std::move(entries));
             plan.released_bytes += b->release_unplanned();

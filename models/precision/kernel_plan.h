@@ -132,6 +132,12 @@ public:
     virtual std::vector<BlockTiming> time_block_kernels(int64_t rows) = 0;
     /// Which kernel serves inputs of about which rows (nearest by ratio); empty: its default.
     virtual void set_block_plan(std::vector<std::pair<int64_t, std::string>> plan) = 0;
+    /// The kernel for each of `rows` given its timings there (same order): by default the fastest
+    /// within `max_error` at each (choose_block_kernel()). A block whose kernels keep different
+    /// tensors may prefer one set for all row counts.
+    virtual std::vector<std::string> choose_block_kernels(const std::vector<int64_t>& rows,
+                                                          const std::vector<std::vector<BlockTiming>>& timings,
+                                                          double max_error) const;
     /// Drops the tensors its plan serves no row count with (a block served by a table everywhere
     /// keeps no layer weights, one that never uses its table drops it), so that the served copy
     /// holds what it uses; returns the bytes freed. plan_int8_kernels() calls it after the plan.

@@ -4,7 +4,6 @@
 #include <ATen/autocast_mode.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <tuple>
 
@@ -272,7 +271,11 @@ VariableSelectionOutput VariableSelectionNetworkImpl::forward(const torch::Tenso
     const bool fusable = plain_input && fused_selection_supports(options.hidden_size()) &&
                          (rows > 0 || !variable_grns) &&
                          (!variable_grns || (!is_training() && !torch::GradMode::is_enabled()));
-    const std::string kernel = fusable ? block_kernel_for(rows) : std::string("layers");
+    std::string kernel = fusable ? block_kernel_for(rows) : std::string("layers");
+    if (kernel == "table") {
+        tabulate();
+        if (!has_table()) kernel = "fused-fp32"; // a table would have outweighed the GRNs
+    }
     if (kernel != "layers") {
         torch::NoGradGuard no_grad;
         const auto x2 = x.contiguous().view({rows, v});
@@ -291,7 +294,6 @@ VariableSelectionOutput VariableSelectionNetworkImpl::forward(const torch::Tenso
         out_sizes.push_back(options.hidden_size());
         auto output = torch::empty(out_sizes, x.options());
         if (kernel == "table") {
-            tabulate();
             const auto low = selection_range[0].contiguous();
             // inv_step = (K - 1) / (high - low); tabulate() never leaves an empty range.
             const auto inv_step =
@@ -382,10 +384,8 @@ std::vector<precision::BlockTiming> VariableSelectionNetworkImpl::time_block_ker
             kernels.push_back("fused-fp32");
             if (converted_to_int8() && fused_selection_int8_available()) kernels.push_back("fused-int8");
         }
-        if (can_tabulate()) {
-            tabulate();
-            kernels.push_back("table");
-        }
+        tabulate();
+        if (has_table()) kernels.push_back("table");
     }
     torch::NoGradGuard no_grad;
     // Inside the calibrated range where there is one, else N(0, 1).
@@ -442,6 +442,15 @@ void VariableSelectionNetworkImpl::tabulate()
             break;
         }
     }
+    // The table stands in for the variable GRNs: never heavier than their int8 weights.
+    int64_t grn_bytes = 0;
+    for (const auto& list : {variable_grns->parameters(), variable_grns->buffers()})
+        for (const auto& t : list) grn_bytes += t.numel() * t.element_size();
+    if (v * knots * h * 2 > grn_bytes) {
+        selection_range.set_data(torch::empty({0}, selection_range.options()));
+        m_float_pack = PackCache{};
+        return;
+    }
     const int64_t stride = kFine / (knots - 1);
     auto values = torch::empty({v, knots, h}, torch::kFloat);
     float* out = values.data_ptr<float>();
@@ -455,6 +464,30 @@ void VariableSelectionNetworkImpl::tabulate()
     m_float_pack = PackCache{};
 }
 
+std::vector<std::string> VariableSelectionNetworkImpl::choose_block_kernels(
+    const std::vector<int64_t>& rows, const std::vector<std::vector<precision::BlockTiming>>& timings,
+    double max_error) const
+{
+    const auto without_table = [&](const std::vector<precision::BlockTiming>& t) {
+        std::vector<precision::BlockTiming> rest;
+        for (const auto& k : t)
+            if (k.kernel != "table") rest.push_back(k);
+        return precision::choose_block_kernel(rest, max_error);
+    };
+    const auto within = [&](const std::vector<precision::BlockTiming>& t) {
+        return std::any_of(t.begin(), t.end(),
+                           [&](const auto& k) { return k.kernel == "table" && k.relative_error <= max_error; });
+    };
+    std::vector<std::string> chosen;
+    if (rows.empty()) return chosen;
+    // Keeping the table and the variable GRNs both would cost the memory of both: the table serves
+    // every row count (where accurate enough) if it wins where the most rows are served.
+    const size_t most = static_cast<size_t>(std::max_element(rows.begin(), rows.end()) - rows.begin());
+    const bool table = precision::choose_block_kernel(timings[most], max_error) == "table";
+    for (const auto& t : timings) chosen.push_back(table && within(t) ? std::string("table") : without_table(t));
+    return chosen;
+}
+
 int64_t VariableSelectionNetworkImpl::release_unplanned()
 {
     if (!can_tabulate() || !variable_grns || m_block_plan.empty()) return 0;
@@ -463,6 +496,7 @@ int64_t VariableSelectionNetworkImpl::release_unplanned()
     int64_t freed = 0;
     if (std::all_of(m_block_plan.begin(), m_block_plan.end(), serves_table)) {
         tabulate();
+        if (!has_table()) return 0; // not made after all: forward() serves fused-fp32
         for (const auto& t : variable_grns->parameters()) freed += bytes(t);
         for (const auto& t : variable_grns->buffers()) freed += bytes(t);
         unregister_module("variable_grns");

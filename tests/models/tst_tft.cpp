@@ -509,8 +509,8 @@ private Q_SLOTS:
         VariableSelectionNetwork vsn(VariableSelectionNetworkOptions(kVariables, hidden).context_size(hidden));
         vsn->eval();
         // Each variable in its own range.
-        const auto spread = torch::tensor({1.0f, 3.0f, 0.5f, 2.0f, 8.0f});
-        const auto shift = torch::tensor({0.0f, -1.0f, 2.0f, 0.5f, -4.0f});
+        const auto spread = torch::tensor({1.0f, 1.5f, 0.5f, 1.0f, 2.0f});
+        const auto shift = torch::tensor({0.0f, -1.0f, 2.0f, 0.5f, -1.0f});
         const auto inputs = [&](int64_t batch, int64_t steps) {
             return (torch::rand({batch, steps, kVariables}) * 2.0 - 1.0) * spread + shift;
         };
@@ -610,6 +610,40 @@ private Q_SLOTS:
         const auto untabled = mp::plan_int8_kernels(*plain, [&] { plain(x, context); });
         for (const auto& t : untabled.blocks.front().timings) QVERIFY(t.kernel != "table");
         QCOMPARE(untabled.released_bytes, int64_t{0});
+
+        // Ranges so wide that the knots the tolerance asks for would outweigh the GRNs: no table.
+        mp::QuantizeOptions wide;
+        wide.calibrate = [&](torch::nn::Module& m) {
+            m.as<VariableSelectionNetworkImpl>()->forward(calibration * 1000.0, torch::randn({8, hidden}));
+        };
+        auto heavy = mp::quantize_for_inference(vsn, wide);
+        QVERIFY(heavy->can_tabulate());
+        const auto heavy_plan = mp::plan_int8_kernels(*heavy, [&] { heavy(x * 1000.0, context); });
+        for (const auto& t : heavy_plan.blocks.front().timings) QVERIFY(t.kernel != "table");
+        QVERIFY(!heavy->has_table() && !heavy->can_tabulate());
+        heavy->set_block_plan({{100, "table"}});
+        QVERIFY(torch::isfinite(heavy(x * 1000.0, context).output).all().item<bool>()); // layer by layer instead
+    }
+
+    // A selection network keeps one set of tensors: the table everywhere when it wins where the
+    // most rows are served, else nowhere (injected timings).
+    void selectionPlanKeepsOneRepresentation()
+    {
+        VariableSelectionNetwork vsn(VariableSelectionNetworkOptions(3, 16));
+        using T = std::vector<foxhunt::models::precision::BlockTiming>;
+        const std::vector<int64_t> rows{3200, 100, 5};
+        const T big{{"layers", 900.0, 0.0}, {"fused-int8", 300.0, 0.002}, {"table", 100.0, 0.003}};
+        const T small{{"layers", 90.0, 0.0}, {"fused-int8", 9.0, 0.002}, {"table", 12.0, 0.003}};
+        const T inaccurate{{"layers", 90.0, 0.0}, {"fused-fp32", 30.0, 0.0}, {"table", 10.0, 0.2}};
+        QCOMPARE(vsn->choose_block_kernels(rows, {big, small, small}, 0.05),
+                 (std::vector<std::string>{"table", "table", "table"}));
+        QCOMPARE(vsn->choose_block_kernels(rows, {big, inaccurate, small}, 0.05),
+                 (std::vector<std::string>{"table", "fused-fp32", "table"}));
+        const T slow_table{{"layers", 900.0, 0.0}, {"fused-int8", 300.0, 0.002}, {"table", 400.0, 0.003}};
+        const T fast_table{{"layers", 90.0, 0.0}, {"fused-int8", 9.0, 0.002}, {"table", 5.0, 0.003}};
+        QCOMPARE(vsn->choose_block_kernels(rows, {slow_table, fast_table, fast_table}, 0.05),
+                 (std::vector<std::string>{"fused-int8", "fused-int8", "fused-int8"}));
+        QVERIFY(vsn->choose_block_kernels({}, {}, 0.05).empty());
     }
 
     void maskFillIsFiniteInHalf()
