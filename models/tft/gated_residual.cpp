@@ -130,7 +130,10 @@ torch::Tensor GateAddNormImpl::forward(const torch::Tensor& x, const torch::Tens
     if (options.fused_inference() && x.size(-1) == in) {
         const int64_t rows = x.numel() / in;
         note_block_rows(rows);
-        if (rows > 0 && fusable_input(*this, x) && skip.scalar_type() == torch::kFloat && skip.numel() == rows * out &&
+        auto sizes = x.sizes().vec();
+        sizes.back() = out;
+        // The skip of the output's own shape (the layers would broadcast any other).
+        if (rows > 0 && fusable_input(*this, x) && skip.scalar_type() == torch::kFloat && skip.sizes() == sizes &&
             fused_grn_supports(in, 0, out) && block_kernel_for(rows) == "fused-fp32") {
             const FusedDenseGrn& d = packed(tensors_of(*this), [&] {
                 FusedDenseGrn g;
@@ -145,8 +148,6 @@ torch::Tensor GateAddNormImpl::forward(const torch::Tensor& x, const torch::Tens
             });
             const auto xc = x.contiguous();
             const auto residual = skip.contiguous();
-            auto sizes = x.sizes().vec();
-            sizes.back() = out;
             auto y = torch::empty(sizes, x.options());
             fused_grn(d, xc.data_ptr<float>(), nullptr, 1, residual.data_ptr<float>(), y.data_ptr<float>(), rows);
             return y;
