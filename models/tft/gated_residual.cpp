@@ -34,7 +34,8 @@ void FusedFloatBlock::note_block_rows(int64_t rows)
 void FusedFloatBlock::set_block_plan(std::vector<std::pair<int64_t, std::string>> plan)
 {
     for (const auto& [rows, kernel] : plan)
-        TORCH_CHECK(kernel == "layers" || kernel == "fused-fp32", "FusedFloatBlock: no kernel named '", kernel, "'");
+        TORCH_CHECK(kernel == "layers" || kernel == "fused-fp32" || kernel == "fused-int8",
+                    "FusedFloatBlock: no kernel named '", kernel, "'");
     m_plan = std::move(plan);
 }
 
@@ -50,7 +51,31 @@ std::string FusedFloatBlock::block_kernel_for(int64_t rows) const
     }
     if (all_float) return "fused-fp32";
     if (!all_int8 || m_plan.empty()) return "layers";
-    return precision::nearest_by_rows(m_plan, rows, [](const auto& e) { return e.first; }).second;
+    const std::string& kernel = precision::nearest_by_rows(m_plan, rows, [](const auto& e) { return e.first; }).second;
+    // A plan made where VNNI was (or by hand) falls back to the float kernel on a CPU without it.
+    if (kernel == "fused-int8" && !int8_fusable()) return "fused-fp32";
+    return kernel;
+}
+
+bool FusedFloatBlock::int8_fusable() const
+{
+    for (const auto* layer : block_layers())
+        if (*layer && !(*layer)->quantized()) return false;
+    const auto [in, hidden, out] = block_widths();
+    return fused_grn_int8_supports(in, hidden, out);
+}
+
+FusedDenseGrn::Int8Rows int8_rows_of(precision::QuantizableLinear& layer)
+{
+    const auto& w = layer->int8->weight;
+    FusedDenseGrn::Int8Rows r;
+    const auto q = w.q.contiguous();
+    r.q.assign(q.data_ptr<std::int8_t>(), q.data_ptr<std::int8_t>() + q.numel());
+    const auto scale = w.scale().to(torch::kFloat).contiguous();
+    r.scale.assign(scale.data_ptr<float>(), scale.data_ptr<float>() + scale.numel());
+    const auto zero = (q.to(torch::kInt).sum(1) * 128).to(torch::kInt).contiguous();
+    r.zero.assign(zero.data_ptr<std::int32_t>(), zero.data_ptr<std::int32_t>() + zero.numel());
+    return r;
 }
 
 std::vector<precision::BlockTiming> FusedFloatBlock::time_layers_and_fused(const std::function<torch::Tensor()>& run)
@@ -59,21 +84,24 @@ std::vector<precision::BlockTiming> FusedFloatBlock::time_layers_and_fused(const
         std::optional<std::string>& forced;
         ~Unforce() { forced.reset(); }
     } unforce{m_forced};
-    return precision::time_block_candidates({"layers", "fused-fp32"}, [&](const std::string& kernel) {
+    std::vector<std::string> kernels{"layers", "fused-fp32"};
+    if (int8_fusable()) kernels.push_back("fused-int8");
+    return precision::time_block_candidates(kernels, [&](const std::string& kernel) {
         m_forced = kernel;
         return run();
     });
 }
 
-const FusedDenseGrn& FusedFloatBlock::packed(const std::vector<torch::Tensor>& sources,
+const FusedDenseGrn& FusedFloatBlock::packed(const std::string& kernel, const std::vector<torch::Tensor>& sources,
                                              const std::function<FusedDenseGrn()>& make)
 {
-    if (m_packed && m_pack_stamp.matches(sources)) return m_pack;
+    Pack& p = kernel == "fused-int8" ? m_int8_pack : m_float_pack;
+    if (p.made && p.stamp.matches(sources)) return p.grn;
     torch::NoGradGuard no_grad;
-    m_pack = make();
+    p.grn = make();
     // Untrackable sources (inference tensors): packed afresh on every call.
-    m_packed = m_pack_stamp.remember(sources);
-    return m_pack;
+    p.made = p.stamp.remember(sources);
+    return p.grn;
 }
 
 namespace {
@@ -133,14 +161,22 @@ torch::Tensor GateAddNormImpl::forward(const torch::Tensor& x, const torch::Tens
         auto sizes = x.sizes().vec();
         sizes.back() = out;
         // The skip of the output's own shape (the layers would broadcast any other).
-        if (rows > 0 && fusable_input(*this, x) && skip.scalar_type() == torch::kFloat && skip.sizes() == sizes &&
-            fused_grn_supports(in, 0, out) && block_kernel_for(rows) == "fused-fp32") {
-            const FusedDenseGrn& d = packed(tensors_of(*this), [&] {
+        const std::string kernel = rows > 0 && fusable_input(*this, x) && skip.scalar_type() == torch::kFloat &&
+                                           skip.sizes() == sizes && fused_grn_supports(in, 0, out)
+                                       ? block_kernel_for(rows)
+                                       : std::string("layers");
+        if (kernel != "layers") {
+            const bool int8 = kernel == "fused-int8";
+            const FusedDenseGrn& d = packed(kernel, tensors_of(*this), [&] {
                 FusedDenseGrn g;
                 g.in = in;
                 g.out = out;
                 g.eps = static_cast<float>(norm->options.eps());
-                g.wg = floats(float_weight_of(glu->fc));
+                if (int8) {
+                    g.qg = int8_rows_of(glu->fc);
+                } else {
+                    g.wg = floats(float_weight_of(glu->fc));
+                }
                 g.bg = floats(float_bias_of(glu->fc));
                 g.gamma = floats(norm->weight);
                 g.beta = floats(norm->bias);
@@ -198,24 +234,31 @@ torch::Tensor GatedResidualNetworkImpl::forward(const torch::Tensor& x, const to
         const bool context_fits = !context.defined() ||
                                   (context_proj && context.dim() == 2 && x.dim() >= 2 && context.size(0) == x.size(0) &&
                                    context.size(0) > 0 && context.size(1) == options.context_size());
-        if (rows > 0 && fusable_input(*this, x) && context_fits && fused_grn_supports(in, hidden, out) &&
-            block_kernel_for(rows) == "fused-fp32") {
-            const FusedDenseGrn& d = packed(tensors_of(*this), [&] {
+        const std::string kernel = rows > 0 && fusable_input(*this, x) && context_fits &&
+                                           fused_grn_supports(in, hidden, out)
+                                       ? block_kernel_for(rows)
+                                       : std::string("layers");
+        if (kernel != "layers") {
+            const bool int8 = kernel == "fused-int8";
+            const FusedDenseGrn& d = packed(kernel, tensors_of(*this), [&] {
                 FusedDenseGrn g;
                 g.in = in;
                 g.hidden = hidden;
                 g.out = out;
                 g.eps = static_cast<float>(gate_norm->norm->options.eps());
-                g.w1 = floats(float_weight_of(fc1));
-                g.b1 = floats(float_bias_of(fc1));
-                g.w2 = floats(float_weight_of(fc2));
-                g.b2 = floats(float_bias_of(fc2));
-                g.wg = floats(float_weight_of(gate_norm->glu->fc));
-                g.bg = floats(float_bias_of(gate_norm->glu->fc));
-                if (skip) {
-                    g.ws = floats(float_weight_of(skip));
-                    g.bs = floats(float_bias_of(skip));
-                }
+                const auto set = [&](precision::QuantizableLinear& l, std::vector<float>& w, FusedDenseGrn::Int8Rows& q,
+                                     std::vector<float>& b) {
+                    if (int8) {
+                        q = int8_rows_of(l);
+                    } else {
+                        w = floats(float_weight_of(l));
+                    }
+                    b = floats(float_bias_of(l));
+                };
+                set(fc1, g.w1, g.q1, g.b1);
+                set(fc2, g.w2, g.q2, g.b2);
+                set(gate_norm->glu->fc, g.wg, g.qg, g.bg);
+                if (skip) set(skip, g.ws, g.qs, g.bs);
                 g.gamma = floats(gate_norm->norm->weight);
                 g.beta = floats(gate_norm->norm->bias);
                 return g;

@@ -8,6 +8,7 @@
 
 #include <torch/torch.h>
 
+#include <array>
 #include <optional>
 #include <string>
 #include <utility>
@@ -19,37 +20,50 @@ namespace foxhunt::models::tft {
 torch::Tensor float_weight_of(precision::QuantizableLinear& layer);
 torch::Tensor float_bias_of(precision::QuantizableLinear& layer);
 
-/// The bookkeeping of a module that can run at inference as one fused float kernel
-/// ("fused-fp32": fused_grn() with a float model's own weights or an int8 copy's dequantized
-/// ones) or layer by layer ("layers"). A float model fuses wherever the input allows; an int8 copy
-/// goes layer by layer until plan_int8_kernels() has timed both at the rows it serves.
+/// The bookkeeping of a module that can run at inference as one fused kernel ("fused-fp32":
+/// fused_grn() with a float model's own weights or an int8 copy's dequantized ones; "fused-int8":
+/// an int8 copy's int8 weights, on AVX512-VNNI) or layer by layer ("layers"). A float model fuses
+/// wherever the input allows; an int8 copy goes layer by layer until plan_int8_kernels() has timed
+/// the kernels at the rows it serves.
 class FusedFloatBlock : public precision::FusedInt8Block {
 public:
     void set_block_recording(bool on) override;
     std::vector<int64_t> block_recorded_rows() const override { return m_rows; }
     void set_block_plan(std::vector<std::pair<int64_t, std::string>> plan) override;
-    /// The kernel for an input of `rows` rows now: "fused-fp32" or "layers".
+    /// The kernel for an input of `rows` rows now: "fused-fp32", "fused-int8" or "layers".
     std::string block_kernel_for(int64_t rows) const;
 
 protected:
     /// The block's linear layers (unset ones allowed).
     virtual std::vector<const precision::QuantizableLinear*> block_layers() const = 0;
+    /// Its widths for fused_grn() (hidden 0: a gate).
+    virtual std::array<int64_t, 3> block_widths() const = 0;
+    /// Whether "fused-int8" can serve: every layer int8, the widths and this CPU allow it.
+    bool int8_fusable() const;
     /// Records `rows` while plan_int8_kernels() records.
     void note_block_rows(int64_t rows);
-    /// "layers" and "fused-fp32" timed through `run` (the block's forward on a fixed input).
+    /// "layers", "fused-fp32" and (int8_fusable()) "fused-int8" timed through `run` (the block's
+    /// forward on a fixed input).
     std::vector<precision::BlockTiming> time_layers_and_fused(const std::function<torch::Tensor()>& run);
-    /// The fused weights, packed by `make` again whenever one of `sources` changed.
-    const FusedDenseGrn& packed(const std::vector<torch::Tensor>& sources, const std::function<FusedDenseGrn()>& make);
+    /// The fused weights for `kernel`, packed by `make` again whenever one of `sources` changed.
+    const FusedDenseGrn& packed(const std::string& kernel, const std::vector<torch::Tensor>& sources,
+                                const std::function<FusedDenseGrn()>& make);
 
 private:
     bool m_recording = false;
     std::vector<int64_t> m_rows;
     std::vector<std::pair<int64_t, std::string>> m_plan;
     std::optional<std::string> m_forced;
-    FusedDenseGrn m_pack;
-    precision::SourceStamp m_pack_stamp;
-    bool m_packed = false;
+    struct Pack {
+        FusedDenseGrn grn;
+        precision::SourceStamp stamp;
+        bool made = false;
+    };
+    Pack m_float_pack, m_int8_pack;
 };
+
+/// A layer's weights as fused_grn()'s int8 rows (an int8 copy's own).
+FusedDenseGrn::Int8Rows int8_rows_of(precision::QuantizableLinear& layer);
 
 /// Options for GatedLinearUnit.
 struct GatedLinearUnitOptions {
@@ -115,6 +129,7 @@ public:
 
 protected:
     std::vector<const precision::QuantizableLinear*> block_layers() const override { return {&glu->fc}; }
+    std::array<int64_t, 3> block_widths() const override { return {options.input_size(), 0, options.output_size()}; }
 };
 TORCH_MODULE(GateAddNorm);
 
@@ -166,6 +181,10 @@ protected:
     std::vector<const precision::QuantizableLinear*> block_layers() const override
     {
         return {&skip, &fc1, &context_proj, &fc2, &gate_norm->glu->fc};
+    }
+    std::array<int64_t, 3> block_widths() const override
+    {
+        return {options.input_size(), options.hidden_size(), options.output_size()};
     }
 };
 TORCH_MODULE(GatedResidualNetwork);

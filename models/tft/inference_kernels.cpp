@@ -206,30 +206,53 @@ bool fused_grn_supports(int64_t in, int64_t hidden, int64_t out)
     return in > 0 && in <= 128 && hidden >= 0 && hidden <= 64 && out > 0 && out <= 64;
 }
 
+bool fused_grn_int8_supports(int64_t in, int64_t hidden, int64_t out)
+{
+    return fused_grn_supports(in, hidden, out) && in % 4 == 0 && hidden % 4 == 0 && fused_selection_int8_available();
+}
+
 void fused_grn(const FusedDenseGrn& g, const float* x, const float* context, int64_t group, const float* residual,
                float* out, int64_t rows)
 {
     if (!fused_grn_supports(g.in, g.hidden, g.out))
         throw std::invalid_argument("fused_grn: widths " + std::to_string(g.in) + ", " + std::to_string(g.hidden) +
                                     ", " + std::to_string(g.out) + " exceed 128, 64, 64");
-    check_size("w1", g.w1.size(), g.hidden * g.in);
+    const bool int8 = g.int8();
+    if (int8 && !fused_grn_int8_supports(g.in, g.hidden, g.out))
+        throw std::invalid_argument("fused_grn: int8 weights need AVX512-VNNI and in, hidden multiples of 4");
+    // A layer's weights: float, or int8 rows with a scale and a zero correction per row.
+    const auto check_layer = [&](const char* name, const std::vector<float>& w, const FusedDenseGrn::Int8Rows& q,
+                                 int64_t rows_out, int64_t cols) {
+        if (!int8) return check_size(name, w.size(), rows_out * cols);
+        check_size(name, q.q.size(), rows_out * cols);
+        check_size(name, q.scale.size(), rows_out);
+        check_size(name, q.zero.size(), rows_out);
+    };
+    check_layer("w1", g.w1, g.q1, g.hidden, g.in);
     check_size("b1", g.b1.size(), g.hidden);
-    check_size("w2", g.w2.size(), g.hidden * g.hidden);
+    check_layer("w2", g.w2, g.q2, g.hidden, g.hidden);
     check_size("b2", g.b2.size(), g.hidden);
-    check_size("wg", g.wg.size(), 2 * g.out * (g.hidden > 0 ? g.hidden : g.in)); // a gate reads x itself
+    check_layer("wg", g.wg, g.qg, 2 * g.out, g.hidden > 0 ? g.hidden : g.in); // a gate reads x itself
     check_size("bg", g.bg.size(), 2 * g.out);
     check_size("gamma", g.gamma.size(), g.out);
     check_size("beta", g.beta.size(), g.out);
     if (g.hidden == 0 && !residual) throw std::invalid_argument("fused_grn: a gate (hidden 0) needs its residual");
-    if (!residual && g.ws.empty()) {
+    const bool has_skip = int8 ? !g.qs.q.empty() : !g.ws.empty();
+    if (!residual && !has_skip) {
         if (g.in != g.out) throw std::invalid_argument("fused_grn: no skip layer needs in == out");
     } else if (!residual) {
-        check_size("ws", g.ws.size(), g.out * g.in);
+        check_layer("ws", g.ws, g.qs, g.out, g.in);
         check_size("bs", g.bs.size(), g.out);
     }
     if (context && group <= 0) throw std::invalid_argument("fused_grn: a context needs a positive group");
     if (rows <= 0) return;
-    FOXHUNT_DISPATCH(dense_grn, g, x, context, group, residual, out, rows);
+#if defined(__x86_64__)
+    if (int8) {
+        avx512::dense_grn<true>(g, x, context, group, residual, out, rows);
+        return;
+    }
+#endif
+    FOXHUNT_DISPATCH(dense_grn<false>, g, x, context, group, residual, out, rows);
 }
 
 void attention_head(const float* q, const float* k, const float* v, const std::uint8_t* mask, float scale, float* attn,

@@ -91,10 +91,25 @@ struct FusedDenseGrn {
     std::vector<float> w1, b1, w2, b2, wg, bg, ws, bs;
     /// [out] each.
     std::vector<float> gamma, beta;
+    /// One layer's int8 rows, their scales and 128 x each row's sum.
+    struct Int8Rows {
+        std::vector<std::int8_t> q;
+        std::vector<float> scale;
+        std::vector<std::int32_t> zero;
+    };
+    /// An int8 pack (fused_grn_int8_supports()): the layers w1, w2, wg, ws as int8 rows (the float
+    /// weights then empty, the biases float), each row's activations quantized per row as in
+    /// fused_selection().
+    Int8Rows q1, q2, qg, qs;
+
+    /// Whether the weights are int8.
+    bool int8() const { return !qg.q.empty(); }
 };
 
 /// Whether fused_grn() handles these widths (hidden 0: a GateAddNorm).
 bool fused_grn_supports(int64_t in, int64_t hidden, int64_t out);
+/// Whether it handles them with int8 weights on this CPU: AVX512-VNNI, in and hidden multiples of 4.
+bool fused_grn_int8_supports(int64_t in, int64_t hidden, int64_t out);
 
 /// out[n, :] = GRN(x[n, :]) for n < rows, 16 rows at a time in vector lanes. x [rows, in], out
 /// [rows, out]; context null or [rows / group, hidden] (row n adds context[n / group], the

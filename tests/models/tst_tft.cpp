@@ -484,6 +484,32 @@ private Q_SLOTS:
         int8->set_block_plan({{39, "fused-fp32"}});
         QVERIFY(relative(int8(x, context).reshape({39, 7}), expected_with) < 0.02);
         QVERIFY_THROWS_EXCEPTION(c10::Error, int8->set_block_plan({{39, "table"}}));
+
+        // Widths in multiples of 4: with AVX512-VNNI its int8 weights can run fused too.
+        GatedResidualNetwork even(GatedResidualNetworkOptions(12, 8, 12).context_size(5));
+        even->eval();
+        const auto expected_even = [&] {
+            torch::AutoGradMode layers(true);
+            return even(x, context).detach();
+        }();
+        auto int8_even = mp::quantize_for_inference(even);
+        const auto even_plan = mp::plan_int8_kernels(*int8_even, [&] { int8_even(x, context); });
+        QCOMPARE(even_plan.blocks.front().timings.size(), size_t{fused_grn_int8_supports(12, 8, 12) ? 3u : 2u});
+        int8_even->set_block_plan({{39, "fused-int8"}});
+        QCOMPARE(int8_even->block_kernel_for(39),
+                 std::string(fused_grn_int8_supports(12, 8, 12) ? "fused-int8" : "fused-fp32"));
+        QVERIFY2(relative(int8_even(x, context), expected_even) < 0.03,
+                 std::to_string(relative(int8_even(x, context), expected_even)).c_str());
+        {
+            const FusedIsa before = cap_fused_selection_isa(FusedIsa::Avx2); // no VNNI: the float kernel
+            QCOMPARE(int8_even->block_kernel_for(39), std::string("fused-fp32"));
+            QVERIFY(relative(int8_even(x, context), expected_even) < 0.03);
+            cap_fused_selection_isa(before);
+        }
+        auto int8_gate = mp::quantize_for_inference(gate);
+        int8_gate->set_block_plan({{14, "fused-int8"}});
+        QVERIFY(relative(int8_gate(gx, skip), expected_gate) < 0.03); // 6 inputs: not a multiple of 4, fused float
+        QCOMPARE(int8_gate->block_kernel_for(14), std::string("fused-fp32"));
         d_plain.in = 7; // no skip layer needs in == out
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, fused_grn(d_plain, x8.data_ptr<float>(), nullptr, 1, nullptr,
                                                                   std::vector<float>(200).data(), 21));
