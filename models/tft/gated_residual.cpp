@@ -112,10 +112,23 @@ std::vector<float> floats(const torch::Tensor& t)
     return std::vector<float>(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
 }
 
-std::vector<torch::Tensor> tensors_of(const torch::nn::Module& m)
+// The tensors a fused pack is made from: each layer's float weight and bias, or its int8 buffers,
+// then the norm's affine. Listed directly: Module::parameters() builds every dotted name on each
+// call, which at one row cost more than the fused kernel itself.
+std::vector<torch::Tensor> pack_sources(std::initializer_list<const precision::QuantizableLinear*> layers,
+                                        const torch::nn::LayerNorm& norm)
 {
-    auto all = m.parameters();
-    for (const auto& b : m.buffers()) all.push_back(b);
+    std::vector<torch::Tensor> all;
+    for (const auto* l : layers) {
+        if (!*l) continue;
+        if ((*l)->quantized()) {
+            const auto& q = *(*l)->int8;
+            all.insert(all.end(), {q.weight.q, q.weight.scale_code, q.weight.scale_max, q.bias.q, q.bias.scale});
+        } else {
+            all.insert(all.end(), {(*l)->weight, (*l)->bias});
+        }
+    }
+    all.insert(all.end(), {norm->weight, norm->bias});
     return all;
 }
 
@@ -167,7 +180,7 @@ torch::Tensor GateAddNormImpl::forward(const torch::Tensor& x, const torch::Tens
                                        : std::string("layers");
         if (kernel != "layers") {
             const bool int8 = kernel == "fused-int8";
-            const FusedDenseGrn& d = packed(kernel, tensors_of(*this), [&] {
+            const FusedDenseGrn& d = packed(kernel, pack_sources({&glu->fc}, norm), [&] {
                 FusedDenseGrn g;
                 g.in = in;
                 g.out = out;
@@ -240,29 +253,30 @@ torch::Tensor GatedResidualNetworkImpl::forward(const torch::Tensor& x, const to
                                        : std::string("layers");
         if (kernel != "layers") {
             const bool int8 = kernel == "fused-int8";
-            const FusedDenseGrn& d = packed(kernel, tensors_of(*this), [&] {
-                FusedDenseGrn g;
-                g.in = in;
-                g.hidden = hidden;
-                g.out = out;
-                g.eps = static_cast<float>(gate_norm->norm->options.eps());
-                const auto set = [&](precision::QuantizableLinear& l, std::vector<float>& w, FusedDenseGrn::Int8Rows& q,
-                                     std::vector<float>& b) {
-                    if (int8) {
-                        q = int8_rows_of(l);
-                    } else {
-                        w = floats(float_weight_of(l));
-                    }
-                    b = floats(float_bias_of(l));
-                };
-                set(fc1, g.w1, g.q1, g.b1);
-                set(fc2, g.w2, g.q2, g.b2);
-                set(gate_norm->glu->fc, g.wg, g.qg, g.bg);
-                if (skip) set(skip, g.ws, g.qs, g.bs);
-                g.gamma = floats(gate_norm->norm->weight);
-                g.beta = floats(gate_norm->norm->bias);
-                return g;
-            });
+            const FusedDenseGrn& d = packed(
+                kernel, pack_sources({&fc1, &fc2, &gate_norm->glu->fc, &skip}, gate_norm->norm), [&] {
+                    FusedDenseGrn g;
+                    g.in = in;
+                    g.hidden = hidden;
+                    g.out = out;
+                    g.eps = static_cast<float>(gate_norm->norm->options.eps());
+                    const auto set = [&](precision::QuantizableLinear& l, std::vector<float>& w,
+                                         FusedDenseGrn::Int8Rows& q, std::vector<float>& b) {
+                        if (int8) {
+                            q = int8_rows_of(l);
+                        } else {
+                            w = floats(float_weight_of(l));
+                        }
+                        b = floats(float_bias_of(l));
+                    };
+                    set(fc1, g.w1, g.q1, g.b1);
+                    set(fc2, g.w2, g.q2, g.b2);
+                    set(gate_norm->glu->fc, g.wg, g.qg, g.bg);
+                    if (skip) set(skip, g.ws, g.qs, g.bs);
+                    g.gamma = floats(gate_norm->norm->weight);
+                    g.beta = floats(gate_norm->norm->bias);
+                    return g;
+                });
             torch::Tensor projected;
             if (context.defined()) projected = context_proj(context).to(torch::kFloat).contiguous(); // [B, hidden]
             const auto xc = x.contiguous();

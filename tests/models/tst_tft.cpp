@@ -436,6 +436,20 @@ private Q_SLOTS:
         QCOMPARE(with->block_kernel_for(39), std::string("fused-fp32"));
         QVERIFY(torch::allclose(with(x, context).reshape({39, 7}), expected_with, 1e-5, 1e-5));
         QVERIFY(torch::allclose(plain(x8), expected_plain, 1e-5, 1e-5));
+        {
+            // A weight changed in place is packed again.
+            GatedResidualNetwork changed(GatedResidualNetworkOptions(8, 8, 8));
+            changed->eval();
+            changed(x8); // packed
+            changed->fc2->weight.mul_(-2.0);
+            changed->gate_norm->norm->bias.add_(0.5);
+            torch::Tensor layers;
+            {
+                torch::AutoGradMode grad(true);
+                layers = changed(x8).detach();
+            }
+            QVERIFY(torch::allclose(changed(x8), layers, 1e-5, 1e-5));
+        }
         auto d_with = pack(*with);
         auto d_plain = pack(*plain);
         for (const FusedIsa isa : {FusedIsa::Avx512Vnni, FusedIsa::Avx2, FusedIsa::Generic}) {
