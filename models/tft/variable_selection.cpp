@@ -91,13 +91,7 @@ const VariableSelectionNetworkImpl::PackCache& VariableSelectionNetworkImpl::pac
 {
     PackCache& cache = kind == PackKind::Int8 ? m_int8_pack : kind == PackKind::Float ? m_float_pack : m_fold_pack;
     const bool int8 = kind == PackKind::Int8;
-    bool fresh = !cache.sources.empty();
-    for (const auto& [t, data, version] : cache.sources)
-        if (t.data_ptr() != data || t._version() != version) {
-            fresh = false;
-            break;
-        }
-    if (fresh) return cache;
+    if (cache.made && cache.stamp.matches(cache.sources)) return cache;
 
     torch::NoGradGuard no_grad;
     const int64_t v = options.n_variables(), h = options.hidden_size();
@@ -203,14 +197,9 @@ const VariableSelectionNetworkImpl::PackCache& VariableSelectionNetworkImpl::pac
             d.beta = floats(f.gate_norm->norm->bias);
         }
     }
-    cache.sources.clear();
-    bool trackable = true;
-    for (const auto& list : {parameters(), buffers()})
-        for (const auto& t : list) {
-            trackable = trackable && !t.is_inference();
-            if (trackable) cache.sources.emplace_back(t, t.data_ptr(), t._version());
-        }
-    if (!trackable) cache.sources.clear(); // packed afresh on every call
+    cache.sources = parameters();
+    for (const auto& t : buffers()) cache.sources.push_back(t);
+    cache.made = cache.stamp.remember(cache.sources); // untrackable (inference tensors): packed afresh every call
     return cache;
 }
 
@@ -294,10 +283,12 @@ VariableSelectionOutput VariableSelectionNetworkImpl::forward(const torch::Tenso
         out_sizes.push_back(options.hidden_size());
         auto output = torch::empty(out_sizes, x.options());
         if (kernel == "table") {
-            const auto low = selection_range[0].contiguous();
-            // inv_step = (K - 1) / (high - low); tabulate() never leaves an empty range.
-            const auto inv_step =
-                (static_cast<double>(table_knots() - 1) / (selection_range[1] - selection_range[0])).contiguous();
+            const auto low = selection_range[0]; // a row of a contiguous [2, V]
+            // inv_step = (K - 1) / (high - low), once per table; tabulate() never leaves an empty range.
+            const auto inv_step = m_inv_step_cache.get({selection_range, selection_table}, [&] {
+                return (static_cast<double>(table_knots() - 1) / (selection_range[1] - selection_range[0]))
+                    .contiguous();
+            });
             SelectionTableView table;
             table.variables = v;
             table.hidden = options.hidden_size();

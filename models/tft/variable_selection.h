@@ -13,7 +13,6 @@
 
 #include <optional>
 #include <string>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -130,8 +129,10 @@ private:
         torch::Tensor first_a, first_c, skip_a, skip_c;
         // The weights GRN with those folds, for fused_grn() (in = 0 where it does not fit).
         FusedDenseGrn weights_grn;
-        // The tensors it was packed from, with their data pointers and versions then.
-        std::vector<std::tuple<torch::Tensor, const void*, int64_t>> sources;
+        // The tensors it was packed from (every parameter and buffer) and their state then.
+        std::vector<torch::Tensor> sources;
+        precision::SourceStamp stamp;
+        bool made = false;
     };
     enum class PackKind { Float, Int8, FoldOnly };
     // The variable GRNs' parameters packed for fused_selection() (FoldOnly: only the weights
@@ -149,6 +150,8 @@ private:
     // forward()'s decoded row scales of the int8 tables, derived once per change of their buffers.
     precision::DerivedTensorCache m_weight_scale_cache;
     precision::DerivedTensorCache m_bias_scale_cache;
+    // The table kernel's 1 / knot spacing per variable, derived once per table.
+    precision::DerivedTensorCache m_inv_step_cache;
     bool m_block_recording = false;
     std::vector<int64_t> m_block_rows;
     std::vector<std::pair<int64_t, std::string>> m_block_plan;
