@@ -65,6 +65,20 @@ bool FusedFloatBlock::int8_fusable() const
     return fused_grn_int8_supports(in, hidden, out);
 }
 
+std::vector<torch::Tensor> layer_sources(const std::vector<const precision::QuantizableLinearImpl*>& layers)
+{
+    std::vector<torch::Tensor> all;
+    for (const auto* l : layers) {
+        if (l->quantized()) {
+            const auto& q = *l->int8;
+            all.insert(all.end(), {q.weight.q, q.weight.scale_code, q.weight.scale_max, q.bias.q, q.bias.scale});
+        } else {
+            all.insert(all.end(), {l->weight, l->bias});
+        }
+    }
+    return all;
+}
+
 FusedDenseGrn::Int8Rows int8_rows_of(precision::QuantizableLinear& layer)
 {
     const auto& w = layer->int8->weight;
@@ -112,22 +126,14 @@ std::vector<float> floats(const torch::Tensor& t)
     return std::vector<float>(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
 }
 
-// The tensors a fused pack is made from: each layer's float weight and bias, or its int8 buffers,
-// then the norm's affine. Listed directly: Module::parameters() builds every dotted name on each
-// call, which at one row cost more than the fused kernel itself.
+// The tensors a fused pack is made from: its layers' (layer_sources()), then the norm's affine.
 std::vector<torch::Tensor> pack_sources(std::initializer_list<const precision::QuantizableLinear*> layers,
                                         const torch::nn::LayerNorm& norm)
 {
-    std::vector<torch::Tensor> all;
-    for (const auto* l : layers) {
-        if (!*l) continue;
-        if ((*l)->quantized()) {
-            const auto& q = *(*l)->int8;
-            all.insert(all.end(), {q.weight.q, q.weight.scale_code, q.weight.scale_max, q.bias.q, q.bias.scale});
-        } else {
-            all.insert(all.end(), {(*l)->weight, (*l)->bias});
-        }
-    }
+    std::vector<const precision::QuantizableLinearImpl*> set;
+    for (const auto* l : layers)
+        if (*l) set.push_back(l->get());
+    std::vector<torch::Tensor> all = layer_sources(set);
     all.insert(all.end(), {norm->weight, norm->bias});
     return all;
 }

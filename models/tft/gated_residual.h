@@ -62,6 +62,11 @@ private:
     Pack m_float_pack, m_int8_pack;
 };
 
+/// The tensors a value derived from `layers` depends on (for a precision::SourceStamp): each layer's
+/// float weight and bias, or its int8 buffers. Listed directly: Module::parameters() builds every
+/// dotted name on each call, which at one row costs more than a fused kernel.
+std::vector<torch::Tensor> layer_sources(const std::vector<const precision::QuantizableLinearImpl*>& layers);
+
 /// A layer's weights as fused_grn()'s int8 rows (an int8 copy's own).
 FusedDenseGrn::Int8Rows int8_rows_of(precision::QuantizableLinear& layer);
 

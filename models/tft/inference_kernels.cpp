@@ -262,6 +262,13 @@ void attention_head(const float* q, const float* k, const float* v, const std::u
     FOXHUNT_DISPATCH(attention_rows, q, k, v, mask, scale, attn, out, batch, queries, keys, depth);
 }
 
+void folded_attention(const float* qk, const float* x, const std::uint8_t* mask, float scale, float* attn, float* y,
+                      int64_t batch, int64_t heads, int64_t queries, int64_t keys, int64_t width)
+{
+    if (batch <= 0 || heads <= 0 || queries <= 0 || keys <= 0 || width <= 0) return;
+    FOXHUNT_DISPATCH(folded_attention_rows, qk, x, mask, scale, attn, y, batch, heads, queries, keys, width);
+}
+
 bool lstm_recurrence_supports(int64_t hidden)
 {
     return hidden == 16 || hidden == 32 || hidden == 64;

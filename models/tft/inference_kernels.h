@@ -8,7 +8,8 @@
 // - an int8 copy's variable GRNs as tables: each variable's GRN output at evenly spaced knots of
 //   its calibrated input range, interpolated (table_selection());
 // - one attention head over a batch of small sequences (bmm of many small matrices goes batch entry
-//   by batch entry on the CPU);
+//   by batch entry on the CPU), or every head at once with the key projections folded into the
+//   queries (no keys or values projected);
 // - an LSTM layer's recurrence, one batch row at a time with the gates in vector lanes, instead of
 //   about eight LibTorch operators per step (fused_lstm.cpp calls it without autograd).
 
@@ -123,6 +124,16 @@ void fused_grn(const FusedDenseGrn& grn, const float* x, const float* context, i
 /// row-major. A query that sees no key spreads its weight evenly, as softmax over equal scores.
 void attention_head(const float* q, const float* k, const float* v, const std::uint8_t* mask, float scale, float* attn,
                     float* out, int64_t batch, int64_t queries, int64_t keys, int64_t depth);
+
+/// Interpretable attention with each head's key projection folded into its query: for every
+/// sample, head h and query t, attn[b, h, t, :] = softmax over s of qk[b, t, h] . x[b, s] x scale
+/// (masked keys left out), and y[b, t] = sum_s (mean over h of attn[b, h, t, s]) x[b, s]. With
+/// qk[b, t, h] = W_k,h^T q_h(b, t), the scores are q_h . k_h(s) less a per-query constant (which the
+/// softmax drops), and the heads' mean output is the value layer applied to y. qk [B, Tq, heads, W],
+/// x [B, Tk, W], mask null or [Tq, Tk] (nonzero: hidden), attn [B, heads, Tq, Tk], y [B, Tq, W],
+/// all row-major. A query that sees no key spreads its weight evenly.
+void folded_attention(const float* qk, const float* x, const std::uint8_t* mask, float scale, float* attn, float* y,
+                      int64_t batch, int64_t heads, int64_t queries, int64_t keys, int64_t width);
 
 /// Whether lstm_recurrence() handles this hidden width (16, 32 or 64).
 bool lstm_recurrence_supports(int64_t hidden);

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "models/tft/interpretable_attention.h"
 
+#include "models/tft/gated_residual.h"
 #include "models/tft/hashed_dropout.h"
 #include "models/tft/inference_kernels.h"
 
 #include <ATen/autocast_mode.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -65,12 +67,23 @@ AttentionOutput InterpretableMultiHeadAttentionImpl::forward(const torch::Tensor
                     "InterpretableMultiHeadAttention: mask must be bool [Tq, Tk], got ", mask.sizes());
     const int64_t d_k = d / options.n_heads();
     const double scale = 1.0 / std::sqrt(static_cast<double>(d_k));
-    auto values = v_layer(v);
-    std::vector<torch::Tensor> heads, attentions;
-    // Inference on float32 CPU tensors: each head through attention_head() (bmm of 32 small
-    // matrices goes entry by entry, about 3/4 of this module's time at the seed size).
+    // Inference on float32 CPU tensors: the heads folded (self-attention) or each through
+    // attention_head() (bmm of 32 small matrices goes entry by entry, about 3/4 of this module's
+    // time at the seed size).
     const bool kernel = !is_training() && !torch::GradMode::is_enabled() && q.device().is_cpu() &&
                         q.scalar_type() == torch::kFloat && !at::autocast::is_cpu_enabled();
+    const bool self = k.is_same(v) || (k.data_ptr() == v.data_ptr() && k.sizes() == v.sizes() &&
+                                       k.strides() == v.strides() && k.scalar_type() == v.scalar_type());
+    if (kernel && self) {
+        const int64_t rows = k.size(0) * k.size(1);
+        if (m_recording && m_shapes.find(rows) == m_shapes.end()) {
+            m_shapes[rows] = {k.size(0), q.size(1), k.size(1), mask.defined()};
+            m_rows.push_back(rows);
+        }
+        if (block_kernel_for(rows) == "folded") return folded_forward(q, k, mask);
+    }
+    auto values = v_layer(v);
+    std::vector<torch::Tensor> heads, attentions;
     if (kernel) {
         const int64_t batch = q.size(0), tq = q.size(1), tk = k.size(1);
         const auto vc = values.to(torch::kFloat).contiguous();
@@ -109,6 +122,111 @@ AttentionOutput InterpretableMultiHeadAttentionImpl::forward(const torch::Tensor
     }
     auto mean_head = torch::stack(heads, /*dim=*/0).mean(0);
     return {w_h(mean_head), torch::stack(attentions, /*dim=*/1)};
+}
+
+std::pair<torch::Tensor, torch::Tensor> InterpretableMultiHeadAttentionImpl::folded_queries()
+{
+    std::vector<const precision::QuantizableLinearImpl*> layers;
+    for (const auto* list : {&q_layers, &k_layers})
+        for (const auto& m : **list) layers.push_back(m->as<precision::QuantizableLinearImpl>());
+    const auto sources = layer_sources(layers);
+    if (m_fold.first.defined() && m_fold_stamp.matches(sources)) return m_fold;
+    torch::NoGradGuard no_grad;
+    const auto weight = [](const precision::QuantizableLinearImpl& l) {
+        return (l.quantized() ? l.int8->dequantized_weight() : l.weight).to(torch::kFloat);
+    };
+    const auto bias = [](const precision::QuantizableLinearImpl& l) {
+        return (l.quantized() ? l.int8->dequantized_bias() : l.bias).to(torch::kFloat);
+    };
+    std::vector<torch::Tensor> m, c;
+    for (int64_t h = 0; h < options.n_heads(); ++h) {
+        const auto& ql = *q_layers->ptr<precision::QuantizableLinearImpl>(static_cast<size_t>(h));
+        const auto& kl = *k_layers->ptr<precision::QuantizableLinearImpl>(static_cast<size_t>(h));
+        const auto wk_t = weight(kl).t(); // [D, d_k]
+        m.push_back(wk_t.mm(weight(ql)));
+        c.push_back(wk_t.mv(bias(ql)));
+    }
+    std::pair<torch::Tensor, torch::Tensor> fold{torch::cat(m).contiguous(), torch::cat(c).contiguous()};
+    // Untrackable sources (inference tensors): folded afresh on every call.
+    if (m_fold_stamp.remember(sources)) m_fold = fold;
+    return fold;
+}
+
+AttentionOutput InterpretableMultiHeadAttentionImpl::folded_forward(const torch::Tensor& q, const torch::Tensor& x,
+                                                                    const torch::Tensor& mask)
+{
+    const int64_t d = options.d_model(), heads = options.n_heads();
+    const int64_t batch = q.size(0), tq = q.size(1), tk = x.size(1);
+    const auto [m, c] = folded_queries();
+    const auto qk = torch::addmm(c, q.reshape({batch * tq, d}), m.t()).contiguous(); // [B Tq, heads D]
+    const auto xc = x.contiguous();
+    const auto mc = mask.defined() ? mask.contiguous() : torch::Tensor();
+    auto attn = torch::empty({batch, heads, tq, tk}, q.options());
+    auto y = torch::empty({batch, tq, d}, q.options());
+    const double scale = 1.0 / std::sqrt(static_cast<double>(d / heads));
+    folded_attention(qk.data_ptr<float>(), xc.data_ptr<float>(),
+                     mc.defined() ? reinterpret_cast<const std::uint8_t*>(mc.data_ptr<bool>()) : nullptr,
+                     static_cast<float>(scale), attn.data_ptr<float>(), y.data_ptr<float>(), batch, heads, tq, tk, d);
+    // The heads' mean output: the shared value layer on the mean-weighted inputs.
+    return {w_h(v_layer(y)), attn};
+}
+
+void InterpretableMultiHeadAttentionImpl::set_block_recording(bool on)
+{
+    if (on) {
+        m_shapes.clear();
+        m_rows.clear();
+    }
+    m_recording = on;
+}
+
+std::vector<int64_t> InterpretableMultiHeadAttentionImpl::block_recorded_rows() const
+{
+    return m_rows;
+}
+
+void InterpretableMultiHeadAttentionImpl::set_block_plan(std::vector<std::pair<int64_t, std::string>> plan)
+{
+    for (const auto& [rows, kernel] : plan)
+        TORCH_CHECK(kernel == "layers" || kernel == "folded", "InterpretableMultiHeadAttention: no kernel named '",
+                    kernel, "'");
+    m_plan = std::move(plan);
+}
+
+std::string InterpretableMultiHeadAttentionImpl::block_kernel_for(int64_t rows) const
+{
+    if (m_forced) return *m_forced;
+    bool all_float = true;
+    for (const auto* list : {&q_layers, &k_layers})
+        for (const auto& m : **list) {
+            const auto* l = m->as<precision::QuantizableLinearImpl>();
+            if (l->observing()) return "layers"; // calibration must see every layer's input
+            all_float = all_float && !l->quantized();
+        }
+    if (v_layer->observing()) return "layers";
+    if (all_float) return "folded";
+    if (m_plan.empty()) return "layers";
+    return precision::nearest_by_rows(m_plan, rows, [](const auto& e) { return e.first; }).second;
+}
+
+std::vector<precision::BlockTiming> InterpretableMultiHeadAttentionImpl::time_block_kernels(int64_t rows)
+{
+    const auto found = m_shapes.find(rows);
+    TORCH_CHECK(found != m_shapes.end(), "InterpretableMultiHeadAttention: no self-attention call of ", rows,
+                " key rows was recorded");
+    const CallShape& shape = found->second;
+    const auto device = w_h->int8 ? w_h->int8->weight.q.device() : w_h->weight.device();
+    const auto x = torch::randn({shape.batch, shape.keys, options.d_model()}, torch::TensorOptions().device(device));
+    const auto q = x.narrow(1, shape.keys - shape.queries, shape.queries);
+    const auto mask = shape.masked ? causal_mask(shape.queries, shape.keys, device) : torch::Tensor();
+    struct Unforce {
+        std::optional<std::string>& forced;
+        ~Unforce() { forced.reset(); }
+    } unforce{m_forced};
+    return precision::time_block_candidates({"layers", "folded"}, [&](const std::string& kernel) {
+        m_forced = kernel;
+        return forward(q, x, x, mask).output;
+    });
 }
 
 } // namespace foxhunt::models::tft

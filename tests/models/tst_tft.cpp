@@ -712,28 +712,80 @@ private Q_SLOTS:
         QCOMPARE(mha->v_layer->weight.size(0), int64_t{4});
     }
 
-    // At inference the heads run through attention_head(): the same outputs and weights as the
-    // layers with autograd on, hidden keys at exactly zero, on every instruction set.
+    // At inference self-attention runs folded (folded_attention()) and other calls head by head
+    // (attention_head()): the same outputs and weights as the layers with autograd on, hidden keys at
+    // exactly zero, on every instruction set. Width 16 and 32 take the in-register transpose, 12 the
+    // element-wise one; 21 keys leave a partial block of 16.
     void attentionKernelMatchesTheLayers()
     {
-        torch::manual_seed(5);
+        for (const int64_t width : {16, 32, 12}) {
+            torch::manual_seed(5);
+            InterpretableMultiHeadAttention mha(InterpretableMultiHeadAttentionOptions(width, 4));
+            mha->eval();
+            const auto kv = torch::randn({3, 21, width});
+            const auto q = kv.narrow(1, 16, 5);
+            auto mask = causal_mask(5, 21, torch::kCPU);
+            mask[2].fill_(true); // a query that sees nothing: even weights, as softmax over equal scores
+            const auto expected = mha(q, kv, kv, mask);
+            torch::NoGradGuard no_grad;
+            QCOMPARE(mha->block_kernel_for(63), std::string("folded"));
+            for (const FusedIsa isa : {FusedIsa::Avx512Vnni, FusedIsa::Avx2, FusedIsa::Generic}) {
+                const FusedIsa before = cap_fused_selection_isa(isa);
+                const auto folded = mha(q, kv, kv, mask);
+                const auto by_head = mha(q, kv, kv.clone(), mask); // keys and values apart: head by head
+                cap_fused_selection_isa(before);
+                for (const auto* out : {&folded, &by_head}) {
+                    const std::string at = "width " + std::to_string(width) + (out == &folded ? " folded" : " heads");
+                    QVERIFY2(torch::allclose(out->output, expected.output.detach(), 1e-5, 1e-6), at.c_str());
+                    QVERIFY2(torch::allclose(out->attention, expected.attention.detach(), 1e-5, 1e-6), at.c_str());
+                    QCOMPARE(out->attention.select(2, 0).narrow(-1, 17, 4).abs().max().item<float>(), 0.0f);
+                    QVERIFY(
+                        torch::allclose(out->attention.select(2, 2), torch::full({3, 4, 21}, 1.0 / 21), 1e-6, 1e-7));
+                }
+            }
+        }
+    }
+
+    // An int8 copy runs head by head until its plan has timed both ways at the shape it served;
+    // the folded query weights come from the int8 ones and follow them when they change.
+    void attentionInt8CopyFoldsByMeasurement()
+    {
+        namespace mp = foxhunt::models::precision;
+        torch::manual_seed(8);
         InterpretableMultiHeadAttention mha(InterpretableMultiHeadAttentionOptions(16, 4));
         mha->eval();
-        const auto kv = torch::randn({3, 21, 16});
-        const auto q = kv.narrow(1, 16, 5);
-        auto mask = causal_mask(5, 21, torch::kCPU);
-        mask[2].fill_(true); // a query that sees nothing: even weights, as softmax over equal scores
-        const auto expected = mha(q, kv, kv, mask);
+        const auto kv = torch::randn({4, 30, 16});
+        const auto q = kv.narrow(1, 25, 5);
+        const auto mask = causal_mask(5, 30, torch::kCPU);
         torch::NoGradGuard no_grad;
-        for (const FusedIsa isa : {FusedIsa::Avx512Vnni, FusedIsa::Avx2, FusedIsa::Generic}) {
-            const FusedIsa before = cap_fused_selection_isa(isa);
-            const auto out = mha(q, kv, kv, mask);
-            cap_fused_selection_isa(before);
-            QVERIFY(torch::allclose(out.output, expected.output.detach(), 1e-5, 1e-6));
-            QVERIFY(torch::allclose(out.attention, expected.attention.detach(), 1e-5, 1e-6));
-            QCOMPARE(out.attention.select(2, 0).narrow(-1, 17, 4).abs().max().item<float>(), 0.0f);
-            QVERIFY(torch::allclose(out.attention.select(2, 2), torch::full({3, 4, 21}, 1.0 / 21), 1e-6, 1e-7));
+        const auto expected = mha(q, kv, kv, mask);
+        auto int8 = mp::quantize_for_inference(mha);
+        QCOMPARE(int8->block_kernel_for(120), std::string("layers"));
+        const auto plan = mp::plan_int8_kernels(*int8, [&] { int8(q, kv, kv, mask); });
+        QCOMPARE(plan.blocks.size(), size_t{1});
+        QCOMPARE(plan.blocks.front().rows, int64_t{120}); // batch x keys
+        QCOMPARE(plan.blocks.front().timings.size(), size_t{2});
+        QCOMPARE(plan.blocks.front().timings.back().kernel, std::string("folded"));
+        QVERIFY(plan.blocks.front().timings.back().relative_error < 0.02);
+        QCOMPARE(int8->block_kernel_for(120), plan.blocks.front().kernel);
+        for (const char* kernel : {"layers", "folded"}) {
+            int8->set_block_plan({{120, kernel}});
+            const auto out = int8(q, kv, kv, mask);
+            const double error = (out.output - expected.output).norm().item<double>() /
+                                 expected.output.norm().item<double>();
+            QVERIFY2(error < 0.03, (std::string(kernel) + " " + std::to_string(error)).c_str());
+            QVERIFY(torch::allclose(out.attention.sum(-1), torch::ones({4, 4, 5}), 1e-5, 1e-6));
         }
+        // A changed int8 key weight moves the folded scores (the fold is made again), as it moves the layers'.
+        const auto before = int8(q, kv, kv, mask).attention;
+        int8->k_layers->ptr<mp::QuantizableLinearImpl>(0)->int8->weight.q.neg_();
+        const auto after = int8(q, kv, kv, mask).attention;
+        QVERIFY(!torch::allclose(before.select(1, 0), after.select(1, 0), 1e-3, 1e-3));
+        int8->set_block_plan({{120, "layers"}});
+        const auto layers_after = int8(q, kv, kv, mask).attention;
+        QVERIFY((layers_after - after).norm().item<double>() / after.norm().item<double>() < 0.03);
+        QVERIFY_THROWS_EXCEPTION(c10::Error, int8->set_block_plan({{120, "fused-fp32"}}));
+        QVERIFY_THROWS_EXCEPTION(c10::Error, int8->time_block_kernels(7)); // no call of 7 key rows seen
     }
 
     void tftIsCausalAndInterpretable()
