@@ -469,6 +469,38 @@ private Q_SLOTS:
             QVERIFY2(torch::allclose(b, expected_plain, 1e-5, 1e-5), at.c_str());
             QVERIFY2(torch::allclose(c, torch::softmax(expected_plain, -1), 1e-5, 1e-6), at.c_str());
         }
+        {
+            // Widths in multiples of 16 move rows in and out in 16 x 16 blocks transposed in
+            // registers (39 rows: a last block of 7), the context rows too.
+            GatedResidualNetwork wide(GatedResidualNetworkOptions(32, 16, 32).context_size(5));
+            GateAddNorm wide_gate(GateAddNormOptions(16, 32));
+            wide->eval();
+            wide_gate->eval();
+            wide->gate_norm->norm->bias.uniform_(-0.5, 0.5);
+            const auto xw = torch::randn({3, 13, 32});
+            const auto gw = torch::randn({3, 13, 16});
+            torch::Tensor expected_wide, expected_wide_gate;
+            {
+                torch::AutoGradMode layers(true);
+                expected_wide = wide(xw, context).detach();
+                expected_wide_gate = wide_gate(gw, xw).detach();
+            }
+            QCOMPARE(wide->block_kernel_for(39), std::string("fused-fp32"));
+            for (const FusedIsa isa : {FusedIsa::Avx512Vnni, FusedIsa::Avx2, FusedIsa::Generic}) {
+                const FusedIsa before = cap_fused_selection_isa(isa);
+                const auto y = wide(xw, context);
+                const auto z = wide_gate(gw, xw);
+                cap_fused_selection_isa(before);
+                const std::string at = "wide " + std::to_string(static_cast<int>(isa));
+                QVERIFY2(torch::allclose(y, expected_wide, 1e-5, 1e-5), at.c_str());
+                QVERIFY2(torch::allclose(z, expected_wide_gate, 1e-5, 1e-5), at.c_str());
+            }
+            namespace mp = foxhunt::models::precision;
+            auto wide8 = mp::quantize_for_inference(wide);
+            wide8->set_block_plan({{39, "fused-int8"}});
+            QVERIFY2(relative(wide8(xw, context), expected_wide) < 0.03,
+                     std::to_string(relative(wide8(xw, context), expected_wide)).c_str());
+        }
         QVERIFY(!fused_grn_supports(200, 8, 8));
 
         // A GateAddNorm: the GLU straight on x, its residual given.
