@@ -151,8 +151,9 @@ SettingsDialog::SettingsDialog(const AppSettings& current, QWidget* parent) : QD
     m_int8Backend->addItem(tr("Static int8 activations"), QStringLiteral("static"));
     m_int8Backend->setToolTip(tr("Auto times each layer shape's kernels once per machine (kept in the database), and "
                                  "the TFT's fused blocks (its variable selection, fused or as tables over the "
-                                 "calibrated input ranges, and its GRNs) at the rows they serve, and uses the "
-                                 "fastest accurate ones; a copy slower than FP32 at batch 1 or 32 is not served"));
+                                 "calibrated input ranges, its GRNs, and its attention with the key projections "
+                                 "folded into the queries) at the rows they serve, and uses the fastest accurate "
+                                 "ones; a copy slower than FP32 at batch 1 or 32 is not served"));
     int8Form->addRow(tr("Kernels"), m_int8Backend);
     m_int8Gate = doubleBox("int8MaxDegradation", 0.0, 100.0, 1);
     m_int8Gate->setSuffix(tr(" %"));
