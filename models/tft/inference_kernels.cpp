@@ -19,6 +19,15 @@
 // so the ABI GCC warns of (such vectors without AVX512F) is never crossed.
 #pragma GCC diagnostic ignored "-Wpsabi"
 
+// Two-vector shuffles with constant lanes (0-15 from the first, 16-31 from the second):
+// __builtin_shufflevector where the compiler has it (GCC 12, Clang), GCC's older __builtin_shuffle
+// elsewhere (the GPU machine's toolchain may be older than Debian 12's).
+#if !defined(FOXHUNT_OLD_GCC_SHUFFLE) && (defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12))
+#define FOXHUNT_SHUFFLE(a, b, ...) __builtin_shufflevector(a, b, __VA_ARGS__)
+#else
+#define FOXHUNT_SHUFFLE(a, b, ...) __builtin_shuffle(a, b, v16i{__VA_ARGS__})
+#endif
+
 namespace foxhunt::models::tft {
 
 namespace generic {
@@ -285,5 +294,6 @@ void lstm_recurrence(const float* gates_x, const float* w_hh_t, const float* h0,
 }
 
 #undef FOXHUNT_DISPATCH
+#undef FOXHUNT_SHUFFLE
 
 } // namespace foxhunt::models::tft
