@@ -74,7 +74,7 @@ AttentionOutput InterpretableMultiHeadAttentionImpl::forward(const torch::Tensor
                         q.scalar_type() == torch::kFloat && !at::autocast::is_cpu_enabled();
     const bool self = k.is_same(v) || (k.data_ptr() == v.data_ptr() && k.sizes() == v.sizes() &&
                                        k.strides() == v.strides() && k.scalar_type() == v.scalar_type());
-    if (kernel && self) {
+    if (kernel && self && k.device().is_cpu() && k.scalar_type() == torch::kFloat) {
         const int64_t rows = k.size(0) * k.size(1);
         if (m_recording && m_shapes.find(rows) == m_shapes.end()) {
             m_shapes[rows] = {k.size(0), q.size(1), k.size(1), mask.defined()};
