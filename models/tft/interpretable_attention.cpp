@@ -80,6 +80,9 @@ AttentionOutput InterpretableMultiHeadAttentionImpl::forward(const torch::Tensor
             m_shapes[rows] = {k.size(0), q.size(1), k.size(1), mask.defined()};
             m_rows.push_back(rows);
         }
+        // Folded, the value layer serves the queries' rows, not the keys': while an int8 copy's plan
+        // records, it notes those too, so that its kernel is timed at both.
+        if (v_layer->quantized()) v_layer->int8->note_rows(q.size(0) * q.size(1));
         if (block_kernel_for(rows) == "folded") return folded_forward(q, k, mask);
     }
     auto values = v_layer(v);

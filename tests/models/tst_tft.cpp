@@ -14,6 +14,7 @@
 #include "tests/support/test_bundle.h"
 
 #include <QTest>
+#include <algorithm>
 #include <limits>
 #include <torch/torch.h>
 
@@ -800,6 +801,12 @@ private Q_SLOTS:
         QCOMPARE(plan.blocks.front().timings.back().kernel, std::string("folded"));
         QVERIFY(plan.blocks.front().timings.back().relative_error < 0.02);
         QCOMPARE(int8->block_kernel_for(120), plan.blocks.front().kernel);
+        // The value layer's kernel is timed at the keys' rows (head by head) and the queries' (folded).
+        std::vector<int64_t> value_rows;
+        for (const auto& k : plan.layers)
+            if (k.layer == "v_layer.int8") value_rows.push_back(k.shape.rows);
+        std::sort(value_rows.begin(), value_rows.end());
+        QCOMPARE(value_rows, (std::vector<int64_t>{20, 120}));
         for (const char* kernel : {"layers", "folded"}) {
             int8->set_block_plan({{120, kernel}});
             const auto out = int8(q, kv, kv, mask);
