@@ -103,10 +103,19 @@ torch::Tensor Mamba2BlockImpl::forward_with_state(const torch::Tensor& u, Mamba2
     const ScanInputs in = scan_inputs(xbc, parts[2]);
 
     const auto a = A();
-    SsdResult r = options.sequential_scan() ? ssd_sequential(in.x, in.dt, a, in.B, in.C)
-                                            : ssd_chunked(in.x, in.dt, a, in.B, in.C, options.chunk_size());
-    state.ssm = r.final_state.detach();
-    auto y = r.y + in.x * D.view({1, 1, m_heads, 1});
+    torch::Tensor y;
+    if (!options.sequential_scan() && ssd_scan_applies(in.x, in.dt, a, in.B, in.C) &&
+        !(torch::GradMode::is_enabled() && D.requires_grad())) {
+        // Inference: the recurrence itself, with D x added in the same pass (no chunks, no padding).
+        SsdResult r = ssd_scan(in.x, in.dt, a, in.B, in.C, D);
+        state.ssm = r.final_state;
+        y = r.y;
+    } else {
+        SsdResult r = options.sequential_scan() ? ssd_sequential(in.x, in.dt, a, in.B, in.C)
+                                                : ssd_chunked(in.x, in.dt, a, in.B, in.C, options.chunk_size());
+        state.ssm = r.final_state.detach();
+        y = r.y + in.x * D.view({1, 1, m_heads, 1});
+    }
     y = y.reshape({batch, length, m_d_inner});
     return out_proj(norm(y, z));
 }
@@ -141,7 +150,10 @@ torch::Tensor Mamba2BlockImpl::forward_last(const torch::Tensor& u)
     const ScanInputs in = scan_inputs(xbc, dt_raw);
 
     // y_L = h_L C_L + D x_L, with h_L the state after the last step; the heads of a group share C.
-    auto h_last = ssd_final_state(in.x, in.dt, A(), in.B); // [B, H, P, N]
+    const auto a = A();
+    auto h_last = ssd_scan_applies(in.x, in.dt, a, in.B, in.C)
+                      ? ssd_scan(in.x, in.dt, a, in.B, in.C, {}, {}, /*outputs=*/false).final_state
+                      : ssd_final_state(in.x, in.dt, a, in.B); // [B, H, P, N]
     const int64_t g = options.ngroups();
     auto y = torch::matmul(h_last.view({batch, g, (m_heads / g) * options.head_dim(), options.d_state()}),
                            in.C.select(1, last).unsqueeze(-1)) // [B, G, H/G * P, 1]

@@ -2,6 +2,9 @@
 #include "models/mamba2/ssd.h"
 
 #include "models/compat.h"
+#include "models/mamba2/scan_kernels.h"
+
+#include <ATen/Parallel.h>
 
 #include <limits>
 
@@ -184,6 +187,55 @@ torch::Tensor ssd_final_state(const torch::Tensor& x, const torch::Tensor& dt, c
                      .reshape({b, h, p, n});
     if (initial_state.defined()) state = state + torch::exp(sums.select(-1, L)).view({b, h, 1, 1}) * initial_state;
     return state;
+}
+
+bool ssd_scan_applies(const torch::Tensor& x, const torch::Tensor& dt, const torch::Tensor& A, const torch::Tensor& B,
+                      const torch::Tensor& C)
+{
+    bool graph = false;
+    for (const auto* t : {&x, &dt, &A, &B, &C}) {
+        if (!t->defined() || !t->is_cpu() || t->scalar_type() != torch::kFloat) return false;
+        graph = graph || t->requires_grad();
+    }
+    return !(graph && torch::GradMode::is_enabled());
+}
+
+SsdResult ssd_scan(const torch::Tensor& x, const torch::Tensor& dt, const torch::Tensor& A, const torch::Tensor& B,
+                   const torch::Tensor& C, const torch::Tensor& D, const torch::Tensor& initial_state, bool outputs)
+{
+    const ScanShape s = check_scan_inputs(x, dt, A, B, C);
+    check_state(initial_state, s);
+    TORCH_CHECK(ssd_scan_applies(x, dt, A, B, C), "ssd_scan: float32 CPU tensors without autograd only");
+    TORCH_CHECK(!D.defined() || (D.dim() == 1 && D.size(0) == s.heads), "ssd_scan: D must be [H] with H = ", s.heads,
+                ", got ", D.sizes());
+    // The kernel reads channels and state entries as contiguous runs; any other stride is free.
+    const auto inner = [](const torch::Tensor& t) { return t.stride(-1) == 1 ? t : t.contiguous(); };
+    const auto xs = inner(x), Bs = inner(B), Cs = inner(C);
+    const auto a = A.contiguous();
+    const auto d = D.defined() ? D.to(torch::kFloat).contiguous() : D;
+    const auto h0 = initial_state.defined() ? initial_state.to(torch::kFloat).contiguous() : initial_state;
+    SsdResult r;
+    r.final_state = torch::empty({s.batch, s.heads, s.head_dim, s.state}, x.options());
+    if (outputs) r.y = torch::empty({s.batch, s.length, s.heads, s.head_dim}, x.options());
+
+    ScanOperands o;
+    o.x = xs.data_ptr<float>();
+    o.x_batch = xs.stride(0), o.x_step = xs.stride(1), o.x_head = xs.stride(2);
+    o.dt = dt.data_ptr<float>();
+    o.dt_batch = dt.stride(0), o.dt_step = dt.stride(1), o.dt_head = dt.stride(2);
+    o.A = a.data_ptr<float>();
+    o.B = Bs.data_ptr<float>();
+    o.b_batch = Bs.stride(0), o.b_step = Bs.stride(1), o.b_group = Bs.stride(2);
+    o.C = Cs.data_ptr<float>();
+    o.c_batch = Cs.stride(0), o.c_step = Cs.stride(1), o.c_group = Cs.stride(2);
+    o.D = d.defined() ? d.data_ptr<float>() : nullptr;
+    o.h0 = h0.defined() ? h0.data_ptr<float>() : nullptr;
+    o.y = outputs ? r.y.data_ptr<float>() : nullptr;
+    o.h_last = r.final_state.data_ptr<float>();
+    o.batch = s.batch, o.length = s.length, o.heads = s.heads, o.head_dim = s.head_dim, o.groups = s.groups,
+    o.state = s.state;
+    at::parallel_for(0, s.batch * s.heads, 1, [&](int64_t first, int64_t last) { ssd_scan_range(o, first, last); });
+    return r;
 }
 
 SsdResult ssd_sequential(const torch::Tensor& x, const torch::Tensor& dt, const torch::Tensor& A,

@@ -35,6 +35,19 @@ SsdResult ssd_chunked(const torch::Tensor& x, const torch::Tensor& dt, const tor
 torch::Tensor ssd_final_state(const torch::Tensor& x, const torch::Tensor& dt, const torch::Tensor& A,
                               const torch::Tensor& B, const torch::Tensor& initial_state = {});
 
+/// Whether ssd_scan() serves these operands: float32 CPU tensors that need no autograd graph
+/// (grad mode off, or none of them requiring a gradient).
+bool ssd_scan_applies(const torch::Tensor& x, const torch::Tensor& dt, const torch::Tensor& A, const torch::Tensor& B,
+                      const torch::Tensor& C);
+
+/// Inference: the recurrence run directly, one pass over the sequence per head with the state in
+/// vector registers (scan_kernels.h), in parallel over batch rows and heads. Same shapes and
+/// result as ssd_sequential(), to float rounding; with D ([H]) defined, y also gains D x. With
+/// outputs false only the final state is formed (y stays undefined; C is not read).
+SsdResult ssd_scan(const torch::Tensor& x, const torch::Tensor& dt, const torch::Tensor& A, const torch::Tensor& B,
+                   const torch::Tensor& C, const torch::Tensor& D = {}, const torch::Tensor& initial_state = {},
+                   bool outputs = true);
+
 /// Sequential reference scan, h_t = exp(dt_t A) h_{t-1} + dt_t x_t B_t^T, y_t = h_t C_t.
 /// Same shapes as ssd_chunked.
 SsdResult ssd_sequential(const torch::Tensor& x, const torch::Tensor& dt, const torch::Tensor& A,

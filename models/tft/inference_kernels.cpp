@@ -2,7 +2,6 @@
 #include "models/tft/inference_kernels.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -66,25 +65,9 @@ namespace {
 
 using Isa = FusedIsa;
 
-std::atomic<Isa> g_cap{Isa::Avx512Vnni};
-
 Isa this_cpu()
 {
-#if defined(__x86_64__)
-    static const Isa isa = [] {
-        __builtin_cpu_init();
-        if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-            __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
-            __builtin_cpu_supports("avx512vnni"))
-            return Isa::Avx512Vnni;
-        if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c"))
-            return Isa::Avx2;
-        return Isa::Generic;
-    }();
-    return std::min(isa, g_cap.load());
-#else
-    return Isa::Generic;
-#endif
+    return kernel_isa();
 }
 
 void check_size(const char* what, std::size_t size, int64_t expected)
@@ -134,7 +117,7 @@ FusedIsa fused_selection_isa()
 
 FusedIsa cap_fused_selection_isa(FusedIsa cap)
 {
-    return g_cap.exchange(cap);
+    return cap_kernel_isa(cap);
 }
 
 void fused_selection(const FusedGrnPack& p, const float* x, const float* weights, float* out, int64_t rows)

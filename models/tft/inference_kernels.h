@@ -13,6 +13,8 @@
 // - an LSTM layer's recurrence, one batch row at a time with the gates in vector lanes, instead of
 //   about eight LibTorch operators per step (fused_lstm.cpp calls it without autograd).
 
+#include "models/kernel_isa.h"
+
 #include <cstdint>
 #include <vector>
 
@@ -146,11 +148,11 @@ void lstm_recurrence(const float* gates_x, const float* w_hh_t, const float* h0,
                      float* h_n, float* c_n, int64_t batch, int64_t steps, int64_t hidden);
 
 /// The instruction sets the kernels are compiled for, in the order dispatch prefers them.
-enum class FusedIsa { Generic, Avx2, Avx512Vnni };
+using FusedIsa = KernelIsa;
 /// The one fused_selection() and lstm_recurrence() dispatch to: the best this CPU has, at most the cap below.
 FusedIsa fused_selection_isa();
-/// Caps the instruction set dispatch may use (tests run every compiled kernel on one machine, and
-/// see what a CPU without VNNI would do). Returns the previous cap.
+/// Caps the instruction set dispatch may use (cap_kernel_isa(): the Mamba-2 scan follows the same
+/// cap). Returns the previous cap.
 FusedIsa cap_fused_selection_isa(FusedIsa cap);
 
 /// out[n, :] = sum_v weights[n, v] * GRN_v(x[n, v]) for n < rows. x and weights are [rows, V]

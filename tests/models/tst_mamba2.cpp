@@ -78,6 +78,37 @@ private Q_SLOTS:
             QVERIFY2(relative_error(p.value().grad(), sp[p.key()].grad()) <= 1e-4, p.key().c_str());
     }
 
+    void inferenceScanMatchesTrainingPath_data()
+    {
+        QTest::addColumn<int>("headDim");
+        QTest::addColumn<int>("ngroups");
+        QTest::newRow("16-channel heads: vector lanes") << 16 << 1;
+        QTest::newRow("4-channel heads, two groups: one channel at a time") << 4 << 2;
+    }
+
+    void inferenceScanMatchesTrainingPath()
+    {
+        // Without a graph the block scans with the direct kernel; with one, the chunked matmul form.
+        QFETCH(int, headDim);
+        QFETCH(int, ngroups);
+        torch::manual_seed(8);
+        Mamba2Block block(Mamba2BlockOptions(32).head_dim(headDim).ngroups(ngroups).chunk_size(8));
+        block->eval();
+        auto u = torch::randn({3, 29, 32});
+        Mamba2State graph_state, direct_state;
+        auto with_graph = block->forward_with_state(u, graph_state);
+        auto with_graph_last = block->forward_last(u);
+        QVERIFY(with_graph.requires_grad());
+        torch::NoGradGuard ng;
+        auto direct = block->forward_with_state(u, direct_state);
+        auto direct_last = block->forward_last(u);
+        QVERIFY2(relative_error(direct, with_graph) <= 1e-5,
+                 qPrintable(QString::number(relative_error(direct, with_graph))));
+        QVERIFY(relative_error(direct_state.ssm, graph_state.ssm) <= 1e-5);
+        QVERIFY(relative_error(direct_last, with_graph_last) <= 1e-5);
+        QVERIFY(relative_error(direct_last, direct.select(1, 28)) <= 1e-5);
+    }
+
     void blockIsCausal()
     {
         torch::manual_seed(3);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The chunked SSD scan and the final-state shortcut against the sequential recurrence: values and gradients.
+// The chunked SSD scan and the final-state shortcut against the sequential recurrence: values and
+// gradients; the inference scan kernel (every instruction set it is compiled for) against it too.
 
+#include "models/kernel_isa.h"
 #include "models/mamba2/ssd.h"
 #include "models/precision/autocast.h"
 #include "tests/support/test_bundle.h"
@@ -142,6 +144,87 @@ private Q_SLOTS:
         for (size_t i = 0; i < leaves.size(); ++i) {
             const double err = relative_error(got_grads[i], ref_grads[i]);
             QVERIFY2(err <= 1e-4, qPrintable(QStringLiteral("grad %1 rel err %2").arg(names[i]).arg(err)));
+        }
+    }
+
+    void directScanMatchesSequential_data()
+    {
+        QTest::addColumn<int>("batch");
+        QTest::addColumn<int>("length");
+        QTest::addColumn<int>("heads");
+        QTest::addColumn<int>("headDim");
+        QTest::addColumn<int>("groups");
+        QTest::addColumn<int>("state");
+        QTest::addColumn<bool>("initial");
+        // 16-channel lanes with 8, 16 or 32 state registers; lanes plus channels left over; any size.
+        QTest::newRow("seed head: 64 channels, 16 states") << 2 << 60 << 4 << 64 << 1 << 16 << true;
+        QTest::newRow("40 channels, 8 states, 2 groups") << 2 << 23 << 4 << 40 << 2 << 8 << false;
+        QTest::newRow("16 channels, 32 states") << 1 << 17 << 2 << 16 << 1 << 32 << true;
+        QTest::newRow("5 channels, 5 states, 3 groups") << 3 << 13 << 6 << 5 << 3 << 5 << true;
+        QTest::newRow("one step") << 2 << 1 << 2 << 16 << 2 << 16 << true;
+    }
+
+    void directScanMatchesSequential()
+    {
+        QFETCH(int, batch);
+        QFETCH(int, length);
+        QFETCH(int, heads);
+        QFETCH(int, headDim);
+        QFETCH(int, groups);
+        QFETCH(int, state);
+        QFETCH(bool, initial);
+        torch::manual_seed(21);
+        auto in = make_inputs(batch, length, heads, headDim, groups, state, initial);
+        torch::NoGradGuard ng;
+        auto D = torch::randn({heads});
+        // x, B and C as the block passes them: slices of one wider row (strided, channels contiguous).
+        const int64_t width = heads * headDim + 2 * groups * state;
+        auto row = torch::randn({batch, length, width + 3});
+        row.narrow(2, 1, heads * headDim).copy_(in.x.reshape({batch, length, heads * headDim}));
+        row.narrow(2, 1 + heads * headDim, groups * state).copy_(in.B.reshape({batch, length, groups * state}));
+        row.narrow(2, 1 + heads * headDim + groups * state, groups * state)
+            .copy_(in.C.reshape({batch, length, groups * state}));
+        auto x = row.narrow(2, 1, heads * headDim).view({batch, length, heads, headDim});
+        auto B = row.narrow(2, 1 + heads * headDim, groups * state).view({batch, length, groups, state});
+        auto C =
+            row.narrow(2, 1 + heads * headDim + groups * state, groups * state).view({batch, length, groups, state});
+        QVERIFY(!x.is_contiguous());
+        QVERIFY(ssd_scan_applies(x, in.dt, in.A, B, C));
+
+        auto ref = ssd_sequential(in.x, in.dt, in.A, in.B, in.C, in.h0);
+        auto ref_y = ref.y + in.x * D.view({1, 1, heads, 1});
+        using foxhunt::models::KernelIsa;
+        for (const KernelIsa isa : {KernelIsa::Avx512Vnni, KernelIsa::Avx2, KernelIsa::Generic}) {
+            const KernelIsa before = foxhunt::models::cap_kernel_isa(isa);
+            auto got = ssd_scan(x, in.dt, in.A, B, C, D, in.h0);
+            auto last = ssd_scan(x, in.dt, in.A, B, C, {}, in.h0, /*outputs=*/false);
+            foxhunt::models::cap_kernel_isa(before);
+            const QString where = QStringLiteral("isa %1").arg(static_cast<int>(isa));
+            QCOMPARE(got.y.sizes(), ref.y.sizes());
+            QVERIFY2(relative_error(got.y, ref_y) <= 1e-5,
+                     qPrintable(where + QStringLiteral(" y %1").arg(relative_error(got.y, ref_y))));
+            QVERIFY2(relative_error(got.final_state, ref.final_state) <= 1e-5, qPrintable(where));
+            QVERIFY(!last.y.defined());
+            QVERIFY2(relative_error(last.final_state, ref.final_state) <= 1e-5, qPrintable(where));
+        }
+    }
+
+    void directScanIsForInferenceOnly()
+    {
+        torch::manual_seed(5);
+        auto in = make_inputs(1, 6, 2, 16, 1, 16, false); // every operand requires a gradient
+        QVERIFY(!ssd_scan_applies(in.x, in.dt, in.A, in.B, in.C));
+        bool threw = false;
+        try {
+            ssd_scan(in.x, in.dt, in.A, in.B, in.C);
+        } catch (const c10::Error&) {
+            threw = true;
+        }
+        QVERIFY(threw);
+        {
+            torch::NoGradGuard ng;
+            QVERIFY(ssd_scan_applies(in.x, in.dt, in.A, in.B, in.C));
+            QVERIFY(!ssd_scan_applies(in.x.to(torch::kDouble), in.dt, in.A, in.B, in.C));
         }
     }
 
