@@ -130,9 +130,9 @@ torch::Tensor Mamba2BlockImpl::forward_last(const torch::Tensor& u)
     const auto type = A_log.scalar_type();
 
     torch::Tensor z_last, xbc, dt_raw;
-    if (is_training() && !in_proj->quantized()) {
-        // Only the last bar's gate is used, so in training the z rows of in_proj multiply that bar
-        // alone: at expand 2 this is a third of the block's matmul work, forward and backward.
+    if (!in_proj->quantized() && !in_proj->observing()) {
+        // Only the last bar's gate is used, so the z rows of in_proj multiply that bar alone: at
+        // expand 2 this is a third of the block's matmul work, forward and backward (and at inference).
         // One split (not two narrows) so that backward assembles the weight's gradient in one piece.
         namespace F = torch::nn::functional;
         auto w = in_proj->weight.split_with_sizes({m_d_inner, m_conv_dim + m_heads}, /*dim=*/0);
@@ -141,7 +141,8 @@ torch::Tensor Mamba2BlockImpl::forward_last(const torch::Tensor& u)
         xbc = xbcdt.narrow(-1, 0, m_conv_dim);
         dt_raw = xbcdt.narrow(-1, m_conv_dim, m_heads);
     } else {
-        // The layer's own forward, so int8 kernels and calibration observers see it as in forward().
+        // The layer's own forward, so int8 kernels and calibration observers see it as in forward()
+        // (an int8 product serves all its output rows at once).
         auto parts = in_proj(u).to(type).split_with_sizes({m_d_inner, m_conv_dim, m_heads}, /*dim=*/-1);
         z_last = parts[0].select(1, last);
         xbc = parts[1];
