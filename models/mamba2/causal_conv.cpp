@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "models/mamba2/causal_conv.h"
 
+#include "models/mamba2/inference_kernels.h"
+
 #include <ATen/Parallel.h>
 
 #include <algorithm>
@@ -188,6 +190,43 @@ torch::Tensor causal_depthwise_conv1d(const torch::Tensor& x, const torch::Tenso
                          /*dilation=*/1, /*groups=*/x.size(2))
         .narrow(2, 0, x.size(1))
         .transpose(1, 2);
+}
+
+torch::Tensor causal_conv1d_silu(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias)
+{
+    const bool graph = torch::GradMode::is_enabled() &&
+                       (x.requires_grad() || weight.requires_grad() || bias.requires_grad());
+    const bool fused = !graph && x.dim() == 3 && x.is_cpu() && weight.is_cpu() && bias.is_cpu() &&
+                       x.scalar_type() == torch::kFloat && weight.scalar_type() == torch::kFloat &&
+                       bias.scalar_type() == torch::kFloat;
+    if (!fused) {
+        // Without a graph the activation overwrites the convolution's fresh buffer.
+        auto y = causal_depthwise_conv1d(x, weight, bias);
+        return graph ? torch::silu(y) : torch::silu_(y);
+    }
+    TORCH_CHECK(weight.dim() == 2 && weight.size(0) == x.size(2) && weight.size(1) > 0,
+                "causal_conv1d_silu: weight must be [C, K] with C = ", x.size(2), ", got ", weight.sizes());
+    TORCH_CHECK(bias.dim() == 1 && bias.size(0) == x.size(2), "causal_conv1d_silu: bias must be [", x.size(2),
+                "], got ", bias.sizes());
+    const auto xs = x.stride(2) == 1 ? x : x.contiguous();
+    const auto wt = weight.t().contiguous(); // [K, C]
+    const auto b = bias.contiguous();
+    auto y = torch::empty({x.size(0), x.size(1), x.size(2)}, x.options());
+    if (y.numel() == 0) return y;
+    ConvOperands o;
+    o.x = xs.data_ptr<float>();
+    o.x_batch = xs.stride(0);
+    o.x_step = xs.stride(1);
+    o.wt = wt.data_ptr<float>();
+    o.bias = b.data_ptr<float>();
+    o.y = y.data_ptr<float>();
+    o.batch = x.size(0);
+    o.length = x.size(1);
+    o.channels = x.size(2);
+    o.taps = weight.size(1);
+    at::parallel_for(0, o.batch * o.length, 16,
+                     [&](int64_t first, int64_t last) { causal_conv_silu_rows(o, first, last); });
+    return y;
 }
 
 } // namespace foxhunt::models::mamba2

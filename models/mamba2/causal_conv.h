@@ -14,4 +14,8 @@ namespace foxhunt::models::mamba2 {
 /// x: [B, L, C], weight: [C, K], bias: [C] -> [B, L, C]
 torch::Tensor causal_depthwise_conv1d(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias);
 
+/// silu(causal_depthwise_conv1d(x, weight, bias)). Float32 CPU tensors without a graph to keep
+/// (inference) take one fused pass (inference_kernels.h); anything else the two operators.
+torch::Tensor causal_conv1d_silu(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias);
+
 } // namespace foxhunt::models::mamba2

@@ -69,8 +69,7 @@ Mamba2BlockImpl::ScanInputs Mamba2BlockImpl::scan_inputs(const torch::Tensor& xb
     // Causal: step t sees t-d_conv+1..t only. In in_proj's [B, L, C] layout for float and int8 taps
     // alike (an int8 copy's taps are dequantized: the convolution is memory-bound, its work tiny), so
     // neither transposes to [B, C, L] and back.
-    auto conv_out = causal_depthwise_conv1d(xbc, conv1d->taps(), conv1d->bias_values());
-    auto act = torch::silu(conv_out); // [B, L, conv_dim]
+    auto act = causal_conv1d_silu(xbc, conv1d->taps(), conv1d->bias_values()); // [B, L, conv_dim]
     auto parts = act.split_with_sizes({m_d_inner, gn, gn}, /*dim=*/-1);
     return {parts[0].reshape({batch, length, m_heads, options.head_dim()}),
             torch::nn::functional::softplus(dt_raw + dt_bias),

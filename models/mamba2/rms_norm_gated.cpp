@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "models/mamba2/rms_norm_gated.h"
 
+#include "models/mamba2/inference_kernels.h"
+
+#include <ATen/Parallel.h>
+
 namespace foxhunt::models::mamba2 {
 
 RmsNormGatedImpl::RmsNormGatedImpl(const RmsNormGatedOptions& options_) : options(options_)
@@ -24,6 +28,29 @@ torch::Tensor RmsNormGatedImpl::forward(const torch::Tensor& x, const torch::Ten
     grouped_sizes.push_back(group);
     const bool graph = torch::GradMode::is_enabled() &&
                        (x.requires_grad() || (z.defined() && z.requires_grad()) || weight.requires_grad());
+    if (!graph && z.defined() && x.is_cpu() && z.is_cpu() && weight.is_cpu() && x.scalar_type() == torch::kFloat &&
+        z.scalar_type() == torch::kFloat && weight.scalar_type() == torch::kFloat && x.numel() > 0 &&
+        z.sizes() == x.sizes()) {
+        // Inference in float32 on the CPU: one pass over each row (inference_kernels.h).
+        const auto xs = x.reshape({-1, options.dim()});
+        const auto zs = z.reshape({-1, options.dim()});
+        const auto x2 = xs.stride(1) == 1 ? xs : xs.contiguous();
+        const auto z2 = zs.stride(1) == 1 ? zs : zs.contiguous();
+        const auto w = weight.contiguous();
+        auto out = torch::empty({x2.size(0), options.dim()}, x.options());
+        GatedNormOperands o;
+        o.x = x2.data_ptr<float>();
+        o.x_row = x2.stride(0);
+        o.z = z2.data_ptr<float>();
+        o.z_row = z2.stride(0);
+        o.weight = w.data_ptr<float>();
+        o.out = out.data_ptr<float>();
+        o.dim = options.dim();
+        o.group = group;
+        o.eps = static_cast<float>(options.eps());
+        at::parallel_for(0, x2.size(0), 8, [&](int64_t first, int64_t last) { gated_rms_norm_rows(o, first, last); });
+        return out.view(sizes);
+    }
     if (!graph && x.scalar_type() == weight.scalar_type() && (!z.defined() || z.scalar_type() == x.scalar_type())) {
         // Inference: no graph to keep, so the gate is applied in place on silu(z)'s buffer, the mean
         // square comes from one norm pass, and the scaling reuses one new buffer: five passes over

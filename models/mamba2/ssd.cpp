@@ -2,7 +2,7 @@
 #include "models/mamba2/ssd.h"
 
 #include "models/compat.h"
-#include "models/mamba2/scan_kernels.h"
+#include "models/mamba2/inference_kernels.h"
 
 #include <ATen/Parallel.h>
 

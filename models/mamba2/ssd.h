@@ -41,7 +41,7 @@ bool ssd_scan_applies(const torch::Tensor& x, const torch::Tensor& dt, const tor
                       const torch::Tensor& C);
 
 /// Inference: the recurrence run directly, one pass over the sequence per head with the state in
-/// vector registers (scan_kernels.h), in parallel over batch rows and heads. Same shapes and
+/// vector registers (inference_kernels.h), in parallel over batch rows and heads. Same shapes and
 /// result as ssd_sequential(), to float rounding; with D ([H]) defined, y also gains D x. With
 /// outputs false only the final state is formed (y stays undefined; C is not read).
 SsdResult ssd_scan(const torch::Tensor& x, const torch::Tensor& dt, const torch::Tensor& A, const torch::Tensor& B,

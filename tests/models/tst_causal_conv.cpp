@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The direct causal depthwise convolution against torch::conv1d: values and gradients.
+// The direct causal depthwise convolution against torch::conv1d: values and gradients; the fused
+// convolution and SiLU of inference against the two operators, on every instruction set compiled.
 
+#include "models/kernel_isa.h"
 #include "models/mamba2/causal_conv.h"
 #include "tests/support/test_bundle.h"
 
@@ -78,6 +80,54 @@ private Q_SLOTS:
             const double err = relative_error(got_grads[i], ref_grads[i]);
             QVERIFY2(err <= tol, qPrintable(QStringLiteral("grad %1 rel err %2").arg(names[i]).arg(err)));
         }
+    }
+
+    void fusedSiluMatchesOperators_data()
+    {
+        QTest::addColumn<int>("length");
+        QTest::addColumn<int>("channels");
+        QTest::addColumn<int>("taps");
+        QTest::newRow("mamba sizes, strided rows") << 60 << 1056 << 4;
+        QTest::newRow("shorter than the taps, 16-lane blocks and 5 more") << 2 << 37 << 4;
+        QTest::newRow("one tap") << 9 << 7 << 1;
+    }
+
+    void fusedSiluMatchesOperators()
+    {
+        QFETCH(int, length);
+        QFETCH(int, channels);
+        QFETCH(int, taps);
+        torch::manual_seed(4);
+        // Rows wider than the channels, as in_proj's output slices them; values large enough that
+        // SiLU's both tails are reached.
+        auto row = 4.0 * torch::randn({3, length, channels + 9});
+        auto x = row.narrow(2, 5, channels);
+        auto weight = torch::randn({channels, taps});
+        auto bias = torch::randn({channels});
+        const auto expected = torch::silu(reference(x, weight, bias));
+        torch::NoGradGuard ng;
+        using foxhunt::models::KernelIsa;
+        for (const KernelIsa isa : {KernelIsa::Avx512Vnni, KernelIsa::Avx2, KernelIsa::Generic}) {
+            const KernelIsa before = foxhunt::models::cap_kernel_isa(isa);
+            const auto got = causal_conv1d_silu(x, weight, bias);
+            foxhunt::models::cap_kernel_isa(before);
+            QCOMPARE(got.sizes(), expected.sizes());
+            const double err = relative_error(got, expected);
+            QVERIFY2(err <= 1e-6, qPrintable(QStringLiteral("isa %1: %2").arg(static_cast<int>(isa)).arg(err)));
+        }
+    }
+
+    void fusedSiluKeepsTheGraph()
+    {
+        // With a graph to keep, the two operators run, and the gradient reaches x.
+        torch::manual_seed(5);
+        auto x = torch::randn({2, 6, 20}).requires_grad_(true);
+        auto weight = torch::randn({20, 4});
+        auto bias = torch::randn({20});
+        auto y = causal_conv1d_silu(x, weight, bias);
+        QVERIFY(y.requires_grad());
+        y.sum().backward();
+        QVERIFY(x.grad().defined() && x.grad().abs().sum().item<double>() > 0);
     }
 
     void isCausal()

@@ -2,6 +2,7 @@
 // Mamba-2 block and forecaster: initialisation, causality, step() == forward, forward_last() == the
 // forward's last bar, seed sizes.
 
+#include "models/kernel_isa.h"
 #include "models/mamba2/mamba2_block.h"
 #include "models/mamba2/mamba2_forecaster.h"
 #include "models/mamba2/rms_norm_gated.h"
@@ -213,8 +214,9 @@ private Q_SLOTS:
         QTest::addColumn<int>("groupSize");
         QTest::addColumn<bool>("gated");
         QTest::newRow("whole dim, gated") << 0 << true;
-        QTest::newRow("4 groups, gated") << 16 << true;
+        QTest::newRow("6 groups, gated") << 16 << true;
         QTest::newRow("whole dim, no gate") << 0 << false;
+        QTest::newRow("groups of 24: 16-lane blocks and 8 more") << 24 << true;
     }
     void gatedNormWithoutGraphMatchesGraphPath()
     {
@@ -222,23 +224,30 @@ private Q_SLOTS:
         QFETCH(bool, gated);
         torch::manual_seed(7);
         foxhunt::models::mamba2::RmsNormGated norm(
-            foxhunt::models::mamba2::RmsNormGatedOptions(64).group_size(groupSize));
+            foxhunt::models::mamba2::RmsNormGatedOptions(96).group_size(groupSize));
         {
             torch::NoGradGuard ng;
             norm->weight.uniform_(0.5, 1.5); // not all ones, so that the weight's place shows
         }
-        auto x = torch::randn({3, 5, 64});
-        auto z = gated ? torch::randn({3, 5, 64}) : torch::Tensor();
+        auto x = torch::randn({3, 5, 96});
+        auto z = gated ? torch::randn({3, 5, 96}) : torch::Tensor();
         const auto xBefore = x.clone();
         const auto withGraph = norm(x.requires_grad_(), z).detach();
         x.requires_grad_(false);
-        torch::Tensor withoutGraph;
-        {
-            torch::NoGradGuard ng;
-            withoutGraph = norm(x, z);
+        // Float32 and gated: one fused pass per row, on every instruction set compiled.
+        using foxhunt::models::KernelIsa;
+        for (const KernelIsa isa : {KernelIsa::Avx512Vnni, KernelIsa::Avx2, KernelIsa::Generic}) {
+            const KernelIsa before = foxhunt::models::cap_kernel_isa(isa);
+            torch::Tensor withoutGraph;
+            {
+                torch::NoGradGuard ng;
+                withoutGraph = norm(x, z);
+            }
+            foxhunt::models::cap_kernel_isa(before);
+            QVERIFY2(torch::allclose(withoutGraph, withGraph, 1e-5, 1e-6),
+                     qPrintable(QString::number(static_cast<int>(isa))));
+            QVERIFY(torch::equal(x, xBefore));
         }
-        QVERIFY(torch::allclose(withoutGraph, withGraph, 1e-5, 1e-6));
-        QVERIFY(torch::equal(x, xBefore));
     }
 
     void seedConfigurationRunsForwardBackward()
