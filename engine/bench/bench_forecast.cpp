@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Forecaster benchmarks: train step and inference latency at the seed sizes (the train steps
-// also at the session defaults), SSD chunked
-// vs sequential scan, and parameter sizes. One intra-op thread, as in the app's default.
+// also at the session defaults), the Mamba-2 inference kernels against the operators they replace,
+// SSD chunked vs sequential scan, and parameter sizes. One intra-op thread, as in the app's default.
 
 #include "engine/forecast/forecast_net.h"
 #include "engine/forecast/forecaster_trainer.h"
+#include "models/mamba2/causal_conv.h"
 #include "models/mamba2/mamba2_forecaster.h"
+#include "models/mamba2/rms_norm_gated.h"
 #include "models/mamba2/ssd.h"
 #include "models/quantile_loss.h"
 #include "models/tft/tft.h"
@@ -15,6 +17,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
+#include <map>
+#include <string>
 #include <vector>
 
 namespace {
@@ -210,6 +215,96 @@ void BM_TftInference(benchmark::State& state)
     timedIterations(state, [&] { benchmark::DoNotOptimize(model(past, future, statics).quantiles.data_ptr()); });
 }
 BENCHMARK(BM_TftInference)->Unit(benchmark::kMillisecond)->MinTime(0.2);
+
+// The Mamba-2 block's inference stages at the seed block's shape and the serving batch (32
+// windows of 60 bars; 16 heads x 64 channels, d_state 16; in_proj 2,096 wide): each stage through
+// its inference kernel against the operators it replaces, timed in turns (a b c, a b c, ...), so a
+// change in load falls on every variant. Counters: the median microseconds of each variant, the
+// median of the rounds' ratios, and the largest difference from the operators (relative to their
+// largest magnitude).
+void BM_Mamba2InferenceKernels(benchmark::State& state)
+{
+    torch::set_num_threads(1);
+    torch::NoGradGuard noGrad;
+    torch::manual_seed(0);
+    constexpr int64_t batch = 32, length = 60, heads = 16, headDim = 64, dState = 16, dInner = heads * headDim;
+    constexpr int64_t convDim = dInner + 2 * dState, taps = 4;
+    const auto x = torch::randn({batch, length, heads, headDim});
+    const auto dt = torch::nn::functional::softplus(torch::randn({batch, length, heads}) - 2.0);
+    const auto A = -torch::empty({heads}).uniform_(1.0, 16.0);
+    const auto B = torch::randn({batch, length, 1, dState});
+    const auto C = torch::randn({batch, length, 1, dState});
+    const auto D = torch::randn({heads});
+    // The convolution reads its input as a slice of in_proj's output, as the block does.
+    const auto projected = torch::randn({batch, length, dInner + convDim + heads});
+    const auto xbc = projected.narrow(2, dInner, convDim);
+    const auto convTaps = torch::randn({convDim, taps}) * 0.5;
+    const auto convBias = torch::randn({convDim}) * 0.1;
+    const auto normX = torch::randn({batch, length, dInner});
+    const auto normZ = torch::randn({batch, length, dInner});
+    mm::RmsNormGated norm{mm::RmsNormGatedOptions(dInner)};
+    norm->weight.uniform_(0.5, 1.5);
+
+    using Variant = std::pair<std::string, std::function<torch::Tensor()>>;
+    const std::vector<std::pair<std::string, std::vector<Variant>>> stages{
+        {"ssd",
+         {{"chunked",
+           [&] {
+               auto r = mm::ssd_chunked(x, dt, A, B, C, /*chunk_size=*/32);
+               return r.y + x * D.view({heads, 1});
+           }},
+          {"scan", [&] { return mm::ssd_scan(x, dt, A, B, C, D).y; }}}},
+        {"final_state",
+         {{"chunked", [&] { return mm::ssd_chunked(x, dt, A, B, C, /*chunk_size=*/32).final_state; }},
+          {"scan", [&] { return mm::ssd_scan(x, dt, A, B, C, {}, {}, /*outputs=*/false).final_state; }}}},
+        {"conv_silu",
+         {{"operators",
+           [&] {
+               auto y = mm::causal_depthwise_conv1d(xbc, convTaps, convBias);
+               return torch::silu_(y);
+           }},
+          {"fused", [&] { return mm::causal_conv1d_silu(xbc, convTaps, convBias); }}}},
+        {"gated_norm",
+         {{"operators",
+           [&] {
+               const auto h = (normX * torch::silu(normZ)).view({batch, length, 1, dInner});
+               const auto scale = torch::rsqrt(h.square().mean(-1, /*keepdim=*/true) + 1e-5);
+               return (h * scale).view({batch, length, dInner}) * norm->weight;
+           }},
+          {"kernel", [&] { return norm->forward(normX, normZ); }}}},
+    };
+    constexpr int rounds = 21;
+    std::map<std::string, std::vector<double>> micros, ratios;
+    for (auto _ : state) {
+        for (const auto& [stage, variants] : stages) {
+            const auto reference = variants.front().second();
+            const double magnitude = reference.abs().max().item<double>();
+            for (std::size_t v = 1; v < variants.size(); ++v)
+                state.counters[stage + "_" + variants[v].first + "_err"] =
+                    (variants[v].second() - reference).abs().max().item<double>() / magnitude;
+            for (int r = 0; r < rounds; ++r) {
+                std::vector<double> us;
+                for (const auto& [name, run] : variants) {
+                    const auto t0 = std::chrono::steady_clock::now();
+                    benchmark::DoNotOptimize(run().data_ptr());
+                    us.push_back(
+                        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+                    micros[stage + "_" + name + "_us"].push_back(us.back());
+                }
+                for (std::size_t v = 1; v < variants.size(); ++v)
+                    ratios[stage + "_" + variants[v].first + "_vs_" + variants.front().first].push_back(us[v] / us[0]);
+            }
+        }
+    }
+    auto median = [](std::vector<double> values) {
+        std::sort(values.begin(), values.end());
+        return values[values.size() / 2];
+    };
+    for (const auto& [name, values] : micros) state.counters[name] = median(values);
+    for (const auto& [name, values] : ratios) state.counters[name] = median(values);
+    state.SetLabel("mamba2 seed block, 32 x 60 bars, medians of " + std::to_string(rounds) + " paired rounds");
+}
+BENCHMARK(BM_Mamba2InferenceKernels)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 // SSD scan alone, forward + backward, at the seed block's shape (16 heads x 64 channels, N = 16).
 template <bool Chunked>
