@@ -17,3 +17,26 @@ KernelIsa kernel_isa();
 KernelIsa cap_kernel_isa(KernelIsa cap);
 
 } // namespace foxhunt::models
+
+// FOXHUNT_KERNEL_DISPATCH(name, args...): in a kernels file that compiles its kernels once per
+// instruction set into namespaces avx512, avx2 (x86-64 only) and generic, runs kernel `name` of the
+// build this CPU runs (the plain build where no other applies), then returns from the calling
+// function.
+#if defined(__x86_64__)
+#define FOXHUNT_KERNEL_DISPATCH(name, ...)                                                                             \
+    do {                                                                                                               \
+        switch (::foxhunt::models::kernel_isa()) {                                                                     \
+        case ::foxhunt::models::KernelIsa::Avx512Vnni: avx512::name(__VA_ARGS__); return;                              \
+        case ::foxhunt::models::KernelIsa::Avx2: avx2::name(__VA_ARGS__); return;                                      \
+        case ::foxhunt::models::KernelIsa::Generic: break;                                                             \
+        }                                                                                                              \
+        generic::name(__VA_ARGS__);                                                                                    \
+        return;                                                                                                        \
+    } while (false)
+#else
+#define FOXHUNT_KERNEL_DISPATCH(name, ...)                                                                             \
+    do {                                                                                                               \
+        generic::name(__VA_ARGS__);                                                                                    \
+        return;                                                                                                        \
+    } while (false)
+#endif

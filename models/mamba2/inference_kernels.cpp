@@ -36,26 +36,6 @@ namespace avx512 {
 #pragma GCC pop_options
 #endif
 
-// Returns from the calling function after running kernel `name` of the build this CPU runs.
-#if defined(__x86_64__)
-#define FOXHUNT_DISPATCH(name, ...)                                                                                    \
-    do {                                                                                                               \
-        switch (kernel_isa()) {                                                                                        \
-        case KernelIsa::Avx512Vnni: avx512::name(__VA_ARGS__); return;                                                 \
-        case KernelIsa::Avx2: avx2::name(__VA_ARGS__); return;                                                         \
-        case KernelIsa::Generic: break;                                                                                \
-        }                                                                                                              \
-        generic::name(__VA_ARGS__);                                                                                    \
-        return;                                                                                                        \
-    } while (false)
-#else
-#define FOXHUNT_DISPATCH(name, ...)                                                                                    \
-    do {                                                                                                               \
-        generic::name(__VA_ARGS__);                                                                                    \
-        return;                                                                                                        \
-    } while (false)
-#endif
-
 void ssd_scan_range(const ScanOperands& s, int64_t first, int64_t last)
 {
     if (!s.x || !s.dt || !s.A || !s.B || !s.h_last || (s.y && !s.C))
@@ -65,7 +45,7 @@ void ssd_scan_range(const ScanOperands& s, int64_t first, int64_t last)
         throw std::invalid_argument("ssd_scan_range: sizes must be positive, heads a multiple of groups");
     if (first < 0 || last > s.batch * s.heads || first > last)
         throw std::invalid_argument("ssd_scan_range: pairs out of range");
-    FOXHUNT_DISPATCH(scan_range, s, first, last);
+    FOXHUNT_KERNEL_DISPATCH(scan_range, s, first, last);
 }
 
 void causal_conv_silu_rows(const ConvOperands& s, int64_t first, int64_t last)
@@ -76,7 +56,7 @@ void causal_conv_silu_rows(const ConvOperands& s, int64_t first, int64_t last)
         throw std::invalid_argument("causal_conv_silu_rows: sizes must be positive");
     if (first < 0 || last > s.batch * s.length || first > last)
         throw std::invalid_argument("causal_conv_silu_rows: rows out of range");
-    FOXHUNT_DISPATCH(conv_silu_rows, s, first, last);
+    FOXHUNT_KERNEL_DISPATCH(conv_silu_rows, s, first, last);
 }
 
 void gated_rms_norm_rows(const GatedNormOperands& s, int64_t first, int64_t last)
@@ -86,7 +66,7 @@ void gated_rms_norm_rows(const GatedNormOperands& s, int64_t first, int64_t last
     if (s.dim <= 0 || s.group <= 0 || s.dim % s.group != 0)
         throw std::invalid_argument("gated_rms_norm_rows: the group must divide a positive width");
     if (first < 0 || first > last) throw std::invalid_argument("gated_rms_norm_rows: rows out of range");
-    FOXHUNT_DISPATCH(gated_norm_rows, s, first, last);
+    FOXHUNT_KERNEL_DISPATCH(gated_norm_rows, s, first, last);
 }
 
 } // namespace foxhunt::models::mamba2

@@ -79,27 +79,6 @@ void check_size(const char* what, std::size_t size, int64_t expected)
 
 } // namespace
 
-// Returns from the calling function after running kernel `name` of the build this CPU runs (the
-// plain build where no other applies).
-#if defined(__x86_64__)
-#define FOXHUNT_DISPATCH(name, ...)                                                                                    \
-    do {                                                                                                               \
-        switch (this_cpu()) {                                                                                          \
-        case Isa::Avx512Vnni: avx512::name(__VA_ARGS__); return;                                                       \
-        case Isa::Avx2: avx2::name(__VA_ARGS__); return;                                                               \
-        case Isa::Generic: break;                                                                                      \
-        }                                                                                                              \
-        generic::name(__VA_ARGS__);                                                                                    \
-        return;                                                                                                        \
-    } while (false)
-#else
-#define FOXHUNT_DISPATCH(name, ...)                                                                                    \
-    do {                                                                                                               \
-        generic::name(__VA_ARGS__);                                                                                    \
-        return;                                                                                                        \
-    } while (false)
-#endif
-
 bool fused_selection_supports(int64_t hidden)
 {
     return hidden == 16 || hidden == 32 || hidden == 64;
@@ -180,7 +159,7 @@ void fused_grn_outputs(const FusedGrnPack& p, int64_t variable, const float* x, 
     check_size("w2", p.w2.size(), v * h * h);
     check_size("wg", p.wg.size(), v * 2 * h * h);
     if (rows <= 0) return;
-    FOXHUNT_DISPATCH(grn_outputs_any, p, variable, x, out, rows);
+    FOXHUNT_KERNEL_DISPATCH(grn_outputs_any, p, variable, x, out, rows);
 }
 
 void table_selection(const SelectionTableView& t, const float* x, const float* weights, float* out, int64_t rows)
@@ -191,7 +170,7 @@ void table_selection(const SelectionTableView& t, const float* x, const float* w
     if (t.knots < 2 || t.variables <= 0 || !t.values || !t.low || !t.inv_step)
         throw std::invalid_argument("table_selection: a table needs variables, 2 knots or more and its arrays");
     if (rows <= 0) return;
-    FOXHUNT_DISPATCH(table_any, t, x, weights, out, rows);
+    FOXHUNT_KERNEL_DISPATCH(table_any, t, x, weights, out, rows);
 }
 
 bool fused_grn_supports(int64_t in, int64_t hidden, int64_t out)
@@ -245,21 +224,21 @@ void fused_grn(const FusedDenseGrn& g, const float* x, const float* context, int
         return;
     }
 #endif
-    FOXHUNT_DISPATCH(dense_grn<false>, g, x, context, group, residual, out, rows);
+    FOXHUNT_KERNEL_DISPATCH(dense_grn<false>, g, x, context, group, residual, out, rows);
 }
 
 void attention_head(const float* q, const float* k, const float* v, const std::uint8_t* mask, float scale, float* attn,
                     float* out, int64_t batch, int64_t queries, int64_t keys, int64_t depth)
 {
     if (batch <= 0 || queries <= 0 || keys <= 0 || depth <= 0) return;
-    FOXHUNT_DISPATCH(attention_rows, q, k, v, mask, scale, attn, out, batch, queries, keys, depth);
+    FOXHUNT_KERNEL_DISPATCH(attention_rows, q, k, v, mask, scale, attn, out, batch, queries, keys, depth);
 }
 
 void folded_attention(const float* qk, const float* x, const std::uint8_t* mask, float scale, float* attn, float* y,
                       int64_t batch, int64_t heads, int64_t queries, int64_t keys, int64_t width)
 {
     if (batch <= 0 || heads <= 0 || queries <= 0 || keys <= 0 || width <= 0) return;
-    FOXHUNT_DISPATCH(folded_attention_rows, qk, x, mask, scale, attn, y, batch, heads, queries, keys, width);
+    FOXHUNT_KERNEL_DISPATCH(folded_attention_rows, qk, x, mask, scale, attn, y, batch, heads, queries, keys, width);
 }
 
 bool lstm_recurrence_supports(int64_t hidden)
@@ -273,10 +252,9 @@ void lstm_recurrence(const float* gates_x, const float* w_hh_t, const float* h0,
     if (!lstm_recurrence_supports(hidden))
         throw std::invalid_argument("lstm_recurrence: hidden width " + std::to_string(hidden) + " is not 16, 32 or 64");
     if (batch <= 0 || steps < 0) return;
-    FOXHUNT_DISPATCH(recurrence_any, gates_x, w_hh_t, h0, c0, out, h_n, c_n, batch, steps, hidden);
+    FOXHUNT_KERNEL_DISPATCH(recurrence_any, gates_x, w_hh_t, h0, c0, out, h_n, c_n, batch, steps, hidden);
 }
 
-#undef FOXHUNT_DISPATCH
 #undef FOXHUNT_SHUFFLE
 
 } // namespace foxhunt::models::tft
