@@ -61,8 +61,7 @@ void causal_conv_silu_rows(const ConvOperands& s, int64_t first, int64_t last)
 
 void gated_rms_norm_rows(const GatedNormOperands& s, int64_t first, int64_t last)
 {
-    if (!s.x || !s.z || !s.weight || !s.out)
-        throw std::invalid_argument("gated_rms_norm_rows: x, z, weight and out are needed");
+    if (!s.x || !s.weight || !s.out) throw std::invalid_argument("gated_rms_norm_rows: x, weight and out are needed");
     if (s.dim <= 0 || s.group <= 0 || s.dim % s.group != 0)
         throw std::invalid_argument("gated_rms_norm_rows: the group must divide a positive width");
     if (first < 0 || first > last) throw std::invalid_argument("gated_rms_norm_rows: rows out of range");

@@ -51,12 +51,12 @@ struct ConvOperands {
 /// for the rows first .. last - 1 (row i is batch row i / length, step i % length).
 void causal_conv_silu_rows(const ConvOperands& s, int64_t first, int64_t last);
 
-/// The gated RMS norm's operands: x and z rows at row * x_row / z_row, channels contiguous; out
-/// [rows, dim] contiguous.
+/// The RMS norm's operands: x and z rows at row * x_row / z_row, channels contiguous; out
+/// [rows, dim] contiguous. Without z (null) the norm is not gated.
 struct GatedNormOperands {
     const float* x = nullptr;
     int64_t x_row = 0;
-    const float* z = nullptr;
+    const float* z = nullptr; ///< null: h = x
     int64_t z_row = 0;
     const float* weight = nullptr; ///< [dim]
     float* out = nullptr;
@@ -64,7 +64,8 @@ struct GatedNormOperands {
     float eps = 0;
 };
 
-/// h = x silu(z); out = h / sqrt(mean of h^2 over each group + eps) * weight, for rows first .. last - 1.
+/// h = x silu(z) (x without z); out = h / sqrt(mean of h^2 over each group + eps) * weight, for rows
+/// first .. last - 1.
 void gated_rms_norm_rows(const GatedNormOperands& s, int64_t first, int64_t last);
 
 } // namespace foxhunt::models::mamba2

@@ -28,21 +28,27 @@ torch::Tensor RmsNormGatedImpl::forward(const torch::Tensor& x, const torch::Ten
     grouped_sizes.push_back(group);
     const bool graph = torch::GradMode::is_enabled() &&
                        (x.requires_grad() || (z.defined() && z.requires_grad()) || weight.requires_grad());
-    if (!graph && z.defined() && x.is_cpu() && z.is_cpu() && weight.is_cpu() && x.scalar_type() == torch::kFloat &&
-        z.scalar_type() == torch::kFloat && weight.scalar_type() == torch::kFloat && x.numel() > 0 &&
-        z.sizes() == x.sizes()) {
+    const bool float_cpu = x.is_cpu() && weight.is_cpu() && x.scalar_type() == torch::kFloat &&
+                           weight.scalar_type() == torch::kFloat;
+    const bool gate_fits = !z.defined() || (z.is_cpu() && z.scalar_type() == torch::kFloat && z.sizes() == x.sizes());
+    if (!graph && float_cpu && gate_fits && x.numel() > 0) {
         // Inference in float32 on the CPU: one pass over each row (inference_kernels.h).
         const auto xs = x.reshape({-1, options.dim()});
-        const auto zs = z.reshape({-1, options.dim()});
         const auto x2 = xs.stride(1) == 1 ? xs : xs.contiguous();
-        const auto z2 = zs.stride(1) == 1 ? zs : zs.contiguous();
+        torch::Tensor z2;
+        if (z.defined()) {
+            const auto zs = z.reshape({-1, options.dim()});
+            z2 = zs.stride(1) == 1 ? zs : zs.contiguous();
+        }
         const auto w = weight.contiguous();
         auto out = torch::empty({x2.size(0), options.dim()}, x.options());
         GatedNormOperands o;
         o.x = x2.data_ptr<float>();
         o.x_row = x2.stride(0);
-        o.z = z2.data_ptr<float>();
-        o.z_row = z2.stride(0);
+        if (z2.defined()) {
+            o.z = z2.data_ptr<float>();
+            o.z_row = z2.stride(0);
+        }
         o.weight = w.data_ptr<float>();
         o.out = out.data_ptr<float>();
         o.dim = options.dim();

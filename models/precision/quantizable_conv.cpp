@@ -24,20 +24,20 @@ torch::Tensor QuantizableDepthwiseConv1dImpl::forward(const torch::Tensor& x)
     if (!converted_to_int8())
         return torch::conv1d(x, weight, bias, /*stride=*/1, /*padding=*/options.padding(), /*dilation=*/1,
                              /*groups=*/options.channels());
-    const auto w = dequantize_per_row(weight_q.q, cached_scale(weight_q, m_scale_cache));
-    return torch::conv1d(x, w.unsqueeze(1).to(x.scalar_type()),
-                         cached_dequantized(bias_q, m_bias_cache).to(x.scalar_type()),
+    return torch::conv1d(x, taps().unsqueeze(1).to(x.scalar_type()), bias_values().to(x.scalar_type()),
                          /*stride=*/1, /*padding=*/options.padding(), /*dilation=*/1, /*groups=*/options.channels());
 }
 
 torch::Tensor QuantizableDepthwiseConv1dImpl::taps() const
 {
-    return converted_to_int8() ? dequantize_per_row(weight_q) : weight.squeeze(1);
+    if (!converted_to_int8()) return weight.squeeze(1);
+    return m_taps_cache.get({weight_q.q, weight_q.scale_code, weight_q.scale_max},
+                            [this] { return dequantize_per_row(weight_q); });
 }
 
 torch::Tensor QuantizableDepthwiseConv1dImpl::bias_values() const
 {
-    return converted_to_int8() ? dequantize_per_tensor(bias_q) : bias;
+    return converted_to_int8() ? cached_dequantized(bias_q, m_bias_cache) : bias;
 }
 
 void QuantizableDepthwiseConv1dImpl::convert_to_int8()

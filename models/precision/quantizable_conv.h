@@ -32,10 +32,11 @@ public:
     torch::Tensor forward(const torch::Tensor& x);
 
     // -> [C, K]
-    /// The taps in use (dequantized once converted), float32 after conversion.
+    /// The taps in use: the float parameter, or once converted the dequantized int8 taps (float32,
+    /// derived again only when the int8 buffers change).
     torch::Tensor taps() const;
     // -> [C]
-    /// The bias in use (dequantized once converted).
+    /// The bias in use (dequantized once converted, as the taps).
     torch::Tensor bias_values() const;
 
     void convert_to_int8() override;
@@ -53,9 +54,9 @@ public:
     PerTensorInt8 bias_q;
 
 private:
-    // forward()'s decoded tap scales and float bias, derived once per change of the int8 buffers.
-    DerivedTensorCache m_scale_cache;
-    DerivedTensorCache m_bias_cache;
+    // The dequantized taps and bias, derived once per change of the int8 buffers (not on every call).
+    mutable DerivedTensorCache m_taps_cache;
+    mutable DerivedTensorCache m_bias_cache;
 };
 TORCH_MODULE(QuantizableDepthwiseConv1d);
 

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The direct causal depthwise convolution against torch::conv1d: values and gradients; the fused
-// convolution and SiLU of inference against the two operators, on every instruction set compiled.
+// convolution and SiLU of inference against the two operators, on every instruction set compiled;
+// an int8 convolution's dequantized taps, derived once and again after its buffers change.
 
 #include "models/kernel_isa.h"
 #include "models/mamba2/causal_conv.h"
+#include "models/precision/quantizable_conv.h"
 #include "tests/support/test_bundle.h"
 
 #include <QTest>
@@ -128,6 +130,36 @@ private Q_SLOTS:
         QVERIFY(y.requires_grad());
         y.sum().backward();
         QVERIFY(x.grad().defined() && x.grad().abs().sum().item<double>() > 0);
+    }
+
+    void int8TapsAreDerivedOncePerChange()
+    {
+        // An inference copy's convolution hands the block its dequantized taps and bias: the same
+        // values on every call without deriving them again, new ones once an int8 buffer changes.
+        namespace mp = foxhunt::models::precision;
+        torch::manual_seed(8);
+        mp::QuantizableDepthwiseConv1d conv(mp::DepthwiseConv1dOptions(24, 4).padding(3));
+        const auto floatTaps = conv->taps().detach().clone();
+        const auto floatBias = conv->bias_values().detach().clone();
+        conv->convert_to_int8();
+        torch::NoGradGuard ng;
+        const auto taps = conv->taps();
+        const auto bias = conv->bias_values();
+        QCOMPARE(taps.sizes(), torch::IntArrayRef({24, 4}));
+        QVERIFY(torch::equal(taps, mp::dequantize_per_row(conv->weight_q)));
+        QVERIFY(torch::equal(bias, mp::dequantize_per_tensor(conv->bias_q)));
+        QVERIFY(relative_error(taps, floatTaps) < 0.02);
+        QVERIFY(relative_error(bias, floatBias) < 0.02);
+        QCOMPARE(conv->taps().data_ptr(), taps.data_ptr()); // from the cache
+        QCOMPARE(conv->bias_values().data_ptr(), bias.data_ptr());
+        // forward() convolves with the same taps.
+        const auto x = torch::randn({2, 24, 9});
+        QVERIFY(torch::allclose(conv(x), torch::conv1d(x, taps.unsqueeze(1), bias, 1, 3, 1, 24), 1e-5, 1e-6));
+        // Written in place (as a load does): derived again.
+        conv->weight_q.q.neg_();
+        conv->bias_q.q.neg_();
+        QVERIFY(torch::equal(conv->taps(), -taps));
+        QVERIFY(torch::equal(conv->bias_values(), -bias));
     }
 
     void isCausal()

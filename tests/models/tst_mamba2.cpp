@@ -217,6 +217,7 @@ private Q_SLOTS:
         QTest::newRow("6 groups, gated") << 16 << true;
         QTest::newRow("whole dim, no gate") << 0 << false;
         QTest::newRow("groups of 24: 16-lane blocks and 8 more") << 24 << true;
+        QTest::newRow("groups of 24, no gate") << 24 << false;
     }
     void gatedNormWithoutGraphMatchesGraphPath()
     {
@@ -234,7 +235,7 @@ private Q_SLOTS:
         const auto xBefore = x.clone();
         const auto withGraph = norm(x.requires_grad_(), z).detach();
         x.requires_grad_(false);
-        // Float32 and gated: one fused pass per row, on every instruction set compiled.
+        // Float32, gated or not: one pass per row, on every instruction set compiled.
         using foxhunt::models::KernelIsa;
         for (const KernelIsa isa : {KernelIsa::Avx512Vnni, KernelIsa::Avx2, KernelIsa::Generic}) {
             const KernelIsa before = foxhunt::models::cap_kernel_isa(isa);
