@@ -83,8 +83,10 @@ private Q_SLOTS:
     {
         QTest::addColumn<int>("headDim");
         QTest::addColumn<int>("ngroups");
-        QTest::newRow("16-channel heads: vector lanes") << 16 << 1;
-        QTest::newRow("4-channel heads, two groups: one channel at a time") << 4 << 2;
+        QTest::addColumn<int>("dState");
+        QTest::newRow("16-channel heads: vector lanes") << 16 << 1 << 16;
+        QTest::newRow("4-channel heads, two groups: one channel at a time") << 4 << 2 << 16;
+        QTest::newRow("12 states: the scan's scalar form, 88 conv channels") << 16 << 1 << 12;
     }
 
     void inferenceScanMatchesTrainingPath()
@@ -92,8 +94,9 @@ private Q_SLOTS:
         // Without a graph the block scans with the direct kernel; with one, the chunked matmul form.
         QFETCH(int, headDim);
         QFETCH(int, ngroups);
+        QFETCH(int, dState);
         torch::manual_seed(8);
-        Mamba2Block block(Mamba2BlockOptions(32).head_dim(headDim).ngroups(ngroups).chunk_size(8));
+        Mamba2Block block(Mamba2BlockOptions(32).head_dim(headDim).ngroups(ngroups).d_state(dState).chunk_size(8));
         block->eval();
         auto u = torch::randn({3, 29, 32});
         Mamba2State graph_state, direct_state;
