@@ -6,7 +6,7 @@
 // - The SSD scan as its recurrence: one pass over the sequence per head, the state held in vector
 //   registers (16 channels of a head in the lanes, one register per state entry).
 // - The causal depthwise convolution with its SiLU, in one pass over the rows.
-// - The gated RMS norm, x silu(z) normalised per group and scaled, in one pass over each row.
+// - The RMS norm, of x silu(z) (gated) or of x, per group and scaled, in one pass over each row.
 
 #include <cstdint>
 
