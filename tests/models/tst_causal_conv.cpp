@@ -89,9 +89,11 @@ private Q_SLOTS:
         QTest::addColumn<int>("length");
         QTest::addColumn<int>("channels");
         QTest::addColumn<int>("taps");
-        QTest::newRow("mamba sizes, strided rows") << 60 << 1056 << 4;
-        QTest::newRow("shorter than the taps, 16-lane blocks and 5 more") << 2 << 37 << 4;
-        QTest::newRow("one tap") << 9 << 7 << 1;
+        QTest::addColumn<double>("scale");
+        QTest::newRow("mamba sizes, strided rows") << 60 << 1056 << 4 << 4.0;
+        QTest::newRow("shorter than the taps, 16-lane blocks and 5 more") << 2 << 37 << 4 << 4.0;
+        QTest::newRow("one tap") << 9 << 7 << 1 << 4.0;
+        QTest::newRow("sums beyond the exponential's range (|x| > 88)") << 20 << 40 << 4 << 100.0;
     }
 
     void fusedSiluMatchesOperators()
@@ -99,10 +101,11 @@ private Q_SLOTS:
         QFETCH(int, length);
         QFETCH(int, channels);
         QFETCH(int, taps);
+        QFETCH(double, scale);
         torch::manual_seed(4);
         // Rows wider than the channels, as in_proj's output slices them; values large enough that
-        // SiLU's both tails are reached.
-        auto row = 4.0 * torch::randn({3, length, channels + 9});
+        // SiLU's both tails are reached (and, scaled up, the exponential's clamps).
+        auto row = scale * torch::randn({3, length, channels + 9});
         auto x = row.narrow(2, 5, channels);
         auto weight = torch::randn({channels, taps});
         auto bias = torch::randn({channels});
@@ -114,6 +117,7 @@ private Q_SLOTS:
             const auto got = causal_conv1d_silu(x, weight, bias);
             foxhunt::models::cap_kernel_isa(before);
             QCOMPARE(got.sizes(), expected.sizes());
+            QVERIFY(torch::isfinite(got).all().item<bool>());
             const double err = relative_error(got, expected);
             QVERIFY2(err <= 1e-6, qPrintable(QStringLiteral("isa %1: %2").arg(static_cast<int>(isa)).arg(err)));
         }
