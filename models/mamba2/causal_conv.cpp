@@ -2,6 +2,7 @@
 #include "models/mamba2/causal_conv.h"
 
 #include "models/mamba2/inference_kernels.h"
+#include "models/mamba2/kernel_path.h"
 
 #include <ATen/Parallel.h>
 
@@ -194,15 +195,10 @@ torch::Tensor causal_depthwise_conv1d(const torch::Tensor& x, const torch::Tenso
 
 torch::Tensor causal_conv1d_silu(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias)
 {
-    const bool graph = torch::GradMode::is_enabled() &&
-                       (x.requires_grad() || weight.requires_grad() || bias.requires_grad());
-    const bool fused = !graph && x.dim() == 3 && x.is_cpu() && weight.is_cpu() && bias.is_cpu() &&
-                       x.scalar_type() == torch::kFloat && weight.scalar_type() == torch::kFloat &&
-                       bias.scalar_type() == torch::kFloat;
-    if (!fused) {
-        // Without a graph the activation overwrites the convolution's fresh buffer.
+    if (x.dim() != 3 || !inference_kernels_apply({x, weight, bias})) {
         auto y = causal_depthwise_conv1d(x, weight, bias);
-        return graph ? torch::silu(y) : torch::silu_(y);
+        // Without a graph the activation overwrites the convolution's fresh buffer.
+        return y.requires_grad() ? torch::silu(y) : torch::silu_(y);
     }
     TORCH_CHECK(weight.dim() == 2 && weight.size(0) == x.size(2) && weight.size(1) > 0,
                 "causal_conv1d_silu: weight must be [C, K] with C = ", x.size(2), ", got ", weight.sizes());

@@ -2,6 +2,7 @@
 #include "models/mamba2/mamba2_block.h"
 
 #include "models/mamba2/causal_conv.h"
+#include "models/mamba2/kernel_path.h"
 #include "models/mamba2/ssd.h"
 
 #include <cmath>
@@ -103,8 +104,7 @@ torch::Tensor Mamba2BlockImpl::forward_with_state(const torch::Tensor& u, Mamba2
 
     const auto a = A();
     torch::Tensor y;
-    if (!options.sequential_scan() && ssd_scan_applies(in.x, in.dt, a, in.B, in.C) &&
-        !(torch::GradMode::is_enabled() && D.requires_grad())) {
+    if (!options.sequential_scan() && inference_kernels_apply({in.x, in.dt, a, in.B, in.C, D})) {
         // Inference: the recurrence itself, with D x added in the same pass (no chunks, no padding).
         SsdResult r = ssd_scan(in.x, in.dt, a, in.B, in.C, D);
         state.ssm = r.final_state;

@@ -2,6 +2,7 @@
 #include "models/mamba2/rms_norm_gated.h"
 
 #include "models/mamba2/inference_kernels.h"
+#include "models/mamba2/kernel_path.h"
 
 #include <ATen/Parallel.h>
 
@@ -28,10 +29,8 @@ torch::Tensor RmsNormGatedImpl::forward(const torch::Tensor& x, const torch::Ten
     grouped_sizes.push_back(group);
     const bool graph = torch::GradMode::is_enabled() &&
                        (x.requires_grad() || (z.defined() && z.requires_grad()) || weight.requires_grad());
-    const bool float_cpu = x.is_cpu() && weight.is_cpu() && x.scalar_type() == torch::kFloat &&
-                           weight.scalar_type() == torch::kFloat;
-    const bool gate_fits = !z.defined() || (z.is_cpu() && z.scalar_type() == torch::kFloat && z.sizes() == x.sizes());
-    if (!graph && float_cpu && gate_fits && x.numel() > 0) {
+    const bool kernel = z.defined() ? inference_kernels_apply({x, z, weight}) : inference_kernels_apply({x, weight});
+    if (kernel && x.numel() > 0) {
         // Inference in float32 on the CPU: one pass over each row (inference_kernels.h).
         const auto xs = x.reshape({-1, options.dim()});
         const auto x2 = xs.stride(1) == 1 ? xs : xs.contiguous();

@@ -3,6 +3,7 @@
 
 #include "models/compat.h"
 #include "models/mamba2/inference_kernels.h"
+#include "models/mamba2/kernel_path.h"
 
 #include <ATen/Parallel.h>
 
@@ -192,12 +193,7 @@ torch::Tensor ssd_final_state(const torch::Tensor& x, const torch::Tensor& dt, c
 bool ssd_scan_applies(const torch::Tensor& x, const torch::Tensor& dt, const torch::Tensor& A, const torch::Tensor& B,
                       const torch::Tensor& C)
 {
-    bool graph = false;
-    for (const auto* t : {&x, &dt, &A, &B, &C}) {
-        if (!t->defined() || !t->is_cpu() || t->scalar_type() != torch::kFloat) return false;
-        graph = graph || t->requires_grad();
-    }
-    return !(graph && torch::GradMode::is_enabled());
+    return inference_kernels_apply({x, dt, A, B, C});
 }
 
 SsdResult ssd_scan(const torch::Tensor& x, const torch::Tensor& dt, const torch::Tensor& A, const torch::Tensor& B,
