@@ -271,9 +271,14 @@ void BM_Mamba2InferenceKernels(benchmark::State& state)
         {"gated_norm",
          {{"operators",
            [&] {
-               const auto h = (normX * torch::silu(normZ)).view({batch, length, 1, dInner});
-               const auto scale = torch::rsqrt(h.square().mean(-1, /*keepdim=*/true) + 1e-5);
-               return (h * scale).view({batch, length, dInner}) * norm->weight;
+               // RmsNormGated's operator path without a graph (the one the kernel replaced).
+               const auto h = torch::silu(normZ).mul_(normX).view({batch, length, 1, dInner});
+               const auto scale = torch::linalg_vector_norm(h, 2, {-1}, /*keepdim=*/true, c10::nullopt)
+                                      .square_()
+                                      .div_(static_cast<double>(dInner))
+                                      .add_(1e-5)
+                                      .rsqrt_();
+               return (h * scale).view({batch, length, dInner}).mul_(norm->weight);
            }},
           {"kernel", [&] { return norm->forward(normX, normZ); }}}},
     };
